@@ -1,0 +1,56 @@
+using System.CommandLine;
+using System.CommandLine.Parsing;
+using System.Globalization;
+
+namespace Dedup.Cli;
+
+/// <summary>Defines the <c>dedup</c> command line and maps parse failures to exit code 2.</summary>
+internal static class CliApplication
+{
+    public static async Task<int> RunAsync(string[] args)
+    {
+        var root = new RootCommand("dedup: find duplicate files, exactly and fast (a Dedup.Core sample).");
+        root.Subcommands.Add(FindCommand.Create());
+        var result = root.Parse(args);
+        if (result.Errors.Count > 0)
+        {
+            var reason = string.Join(' ', result.Errors[0].Message.Split((char[])['\n', '\r', '\t'], StringSplitOptions.RemoveEmptyEntries | StringSplitOptions.TrimEntries));
+            await Console.Error.WriteLineAsync($"dedup: {reason} (see 'dedup --help')").ConfigureAwait(false);
+            return ExitCodes.BadUsage;
+        }
+
+        return await result.InvokeAsync().ConfigureAwait(false);
+    }
+
+    /// <summary>Parses sizes such as <c>4096</c>, <c>4K</c>, <c>10M</c>, <c>1G</c> (binary units).</summary>
+    public static long? ParseSize(ArgumentResult result)
+    {
+        if (result.Tokens.Count == 0)
+        {
+            return null;
+        }
+
+        var text = result.Tokens[0].Value.Trim();
+        long multiplier = 1;
+        if (text.Length > 0 && char.IsLetter(text[^1]))
+        {
+            multiplier = char.ToUpperInvariant(text[^1]) switch
+            {
+                'K' => 1L << 10,
+                'M' => 1L << 20,
+                'G' => 1L << 30,
+                'T' => 1L << 40,
+                _ => 0,
+            };
+            text = text[..^1];
+        }
+
+        if (multiplier == 0 || !long.TryParse(text, NumberStyles.None, CultureInfo.InvariantCulture, out var value) || value > long.MaxValue / multiplier)
+        {
+            result.AddError($"'{result.Tokens[0].Value}' is not a size (use bytes or a K, M, G, T suffix).");
+            return null;
+        }
+
+        return value * multiplier;
+    }
+}

@@ -1,0 +1,98 @@
+using System.Text.Encodings.Web;
+using System.Text.Json;
+using Dedup.Core;
+using Dedup.Core.Reporting;
+
+namespace Dedup.Cli.Output;
+
+/// <summary>
+/// The JSON contract: <c>{"groups":[{"size":N,"files":[{"path":"…","links":["…"]}]}],"summary":{…}}</c>,
+/// streamed: each group is written when it arrives.
+/// </summary>
+internal sealed class JsonReportWriter : ReportWriter
+{
+    private readonly Utf8JsonWriter _json;
+    private readonly Stream _stream;
+    private bool _ended;
+
+    public JsonReportWriter(Stream stream)
+    {
+        _stream = stream;
+        _json = new Utf8JsonWriter(stream, new JsonWriterOptions { Encoder = JavaScriptEncoder.UnsafeRelaxedJsonEscaping, SkipValidation = false });
+        _json.WriteStartObject();
+        _json.WriteStartArray("groups");
+    }
+
+    public override void WriteGroup(DuplicateGroup group)
+    {
+        _json.WriteStartObject();
+        _json.WriteNumber("size", group.Size);
+        _json.WriteStartArray("files");
+        foreach (var file in group.Files)
+        {
+            _json.WriteStartObject();
+            _json.WriteString("path", file.Path.ToString());
+            if (file.OtherLinks.Count > 0)
+            {
+                _json.WriteStartArray("links");
+                foreach (var link in file.OtherLinks)
+                {
+                    _json.WriteStringValue(link.ToString());
+                }
+
+                _json.WriteEndArray();
+            }
+
+            _json.WriteEndObject();
+        }
+
+        _json.WriteEndArray();
+        if (!group.VerifiedByBytes)
+        {
+            _json.WriteBoolean("verifiedByBytes", false);
+        }
+
+        _json.WriteEndObject();
+        if (_json.BytesPending > 64 * 1024)
+        {
+            _json.Flush();
+        }
+    }
+
+    public override void WriteSummary(ScanSummary summary)
+    {
+        _json.WriteEndArray();
+        _json.WriteStartObject("summary");
+        _json.WriteNumber("files", summary.FilesScanned);
+        _json.WriteNumber("bytesRead", summary.BytesRead);
+        _json.WriteNumber("groups", summary.Groups);
+        _json.WriteNumber("wastedBytes", summary.WastedBytes);
+        _json.WriteNumber("elapsedSeconds", Math.Round(summary.Elapsed.TotalSeconds, 3));
+        _json.WriteStartArray("errors");
+        foreach (var error in summary.Errors)
+        {
+            _json.WriteStartObject();
+            _json.WriteString("path", error.Path);
+            _json.WriteString("message", error.Message);
+            _json.WriteString("kind", error.Kind.ToString());
+            _json.WriteEndObject();
+        }
+
+        _json.WriteEndArray();
+        _json.WriteEndObject();
+        _json.WriteEndObject();
+        _ended = true;
+    }
+
+    public override void Flush()
+    {
+        _json.Flush();
+        if (_ended)
+        {
+            _stream.WriteByte((byte)'\n');
+            _ended = false;
+        }
+    }
+
+    public override void Dispose() => _json.Dispose();
+}

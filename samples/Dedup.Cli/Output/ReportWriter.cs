@@ -1,0 +1,23 @@
+using Dedup.Core;
+using Dedup.Core.Reporting;
+
+namespace Dedup.Cli.Output;
+
+/// <summary>Writes groups as they arrive and the summary at the end, in one output format.</summary>
+internal abstract class ReportWriter : IDisposable
+{
+    public static ReportWriter Create(string format, Stream stream) => format switch
+    {
+        "json" => new JsonReportWriter(stream),
+        "csv" => new CsvReportWriter(stream),
+        _ => new TextReportWriter(stream),
+    };
+
+    public abstract void WriteGroup(DuplicateGroup group);
+
+    public abstract void WriteSummary(ScanSummary summary);
+
+    public abstract void Flush();
+
+    public abstract void Dispose();
+}

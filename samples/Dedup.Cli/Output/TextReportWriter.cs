@@ -1,0 +1,56 @@
+using System.Globalization;
+using System.Text;
+using Dedup.Core;
+using Dedup.Core.Reporting;
+
+namespace Dedup.Cli.Output;
+
+/// <summary>Human-readable output: one block per group, hard links indented under their file.</summary>
+internal sealed class TextReportWriter(Stream stream) : ReportWriter
+{
+    private readonly StreamWriter _writer = new(stream, new UTF8Encoding(false), 64 * 1024, leaveOpen: true);
+
+    public override void WriteGroup(DuplicateGroup group)
+    {
+        _writer.Write(string.Create(CultureInfo.InvariantCulture, $"{group.Files.Count} files of {Format(group.Size)} ({group.Size} bytes each)"));
+        _writer.WriteLine(group.VerifiedByBytes ? string.Empty : " [hash match]");
+        foreach (var file in group.Files)
+        {
+            _writer.Write("  ");
+            _writer.WriteLine(file.Path.ToString());
+            foreach (var link in file.OtherLinks)
+            {
+                _writer.Write("    = ");
+                _writer.WriteLine(link.ToString());
+            }
+        }
+
+        _writer.WriteLine();
+    }
+
+    public override void WriteSummary(ScanSummary summary)
+    {
+        _writer.WriteLine(string.Create(CultureInfo.InvariantCulture,
+            $"{summary.Groups} groups, {summary.DuplicateFiles} duplicate files, {Format(summary.WastedBytes)} wasted; {summary.FilesScanned} files scanned, {Format(summary.BytesRead)} read in {summary.Elapsed.TotalSeconds:0.00} s, {summary.Errors.Count} errors"));
+    }
+
+    public override void Flush() => _writer.Flush();
+
+    public override void Dispose() => _writer.Dispose();
+
+    internal static string Format(long bytes)
+    {
+        string[] units = ["B", "KiB", "MiB", "GiB", "TiB"];
+        double value = bytes;
+        var unit = 0;
+        while (value >= 1024 && unit < units.Length - 1)
+        {
+            value /= 1024;
+            unit++;
+        }
+
+        return unit == 0
+            ? string.Create(CultureInfo.InvariantCulture, $"{bytes} B")
+            : string.Create(CultureInfo.InvariantCulture, $"{value:0.0} {units[unit]}");
+    }
+}

@@ -1,0 +1,3 @@
+using Dedup.Cli;
+
+return await CliApplication.RunAsync(args).ConfigureAwait(false);

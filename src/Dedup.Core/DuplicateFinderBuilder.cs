@@ -1,0 +1,282 @@
+using Dedup.Core.Comparison;
+using Dedup.Core.Enumeration;
+using Dedup.Core.Paths;
+using Dedup.Core.Reporting;
+
+namespace Dedup.Core;
+
+/// <summary>
+/// Configures a <see cref="DuplicateFinder"/> fluently; <see cref="Build"/> validates everything and
+/// returns an immutable, reusable finder.
+/// </summary>
+/// <example>
+/// <code>
+/// var finder = new DuplicateFinderBuilder()
+///     .AddRoot("/photos").AddRoot("/backup/photos")
+///     .Exclude("**/.cache/**")
+///     .WithMinSize(1024)
+///     .Build();
+/// await foreach (var group in finder.FindAsync()) { ... }
+/// </code>
+/// </example>
+public sealed class DuplicateFinderBuilder
+{
+    private readonly List<string> _roots = [];
+    private readonly List<string> _includes = [];
+    private readonly List<string> _excludes = [];
+    private long _minSize;
+    private long _maxSize = long.MaxValue;
+    private bool _includeHidden = true;
+    private bool _followSymbolicLinks;
+    private bool _stayOnOneFileSystem;
+    private bool _includeEmptyFiles;
+    private bool _trustHashes;
+    private IComparerStrategy _strategy = ComparerStrategies.Hybrid;
+    private DuplicateHashAlgorithm _hashAlgorithm = DuplicateHashAlgorithm.XxHash128;
+    private int _maxDegreeOfParallelism = Environment.ProcessorCount;
+    private IProgress<ScanProgress>? _progress;
+    private IFileEnumerator? _enumerator;
+
+    /// <summary>Adds a folder to scan.</summary>
+    /// <param name="path">An existing folder; relative paths are resolved against the current directory.</param>
+    /// <returns>This builder.</returns>
+    public DuplicateFinderBuilder AddRoot(string path)
+    {
+        ArgumentNullException.ThrowIfNull(path);
+        _roots.Add(path);
+        return this;
+    }
+
+    /// <summary>Adds folders to scan.</summary>
+    /// <param name="paths">Existing folders.</param>
+    /// <returns>This builder.</returns>
+    public DuplicateFinderBuilder AddRoots(IEnumerable<string> paths)
+    {
+        ArgumentNullException.ThrowIfNull(paths);
+        foreach (var path in paths)
+        {
+            AddRoot(path);
+        }
+
+        return this;
+    }
+
+    /// <summary>Scans only files matching this glob (any of the include globs, if several).</summary>
+    /// <param name="glob">A glob; without <c>/</c> it matches names, with <c>/</c> root-relative paths.</param>
+    /// <returns>This builder.</returns>
+    public DuplicateFinderBuilder Include(string glob)
+    {
+        ArgumentNullException.ThrowIfNull(glob);
+        _includes.Add(glob);
+        return this;
+    }
+
+    /// <summary>Skips files and folders matching this glob.</summary>
+    /// <param name="glob">A glob; without <c>/</c> it matches names, with <c>/</c> root-relative paths.</param>
+    /// <returns>This builder.</returns>
+    public DuplicateFinderBuilder Exclude(string glob)
+    {
+        ArgumentNullException.ThrowIfNull(glob);
+        _excludes.Add(glob);
+        return this;
+    }
+
+    /// <summary>Ignores files smaller than <paramref name="bytes"/>.</summary>
+    /// <param name="bytes">The smallest size considered.</param>
+    /// <returns>This builder.</returns>
+    public DuplicateFinderBuilder WithMinSize(long bytes)
+    {
+        _minSize = bytes;
+        return this;
+    }
+
+    /// <summary>Ignores files larger than <paramref name="bytes"/>.</summary>
+    /// <param name="bytes">The largest size considered.</param>
+    /// <returns>This builder.</returns>
+    public DuplicateFinderBuilder WithMaxSize(long bytes)
+    {
+        _maxSize = bytes;
+        return this;
+    }
+
+    /// <summary>Whether files and folders whose names start with a dot are scanned (default: yes).</summary>
+    /// <param name="include">Scan hidden entries.</param>
+    /// <returns>This builder.</returns>
+    public DuplicateFinderBuilder IncludeHidden(bool include = true)
+    {
+        _includeHidden = include;
+        return this;
+    }
+
+    /// <summary>Follows symbolic links to files and folders (default: no); loops are detected.</summary>
+    /// <param name="follow">Follow links.</param>
+    /// <returns>This builder.</returns>
+    public DuplicateFinderBuilder FollowSymbolicLinks(bool follow = true)
+    {
+        _followSymbolicLinks = follow;
+        return this;
+    }
+
+    /// <summary>Does not descend into folders on other file systems than their root's.</summary>
+    /// <param name="stay">Stay on one file system.</param>
+    /// <returns>This builder.</returns>
+    public DuplicateFinderBuilder StayOnOneFileSystem(bool stay = true)
+    {
+        _stayOnOneFileSystem = stay;
+        return this;
+    }
+
+    /// <summary>Reports empty files as duplicates of each other (default: no).</summary>
+    /// <param name="include">Report empty files.</param>
+    /// <returns>This builder.</returns>
+    public DuplicateFinderBuilder IncludeEmptyFiles(bool include = true)
+    {
+        _includeEmptyFiles = include;
+        return this;
+    }
+
+    /// <summary>Chooses how candidates are compared (default: <see cref="ComparerStrategies.Hybrid"/>).</summary>
+    /// <param name="strategy">A strategy from <see cref="ComparerStrategies"/> or your own.</param>
+    /// <returns>This builder.</returns>
+    public DuplicateFinderBuilder UseComparer(IComparerStrategy strategy)
+    {
+        ArgumentNullException.ThrowIfNull(strategy);
+        _strategy = strategy;
+        return this;
+    }
+
+    /// <summary>Chooses the hash used where content is hashed (default: XxHash128).</summary>
+    /// <param name="algorithm">The algorithm.</param>
+    /// <returns>This builder.</returns>
+    public DuplicateFinderBuilder UseHashAlgorithm(DuplicateHashAlgorithm algorithm)
+    {
+        _hashAlgorithm = algorithm;
+        return this;
+    }
+
+    /// <summary>
+    /// Accepts equal 128-bit (or SHA-256) hashes as equal content, skipping the final byte comparison
+    /// of hashed groups. Such groups report <see cref="DuplicateGroup.VerifiedByBytes"/> = <see langword="false"/>.
+    /// </summary>
+    /// <param name="trust">Trust hashes.</param>
+    /// <returns>This builder.</returns>
+    public DuplicateFinderBuilder TrustHashes(bool trust = true)
+    {
+        _trustHashes = trust;
+        return this;
+    }
+
+    /// <summary>Limits how many folders are listed and candidate sets compared at once (default: processor count).</summary>
+    /// <param name="degree">At least 1.</param>
+    /// <returns>This builder.</returns>
+    public DuplicateFinderBuilder WithMaxDegreeOfParallelism(int degree)
+    {
+        _maxDegreeOfParallelism = degree;
+        return this;
+    }
+
+    /// <summary>Receives progress snapshots about ten times a second and once at the end.</summary>
+    /// <param name="progress">The receiver.</param>
+    /// <returns>This builder.</returns>
+    public DuplicateFinderBuilder ReportProgress(IProgress<ScanProgress> progress)
+    {
+        ArgumentNullException.ThrowIfNull(progress);
+        _progress = progress;
+        return this;
+    }
+
+    /// <summary>Replaces the folder scanner with your own source of files.</summary>
+    /// <param name="enumerator">The enumerator.</param>
+    /// <returns>This builder.</returns>
+    public DuplicateFinderBuilder UseFileEnumerator(IFileEnumerator enumerator)
+    {
+        ArgumentNullException.ThrowIfNull(enumerator);
+        _enumerator = enumerator;
+        return this;
+    }
+
+    /// <summary>Validates the settings and creates the finder.</summary>
+    /// <returns>An immutable finder that can run any number of scans.</returns>
+    /// <exception cref="InvalidOperationException">No root was added.</exception>
+    /// <exception cref="DirectoryNotFoundException">A root does not exist or is not a folder.</exception>
+    /// <exception cref="ArgumentException">A glob is malformed or an option is out of range.</exception>
+    public DuplicateFinder Build()
+    {
+        if (_roots.Count == 0)
+        {
+            throw new InvalidOperationException("Add at least one folder to scan with AddRoot before calling Build.");
+        }
+
+        if (_minSize < 0)
+        {
+            throw new ArgumentOutOfRangeException("minSize", _minSize, "The minimum size must not be negative.");
+        }
+
+        if (_maxSize < _minSize)
+        {
+            throw new ArgumentOutOfRangeException("maxSize", _maxSize, $"The maximum size ({_maxSize}) is smaller than the minimum size ({_minSize}).");
+        }
+
+        if (_maxDegreeOfParallelism < 1)
+        {
+            throw new ArgumentOutOfRangeException("maxDegreeOfParallelism", _maxDegreeOfParallelism, "The degree of parallelism must be at least 1.");
+        }
+
+        if (!Enum.IsDefined(_hashAlgorithm))
+        {
+            throw new ArgumentOutOfRangeException("hashAlgorithm", _hashAlgorithm, "Unknown hash algorithm.");
+        }
+
+        if (_trustHashes && _hashAlgorithm == DuplicateHashAlgorithm.XxHash3)
+        {
+            throw new ArgumentException("TrustHashes needs a hash of at least 128 bits: use XxHash128 or Sha256, not the 64-bit XxHash3.");
+        }
+
+        var roots = new List<AbsolutePath>(_roots.Count);
+        foreach (var root in _roots)
+        {
+            if (string.IsNullOrWhiteSpace(root))
+            {
+                throw new ArgumentException("A root path must not be empty.");
+            }
+
+            if (root.Contains('\0', StringComparison.Ordinal))
+            {
+                throw new ArgumentException($"The root path '{root.Replace("\0", "\\0", StringComparison.Ordinal)}' contains a NUL character.");
+            }
+
+            var full = Path.GetFullPath(root);
+            if (!Directory.Exists(full))
+            {
+                throw new DirectoryNotFoundException(File.Exists(full)
+                    ? $"The root '{full}' is a file, not a folder."
+                    : $"The root folder '{full}' does not exist.");
+            }
+
+            var parsed = AbsolutePath.Parse(full);
+            if (!roots.Contains(parsed))
+            {
+                roots.Add(parsed);
+            }
+        }
+
+        return new DuplicateFinder(new DuplicateFinderOptions
+        {
+            Roots = roots,
+            Includes = _includes.Select(GlobPattern.Parse).ToArray(),
+            Excludes = _excludes.Select(GlobPattern.Parse).ToArray(),
+            MinSize = _minSize,
+            MaxSize = _maxSize,
+            IncludeHidden = _includeHidden,
+            FollowSymbolicLinks = _followSymbolicLinks,
+            StayOnOneFileSystem = _stayOnOneFileSystem,
+            IncludeEmptyFiles = _includeEmptyFiles,
+            Strategy = _strategy,
+            HashAlgorithm = _hashAlgorithm,
+            TrustHashes = _trustHashes,
+            MaxDegreeOfParallelism = _maxDegreeOfParallelism,
+            Progress = _progress,
+            Enumerator = _enumerator ?? new ParallelFileEnumerator(),
+        });
+    }
+}

@@ -1,0 +1,45 @@
+using Dedup.Core.Comparison;
+using Dedup.Core.Enumeration;
+using Dedup.Core.Paths;
+using Dedup.Core.Pooling;
+using Dedup.Core.Reporting;
+
+namespace Dedup.Core;
+
+/// <summary>The validated, immutable settings of a <see cref="DuplicateFinder"/>.</summary>
+internal sealed record DuplicateFinderOptions
+{
+    public required IReadOnlyList<AbsolutePath> Roots { get; init; }
+
+    public required GlobPattern[] Includes { get; init; }
+
+    public required GlobPattern[] Excludes { get; init; }
+
+    public long MinSize { get; init; }
+
+    public long MaxSize { get; init; } = long.MaxValue;
+
+    public bool IncludeHidden { get; init; } = true;
+
+    public bool FollowSymbolicLinks { get; init; }
+
+    public bool StayOnOneFileSystem { get; init; }
+
+    public bool IncludeEmptyFiles { get; init; }
+
+    public required IComparerStrategy Strategy { get; init; }
+
+    public DuplicateHashAlgorithm HashAlgorithm { get; init; }
+
+    public bool TrustHashes { get; init; }
+
+    public int MaxDegreeOfParallelism { get; init; } = Environment.ProcessorCount;
+
+    public IProgress<ScanProgress>? Progress { get; init; }
+
+    public required IFileEnumerator Enumerator { get; init; }
+
+    public int ChunkSize { get; init; } = 256 * 1024;
+
+    public BufferPool Buffers { get; init; } = BufferPool.Shared;
+}

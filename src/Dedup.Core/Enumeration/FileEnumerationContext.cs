@@ -1,0 +1,104 @@
+using System.Collections.Concurrent;
+using Dedup.Core.Paths;
+using Dedup.Core.Reporting;
+
+namespace Dedup.Core.Enumeration;
+
+/// <summary>What an <see cref="IFileEnumerator"/> needs for one scan: roots, filters and error reporting.</summary>
+public sealed class FileEnumerationContext
+{
+    private readonly GlobPattern[] _includes;
+    private readonly GlobPattern[] _excludes;
+    private readonly ConcurrentQueue<ScanError> _errors;
+
+    internal FileEnumerationContext(DuplicateFinderOptions options, ConcurrentQueue<ScanError> errors)
+    {
+        Roots = options.Roots;
+        _includes = options.Includes;
+        _excludes = options.Excludes;
+        IncludeHidden = options.IncludeHidden;
+        FollowSymbolicLinks = options.FollowSymbolicLinks;
+        StayOnOneFileSystem = options.StayOnOneFileSystem;
+        MinSize = options.MinSize;
+        MaxSize = options.MaxSize;
+        MaxDegreeOfParallelism = options.MaxDegreeOfParallelism;
+        _errors = errors;
+    }
+
+    /// <summary>The folders to scan, absolute and without duplicates.</summary>
+    public IReadOnlyList<AbsolutePath> Roots { get; }
+
+    /// <summary>Whether names starting with a dot are scanned.</summary>
+    public bool IncludeHidden { get; }
+
+    /// <summary>Whether symbolic links are followed (loops are detected and reported).</summary>
+    public bool FollowSymbolicLinks { get; }
+
+    /// <summary>Whether folders on other file systems than their root's are skipped.</summary>
+    public bool StayOnOneFileSystem { get; }
+
+    /// <summary>Smallest file size considered, in bytes.</summary>
+    public long MinSize { get; }
+
+    /// <summary>Largest file size considered, in bytes.</summary>
+    public long MaxSize { get; }
+
+    /// <summary>How many folders may be read at once.</summary>
+    public int MaxDegreeOfParallelism { get; }
+
+    /// <summary>Whether a file of this size passes the size filters.</summary>
+    /// <param name="length">The file size.</param>
+    /// <returns><see langword="true"/> when within the bounds.</returns>
+    public bool IsSizeIncluded(long length) => length >= MinSize && length <= MaxSize;
+
+    /// <summary>Whether a file passes the include and exclude globs.</summary>
+    /// <param name="relativePath">Its path relative to the root, with <c>/</c> separators.</param>
+    /// <returns><see langword="true"/> when the file should be scanned.</returns>
+    public bool IsFileIncluded(ReadOnlySpan<char> relativePath)
+    {
+        foreach (var exclude in _excludes)
+        {
+            if (exclude.IsMatch(relativePath))
+            {
+                return false;
+            }
+        }
+
+        if (_includes.Length == 0)
+        {
+            return true;
+        }
+
+        foreach (var include in _includes)
+        {
+            if (include.IsMatch(relativePath))
+            {
+                return true;
+            }
+        }
+
+        return false;
+    }
+
+    /// <summary>Whether a folder is pruned by an exclude glob.</summary>
+    /// <param name="relativePath">Its path relative to the root, with <c>/</c> separators.</param>
+    /// <returns><see langword="true"/> when the folder should not be entered.</returns>
+    public bool IsDirectoryExcluded(ReadOnlySpan<char> relativePath)
+    {
+        foreach (var exclude in _excludes)
+        {
+            if (exclude.IsMatch(relativePath))
+            {
+                return true;
+            }
+        }
+
+        return false;
+    }
+
+    /// <summary>Reports a problem with one path; the scan goes on.</summary>
+    /// <param name="path">The absolute path.</param>
+    /// <param name="kind">The kind of problem.</param>
+    /// <param name="message">The reason.</param>
+    public void ReportError(string path, ScanErrorKind kind, string message) => _errors.Enqueue(new ScanError(path, kind, message));
+}

@@ -1,0 +1,225 @@
+using System.Runtime.InteropServices;
+using System.Text;
+using System.Text.Unicode;
+using Dedup.Core.Interop;
+using Dedup.Core.Paths;
+using Dedup.Core.Reporting;
+
+namespace Dedup.Core.Enumeration;
+
+internal sealed partial class ParallelFileEnumerator
+{
+    private sealed partial class Walk
+    {
+        private const int DentsBufferSize = 64 * 1024;
+
+        [ThreadStatic]
+        private static byte[]? t_dents;
+
+        /// <summary>
+        /// Lists one folder with getdents64 and one statx per regular file, relative to the folder's
+        /// descriptor (no full-path lookups). FIFOs, sockets and devices are recognised from d_type and
+        /// never opened; symbolic links are skipped unless followed.
+        /// </summary>
+        private unsafe void ListLinux(DirectoryWork work, List<ScannedFile> batch)
+        {
+            Span<byte> path = stackalloc byte[4096];
+            if (work.Path.WriteUtf8(path) < 0)
+            {
+                context.ReportError(work.Path.ToString(), ScanErrorKind.InvalidName, "Path too long");
+                return;
+            }
+
+            int fd;
+            fixed (byte* p = path)
+            {
+                fd = Libc.OpenAt(Libc.AT_FDCWD, p, Libc.O_RDONLY | Libc.O_DIRECTORY | Libc.O_CLOEXEC | Libc.O_NONBLOCK, 0);
+            }
+
+            if (fd < 0)
+            {
+                ReportErrno(work.Path, Marshal.GetLastPInvokeError());
+                return;
+            }
+
+            try
+            {
+                StatxBuffer dirStat;
+                byte empty = 0;
+                if (Libc.Statx(fd, &empty, Libc.AT_EMPTY_PATH, Libc.STATX_BASIC_STATS, &dirStat) != 0)
+                {
+                    ReportErrno(work.Path, Marshal.GetLastPInvokeError());
+                    return;
+                }
+
+                var identity = new FileIdentity(dirStat.Device, dirStat.Ino);
+                var rootDevice = work.RootDevice ?? dirStat.Device;
+                if ((context.StayOnOneFileSystem && dirStat.Device != rootDevice) || !TryVisit(work, identity))
+                {
+                    return;
+                }
+
+                var ancestors = new FolderChain(identity, work.Ancestors);
+                var buffer = t_dents ??= new byte[DentsBufferSize];
+                fixed (byte* dents = buffer)
+                {
+                    while (true)
+                    {
+                        var count = Libc.GetDents64(fd, dents, (nuint)buffer.Length);
+                        if (count == 0)
+                        {
+                            break;
+                        }
+
+                        if (count < 0)
+                        {
+                            ReportErrno(work.Path, Marshal.GetLastPInvokeError());
+                            break;
+                        }
+
+                        for (var offset = 0; offset < count;)
+                        {
+                            var entry = dents + offset;
+                            var recordLength = *(ushort*)(entry + 16);
+                            var type = entry[18];
+                            var name = MemoryMarshal.CreateReadOnlySpanFromNullTerminated(entry + 19);
+                            offset += recordLength;
+                            ListEntry(work, fd, entry + 19, name, type, rootDevice, ancestors, batch);
+                        }
+                    }
+                }
+            }
+            finally
+            {
+                _ = Libc.Close(fd);
+            }
+        }
+
+        private unsafe void ListEntry(DirectoryWork work, int dirFd, byte* namePtr, ReadOnlySpan<byte> name, byte type, ulong rootDevice, FolderChain ancestors, List<ScannedFile> batch)
+        {
+            if (name.Length == 0 || (name[0] == (byte)'.' && (name.Length == 1 || (name.Length == 2 && name[1] == (byte)'.'))))
+            {
+                return;
+            }
+
+            if (!context.IncludeHidden && name[0] == (byte)'.')
+            {
+                return;
+            }
+
+            if (type is not (Libc.DT_DIR or Libc.DT_REG or Libc.DT_LNK or Libc.DT_UNKNOWN))
+            {
+                return; // FIFO, socket or device: never opened.
+            }
+
+            if (type == Libc.DT_LNK && !context.FollowSymbolicLinks)
+            {
+                return;
+            }
+
+            if (!Utf8.IsValid(name))
+            {
+                context.ReportError(work.Path + "/" + Encoding.UTF8.GetString(name), ScanErrorKind.InvalidName, "The name is not valid UTF-8; skipped");
+                return;
+            }
+
+            Span<char> chars = stackalloc char[name.Length];
+            chars = chars[..Encoding.UTF8.GetChars(name, chars)];
+
+            if (type == Libc.DT_DIR)
+            {
+                PushChild(work, chars, rootDevice, ancestors, null);
+                return;
+            }
+
+            // Regular files are not followed (NOFOLLOW); links are, when asked.
+            var flags = Libc.AT_STATX_DONT_SYNC | (type == Libc.DT_LNK ? 0 : Libc.AT_SYMLINK_NOFOLLOW);
+            StatxBuffer stx;
+            if (Libc.Statx(dirFd, namePtr, flags, Libc.STATX_BASIC_STATS, &stx) != 0)
+            {
+                var errno = Marshal.GetLastPInvokeError();
+                if (type == Libc.DT_LNK && errno == Libc.ENOENT)
+                {
+                    return; // A dangling link names no file.
+                }
+
+                ReportErrno(work.Path.Child(chars), errno);
+                return;
+            }
+
+            if (stx.IsDirectory)
+            {
+                if (type == Libc.DT_LNK)
+                {
+                    PushChild(work, chars, rootDevice, ancestors, ReadLinkTarget(dirFd, namePtr));
+                }
+                else if (type == Libc.DT_UNKNOWN)
+                {
+                    PushChild(work, chars, rootDevice, ancestors, null);
+                }
+
+                return;
+            }
+
+            if (!stx.IsRegularFile || !context.IsSizeIncluded((long)stx.Size))
+            {
+                return;
+            }
+
+            if (!IsIncluded(work.RelativePath, chars))
+            {
+                return;
+            }
+
+            var identity = new FileIdentity(stx.Device, stx.Ino);
+            batch.Add(new ScannedFile(work.Path.Child(chars), (long)stx.Size, identity, (int)stx.NLink, stx.LastWriteTimeUtc));
+        }
+
+        private bool IsIncluded(string relativeFolder, ReadOnlySpan<char> name)
+        {
+            if (relativeFolder.Length == 0)
+            {
+                return context.IsFileIncluded(name);
+            }
+
+            Span<char> relative = stackalloc char[relativeFolder.Length + 1 + name.Length];
+            relativeFolder.AsSpan().CopyTo(relative);
+            relative[relativeFolder.Length] = '/';
+            name.CopyTo(relative[(relativeFolder.Length + 1)..]);
+            return context.IsFileIncluded(relative);
+        }
+
+        private void PushChild(DirectoryWork work, ReadOnlySpan<char> name, ulong rootDevice, FolderChain ancestors, string? linkTarget)
+        {
+            var relative = Combine(work.RelativePath, name);
+            if (context.IsDirectoryExcluded(relative))
+            {
+                return;
+            }
+
+            AbsolutePath child = linkTarget is null
+                ? work.Path.Child(name)
+                : AbsolutePathSymlinkPoint.Create(work.Path, name.ToString(), linkTarget);
+            Push(new DirectoryWork(child, relative, rootDevice, ancestors, work.ViaSymlink || linkTarget is not null));
+        }
+
+        private static unsafe string ReadLinkTarget(int dirFd, byte* namePtr)
+        {
+            var buffer = stackalloc byte[4096];
+            var length = Libc.ReadLinkAt(dirFd, namePtr, buffer, 4096);
+            return length <= 0 ? string.Empty : Encoding.UTF8.GetString(buffer, (int)length);
+        }
+
+        private void ReportErrno(AbsolutePath path, int errno)
+        {
+            var kind = errno switch
+            {
+                Libc.ENOENT or Libc.ENOTDIR => ScanErrorKind.NotFound,
+                Libc.EACCES or Libc.EPERM => ScanErrorKind.AccessDenied,
+                Libc.ELOOP => ScanErrorKind.SymbolicLinkLoop,
+                _ => ScanErrorKind.IOError,
+            };
+            context.ReportError(path.ToString(), kind, Marshal.GetPInvokeErrorMessage(errno));
+        }
+    }
+}

@@ -1,0 +1,160 @@
+using System.Collections.Concurrent;
+using System.Runtime.CompilerServices;
+using System.Threading.Channels;
+using Dedup.Core.Paths;
+
+namespace Dedup.Core.Enumeration;
+
+/// <summary>
+/// The default <see cref="IFileEnumerator"/>: a shared stack of folders drained by a bounded number of
+/// threads, with an interlocked count of folders still pending. Each folder's files are handed over as
+/// one batch. Folders are identified by device and inode, so overlapping roots and symbolic-link loops
+/// never visit a folder twice. Platform code lives in the <c>.Linux.cs</c> and <c>.Portable.cs</c> parts.
+/// </summary>
+internal sealed partial class ParallelFileEnumerator : IFileEnumerator
+{
+    public async IAsyncEnumerable<ScannedFile> EnumerateAsync(FileEnumerationContext context, [EnumeratorCancellation] CancellationToken cancellationToken = default)
+    {
+        ArgumentNullException.ThrowIfNull(context);
+        var channel = Channel.CreateUnbounded<List<ScannedFile>>(new UnboundedChannelOptions { SingleReader = true });
+        var walk = new Walk(context, channel.Writer, cancellationToken);
+        var task = Task.Run(walk.Run, cancellationToken);
+        await foreach (var batch in channel.Reader.ReadAllAsync(cancellationToken).ConfigureAwait(false))
+        {
+            foreach (var file in batch)
+            {
+                yield return file;
+            }
+        }
+
+        await task.ConfigureAwait(false);
+    }
+
+    /// <summary>A folder waiting to be listed.</summary>
+    /// <param name="Path">Its path (below a followed link, the path through the link).</param>
+    /// <param name="RelativePath">Its path relative to the root, for globs.</param>
+    /// <param name="RootDevice">The root's device, or <see langword="null"/> for a root itself.</param>
+    /// <param name="Ancestors">Identities of the enclosing folders, for loop detection.</param>
+    /// <param name="ViaSymlink">Whether it was reached through a symbolic link.</param>
+    private sealed record DirectoryWork(AbsolutePath Path, string RelativePath, ulong? RootDevice, FolderChain? Ancestors, bool ViaSymlink);
+
+    private sealed record FolderChain(FileIdentity Identity, FolderChain? Parent)
+    {
+        public bool Contains(FileIdentity identity)
+        {
+            for (var node = this; node is not null; node = node.Parent)
+            {
+                if (node.Identity == identity)
+                {
+                    return true;
+                }
+            }
+
+            return false;
+        }
+    }
+
+    private sealed partial class Walk(FileEnumerationContext context, ChannelWriter<List<ScannedFile>> writer, CancellationToken cancellationToken)
+    {
+        private readonly ConcurrentStack<DirectoryWork> _stack = new();
+        private readonly SemaphoreSlim _signal = new(0);
+        private readonly ConcurrentDictionary<FileIdentity, byte> _visited = new();
+        private readonly int _workers = Math.Max(1, context.MaxDegreeOfParallelism);
+        private int _pending;
+        private volatile bool _done;
+
+        public void Run()
+        {
+            try
+            {
+                foreach (var root in context.Roots)
+                {
+                    Push(new DirectoryWork(root, string.Empty, null, null, false));
+                }
+
+                var threads = new Task[_workers];
+                for (var i = 0; i < threads.Length; i++)
+                {
+                    threads[i] = Task.Factory.StartNew(Work, cancellationToken, TaskCreationOptions.LongRunning, TaskScheduler.Default);
+                }
+
+                Task.WaitAll(threads, cancellationToken);
+                writer.Complete();
+            }
+            catch (Exception ex)
+            {
+                _done = true;
+                writer.Complete(ex is AggregateException { InnerException: { } inner } ? inner : ex);
+            }
+        }
+
+        private void Push(DirectoryWork work)
+        {
+            Interlocked.Increment(ref _pending);
+            _stack.Push(work);
+            _signal.Release();
+        }
+
+        private void Work()
+        {
+            while (true)
+            {
+                _signal.Wait(cancellationToken);
+                if (_done)
+                {
+                    return;
+                }
+
+                if (!_stack.TryPop(out var work))
+                {
+                    continue;
+                }
+
+                try
+                {
+                    var batch = new List<ScannedFile>();
+                    if (OperatingSystem.IsLinux())
+                    {
+                        ListLinux(work, batch);
+                    }
+                    else
+                    {
+                        ListPortable(work, batch);
+                    }
+
+                    if (batch.Count > 0)
+                    {
+                        writer.TryWrite(batch);
+                    }
+                }
+                finally
+                {
+                    if (Interlocked.Decrement(ref _pending) == 0)
+                    {
+                        _done = true;
+                        _signal.Release(_workers);
+                    }
+                }
+            }
+        }
+
+        private static string Combine(string relative, ReadOnlySpan<char> name) =>
+            relative.Length == 0 ? name.ToString() : string.Concat(relative, "/", name);
+
+        /// <summary>Marks a folder visited; false (and a loop report if it encloses itself) when seen before.</summary>
+        private bool TryVisit(DirectoryWork work, FileIdentity identity)
+        {
+            if (_visited.TryAdd(identity, 0))
+            {
+                return true;
+            }
+
+            if (work.ViaSymlink && (work.Ancestors?.Contains(identity) ?? false))
+            {
+                context.ReportError(work.Path.ToString(), Reporting.ScanErrorKind.SymbolicLinkLoop, "Symbolic link loop: the link leads back to an enclosing folder; not followed");
+            }
+
+            return false;
+        }
+    }
+}

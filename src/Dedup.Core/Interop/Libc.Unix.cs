@@ -1,0 +1,87 @@
+using System.Runtime.InteropServices;
+
+namespace Dedup.Core.Interop;
+
+/// <summary>The few libc calls the BCL does not expose: statx (identity, links), getdents64, openat.</summary>
+internal static unsafe partial class Libc
+{
+    private const string LibraryName = "libc";
+
+    public const int AT_FDCWD = -100;
+    public const int AT_SYMLINK_NOFOLLOW = 0x100;
+    public const int AT_EMPTY_PATH = 0x1000;
+    public const int AT_STATX_DONT_SYNC = 0x4000;
+    public const uint STATX_BASIC_STATS = 0x7ff;
+
+    public const int O_RDONLY = 0;
+    public const int O_NONBLOCK = 0x800;
+    public const int O_DIRECTORY = 0x10000;
+    public const int O_NOFOLLOW = 0x20000;
+    public const int O_NOATIME = 0x40000;
+    public const int O_CLOEXEC = 0x80000;
+
+    public const int EPERM = 1;
+    public const int ENOENT = 2;
+    public const int EINTR = 4;
+    public const int EIO = 5;
+    public const int EACCES = 13;
+    public const int ENOTDIR = 20;
+    public const int ELOOP = 40;
+    public const int ENOSYS = 38;
+
+    public const ushort S_IFMT = 0xF000;
+    public const ushort S_IFREG = 0x8000;
+    public const ushort S_IFDIR = 0x4000;
+    public const ushort S_IFLNK = 0xA000;
+
+    public const byte DT_UNKNOWN = 0;
+    public const byte DT_DIR = 4;
+    public const byte DT_REG = 8;
+    public const byte DT_LNK = 10;
+
+    [LibraryImport(LibraryName, EntryPoint = "statx", SetLastError = true)]
+    public static partial int Statx(int dirfd, byte* path, int flags, uint mask, StatxBuffer* buffer);
+
+    [LibraryImport(LibraryName, EntryPoint = "openat", SetLastError = true)]
+    public static partial int OpenAt(int dirfd, byte* path, int flags, int mode);
+
+    [LibraryImport(LibraryName, EntryPoint = "close", SetLastError = true)]
+    public static partial int Close(int fd);
+
+    [LibraryImport(LibraryName, EntryPoint = "getdents64", SetLastError = true)]
+    public static partial nint GetDents64(int fd, byte* buffer, nuint count);
+
+    [LibraryImport(LibraryName, EntryPoint = "readlinkat", SetLastError = true)]
+    public static partial nint ReadLinkAt(int dirfd, byte* path, byte* buffer, nuint size);
+
+    [LibraryImport(LibraryName, EntryPoint = "posix_fadvise")]
+    public static partial int PosixFadvise(int fd, long offset, long length, int advice);
+
+    public const int POSIX_FADV_SEQUENTIAL = 2;
+}
+
+/// <summary>The kernel's 256-byte <c>struct statx</c>; only the fields we read are named.</summary>
+[StructLayout(LayoutKind.Explicit, Size = 256)]
+internal struct StatxBuffer
+{
+    [FieldOffset(0)] public uint Mask;
+    [FieldOffset(16)] public uint NLink;
+    [FieldOffset(28)] public ushort Mode;
+    [FieldOffset(32)] public ulong Ino;
+    [FieldOffset(40)] public ulong Size;
+    [FieldOffset(112)] public long MtimeSec;
+    [FieldOffset(120)] public uint MtimeNsec;
+    [FieldOffset(136)] public uint DevMajor;
+    [FieldOffset(140)] public uint DevMinor;
+
+    public readonly bool IsRegularFile => (Mode & Libc.S_IFMT) == Libc.S_IFREG;
+
+    public readonly bool IsDirectory => (Mode & Libc.S_IFMT) == Libc.S_IFDIR;
+
+    public readonly bool IsSymbolicLink => (Mode & Libc.S_IFMT) == Libc.S_IFLNK;
+
+    public readonly ulong Device => ((ulong)DevMajor << 32) | DevMinor;
+
+    public readonly DateTime LastWriteTimeUtc =>
+        DateTime.UnixEpoch.AddTicks((MtimeSec * TimeSpan.TicksPerSecond) + (MtimeNsec / 100));
+}

@@ -1,0 +1,82 @@
+using System.Buffers;
+
+namespace Dedup.Core.Pooling;
+
+/// <summary>
+/// A pool of byte buffers for file reads. The library uses <see cref="Shared"/>, a dedicated
+/// <see cref="ArrayPool{T}"/> created with <see cref="ArrayPool{T}.Create(int, int)"/>, so that its large
+/// read buffers neither crowd out nor are crowded out by <see cref="ArrayPool{T}.Shared"/> users.
+/// </summary>
+public abstract class BufferPool
+{
+    /// <summary>The largest buffer the shared pool keeps (4 MiB); larger rentals are allocated and dropped.</summary>
+    public const int MaxPooledLength = 4 * 1024 * 1024;
+
+    /// <summary>The pool the library uses by default.</summary>
+    public static BufferPool Shared { get; } = new ArrayBufferPool(MaxPooledLength, maxArraysPerBucket: 64);
+
+    /// <summary>Creates a pool backed by its own <see cref="ArrayPool{T}"/>.</summary>
+    /// <param name="maxArrayLength">The largest array length kept in the pool.</param>
+    /// <param name="maxArraysPerBucket">How many arrays of one size class are kept.</param>
+    /// <returns>A new pool.</returns>
+    public static BufferPool Create(int maxArrayLength, int maxArraysPerBucket)
+    {
+        ArgumentOutOfRangeException.ThrowIfNegativeOrZero(maxArrayLength);
+        ArgumentOutOfRangeException.ThrowIfNegativeOrZero(maxArraysPerBucket);
+        return new ArrayBufferPool(maxArrayLength, maxArraysPerBucket);
+    }
+
+    /// <summary>Rents a buffer of at least <paramref name="minimumLength"/> bytes.</summary>
+    /// <param name="minimumLength">The minimum length.</param>
+    /// <returns>A buffer, possibly longer than asked.</returns>
+    public abstract byte[] Rent(int minimumLength);
+
+    /// <summary>Returns a buffer rented from this pool.</summary>
+    /// <param name="buffer">The buffer.</param>
+    public abstract void Return(byte[] buffer);
+
+    /// <summary>Rents a buffer that is returned when the wrapper is disposed.</summary>
+    /// <param name="minimumLength">The minimum length.</param>
+    /// <returns>A disposable wrapper.</returns>
+    public RentedBuffer RentScoped(int minimumLength) => new(this, Rent(minimumLength));
+}
+
+/// <summary>A buffer rented from a <see cref="BufferPool"/>, returned on <see cref="Dispose"/>.</summary>
+public struct RentedBuffer : IDisposable
+{
+    private readonly BufferPool? _pool;
+
+    internal RentedBuffer(BufferPool pool, byte[] array)
+    {
+        _pool = pool;
+        Array = array;
+    }
+
+    /// <summary>The rented array (may be longer than requested).</summary>
+    public byte[] Array { get; private set; }
+
+    /// <summary>Returns the buffer to its pool.</summary>
+    public void Dispose()
+    {
+        var array = Array;
+        if (array is not null && _pool is not null)
+        {
+            Array = null!;
+            _pool.Return(array);
+        }
+    }
+}
+
+internal sealed class ArrayBufferPool : BufferPool
+{
+    private readonly ArrayPool<byte> _pool;
+
+    public ArrayBufferPool(int maxArrayLength, int maxArraysPerBucket)
+    {
+        _pool = ArrayPool<byte>.Create(maxArrayLength, maxArraysPerBucket);
+    }
+
+    public override byte[] Rent(int minimumLength) => _pool.Rent(minimumLength);
+
+    public override void Return(byte[] buffer) => _pool.Return(buffer);
+}

@@ -1,0 +1,52 @@
+namespace Dedup.Core.Reporting;
+
+/// <summary>What went wrong with one path during a scan.</summary>
+public enum ScanErrorKind
+{
+    /// <summary>Another kind of I/O error.</summary>
+    IOError,
+
+    /// <summary>Permission to read the file or folder was denied.</summary>
+    AccessDenied,
+
+    /// <summary>The entry vanished between being listed and being read.</summary>
+    NotFound,
+
+    /// <summary>The file changed (size, time or identity) between being listed and being read; it was left out.</summary>
+    Changed,
+
+    /// <summary>A symbolic link loop or a link to a folder already visited.</summary>
+    SymbolicLinkLoop,
+
+    /// <summary>The name cannot be represented or passed to the operating system.</summary>
+    InvalidName,
+}
+
+/// <summary>A problem with one path; the scan reports it and goes on.</summary>
+public sealed class ScanError
+{
+    /// <summary>Creates an error record.</summary>
+    /// <param name="path">The absolute path concerned.</param>
+    /// <param name="kind">The kind of problem.</param>
+    /// <param name="message">A human-readable reason.</param>
+    public ScanError(string path, ScanErrorKind kind, string message)
+    {
+        ArgumentNullException.ThrowIfNull(path);
+        ArgumentNullException.ThrowIfNull(message);
+        Path = path;
+        Kind = kind;
+        Message = message;
+    }
+
+    /// <summary>The absolute path concerned.</summary>
+    public string Path { get; }
+
+    /// <summary>The kind of problem.</summary>
+    public ScanErrorKind Kind { get; }
+
+    /// <summary>A human-readable reason, such as <c>Permission denied</c>.</summary>
+    public string Message { get; }
+
+    /// <inheritdoc />
+    public override string ToString() => $"{Path}: {Message}";
+}

@@ -1,0 +1,173 @@
+using System.Diagnostics;
+using System.Runtime.CompilerServices;
+using System.Threading.Channels;
+using Dedup.Core.Enumeration;
+using Dedup.Core.Reporting;
+
+namespace Dedup.Core.Scanning;
+
+/// <summary>
+/// The scan pipeline: enumerate → group by size → fold hard links → probe → compare, with groups
+/// streamed out as each candidate set is settled.
+/// </summary>
+internal static class DuplicateScanner
+{
+    public static async IAsyncEnumerable<DuplicateGroup> ScanAsync(ScanState state, [EnumeratorCancellation] CancellationToken cancellationToken)
+    {
+        var options = state.Options;
+        var stopwatch = Stopwatch.StartNew();
+        using var progressCts = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
+        var progressTask = options.Progress is null ? Task.CompletedTask : ReportProgressAsync(state, options.Progress, progressCts.Token);
+        try
+        {
+            var candidates = await CollectCandidatesAsync(state, cancellationToken).ConfigureAwait(false);
+            state.Phase = ScanPhase.Comparing;
+
+            var channel = Channel.CreateUnbounded<DuplicateGroup>(new UnboundedChannelOptions { SingleReader = true });
+            var compareTask = Task.Run(() => Compare(state, candidates, channel.Writer, cancellationToken), cancellationToken);
+            await foreach (var group in channel.Reader.ReadAllAsync(cancellationToken).ConfigureAwait(false))
+            {
+                yield return group;
+            }
+
+            await compareTask.ConfigureAwait(false);
+            state.Phase = ScanPhase.Completed;
+        }
+        finally
+        {
+            await progressCts.CancelAsync().ConfigureAwait(false);
+            await progressTask.ConfigureAwait(false);
+            state.Summary = state.ToSummary(stopwatch.Elapsed);
+            options.Progress?.Report(state.Snapshot());
+        }
+    }
+
+    private static async Task<List<CandidateSet>> CollectCandidatesAsync(ScanState state, CancellationToken cancellationToken)
+    {
+        var options = state.Options;
+        var context = new FileEnumerationContext(options, state.Errors);
+        var bySize = new Dictionary<long, List<ScannedFile>>();
+        await foreach (var file in options.Enumerator.EnumerateAsync(context, cancellationToken).ConfigureAwait(false))
+        {
+            state.AddFilesScanned(1);
+            if (!context.IsSizeIncluded(file.Length) || (file.Length == 0 && !options.IncludeEmptyFiles))
+            {
+                continue;
+            }
+
+            if (!bySize.TryGetValue(file.Length, out var list))
+            {
+                bySize[file.Length] = list = new List<ScannedFile>(2);
+            }
+
+            list.Add(file);
+        }
+
+        var sets = new List<CandidateSet>();
+        var byIdentity = new Dictionary<FileIdentity, FileNode>();
+        foreach (var (size, files) in bySize)
+        {
+            if (files.Count < 2)
+            {
+                continue;
+            }
+
+            byIdentity.Clear();
+            foreach (var file in files)
+            {
+                if (byIdentity.TryGetValue(file.Identity, out var node))
+                {
+                    node.AddName(file.Path);
+                }
+                else
+                {
+                    byIdentity[file.Identity] = new FileNode(file);
+                }
+            }
+
+            if (byIdentity.Count >= 2)
+            {
+                sets.Add(new CandidateSet(size, [.. byIdentity.Values]));
+            }
+        }
+
+        // Longest work first, so one big set does not finish last on a single thread.
+        sets.Sort(static (a, b) => b.Cost.CompareTo(a.Cost));
+        return sets;
+    }
+
+    private static void Compare(ScanState state, List<CandidateSet> sets, ChannelWriter<DuplicateGroup> writer, CancellationToken cancellationToken)
+    {
+        try
+        {
+            var parallel = new ParallelOptions { MaxDegreeOfParallelism = state.Options.MaxDegreeOfParallelism, CancellationToken = cancellationToken };
+            Parallel.ForEach(sets, parallel, candidate => CompareSet(state, candidate, writer, cancellationToken));
+            writer.Complete();
+        }
+        catch (Exception ex)
+        {
+            writer.Complete(ex);
+        }
+    }
+
+    private static void CompareSet(ScanState state, CandidateSet candidate, ChannelWriter<DuplicateGroup> writer, CancellationToken cancellationToken)
+    {
+        var unsettled = new List<List<int>>();
+        using (var set = new FileComparisonSet(candidate.Files, candidate.Size, state))
+        {
+            ProbeStage.Run(set, unsettled, cancellationToken);
+            Emit(state, set, writer);
+        }
+
+        foreach (var bucket in unsettled)
+        {
+            var files = new List<FileNode>(bucket.Count);
+            foreach (var index in bucket)
+            {
+                files.Add(candidate.Files[index]);
+            }
+
+            using var subset = new FileComparisonSet(files, candidate.Size, state);
+            state.Options.Strategy.Partition(subset, cancellationToken);
+            Emit(state, subset, writer);
+        }
+    }
+
+    private static void Emit(ScanState state, FileComparisonSet set, ChannelWriter<DuplicateGroup> writer)
+    {
+        foreach (var (members, verified) in set.Groups)
+        {
+            var files = new List<DuplicateFile>(members.Length);
+            foreach (var index in members)
+            {
+                files.Add(set[index].ToDuplicateFile());
+            }
+
+            files.Sort(static (a, b) => a.Path.CompareTo(b.Path));
+            var group = new DuplicateGroup(set.Length, files, verified);
+            state.AddGroup(group);
+            writer.TryWrite(group);
+        }
+    }
+
+    private static async Task ReportProgressAsync(ScanState state, IProgress<ScanProgress> progress, CancellationToken cancellationToken)
+    {
+        using var timer = new PeriodicTimer(TimeSpan.FromMilliseconds(100));
+        try
+        {
+            while (await timer.WaitForNextTickAsync(cancellationToken).ConfigureAwait(false))
+            {
+                progress.Report(state.Snapshot());
+            }
+        }
+        catch (OperationCanceledException)
+        {
+            // The scan ended; the final snapshot is reported by the caller.
+        }
+    }
+
+    private sealed record CandidateSet(long Size, List<FileNode> Files)
+    {
+        public long Cost => Files.Count * Math.Min(Size, 1L << 40);
+    }
+}

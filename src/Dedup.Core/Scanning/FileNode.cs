@@ -1,0 +1,43 @@
+using Dedup.Core.Enumeration;
+using Dedup.Core.Paths;
+
+namespace Dedup.Core.Scanning;
+
+/// <summary>One distinct file (identity) among the candidates, with every name the scan found for it.</summary>
+internal sealed class FileNode
+{
+    public FileNode(ScannedFile primary)
+    {
+        Primary = primary;
+    }
+
+    /// <summary>The name used to open the file (the first one found).</summary>
+    public ScannedFile Primary { get; }
+
+    /// <summary>Further names of the same file (hard links), or <see langword="null"/>.</summary>
+    public List<AbsolutePath>? OtherNames { get; private set; }
+
+    public void AddName(AbsolutePath path)
+    {
+        if (path.Equals(Primary.Path) || (OtherNames?.Contains(path) ?? false))
+        {
+            return; // Overlapping roots list the same name twice.
+        }
+
+        (OtherNames ??= []).Add(path);
+    }
+
+    public DuplicateFile ToDuplicateFile()
+    {
+        var file = Primary;
+        if (OtherNames is null)
+        {
+            return new DuplicateFile(file.Path, [], file.Identity, file.Length, file.LinkCount, file.LastWriteTimeUtc);
+        }
+
+        var names = new List<AbsolutePath>(OtherNames.Count + 1) { file.Path };
+        names.AddRange(OtherNames);
+        names.Sort();
+        return new DuplicateFile(names[0], names.GetRange(1, names.Count - 1), file.Identity, file.Length, file.LinkCount, file.LastWriteTimeUtc);
+    }
+}

@@ -1,0 +1,120 @@
+using System.Runtime.InteropServices;
+using Dedup.Core.Enumeration;
+using Dedup.Core.Interop;
+using Dedup.Core.Reporting;
+using Microsoft.Win32.SafeHandles;
+
+namespace Dedup.Core.Scanning;
+
+internal static unsafe partial class FileOpener
+{
+    private const int PathBufferSize = 4096;
+
+    private static SafeFileHandle? TryOpenLinux(ScannedFile file, ScanState state)
+    {
+        Span<byte> path = stackalloc byte[PathBufferSize];
+        if (file.Path.WriteUtf8(path) < 0)
+        {
+            state.ReportError(file.Path.ToString(), ScanErrorKind.InvalidName, "Path too long to open");
+            return null;
+        }
+
+        // O_NONBLOCK: should a FIFO have replaced the file since it was listed, open must not hang.
+        const int Flags = Libc.O_RDONLY | Libc.O_CLOEXEC | Libc.O_NONBLOCK;
+        int fd;
+        fixed (byte* p = path)
+        {
+            fd = Libc.OpenAt(Libc.AT_FDCWD, p, Flags | Libc.O_NOATIME, 0);
+            if (fd < 0 && Marshal.GetLastPInvokeError() == Libc.EPERM)
+            {
+                // O_NOATIME is only allowed on files we own.
+                fd = Libc.OpenAt(Libc.AT_FDCWD, p, Flags, 0);
+            }
+        }
+
+        if (fd < 0)
+        {
+            ReportErrno(file.Path.ToString(), Marshal.GetLastPInvokeError(), state);
+            return null;
+        }
+
+        var handle = new SafeFileHandle(fd, ownsHandle: true);
+        StatxBuffer stx;
+        byte empty = 0;
+        if (Libc.Statx(fd, &empty, Libc.AT_EMPTY_PATH, Libc.STATX_BASIC_STATS, &stx) != 0)
+        {
+            ReportErrno(file.Path.ToString(), Marshal.GetLastPInvokeError(), state);
+            handle.Dispose();
+            return null;
+        }
+
+        if (!Matches(file, in stx, out var what))
+        {
+            ReportChanged(file, state, what);
+            handle.Dispose();
+            return null;
+        }
+
+        return handle;
+    }
+
+    private static bool IsUnchangedLinux(ScannedFile file, SafeFileHandle? handle, ScanState state)
+    {
+        StatxBuffer stx;
+        int rc;
+        if (handle is not null && !handle.IsClosed)
+        {
+            byte empty = 0;
+            rc = Libc.Statx((int)handle.DangerousGetHandle(), &empty, Libc.AT_EMPTY_PATH, Libc.STATX_BASIC_STATS, &stx);
+        }
+        else
+        {
+            Span<byte> path = stackalloc byte[PathBufferSize];
+            if (file.Path.WriteUtf8(path) < 0)
+            {
+                return false;
+            }
+
+            fixed (byte* p = path)
+            {
+                rc = Libc.Statx(Libc.AT_FDCWD, p, 0, Libc.STATX_BASIC_STATS, &stx);
+            }
+        }
+
+        if (rc != 0)
+        {
+            ReportErrno(file.Path.ToString(), Marshal.GetLastPInvokeError(), state);
+            return false;
+        }
+
+        if (!Matches(file, in stx, out var what))
+        {
+            ReportChanged(file, state, what);
+            return false;
+        }
+
+        return true;
+    }
+
+    private static bool Matches(ScannedFile file, in StatxBuffer stx, out string what)
+    {
+        what = !stx.IsRegularFile ? "no longer a regular file"
+            : stx.Ino != file.Identity.FileId || stx.Device != file.Identity.Device ? "replaced by another file"
+            : (long)stx.Size != file.Length ? $"size {file.Length} became {stx.Size}"
+            : stx.LastWriteTimeUtc != file.LastWriteTimeUtc ? "modified"
+            : string.Empty;
+        return what.Length == 0;
+    }
+
+    internal static void ReportErrno(string path, int errno, ScanState state)
+    {
+        var kind = errno switch
+        {
+            Libc.ENOENT or Libc.ENOTDIR => ScanErrorKind.NotFound,
+            Libc.EACCES or Libc.EPERM => ScanErrorKind.AccessDenied,
+            Libc.ELOOP => ScanErrorKind.SymbolicLinkLoop,
+            _ => ScanErrorKind.IOError,
+        };
+        state.ReportError(path, kind, Marshal.GetPInvokeErrorMessage(errno));
+    }
+}

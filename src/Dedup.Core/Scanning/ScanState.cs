@@ -1,0 +1,52 @@
+using System.Collections.Concurrent;
+using Dedup.Core.Reporting;
+
+namespace Dedup.Core.Scanning;
+
+/// <summary>Counters and errors of one scan, shared by its threads.</summary>
+internal sealed class ScanState
+{
+    private long _filesScanned;
+    private long _bytesRead;
+    private int _groups;
+    private long _duplicateFiles;
+    private long _wastedBytes;
+
+    public ScanState(DuplicateFinderOptions options)
+    {
+        Options = options;
+    }
+
+    public DuplicateFinderOptions Options { get; }
+
+    public ConcurrentQueue<ScanError> Errors { get; } = new();
+
+    public ScanPhase Phase { get; set; } = ScanPhase.Enumerating;
+
+    /// <summary>Set when the scan ends (completed, failed or cancelled).</summary>
+    public ScanSummary? Summary { get; set; }
+
+    public long FilesScanned => Volatile.Read(ref _filesScanned);
+
+    public long BytesRead => Volatile.Read(ref _bytesRead);
+
+    public int Groups => Volatile.Read(ref _groups);
+
+    public void AddFilesScanned(long count) => Interlocked.Add(ref _filesScanned, count);
+
+    public void AddBytesRead(long count) => Interlocked.Add(ref _bytesRead, count);
+
+    public void AddGroup(DuplicateGroup group)
+    {
+        Interlocked.Increment(ref _groups);
+        Interlocked.Add(ref _duplicateFiles, group.Files.Count - 1);
+        Interlocked.Add(ref _wastedBytes, group.WastedBytes);
+    }
+
+    public void ReportError(string path, ScanErrorKind kind, string message) => Errors.Enqueue(new ScanError(path, kind, message));
+
+    public ScanProgress Snapshot() => new(Phase, FilesScanned, BytesRead, Groups, Errors.Count);
+
+    public ScanSummary ToSummary(TimeSpan elapsed) =>
+        new(FilesScanned, BytesRead, Groups, Volatile.Read(ref _duplicateFiles), Volatile.Read(ref _wastedBytes), Errors.ToArray(), elapsed);
+}
