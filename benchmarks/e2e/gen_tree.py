@@ -45,7 +45,6 @@ import time
 KiB = 1024
 MiB = 1024 * KiB
 GiB = 1024 * MiB
-CHUNK = 4 * MiB
 MAX_DEPTH = 6
 
 # Sizes drawn from small sets -> large same-size groups.
@@ -398,32 +397,62 @@ def split_ext(name):
 
 # -- writing ---------------------------------------------------------------
 
+UNIQUE = 64 * KiB   # per-content random bytes after the (optional) shared prefix
+BLOCK = 1 * MiB     # the rest: slices of a seeded pool at per-content random offsets
+POOL_BITS = 26      # pool of 64 MiB (+ one block of slack)
+_pool = {}
+
+
+def data_pool(seed):
+    """Seeded random pool, created once per process (shared after fork)."""
+    if seed not in _pool:
+        rng = random.Random(content_seed(seed, "pool"))
+        _pool[seed] = memoryview(rng.randbytes((1 << POOL_BITS) + BLOCK))
+    return _pool[seed]
+
+
 def stream_chunks(seed, size, cid, prefix, flips):
-    """Yield the content as chunks of at most CHUNK bytes."""
-    pos = 0
+    """Yield the content of one distinct file as byte chunks.
+
+    Layout: [shared prefix of a family, if any] [UNIQUE bytes from this
+    content's own PRNG stream] [BLOCK-sized slices of a seeded pool, at
+    offsets drawn from the same stream].  The unique part makes distinct
+    contents differ (with overwhelming probability) right after the prefix;
+    the pool keeps writing at memcpy speed.  Near-twins share cid and differ
+    only by the flipped bytes.
+    """
+    rng = random.Random(content_seed(seed, cid))
+    pieces = []
+    plen = 0
     if prefix is not None:
         pkey, plen = prefix
-        prng = random.Random(content_seed(seed, pkey))
-        head = prng.randbytes(plen)
-    else:
-        plen, head = 0, b""
-    rng = random.Random(content_seed(seed, cid))
+        plen = min(plen, size)
+        pieces.append(random.Random(content_seed(seed, pkey)).randbytes(plen))
+    ulen = min(UNIQUE, size - plen)
+    pieces.append(rng.randbytes(ulen))
+    pos = plen + ulen
     flips = sorted(flips)
-    while pos < size:
-        n = min(CHUNK, size - pos)
-        if pos < plen:
-            m = min(n, plen - pos)
-            buf = head[pos:pos + m] + rng.randbytes(n - m)
-        else:
-            buf = rng.randbytes(n)
-        if flips and any(pos <= f < pos + n for f in flips):
+
+    def emit(buf, start):
+        if flips and any(start <= f < start + len(buf) for f in flips):
             b = bytearray(buf)
             for f in flips:
-                if pos <= f < pos + n:
-                    b[f - pos] ^= 0xFF
-            buf = bytes(b)
-        yield buf
-        pos += n
+                if start <= f < start + len(b):
+                    b[f - start] ^= 0xFF
+            return bytes(b)
+        return buf
+
+    start = 0
+    for buf in pieces:
+        yield emit(buf, start)
+        start += len(buf)
+    if pos < size:
+        pl = data_pool(seed)
+        while pos < size:
+            n = min(BLOCK, size - pos)
+            off = rng.getrandbits(POOL_BITS)
+            yield emit(pl[off:off + n], pos)
+            pos += n
 
 
 def write_item(item):
@@ -445,7 +474,8 @@ def main():
     ap.add_argument("--files", type=int, default=60000, help="directory entries (incl. hard links, empty files)")
     ap.add_argument("--total-gib", type=float, default=4.0, help="distinct data (hard links counted once)")
     ap.add_argument("--seed", type=int, default=42)
-    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="writer processes (does not affect the result)")
+    ap.add_argument("--jobs", type=int, default=2 * (os.cpu_count() or 1),
+                    help="writer processes (does not affect the result)")
     ap.add_argument("--force", action="store_true", help="replace an existing generated tree")
     args = ap.parse_args()
 
@@ -476,9 +506,10 @@ def main():
     items = [(partial, args.seed, c.cid, c.size, c.prefix, c.flips, c.paths) for c in pl.contents]
     items.sort(key=lambda it: -it[3] * len(it[6]))  # big first: better balance
     written = 0
+    data_pool(args.seed)  # build before forking so workers share it
     if args.jobs > 1:
-        with mp.get_context("fork").Pool(args.jobs) as pool:
-            for n in pool.imap_unordered(write_item, items, chunksize=16):
+        with mp.get_context("fork").Pool(args.jobs) as workers:
+            for n in workers.imap_unordered(write_item, items, chunksize=16):
                 written += n
     else:
         for it in items:

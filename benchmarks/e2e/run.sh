@@ -12,8 +12,11 @@ set -euo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO=$(cd "$HERE/../.." && pwd)
-CMDLINE="benchmarks/e2e/run.sh$(printf ' %q' "$@")"
-[[ $# -eq 0 ]] && CMDLINE="benchmarks/e2e/run.sh"
+quote() {  # shell-quote only when needed (readable command line for the docs)
+  if [[ $1 =~ ^[A-Za-z0-9_./,=:@%+-]+$ ]]; then printf '%s' "$1"; else printf "'%s'" "${1//\'/\'\\\'\'}"; fi
+}
+CMDLINE="benchmarks/e2e/run.sh"
+for a in "$@"; do CMDLINE+=" $(quote "$a")"; done
 
 FILES=60000
 GIB=4
@@ -263,7 +266,7 @@ for t in "${TOOL_LIST[@]}"; do
       fi
       versions+=("dedup ($rev, $(dotnet --version 2>/dev/null || echo '?') SDK)") ;;
     jdupes) versions+=("$(ver jdupes --version)") ;;
-    rdfind) versions+=("$(ver rdfind --version)") ;;
+    rdfind) versions+=("$(ver rdfind --version | sed 's/^This is //; s/ version / /')") ;;
     rmlint) versions+=("rmlint $(rmlint --version 2>&1 | grep -o 'version [0-9.]*' | head -n 1 | cut -d' ' -f2)") ;;
     fdupes) versions+=("$(ver fdupes --version)") ;;
   esac
