@@ -2,6 +2,7 @@ using Dedup.Core.Comparison;
 using Dedup.Core.Enumeration;
 using Dedup.Core.Paths;
 using Dedup.Core.Reporting;
+using Dedup.Core.Topology;
 
 namespace Dedup.Core;
 
@@ -36,6 +37,8 @@ public sealed class DuplicateFinderBuilder
     private int _maxDegreeOfParallelism = Environment.ProcessorCount;
     private IProgress<ScanProgress>? _progress;
     private IFileEnumerator? _enumerator;
+    private IDriveTopology? _topology;
+    private readonly List<(string Path, DriveKind Kind)> _driveKinds = [];
 
     /// <summary>Adds a folder to scan.</summary>
     /// <param name="path">An existing folder; relative paths are resolved against the current directory.</param>
@@ -195,6 +198,27 @@ public sealed class DuplicateFinderBuilder
         return this;
     }
 
+    /// <summary>Replaces the device detection (which decides per-device concurrency and read order).</summary>
+    /// <param name="topology">The topology.</param>
+    /// <returns>This builder.</returns>
+    public DuplicateFinderBuilder UseDriveTopology(IDriveTopology topology)
+    {
+        ArgumentNullException.ThrowIfNull(topology);
+        _topology = topology;
+        return this;
+    }
+
+    /// <summary>Declares the kind of the device holding <paramref name="path"/>, overriding detection (virtual disks often misreport).</summary>
+    /// <param name="path">A root or any existing path on the device.</param>
+    /// <param name="kind">The kind to assume.</param>
+    /// <returns>This builder.</returns>
+    public DuplicateFinderBuilder WithDriveKind(string path, DriveKind kind)
+    {
+        ArgumentNullException.ThrowIfNull(path);
+        _driveKinds.Add((path, kind));
+        return this;
+    }
+
     /// <summary>Validates the settings and creates the finder.</summary>
     /// <returns>An immutable finder that can run any number of scans.</returns>
     /// <exception cref="InvalidOperationException">No root was added.</exception>
@@ -260,6 +284,17 @@ public sealed class DuplicateFinderBuilder
             }
         }
 
+        var overrides = new Dictionary<ulong, DriveKind>();
+        foreach (var (path, kind) in _driveKinds)
+        {
+            if (!Enum.IsDefined(kind))
+            {
+                throw new ArgumentOutOfRangeException("kind", kind, "Unknown drive kind.");
+            }
+
+            overrides[DeviceOf(path)] = kind;
+        }
+
         return new DuplicateFinder(new DuplicateFinderOptions
         {
             Roots = roots,
@@ -277,6 +312,18 @@ public sealed class DuplicateFinderBuilder
             MaxDegreeOfParallelism = _maxDegreeOfParallelism,
             Progress = _progress,
             Enumerator = _enumerator ?? new ParallelFileEnumerator(),
+            Topology = DriveTopology.WithOverrides(_topology ?? DriveTopology.CreateDefault(), overrides),
         });
+    }
+
+    private static ulong DeviceOf(string path)
+    {
+        var full = Path.GetFullPath(path);
+        if (!Path.Exists(full))
+        {
+            throw new DirectoryNotFoundException($"The path '{full}' given for a drive kind does not exist.");
+        }
+
+        return OperatingSystem.IsLinux() ? Interop.DeviceNumber.Of(full) : 0;
     }
 }

@@ -39,6 +39,8 @@ internal sealed record DuplicateFinderOptions
 
     public required IFileEnumerator Enumerator { get; init; }
 
+    public required Topology.IDriveTopology Topology { get; init; }
+
     public int ChunkSize { get; init; } = 256 * 1024;
 
     public BufferPool Buffers { get; init; } = BufferPool.Shared;

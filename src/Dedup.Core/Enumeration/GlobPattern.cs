@@ -37,7 +37,7 @@ internal sealed class GlobPattern
         {
             if (normalized[i] == '[')
             {
-                var close = normalized.IndexOf(']', i + 2);
+                var close = i + 2 <= normalized.Length ? normalized.IndexOf(']', i + 2) : -1;
                 if (close < 0)
                 {
                     throw new ArgumentException($"The glob pattern '{text}' has an unclosed '[' at position {i}.", nameof(text));

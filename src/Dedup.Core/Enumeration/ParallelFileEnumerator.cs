@@ -18,16 +18,22 @@ internal sealed partial class ParallelFileEnumerator : IFileEnumerator
         ArgumentNullException.ThrowIfNull(context);
         var channel = Channel.CreateUnbounded<List<ScannedFile>>(new UnboundedChannelOptions { SingleReader = true });
         var walk = new Walk(context, channel.Writer, cancellationToken);
-        var task = Task.Run(walk.Run, cancellationToken);
-        await foreach (var batch in channel.Reader.ReadAllAsync(cancellationToken).ConfigureAwait(false))
+        var task = Task.Run(walk.Run, CancellationToken.None);
+        try
         {
-            foreach (var file in batch)
+            await foreach (var batch in channel.Reader.ReadAllAsync(cancellationToken).ConfigureAwait(false))
             {
-                yield return file;
+                foreach (var file in batch)
+                {
+                    yield return file;
+                }
             }
         }
-
-        await task.ConfigureAwait(false);
+        finally
+        {
+            walk.Stop();
+            await task.ConfigureAwait(false);
+        }
     }
 
     /// <summary>A folder waiting to be listed.</summary>
@@ -65,6 +71,7 @@ internal sealed partial class ParallelFileEnumerator : IFileEnumerator
 
         public void Run()
         {
+            Exception? failure = null;
             try
             {
                 foreach (var root in context.Roots)
@@ -75,17 +82,29 @@ internal sealed partial class ParallelFileEnumerator : IFileEnumerator
                 var threads = new Task[_workers];
                 for (var i = 0; i < threads.Length; i++)
                 {
-                    threads[i] = Task.Factory.StartNew(Work, cancellationToken, TaskCreationOptions.LongRunning, TaskScheduler.Default);
+                    threads[i] = Task.Factory.StartNew(Work, CancellationToken.None, TaskCreationOptions.LongRunning, TaskScheduler.Default);
                 }
 
-                Task.WaitAll(threads, cancellationToken);
-                writer.Complete();
+                // Without a token: every worker has stopped by the time the channel completes.
+                Task.WaitAll(threads);
+            }
+            catch (AggregateException ex)
+            {
+                failure = ex.InnerExceptions.FirstOrDefault(e => e is not OperationCanceledException) ?? ex.InnerException;
             }
             catch (Exception ex)
             {
-                _done = true;
-                writer.Complete(ex is AggregateException { InnerException: { } inner } ? inner : ex);
+                failure = ex;
             }
+
+            writer.Complete(failure);
+        }
+
+        /// <summary>Ends the walk early (the consumer left); workers finish their current folder.</summary>
+        public void Stop()
+        {
+            _done = true;
+            _signal.Release(_workers);
         }
 
         private void Push(DirectoryWork work)

@@ -58,6 +58,11 @@ internal static unsafe partial class Libc
     public static partial int PosixFadvise(int fd, long offset, long length, int advice);
 
     public const int POSIX_FADV_SEQUENTIAL = 2;
+
+    public const uint FS_IOC_FIEMAP = 0xC020660B;
+
+    [LibraryImport(LibraryName, EntryPoint = "ioctl", SetLastError = true)]
+    public static partial int Ioctl(int fd, nuint request, void* argument);
 }
 
 /// <summary>The kernel's 256-byte <c>struct statx</c>; only the fields we read are named.</summary>
@@ -71,6 +76,8 @@ internal struct StatxBuffer
     [FieldOffset(40)] public ulong Size;
     [FieldOffset(112)] public long MtimeSec;
     [FieldOffset(120)] public uint MtimeNsec;
+    [FieldOffset(128)] public uint RdevMajor;
+    [FieldOffset(132)] public uint RdevMinor;
     [FieldOffset(136)] public uint DevMajor;
     [FieldOffset(140)] public uint DevMinor;
 

@@ -16,16 +16,20 @@ internal static class DuplicateScanner
     {
         var options = state.Options;
         var stopwatch = Stopwatch.StartNew();
-        using var progressCts = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
-        var progressTask = options.Progress is null ? Task.CompletedTask : ReportProgressAsync(state, options.Progress, progressCts.Token);
+
+        // Cancelled when the caller cancels or stops enumerating early, so no work outlives the scan.
+        using var scanCts = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
+        var token = scanCts.Token;
+        var progressTask = options.Progress is null ? Task.CompletedTask : ReportProgressAsync(state, options.Progress, token);
+        Task? compareTask = null;
         try
         {
-            var candidates = await CollectCandidatesAsync(state, cancellationToken).ConfigureAwait(false);
+            var candidates = await CollectCandidatesAsync(state, token).ConfigureAwait(false);
             state.Phase = ScanPhase.Comparing;
 
             var channel = Channel.CreateUnbounded<DuplicateGroup>(new UnboundedChannelOptions { SingleReader = true });
-            var compareTask = Task.Run(() => Compare(state, candidates, channel.Writer, cancellationToken), cancellationToken);
-            await foreach (var group in channel.Reader.ReadAllAsync(cancellationToken).ConfigureAwait(false))
+            compareTask = Task.Run(() => Compare(state, candidates, channel.Writer, token), CancellationToken.None);
+            await foreach (var group in channel.Reader.ReadAllAsync(token).ConfigureAwait(false))
             {
                 yield return group;
             }
@@ -35,10 +39,28 @@ internal static class DuplicateScanner
         }
         finally
         {
-            await progressCts.CancelAsync().ConfigureAwait(false);
-            await progressTask.ConfigureAwait(false);
+            await scanCts.CancelAsync().ConfigureAwait(false);
+            await WaitQuietlyAsync(compareTask).ConfigureAwait(false);
+            await WaitQuietlyAsync(progressTask).ConfigureAwait(false);
             state.Summary = state.ToSummary(stopwatch.Elapsed);
             options.Progress?.Report(state.Snapshot());
+        }
+    }
+
+    /// <summary>Waits for background work to stop; its cancellation or failure was already observed by the caller.</summary>
+    private static async Task WaitQuietlyAsync(Task? task)
+    {
+        if (task is null)
+        {
+            return;
+        }
+
+        try
+        {
+            await task.ConfigureAwait(false);
+        }
+        catch (OperationCanceledException)
+        {
         }
     }
 
@@ -112,8 +134,18 @@ internal static class DuplicateScanner
 
     private static void CompareSet(ScanState state, CandidateSet candidate, ChannelWriter<DuplicateGroup> writer, CancellationToken cancellationToken)
     {
+        // One token per device the set touches, taken in global order (HDD: one reader at a time).
+        var devices = candidate.Files.Select(f => f.Primary.Identity.Device).Distinct().ToArray();
+        using var token = state.Drives.EnterAll(devices, cancellationToken);
+        var rotational = Array.Exists(devices, d => state.Drives.Topology.GetDevice(d).Kind == Topology.DriveKind.Hdd);
+        if (rotational)
+        {
+            // Until physical offsets are known, inode order approximates disk order.
+            candidate.Files.Sort(static (a, b) => a.Primary.Identity.FileId.CompareTo(b.Primary.Identity.FileId));
+        }
+
         var unsettled = new List<List<int>>();
-        using (var set = new FileComparisonSet(candidate.Files, candidate.Size, state))
+        using (var set = new FileComparisonSet(candidate.Files, candidate.Size, state) { RecordPhysicalOffsets = rotational })
         {
             ProbeStage.Run(set, unsettled, cancellationToken);
             Emit(state, set, writer);
@@ -125,6 +157,12 @@ internal static class DuplicateScanner
             foreach (var index in bucket)
             {
                 files.Add(candidate.Files[index]);
+            }
+
+            if (rotational)
+            {
+                // The full reads follow the first extents' physical order recorded by the probe.
+                files.Sort(static (a, b) => a.PhysicalOffset.CompareTo(b.PhysicalOffset));
             }
 
             using var subset = new FileComparisonSet(files, candidate.Size, state);

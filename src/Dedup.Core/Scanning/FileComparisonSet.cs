@@ -36,6 +36,9 @@ internal sealed class FileComparisonSet : ComparisonSet, IDisposable
 
     public IReadOnlyList<(int[] Members, bool Verified)> Groups => _groups;
 
+    /// <summary>When set (rotational disks), each open records the file's physical offset for later read order.</summary>
+    public bool RecordPhysicalOffsets { get; init; }
+
     public FileNode this[int index] => _files[index];
 
     public bool HasFailed(int index) => _failed[index];
@@ -140,6 +143,11 @@ internal sealed class FileComparisonSet : ComparisonSet, IDisposable
         {
             _failed[index] = true;
             return null;
+        }
+
+        if (RecordPhysicalOffsets && _files[index].PhysicalOffset < 0)
+        {
+            _files[index].PhysicalOffset = Topology.PhysicalOrder.FirstExtentOffset(handle);
         }
 
         _handles[index] = handle;

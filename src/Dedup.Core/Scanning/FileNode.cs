@@ -14,6 +14,9 @@ internal sealed class FileNode
     /// <summary>The name used to open the file (the first one found).</summary>
     public ScannedFile Primary { get; }
 
+    /// <summary>Physical offset of the first extent (rotational disks only), or -1 when unknown.</summary>
+    public long PhysicalOffset { get; set; } = -1;
+
     /// <summary>Further names of the same file (hard links), or <see langword="null"/>.</summary>
     public List<AbsolutePath>? OtherNames { get; private set; }
 

@@ -15,7 +15,11 @@ internal sealed class ScanState
     public ScanState(DuplicateFinderOptions options)
     {
         Options = options;
+        Drives = new Topology.DriveAccessManager(options.Topology, options.MaxDegreeOfParallelism);
     }
+
+    /// <summary>Per-device access tokens for this scan.</summary>
+    public Topology.DriveAccessManager Drives { get; }
 
     public DuplicateFinderOptions Options { get; }
 

@@ -1,0 +1,179 @@
+using Dedup.Core.Comparison;
+using Dedup.Core.Reporting;
+using Dedup.Core.Tests.Infrastructure;
+using Xunit;
+
+namespace Dedup.Core.Tests;
+
+/// <summary><see cref="DuplicateFinderBuilder"/> rejects bad settings at <c>Build()</c> with the documented exceptions.</summary>
+public sealed class BuilderValidationTests
+{
+    [Fact]
+    public void Build_without_roots_fails()
+    {
+        Assert.Throws<InvalidOperationException>(() => new DuplicateFinderBuilder().Build());
+    }
+
+    [Fact]
+    public void A_missing_root_fails()
+    {
+        using var tree = new TempTree();
+        var missing = tree.PathOf("does-not-exist");
+
+        var ex = Assert.Throws<DirectoryNotFoundException>(() => new DuplicateFinderBuilder().AddRoot(missing).Build());
+        Assert.Contains(missing, ex.Message, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void A_root_that_is_a_file_fails()
+    {
+        using var tree = new TempTree();
+        var file = tree.Write("file.txt", "x");
+
+        var ex = Assert.Throws<DirectoryNotFoundException>(() => new DuplicateFinderBuilder().AddRoot(file).Build());
+        Assert.Contains("is a file", ex.Message, StringComparison.Ordinal);
+    }
+
+    [Theory]
+    [InlineData("")]
+    [InlineData("   ")]
+    [InlineData("a\0b")]
+    public void An_empty_or_nul_root_fails(string root)
+    {
+        Assert.Throws<ArgumentException>(() => new DuplicateFinderBuilder().AddRoot(root).Build());
+    }
+
+    [Fact]
+    public void Sizes_out_of_range_fail()
+    {
+        using var tree = new TempTree();
+        DuplicateFinderBuilder Builder() => new DuplicateFinderBuilder().AddRoot(tree.Root);
+
+        Assert.Throws<ArgumentOutOfRangeException>(() => Builder().WithMinSize(-1).Build());
+        Assert.Throws<ArgumentOutOfRangeException>(() => Builder().WithMinSize(100).WithMaxSize(99).Build());
+        Assert.Throws<ArgumentOutOfRangeException>(() => Builder().WithMaxSize(-1).Build());
+        Assert.Equal(tree.Root, Builder().WithMinSize(100).WithMaxSize(100).Build().Roots.Single());
+    }
+
+    [Theory]
+    [InlineData(0)]
+    [InlineData(-3)]
+    public void Parallelism_below_one_fails(int degree)
+    {
+        using var tree = new TempTree();
+        Assert.Throws<ArgumentOutOfRangeException>(() => new DuplicateFinderBuilder().AddRoot(tree.Root).WithMaxDegreeOfParallelism(degree).Build());
+    }
+
+    [Fact]
+    public void An_unknown_hash_algorithm_fails()
+    {
+        using var tree = new TempTree();
+        Assert.Throws<ArgumentOutOfRangeException>(() => new DuplicateFinderBuilder().AddRoot(tree.Root).UseHashAlgorithm((DuplicateHashAlgorithm)99).Build());
+    }
+
+    [Theory]
+    [InlineData("[abc")]
+    [InlineData("*.[")]
+    [InlineData("[")]
+    [InlineData("a/[!x")]
+    [InlineData("/")]
+    public void A_malformed_glob_fails_with_an_argument_exception_naming_it(string glob)
+    {
+        using var tree = new TempTree();
+
+        var include = Assert.Throws<ArgumentException>(() => new DuplicateFinderBuilder().AddRoot(tree.Root).Include(glob).Build());
+        var exclude = Assert.Throws<ArgumentException>(() => new DuplicateFinderBuilder().AddRoot(tree.Root).Exclude(glob).Build());
+
+        // The message must let the user find the bad pattern.
+        Assert.Contains($"'{glob}'", include.Message, StringComparison.Ordinal);
+        Assert.Contains($"'{glob}'", exclude.Message, StringComparison.Ordinal);
+    }
+
+    [Theory]
+    [InlineData("")]
+    [InlineData("  ")]
+    public void An_empty_glob_fails(string glob)
+    {
+        using var tree = new TempTree();
+        Assert.Throws<ArgumentException>(() => new DuplicateFinderBuilder().AddRoot(tree.Root).Include(glob).Build());
+        Assert.Throws<ArgumentException>(() => new DuplicateFinderBuilder().AddRoot(tree.Root).Exclude(glob).Build());
+    }
+
+    [Fact]
+    public void Trusting_a_64_bit_hash_fails()
+    {
+        using var tree = new TempTree();
+        DuplicateFinderBuilder Builder() => new DuplicateFinderBuilder().AddRoot(tree.Root).TrustHashes();
+
+        Assert.Throws<ArgumentException>(() => Builder().UseHashAlgorithm(DuplicateHashAlgorithm.XxHash3).Build());
+        Assert.NotNull(Builder().UseHashAlgorithm(DuplicateHashAlgorithm.XxHash128).Build());
+        Assert.NotNull(Builder().UseHashAlgorithm(DuplicateHashAlgorithm.Sha256).Build());
+        Assert.NotNull(Builder().TrustHashes(false).UseHashAlgorithm(DuplicateHashAlgorithm.XxHash3).Build());
+    }
+
+    [Fact]
+    public void Null_arguments_fail_at_once()
+    {
+        var builder = new DuplicateFinderBuilder();
+
+        Assert.Throws<ArgumentNullException>(() => builder.AddRoot(null!));
+        Assert.Throws<ArgumentNullException>(() => builder.AddRoots(null!));
+        Assert.Throws<ArgumentNullException>(() => builder.AddRoots(["/tmp", null!]));
+        Assert.Throws<ArgumentNullException>(() => builder.Include(null!));
+        Assert.Throws<ArgumentNullException>(() => builder.Exclude(null!));
+        Assert.Throws<ArgumentNullException>(() => builder.UseComparer(null!));
+        Assert.Throws<ArgumentNullException>(() => builder.ReportProgress(null!));
+        Assert.Throws<ArgumentNullException>(() => builder.UseFileEnumerator(null!));
+        Assert.Throws<ArgumentNullException>(() => ComparerStrategies.FromName(null!));
+        Assert.Throws<ArgumentNullException>(() => new ScanError(null!, ScanErrorKind.IOError, "m"));
+        Assert.Throws<ArgumentNullException>(() => new ScanError("/p", ScanErrorKind.IOError, null!));
+    }
+
+    [Fact]
+    public void Strategies_are_found_by_name()
+    {
+        Assert.Same(ComparerStrategies.Hybrid, ComparerStrategies.FromName("HYBRID"));
+        Assert.Same(ComparerStrategies.Hashing, ComparerStrategies.FromName("hash"));
+        Assert.Same(ComparerStrategies.Hashing, ComparerStrategies.FromName("hashing"));
+        Assert.Same(ComparerStrategies.Vectorized, ComparerStrategies.FromName("vectorized"));
+        Assert.Same(ComparerStrategies.Bytewise, ComparerStrategies.FromName("Bytewise"));
+        Assert.Throws<ArgumentException>(() => ComparerStrategies.FromName("quantum"));
+    }
+
+    [Fact]
+    public void A_relative_root_is_made_absolute()
+    {
+        using var tree = new TempTree();
+        var relative = Path.GetRelativePath(Environment.CurrentDirectory, tree.Root);
+        Assert.False(Path.IsPathRooted(relative));
+
+        var finder = new DuplicateFinderBuilder().AddRoot(relative).Build();
+
+        Assert.Equal([tree.Root], finder.Roots);
+    }
+
+    [Fact]
+    public void A_root_given_several_ways_is_kept_once()
+    {
+        using var tree = new TempTree();
+        Directory.CreateDirectory(tree.PathOf("sub"));
+
+        var finder = new DuplicateFinderBuilder()
+            .AddRoot(tree.Root)
+            .AddRoot(tree.Root + "/")
+            .AddRoots([tree.PathOf("sub/.."), tree.PathOf("./sub/../")])
+            .AddRoot(tree.PathOf("sub"))
+            .Build();
+
+        Assert.Equal([tree.Root, tree.PathOf("sub")], finder.Roots);
+    }
+
+    [Fact]
+    public void The_chosen_strategy_is_exposed()
+    {
+        using var tree = new TempTree();
+
+        Assert.Same(ComparerStrategies.Hybrid, new DuplicateFinderBuilder().AddRoot(tree.Root).Build().Strategy);
+        Assert.Same(ComparerStrategies.Bytewise, new DuplicateFinderBuilder().AddRoot(tree.Root).UseComparer(ComparerStrategies.Bytewise).Build().Strategy);
+    }
+}

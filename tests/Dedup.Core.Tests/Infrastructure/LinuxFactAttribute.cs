@@ -1,0 +1,63 @@
+using Xunit;
+
+namespace Dedup.Core.Tests.Infrastructure;
+
+/// <summary>
+/// Shared skip logic: a test that needs Linux (inode identities, symbolic-link semantics, /proc), root, or
+/// a tool as well is skipped with the reason when the machine lacks it, instead of passing without testing
+/// anything. Tests that need only a tool use <see cref="RequiresToolFactAttribute"/>.
+/// </summary>
+internal static class PlatformRequirements
+{
+    public static string? SkipReason(bool requiresRoot, string? tool)
+    {
+        if (!OperatingSystem.IsLinux())
+        {
+            return "Needs Linux (real FIFOs, hard links, symbolic links and /proc).";
+        }
+
+        if (requiresRoot && !Environment.IsPrivilegedProcess)
+        {
+            return "Needs to run as root (to drop privileges to user nobody).";
+        }
+
+        if (tool is not null && RequiresToolFactAttribute.FindOnPath(tool) is null)
+        {
+            return $"{tool} not installed (not found on PATH).";
+        }
+
+        return null;
+    }
+}
+
+/// <summary>A fact that runs only on Linux (and, if asked, as root with a given tool); otherwise skipped with the reason.</summary>
+[AttributeUsage(AttributeTargets.Method, AllowMultiple = false)]
+public sealed class LinuxFactAttribute : FactAttribute
+{
+    private string? _skip;
+
+    /// <summary>Whether the test must run as root.</summary>
+    public bool RequiresRoot { get; set; }
+
+    /// <summary>A command that must be on PATH.</summary>
+    public string? Tool { get; set; }
+
+    public override string? Skip
+    {
+        get => _skip ?? PlatformRequirements.SkipReason(RequiresRoot, Tool);
+        set => _skip = value;
+    }
+}
+
+/// <summary>A theory that runs only on Linux; otherwise skipped with the reason.</summary>
+[AttributeUsage(AttributeTargets.Method, AllowMultiple = false)]
+public sealed class LinuxTheoryAttribute : TheoryAttribute
+{
+    private string? _skip;
+
+    public override string? Skip
+    {
+        get => _skip ?? PlatformRequirements.SkipReason(requiresRoot: false, tool: null);
+        set => _skip = value;
+    }
+}
