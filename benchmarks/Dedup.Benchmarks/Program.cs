@@ -1,3 +1,11 @@
 using BenchmarkDotNet.Running;
+using Dedup.Benchmarks;
 
-BenchmarkSwitcher.FromAssembly(typeof(Program).Assembly).Run(args);
+// `memory TREE` measures bytes per file; anything else goes to BenchmarkDotNet (e.g. --filter '*Compare*').
+if (args.Length == 2 && args[0] == "memory")
+{
+    return await MemoryPerFile.RunAsync(args[1]);
+}
+
+BenchmarkSwitcher.FromAssembly(typeof(MemoryPerFile).Assembly).Run(args);
+return 0;

@@ -11,6 +11,8 @@ internal static class CliApplication
     {
         var root = new RootCommand("dedup: find duplicate files, exactly and fast (a Dedup.Core sample).");
         root.Subcommands.Add(FindCommand.Create());
+        root.Subcommands.Add(LinkCommand.Create());
+        root.Subcommands.Add(DeleteCommand.Create());
         var result = root.Parse(args);
         if (result.Errors.Count > 0)
         {

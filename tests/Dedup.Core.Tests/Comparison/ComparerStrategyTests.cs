@@ -47,17 +47,23 @@ public sealed class ComparerStrategyTests
     [MemberData(nameof(Strategies))]
     public void Files_failing_mid_read_are_left_out(string strategy)
     {
-        foreach (var count in new[] { 5, 12, 70 })
+        foreach (var count in new[] { 5, 12, 70, 130 })
         {
             var set = new MemoryComparisonSet(MakeFiles(count, 1000, seed: 100 + count));
 
-            // The first file (the anchor of pairwise comparison) fails late; another fails at once; a third midway.
+            // The first file (the first anchor of pairwise comparison) fails late, the second at once, and
+            // every fourth file somewhere else, so failures meet anchors and members of every class.
             set.FailFrom(0, 990);
             set.FailFrom(1, 0);
-            set.FailFrom(count - 1, 500);
+            for (var i = 2; i < count; i += 4)
+            {
+                set.FailFrom(i, i * 53 % 1000);
+            }
+
             ComparerStrategies.FromName(strategy).Partition(set);
 
             Assert.Equal(set.Expected(), set.Canonical());
+            Assert.NotEmpty(set.Groups);
         }
     }
 

@@ -1,0 +1,88 @@
+using System.Globalization;
+
+namespace Dedup.Core.Linking;
+
+/// <summary>
+/// Shares the duplicate's extents with the kept file through FIDEDUPERANGE, in ranges of at most 16 MiB. The
+/// kernel locks and compares both ranges itself, so a file changed since the scan is never altered.
+/// </summary>
+internal sealed unsafe class DedupeLinker : ILinker
+{
+    private const ulong MaxRange = 16UL << 20;
+
+    public DuplicateActionKind Kind => DuplicateActionKind.Dedupe;
+
+    public string Description => "kernel-verified dedupe";
+
+    bool ILinker.KernelVerifiesContent => true;
+
+    string? ILinker.RefuseAtPlanTime(DuplicateFile kept, DuplicateFile duplicate) =>
+        kept.Identity.Device != duplicate.Identity.Device
+            ? "kept file and duplicate are on different file systems; extents cannot be shared across devices"
+            : null;
+
+    void ILinker.Apply(LinkContext context)
+    {
+        var kept = context.OpenKept();
+        var fd = LinkNative.Open(context.DuplicatePath, LinkNative.O_RDONLY | LinkNative.O_NOFOLLOW | LinkNative.O_NONBLOCK | LinkNative.O_CLOEXEC, 0);
+        if (fd < 0)
+        {
+            var errno = LinkNative.LastErrno;
+            throw ActionStoppedException.Skip($"cannot open the duplicate: {LinkNative.Message(errno)}; left untouched");
+        }
+
+        try
+        {
+            var rc = LinkNative.FStat(fd, out var status);
+            var change = rc != 0 ? LinkNative.Message(rc) : LinkContext.Describe(status, context.Action.Duplicate);
+            if (change is not null)
+            {
+                throw ActionStoppedException.Skip($"duplicate {change} since the scan; left untouched");
+            }
+
+            Dedupe(LinkContext.Fd(kept), fd, (ulong)context.Action.Duplicate.Length);
+        }
+        finally
+        {
+            _ = LinkNative.Close(fd);
+        }
+    }
+
+    private static void Dedupe(int keptFd, int duplicateFd, ulong length)
+    {
+        ulong offset = 0;
+        while (offset < length)
+        {
+            var range = new DedupeRangeOne
+            {
+                SrcOffset = offset,
+                SrcLength = Math.Min(MaxRange, length - offset),
+                DestCount = 1,
+                DestFd = duplicateFd,
+                DestOffset = offset,
+            };
+            if (LinkNative.Ioctl(keptFd, LinkNative.FIDEDUPERANGE, (nint)(&range)) != 0)
+            {
+                throw Refuse(LinkNative.LastErrno, offset);
+            }
+
+            if (range.Status == 1)
+            {
+                throw ActionStoppedException.Skip(string.Create(CultureInfo.InvariantCulture,
+                    $"the kernel found the content differs from the kept file in bytes {offset}–{offset + range.SrcLength}; the duplicate's content was not changed"));
+            }
+
+            if (range.Status < 0)
+            {
+                throw Refuse(-range.Status, offset);
+            }
+
+            // btrfs dedupes the whole range or reports an error; never loop without progress.
+            offset += range.BytesDeduped > 0 ? range.BytesDeduped : range.SrcLength;
+        }
+    }
+
+    private static ActionStoppedException Refuse(int errno, ulong offset) => errno is LinkNative.EOPNOTSUPP or LinkNative.EINVAL or LinkNative.EXDEV or LinkNative.ENOTTY
+        ? ActionStoppedException.Skip($"the file system cannot dedupe this file (FIDEDUPERANGE: {LinkNative.Message(errno)})")
+        : ActionStoppedException.Fail(string.Create(CultureInfo.InvariantCulture, $"FIDEDUPERANGE failed at byte {offset}: {LinkNative.Message(errno)}; content unchanged"));
+}

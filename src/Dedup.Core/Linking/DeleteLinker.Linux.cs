@@ -1,0 +1,25 @@
+namespace Dedup.Core.Linking;
+
+/// <summary>Deletes the duplicate permanently, after its bytes were verified and right after a last re-check.</summary>
+internal sealed class DeleteLinker : ILinker
+{
+    public DuplicateActionKind Kind => DuplicateActionKind.Delete;
+
+    public string Description => "permanent delete";
+
+    bool ILinker.KernelVerifiesContent => false;
+
+    string? ILinker.RefuseAtPlanTime(DuplicateFile kept, DuplicateFile duplicate) => null;
+
+    void ILinker.Apply(LinkContext context)
+    {
+        context.Faults?.BeforeDelete?.Invoke(context.DuplicatePath);
+        context.CheckKeptUnchanged();
+        context.CheckDuplicateUnchanged();
+        if (LinkNative.Unlink(context.DuplicatePath) != 0)
+        {
+            var errno = LinkNative.LastErrno;
+            throw ActionStoppedException.Fail($"cannot delete: {LinkNative.Message(errno)}");
+        }
+    }
+}

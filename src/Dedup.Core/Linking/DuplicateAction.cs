@@ -1,0 +1,118 @@
+using Dedup.Core.Paths;
+
+namespace Dedup.Core.Linking;
+
+/// <summary>One planned operation: what happens to one name of a duplicate file.</summary>
+public sealed class DuplicateAction
+{
+    internal DuplicateAction(DuplicateActionKind kind, DuplicateGroup group, DuplicateFile kept, DuplicateFile duplicate, AbsolutePath path, long reclaimableBytes, string? refusal)
+    {
+        Kind = kind;
+        Group = group;
+        Kept = kept;
+        Duplicate = duplicate;
+        Path = path;
+        ReclaimableBytes = reclaimableBytes;
+        Refusal = refusal;
+    }
+
+    /// <summary>What is done to <see cref="Path"/>.</summary>
+    public DuplicateActionKind Kind { get; }
+
+    /// <summary>The group the duplicate belongs to.</summary>
+    public DuplicateGroup Group { get; }
+
+    /// <summary>The file that stays and whose content the duplicate is checked against.</summary>
+    public DuplicateFile Kept { get; }
+
+    /// <summary>The duplicate file (one identity; <see cref="Path"/> is one of its names).</summary>
+    public DuplicateFile Duplicate { get; }
+
+    /// <summary>The name acted on: the duplicate's <see cref="DuplicateFile.Path"/> or one of its <see cref="DuplicateFile.OtherLinks"/>.</summary>
+    public AbsolutePath Path { get; }
+
+    /// <summary>
+    /// Bytes this action frees when it and the actions on the duplicate's other names succeed: the file's size on
+    /// the last of its names, zero otherwise, and zero when links outside the scan keep the file alive.
+    /// </summary>
+    public long ReclaimableBytes { get; }
+
+    /// <summary>Why the action will be skipped without touching anything (known at plan time), or <see langword="null"/>.</summary>
+    public string? Refusal { get; }
+
+    /// <inheritdoc />
+    public override string ToString() => $"{Kind} {Path} -> {Kept.Path}";
+}
+
+/// <summary>How an applied <see cref="DuplicateAction"/> ended.</summary>
+public enum DuplicateActionStatus
+{
+    /// <summary>The action was carried out.</summary>
+    Done,
+
+    /// <summary>Nothing was changed, for the reason given (the file changed since the scan, the file system refuses, …).</summary>
+    Skipped,
+
+    /// <summary>The action failed part-way; anything created was removed and the duplicate is unchanged.</summary>
+    Failed,
+}
+
+/// <summary>The result of applying one <see cref="DuplicateAction"/>.</summary>
+public sealed class DuplicateActionOutcome
+{
+    internal DuplicateActionOutcome(DuplicateAction action, DuplicateActionStatus status, string? reason)
+    {
+        Action = action;
+        Status = status;
+        Reason = reason;
+    }
+
+    /// <summary>The planned action.</summary>
+    public DuplicateAction Action { get; }
+
+    /// <summary>Done, skipped or failed.</summary>
+    public DuplicateActionStatus Status { get; }
+
+    /// <summary>Why the action was skipped or failed; <see langword="null"/> when done.</summary>
+    public string? Reason { get; }
+
+    /// <inheritdoc />
+    public override string ToString() => Reason is null ? $"{Status}: {Action}" : $"{Status}: {Action} ({Reason})";
+}
+
+/// <summary>What <see cref="DuplicateActionPlan.ApplyAsync"/> did.</summary>
+public sealed class DuplicateActionReport
+{
+    internal DuplicateActionReport(IReadOnlyList<DuplicateActionOutcome> outcomes, int temporaryFilesRemoved)
+    {
+        Outcomes = outcomes;
+        TemporaryFilesRemoved = temporaryFilesRemoved;
+        Done = outcomes.Count(o => o.Status == DuplicateActionStatus.Done);
+        Skipped = outcomes.Count(o => o.Status == DuplicateActionStatus.Skipped);
+        Failed = outcomes.Count(o => o.Status == DuplicateActionStatus.Failed);
+
+        // A duplicate's space is freed only when every one of its names was handled.
+        ReclaimedBytes = outcomes
+            .GroupBy(o => o.Action.Duplicate)
+            .Where(g => g.All(o => o.Status == DuplicateActionStatus.Done))
+            .Sum(g => g.Sum(o => o.Action.ReclaimableBytes));
+    }
+
+    /// <summary>One outcome per planned action, in plan order.</summary>
+    public IReadOnlyList<DuplicateActionOutcome> Outcomes { get; }
+
+    /// <summary>Number of actions carried out.</summary>
+    public int Done { get; }
+
+    /// <summary>Number of actions skipped.</summary>
+    public int Skipped { get; }
+
+    /// <summary>Number of actions that failed.</summary>
+    public int Failed { get; }
+
+    /// <summary>Bytes freed (for the trash: freed once the trash is emptied).</summary>
+    public long ReclaimedBytes { get; }
+
+    /// <summary>Leftover temporary files of an interrupted earlier run that were removed first.</summary>
+    public int TemporaryFilesRemoved { get; }
+}

@@ -1,0 +1,83 @@
+using System.Globalization;
+
+namespace Dedup.Core.Linking;
+
+/// <summary>
+/// Every operation a run would perform and the bytes it would free. Print it for a dry run
+/// (<see cref="WriteTo"/>) or carry it out with <see cref="ApplyAsync"/>.
+/// </summary>
+public sealed class DuplicateActionPlan
+{
+    internal DuplicateActionPlan(ILinker linker, IReadOnlyList<DuplicateAction> actions, IReadOnlyList<string> leftoverTemporaryFiles)
+    {
+        Linker = linker;
+        Actions = actions;
+        LeftoverTemporaryFiles = leftoverTemporaryFiles;
+        ReclaimableBytes = actions.Where(a => a.Refusal is null).Sum(a => a.ReclaimableBytes);
+    }
+
+    /// <summary>What happens to each duplicate.</summary>
+    public ILinker Linker { get; }
+
+    /// <summary>The operations, group by group, in scan order.</summary>
+    public IReadOnlyList<DuplicateAction> Actions { get; }
+
+    /// <summary>Bytes freed if every action succeeds (for the trash: once the trash is emptied).</summary>
+    public long ReclaimableBytes { get; }
+
+    /// <summary>Temporary files (<c>.dedup-tmp-…</c>) left by an interrupted earlier run in the folders acted on; removed first when applied.</summary>
+    public IReadOnlyList<string> LeftoverTemporaryFiles { get; }
+
+    /// <summary>Test seam: called at fixed points of each action (between creating the temporary link and the rename).</summary>
+    internal LinkerFaults? Faults { get; set; }
+
+    /// <summary>Writes the plan, one line per action, and the total (a dry run).</summary>
+    /// <param name="writer">Where to write.</param>
+    public void WriteTo(TextWriter writer)
+    {
+        ArgumentNullException.ThrowIfNull(writer);
+        foreach (var path in LeftoverTemporaryFiles)
+        {
+            writer.WriteLine($"remove leftover temporary file {path}");
+        }
+
+        DuplicateFile? lastKept = null;
+        foreach (var action in Actions)
+        {
+            if (!ReferenceEquals(action.Kept, lastKept))
+            {
+                writer.WriteLine(string.Create(CultureInfo.InvariantCulture, $"keep {action.Kept.Path} ({action.Group.Size} bytes)"));
+                lastKept = action.Kept;
+            }
+
+            var line = action.Refusal is not null
+                ? $"  skip {action.Path}: {action.Refusal}"
+                : string.Create(CultureInfo.InvariantCulture, $"  {Verb(action.Kind)} {action.Path}{(action.ReclaimableBytes > 0 ? $" (frees {action.ReclaimableBytes} bytes)" : string.Empty)}");
+            writer.WriteLine(line);
+        }
+
+        writer.WriteLine(string.Create(CultureInfo.InvariantCulture, $"{Actions.Count} actions, {ReclaimableBytes} bytes to reclaim"));
+    }
+
+    /// <summary>
+    /// Carries out the plan, one action at a time. Each duplicate is re-checked against the scan and its bytes
+    /// compared with the kept file's (the kernel compares them for <see cref="DuplicateActionKind.Dedupe"/>) before
+    /// anything is changed; see <c>docs/linking.md</c>. Never throws for a single file: each outcome says what happened.
+    /// </summary>
+    /// <param name="cancellationToken">Stops before the next action; an action in progress completes or rolls back.</param>
+    /// <returns>The per-action outcomes and the bytes reclaimed.</returns>
+    public async ValueTask<DuplicateActionReport> ApplyAsync(CancellationToken cancellationToken = default)
+    {
+        return await Task.Run(() => PlanExecutor.Apply(this, cancellationToken), cancellationToken).ConfigureAwait(false);
+    }
+
+    private static string Verb(DuplicateActionKind kind) => kind switch
+    {
+        DuplicateActionKind.HardLink => "hard-link",
+        DuplicateActionKind.SymbolicLink => "symlink",
+        DuplicateActionKind.Clone => "clone",
+        DuplicateActionKind.Dedupe => "dedupe",
+        DuplicateActionKind.Delete => "delete",
+        _ => "trash",
+    };
+}

@@ -1,0 +1,51 @@
+namespace Dedup.Core.Linking;
+
+/// <summary>
+/// Configures what to do with duplicates: which file of each group stays (<see cref="Keep"/>, in order) and what
+/// happens to the others (<see cref="UseLinker"/>). <see cref="Build"/> returns an immutable, reusable planner.
+/// </summary>
+public sealed class DuplicateActionPlanBuilder
+{
+    private readonly List<KeepRule> _rules = [];
+    private ILinker? _linker;
+
+    /// <summary>Adds a rule deciding which file stays; the first rule that prefers one file decides.</summary>
+    /// <param name="rule">The rule, such as <see cref="KeepRule.Oldest"/>.</param>
+    /// <returns>This builder.</returns>
+    public DuplicateActionPlanBuilder Keep(KeepRule rule)
+    {
+        ArgumentNullException.ThrowIfNull(rule);
+        _rules.Add(rule);
+        return this;
+    }
+
+    /// <summary>Sets what happens to each duplicate.</summary>
+    /// <param name="linker">A linker from <see cref="Linkers"/>.</param>
+    /// <returns>This builder.</returns>
+    public DuplicateActionPlanBuilder UseLinker(ILinker linker)
+    {
+        ArgumentNullException.ThrowIfNull(linker);
+        _linker = linker;
+        return this;
+    }
+
+    /// <summary>Validates the configuration and returns the planner.</summary>
+    /// <returns>The planner.</returns>
+    /// <exception cref="InvalidOperationException">No linker was set.</exception>
+    /// <exception cref="NotSupportedException">Not running on Linux: linking, deleting and the trash are implemented for Linux only.</exception>
+    public DuplicateActionPlanner Build()
+    {
+        if (_linker is null)
+        {
+            throw new InvalidOperationException("Set what to do with duplicates with UseLinker(Linkers.…) before Build().");
+        }
+
+        if (!OperatingSystem.IsLinux())
+        {
+            throw new NotSupportedException(
+                $"Acting on duplicates ({_linker.Description}) is implemented for Linux only; Windows (Recycle Bin, CreateHardLink, block cloning) and macOS (Trash, clonefile) are not implemented yet.");
+        }
+
+        return new DuplicateActionPlanner(_linker, _rules.ToArray());
+    }
+}

@@ -1,0 +1,36 @@
+namespace Dedup.Core.Linking;
+
+/// <summary>Replaces the duplicate with a hard link to the kept file: link under a temporary name, then rename.</summary>
+internal sealed class HardLinker : ILinker
+{
+    public DuplicateActionKind Kind => DuplicateActionKind.HardLink;
+
+    public string Description => "hard link";
+
+    bool ILinker.KernelVerifiesContent => false;
+
+    string? ILinker.RefuseAtPlanTime(DuplicateFile kept, DuplicateFile duplicate) =>
+        kept.Identity.Device != duplicate.Identity.Device
+            ? "kept file and duplicate are on different file systems; a hard link cannot cross devices (no other kind of link is made instead)"
+            : null;
+
+    void ILinker.Apply(LinkContext context)
+    {
+        context.ReplaceViaTemporary(
+            temporary => LinkNative.LinkAt(LinkNative.AT_FDCWD, context.KeptPath, LinkNative.AT_FDCWD, temporary, 0) == 0 ? 0 : LinkNative.LastErrno,
+            errno => errno switch
+            {
+                LinkNative.EXDEV => ActionStoppedException.Skip("kept file and duplicate are on different file systems (EXDEV); a hard link cannot cross devices (no other kind of link is made instead)"),
+                LinkNative.EMLINK => ActionStoppedException.Skip("the kept file has the most hard links its file system allows (EMLINK)"),
+                _ => ActionStoppedException.Fail($"cannot create a hard link in {context.Folder}: {LinkNative.Message(errno)}; duplicate unchanged"),
+            },
+            temporary =>
+            {
+                // The new name must lead to the kept file itself, not to whatever its path holds now.
+                if (LinkNative.LStat(temporary, out var status) != 0 || status.Device != context.Action.Kept.Identity.Device || status.Ino != context.Action.Kept.Identity.FileId)
+                {
+                    throw ActionStoppedException.Skip("the kept file's path was replaced while linking; nothing done");
+                }
+            });
+    }
+}

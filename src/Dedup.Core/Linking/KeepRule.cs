@@ -1,0 +1,129 @@
+using Dedup.Core.Paths;
+
+namespace Dedup.Core.Linking;
+
+/// <summary>
+/// Decides which file of a duplicate group stays. Rules are combined in order: the first rule that prefers
+/// one file over another decides; when none does, the file with the ordinally smallest path stays.
+/// </summary>
+public sealed class KeepRule
+{
+    private readonly Comparison<DuplicateFile> _compare;
+
+    private KeepRule(string description, Comparison<DuplicateFile> compare)
+    {
+        Description = description;
+        _compare = compare;
+    }
+
+    /// <summary>Keeps the file modified longest ago.</summary>
+    public static KeepRule Oldest { get; } = new("oldest", (a, b) => a.LastWriteTimeUtc.CompareTo(b.LastWriteTimeUtc));
+
+    /// <summary>Keeps the most recently modified file.</summary>
+    public static KeepRule Newest { get; } = new("newest", (a, b) => b.LastWriteTimeUtc.CompareTo(a.LastWriteTimeUtc));
+
+    /// <summary>Keeps the file with the shortest path (in characters).</summary>
+    public static KeepRule ShortestPath { get; } = new("shortest path", (a, b) => a.Path.Length.CompareTo(b.Path.Length));
+
+    /// <summary>A short description, such as <c>oldest</c>.</summary>
+    public string Description { get; }
+
+    /// <summary>
+    /// Keeps a file under the first of <paramref name="folders"/> that holds one (reference folders): files under an
+    /// earlier folder win over files under a later one, and files under any of them win over files elsewhere.
+    /// A file counts as under a folder when any of its names is.
+    /// </summary>
+    /// <param name="folders">Folders in order of preference.</param>
+    /// <returns>The rule.</returns>
+    public static KeepRule PreferUnder(params string[] folders)
+    {
+        ArgumentNullException.ThrowIfNull(folders);
+        var parsed = folders.Select(AbsolutePath.Parse).ToArray();
+        return new KeepRule("under " + string.Join(", ", parsed.Select(p => p.ToString())), (a, b) => Rank(a, parsed).CompareTo(Rank(b, parsed)));
+    }
+
+    /// <summary>
+    /// Keeps a file whose path starts (ordinally) with the first matching prefix of <paramref name="prefixes"/>;
+    /// earlier prefixes win over later ones and any prefix wins over none.
+    /// </summary>
+    /// <param name="prefixes">Path prefixes in order of preference.</param>
+    /// <returns>The rule.</returns>
+    public static KeepRule PreferPrefix(params string[] prefixes)
+    {
+        ArgumentNullException.ThrowIfNull(prefixes);
+        var copy = prefixes.ToArray();
+        return new KeepRule("prefix " + string.Join(", ", copy), (a, b) => PrefixRank(a, copy).CompareTo(PrefixRank(b, copy)));
+    }
+
+    /// <summary>A rule of your own: return a negative number to keep <c>x</c> rather than <c>y</c>, positive for <c>y</c>, zero for no preference.</summary>
+    /// <param name="description">A short description for plans.</param>
+    /// <param name="compare">The comparison.</param>
+    /// <returns>The rule.</returns>
+    public static KeepRule Custom(string description, Comparison<DuplicateFile> compare)
+    {
+        ArgumentException.ThrowIfNullOrEmpty(description);
+        ArgumentNullException.ThrowIfNull(compare);
+        return new KeepRule(description, compare);
+    }
+
+    /// <inheritdoc />
+    public override string ToString() => Description;
+
+    internal int Compare(DuplicateFile x, DuplicateFile y) => _compare(x, y);
+
+    /// <summary>Picks the file to keep: first rule that decides, then the ordinal path.</summary>
+    internal static DuplicateFile SelectKept(IReadOnlyList<DuplicateFile> files, IReadOnlyList<KeepRule> rules)
+    {
+        var best = files[0];
+        for (var i = 1; i < files.Count; i++)
+        {
+            if (CompareAll(files[i], best, rules) < 0)
+            {
+                best = files[i];
+            }
+        }
+
+        return best;
+    }
+
+    private static int CompareAll(DuplicateFile x, DuplicateFile y, IReadOnlyList<KeepRule> rules)
+    {
+        foreach (var rule in rules)
+        {
+            var decision = rule.Compare(x, y);
+            if (decision != 0)
+            {
+                return decision;
+            }
+        }
+
+        return string.CompareOrdinal(x.Path.ToString(), y.Path.ToString());
+    }
+
+    private static int Rank(DuplicateFile file, AbsolutePath[] folders)
+    {
+        for (var i = 0; i < folders.Length; i++)
+        {
+            if (file.Path.IsUnder(folders[i]) || file.OtherLinks.Any(l => l.IsUnder(folders[i])))
+            {
+                return i;
+            }
+        }
+
+        return int.MaxValue;
+    }
+
+    private static int PrefixRank(DuplicateFile file, string[] prefixes)
+    {
+        var path = file.Path.ToString();
+        for (var i = 0; i < prefixes.Length; i++)
+        {
+            if (path.StartsWith(prefixes[i], StringComparison.Ordinal))
+            {
+                return i;
+            }
+        }
+
+        return int.MaxValue;
+    }
+}

@@ -1,0 +1,158 @@
+using System.Runtime.InteropServices;
+
+namespace Dedup.Core.Linking;
+
+/// <summary>The libc calls the linkers need: link, symlink, rename, unlink, ioctl (FICLONE, FIDEDUPERANGE) and friends.</summary>
+internal static unsafe partial class LinkNative
+{
+    private const string LibraryName = "libc";
+
+    public const int AT_FDCWD = -100;
+    public const int AT_SYMLINK_NOFOLLOW = 0x100;
+    public const int AT_EMPTY_PATH = 0x1000;
+    public const uint STATX_BASIC_STATS = 0x7ff;
+
+    public const int O_RDONLY = 0;
+    public const int O_WRONLY = 1;
+    public const int O_CREAT = 0x40;
+    public const int O_EXCL = 0x80;
+    public const int O_NONBLOCK = 0x800;
+    public const int O_NOFOLLOW = 0x20000;
+    public const int O_CLOEXEC = 0x80000;
+
+    public const uint RENAME_NOREPLACE = 1;
+
+    public const int EPERM = 1;
+    public const int ENOENT = 2;
+    public const int EINTR = 4;
+    public const int EACCES = 13;
+    public const int EEXIST = 17;
+    public const int EXDEV = 18;
+    public const int EISDIR = 21;
+    public const int EINVAL = 22;
+    public const int ENOTTY = 25;
+    public const int ENOSPC = 28;
+    public const int EROFS = 30;
+    public const int EMLINK = 31;
+    public const int ENOSYS = 38;
+    public const int EOPNOTSUPP = 95;
+
+    public const ulong FICLONE = 0x40049409;
+    public const ulong FIDEDUPERANGE = 0xC0189436;
+
+    public const ushort S_IFMT = 0xF000;
+    public const ushort S_IFREG = 0x8000;
+    public const ushort S_IFDIR = 0x4000;
+    public const ushort S_IFLNK = 0xA000;
+    public const ushort S_ISVTX = 0x200;
+
+    [LibraryImport(LibraryName, EntryPoint = "statx", SetLastError = true, StringMarshalling = StringMarshalling.Utf8)]
+    public static partial int Statx(int dirfd, string path, int flags, uint mask, out FileStatus buffer);
+
+    [LibraryImport(LibraryName, EntryPoint = "open", SetLastError = true, StringMarshalling = StringMarshalling.Utf8)]
+    public static partial int Open(string path, int flags, int mode);
+
+    [LibraryImport(LibraryName, EntryPoint = "close", SetLastError = true)]
+    public static partial int Close(int fd);
+
+    [LibraryImport(LibraryName, EntryPoint = "linkat", SetLastError = true, StringMarshalling = StringMarshalling.Utf8)]
+    public static partial int LinkAt(int olddirfd, string oldpath, int newdirfd, string newpath, int flags);
+
+    [LibraryImport(LibraryName, EntryPoint = "symlink", SetLastError = true, StringMarshalling = StringMarshalling.Utf8)]
+    public static partial int Symlink(string target, string linkpath);
+
+    [LibraryImport(LibraryName, EntryPoint = "rename", SetLastError = true, StringMarshalling = StringMarshalling.Utf8)]
+    public static partial int Rename(string oldpath, string newpath);
+
+    [LibraryImport(LibraryName, EntryPoint = "renameat2", SetLastError = true, StringMarshalling = StringMarshalling.Utf8)]
+    public static partial int RenameAt2(int olddirfd, string oldpath, int newdirfd, string newpath, uint flags);
+
+    [LibraryImport(LibraryName, EntryPoint = "unlink", SetLastError = true, StringMarshalling = StringMarshalling.Utf8)]
+    public static partial int Unlink(string path);
+
+    [LibraryImport(LibraryName, EntryPoint = "mkdir", SetLastError = true, StringMarshalling = StringMarshalling.Utf8)]
+    public static partial int Mkdir(string path, int mode);
+
+    [LibraryImport(LibraryName, EntryPoint = "ioctl", SetLastError = true)]
+    public static partial int Ioctl(int fd, ulong request, nint argument);
+
+    [LibraryImport(LibraryName, EntryPoint = "fchmod", SetLastError = true)]
+    public static partial int Fchmod(int fd, int mode);
+
+    [LibraryImport(LibraryName, EntryPoint = "fchown", SetLastError = true)]
+    public static partial int Fchown(int fd, uint owner, uint group);
+
+    [LibraryImport(LibraryName, EntryPoint = "futimens", SetLastError = true)]
+    public static partial int Futimens(int fd, TimeSpec* times);
+
+    [LibraryImport(LibraryName, EntryPoint = "fsync", SetLastError = true)]
+    public static partial int Fsync(int fd);
+
+    [LibraryImport(LibraryName, EntryPoint = "geteuid")]
+    public static partial uint GetEuid();
+
+    public static int LastErrno => Marshal.GetLastPInvokeError();
+
+    public static string Message(int errno) => Marshal.GetPInvokeErrorMessage(errno);
+
+    /// <summary><c>statx</c> of a path without following a final symbolic link; returns 0 or an errno.</summary>
+    public static int LStat(string path, out FileStatus status) =>
+        Statx(AT_FDCWD, path, AT_SYMLINK_NOFOLLOW, STATX_BASIC_STATS, out status) == 0 ? 0 : LastErrno;
+
+    /// <summary><c>statx</c> of an open descriptor; returns 0 or an errno.</summary>
+    public static int FStat(int fd, out FileStatus status) =>
+        Statx(fd, string.Empty, AT_EMPTY_PATH, STATX_BASIC_STATS, out status) == 0 ? 0 : LastErrno;
+}
+
+/// <summary>The kernel's 256-byte <c>struct statx</c>, with the fields the linkers read.</summary>
+[StructLayout(LayoutKind.Explicit, Size = 256)]
+internal struct FileStatus
+{
+    [FieldOffset(16)] public uint NLink;
+    [FieldOffset(20)] public uint Uid;
+    [FieldOffset(24)] public uint Gid;
+    [FieldOffset(28)] public ushort Mode;
+    [FieldOffset(32)] public ulong Ino;
+    [FieldOffset(40)] public ulong Size;
+    [FieldOffset(48)] public ulong Blocks;
+    [FieldOffset(64)] public long AtimeSec;
+    [FieldOffset(72)] public uint AtimeNsec;
+    [FieldOffset(112)] public long MtimeSec;
+    [FieldOffset(120)] public uint MtimeNsec;
+    [FieldOffset(136)] public uint DevMajor;
+    [FieldOffset(140)] public uint DevMinor;
+
+    public readonly ushort Type => (ushort)(Mode & LinkNative.S_IFMT);
+
+    public readonly bool IsRegularFile => Type == LinkNative.S_IFREG;
+
+    public readonly bool IsDirectory => Type == LinkNative.S_IFDIR;
+
+    public readonly bool IsSymbolicLink => Type == LinkNative.S_IFLNK;
+
+    public readonly ulong Device => ((ulong)DevMajor << 32) | DevMinor;
+
+    public readonly DateTime LastWriteTimeUtc =>
+        DateTime.UnixEpoch.AddTicks((MtimeSec * TimeSpan.TicksPerSecond) + (MtimeNsec / 100));
+}
+
+/// <summary><c>struct timespec</c>.</summary>
+[StructLayout(LayoutKind.Sequential)]
+internal struct TimeSpec
+{
+    public long Seconds;
+    public long Nanoseconds;
+}
+
+/// <summary>The 24-byte header of <c>struct file_dedupe_range</c> followed by one 32-byte destination.</summary>
+[StructLayout(LayoutKind.Explicit, Size = 56)]
+internal struct DedupeRangeOne
+{
+    [FieldOffset(0)] public ulong SrcOffset;
+    [FieldOffset(8)] public ulong SrcLength;
+    [FieldOffset(16)] public ushort DestCount;
+    [FieldOffset(24)] public long DestFd;
+    [FieldOffset(32)] public ulong DestOffset;
+    [FieldOffset(40)] public ulong BytesDeduped;
+    [FieldOffset(48)] public int Status;
+}

@@ -1,0 +1,47 @@
+namespace Dedup.Core.Linking;
+
+/// <summary>
+/// Fault-injection seam for tests (set <see cref="DuplicateActionPlan.Faults"/>): callbacks invoked at the
+/// protocol's critical points. An exception thrown from a callback is handled like an I/O failure at that point.
+/// </summary>
+internal sealed class LinkerFaults
+{
+    /// <summary>Called after the replacement exists under its temporary name, before it is renamed over the duplicate: (temporary path, duplicate path).</summary>
+    public Action<string, string>? BeforeRename { get; init; }
+
+    /// <summary>Called after the trash info file is written, before the duplicate is moved: (info path, duplicate path).</summary>
+    public Action<string, string>? BeforeTrashMove { get; init; }
+
+    /// <summary>Called after the content was verified, before a permanent delete: (duplicate path).</summary>
+    public Action<string>? BeforeDelete { get; init; }
+}
+
+/// <summary>Ends one action early with a status and reason; the executor turns it into an outcome.</summary>
+internal sealed class ActionStoppedException : Exception
+{
+    public ActionStoppedException(DuplicateActionStatus status, string reason)
+        : base(reason)
+    {
+        Status = status;
+    }
+
+    public ActionStoppedException()
+    {
+    }
+
+    public ActionStoppedException(string message)
+        : base(message)
+    {
+    }
+
+    public ActionStoppedException(string message, Exception innerException)
+        : base(message, innerException)
+    {
+    }
+
+    public DuplicateActionStatus Status { get; } = DuplicateActionStatus.Failed;
+
+    public static ActionStoppedException Skip(string reason) => new(DuplicateActionStatus.Skipped, reason);
+
+    public static ActionStoppedException Fail(string reason) => new(DuplicateActionStatus.Failed, reason);
+}

@@ -1,0 +1,25 @@
+namespace Dedup.Core.Linking;
+
+/// <summary>The built-in <see cref="ILinker"/>s. They are implemented for Linux; see <c>docs/linking.md</c>.</summary>
+public static class Linkers
+{
+    /// <summary>Replaces each duplicate with a hard link to the kept file; refused across file systems.</summary>
+    public static ILinker HardLink { get; } = new HardLinker();
+
+    /// <summary>Replaces each duplicate with a copy-on-write clone of the kept file (btrfs, XFS); refused where unsupported.</summary>
+    public static ILinker Clone { get; } = new CloneLinker();
+
+    /// <summary>Asks the kernel to compare and share extents (FIDEDUPERANGE); a file changed since the scan is never altered.</summary>
+    public static ILinker Dedupe { get; } = new DedupeLinker();
+
+    /// <summary>Deletes each duplicate permanently once its bytes are verified to equal the kept file's.</summary>
+    public static ILinker Delete { get; } = new DeleteLinker();
+
+    /// <summary>Moves each duplicate to the trash (freedesktop.org specification: home trash or <c>$topdir/.Trash</c>).</summary>
+    public static ILinker Trash { get; } = new TrashLinker(homeTrash: null);
+
+    /// <summary>Replaces each duplicate with a symbolic link to the kept file.</summary>
+    /// <param name="relative">Whether the link's target is relative to the duplicate's folder (default) or absolute.</param>
+    /// <returns>The linker.</returns>
+    public static ILinker SymbolicLink(bool relative = true) => new SymbolicLinker(relative);
+}

@@ -1,0 +1,67 @@
+using System.Text.RegularExpressions;
+
+namespace Dedup.Core.Linking;
+
+/// <summary>
+/// Names replacements are created under before being renamed into place: <c>.dedup-tmp-</c> followed by 32
+/// lowercase hexadecimal digits, in the duplicate's own folder. Only names matching this exact pattern are
+/// ever treated as leftovers, and only regular files and symbolic links (never folders).
+/// </summary>
+internal static partial class TemporaryFiles
+{
+    public const string Prefix = ".dedup-tmp-";
+
+    public static string NewPath(string folder) => System.IO.Path.Combine(folder, Prefix + Guid.NewGuid().ToString("N"));
+
+    public static bool IsTemporaryName(string name) => Pattern().IsMatch(name);
+
+    /// <summary>Leftover temporary files in <paramref name="folders"/> (each listed once).</summary>
+    public static IReadOnlyList<string> FindLeftovers(IEnumerable<string> folders)
+    {
+        var found = new List<string>();
+        foreach (var folder in folders.Distinct(StringComparer.Ordinal))
+        {
+            IEnumerable<string> entries;
+            try
+            {
+                entries = Directory.EnumerateFileSystemEntries(folder, Prefix + "*").ToArray();
+            }
+            catch (Exception ex) when (ex is IOException or UnauthorizedAccessException)
+            {
+                continue;
+            }
+
+            foreach (var entry in entries)
+            {
+                if (IsTemporaryName(System.IO.Path.GetFileName(entry)) && IsFileOrLink(entry))
+                {
+                    found.Add(entry);
+                }
+            }
+        }
+
+        found.Sort(StringComparer.Ordinal);
+        return found;
+    }
+
+    /// <summary>Removes the leftovers that still match the pattern and are still files or links; returns how many.</summary>
+    public static int RemoveLeftovers(IEnumerable<string> paths)
+    {
+        var removed = 0;
+        foreach (var path in paths)
+        {
+            if (IsTemporaryName(System.IO.Path.GetFileName(path)) && IsFileOrLink(path) && LinkNative.Unlink(path) == 0)
+            {
+                removed++;
+            }
+        }
+
+        return removed;
+    }
+
+    private static bool IsFileOrLink(string path) =>
+        LinkNative.LStat(path, out var status) == 0 && (status.IsRegularFile || status.IsSymbolicLink);
+
+    [GeneratedRegex("^\\.dedup-tmp-[0-9a-f]{32}$", RegexOptions.CultureInvariant)]
+    private static partial Regex Pattern();
+}

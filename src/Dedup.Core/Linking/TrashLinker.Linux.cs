@@ -1,0 +1,103 @@
+using System.Globalization;
+using System.Text;
+using Microsoft.Win32.SafeHandles;
+
+namespace Dedup.Core.Linking;
+
+/// <summary>
+/// Moves the duplicate to the trash: the info file is created first with O_EXCL (reserving the name; a taken
+/// name gets a numeric suffix), then the duplicate is renamed into <c>files/</c> without replacing anything.
+/// </summary>
+internal sealed class TrashLinker : ILinker
+{
+    private const int MaxAttempts = 10_000;
+    private readonly string? _homeTrash;
+
+    public TrashLinker(string? homeTrash)
+    {
+        _homeTrash = homeTrash;
+    }
+
+    public DuplicateActionKind Kind => DuplicateActionKind.Trash;
+
+    public string Description => "move to trash";
+
+    bool ILinker.KernelVerifiesContent => false;
+
+    string? ILinker.RefuseAtPlanTime(DuplicateFile kept, DuplicateFile duplicate) => null;
+
+    void ILinker.Apply(LinkContext context)
+    {
+        var trash = TrashDirectory.For(context.DuplicatePath, context.Action.Duplicate.Identity.Device, _homeTrash ?? TrashDirectory.DefaultHomeTrash());
+        var info = Encoding.UTF8.GetBytes(
+            "[Trash Info]\nPath=" + trash.InfoPathValue(context.DuplicatePath) +
+            "\nDeletionDate=" + DateTime.Now.ToString("yyyy-MM-ddTHH:mm:ss", CultureInfo.InvariantCulture) + "\n");
+        var name = Path.GetFileName(context.DuplicatePath);
+        for (var attempt = 1; attempt <= MaxAttempts; attempt++)
+        {
+            var candidate = attempt == 1 ? name : Path.GetFileNameWithoutExtension(name) + "." + attempt.ToString(CultureInfo.InvariantCulture) + Path.GetExtension(name);
+            var target = Path.Combine(trash.FilesFolder, candidate);
+            var infoPath = Path.Combine(trash.InfoFolder, candidate + ".trashinfo");
+            if (LinkNative.LStat(target, out _) == 0 || !TryReserve(infoPath, info))
+            {
+                continue;
+            }
+
+            try
+            {
+                context.Faults?.BeforeTrashMove?.Invoke(infoPath, context.DuplicatePath);
+                context.CheckKeptUnchanged();
+                context.CheckDuplicateUnchanged();
+                if (LinkNative.RenameAt2(LinkNative.AT_FDCWD, context.DuplicatePath, LinkNative.AT_FDCWD, target, LinkNative.RENAME_NOREPLACE) == 0)
+                {
+                    return;
+                }
+
+                var errno = LinkNative.LastErrno;
+                if (errno != LinkNative.EEXIST)
+                {
+                    throw ActionStoppedException.Fail($"cannot move into the trash {trash.Root}: {LinkNative.Message(errno)}; duplicate unchanged");
+                }
+            }
+            catch
+            {
+                _ = LinkNative.Unlink(infoPath);
+                throw;
+            }
+
+            _ = LinkNative.Unlink(infoPath); // the files/ name was taken meanwhile: try the next name
+        }
+
+        throw ActionStoppedException.Fail($"no free name in the trash {trash.Root} for {name}");
+    }
+
+    /// <summary>Creates the info file with O_EXCL; <see langword="false"/> when the name is taken, throws on other errors.</summary>
+    private static bool TryReserve(string infoPath, byte[] content)
+    {
+        var fd = LinkNative.Open(infoPath, LinkNative.O_WRONLY | LinkNative.O_CREAT | LinkNative.O_EXCL | LinkNative.O_NOFOLLOW | LinkNative.O_CLOEXEC, 0x180);
+        if (fd < 0)
+        {
+            var errno = LinkNative.LastErrno;
+            return errno == LinkNative.EEXIST
+                ? false
+                : throw ActionStoppedException.Fail($"cannot create the trash info file {infoPath}: {LinkNative.Message(errno)}; duplicate unchanged");
+        }
+
+        using var handle = new SafeFileHandle(fd, ownsHandle: true);
+        try
+        {
+            RandomAccess.Write(handle, content, 0);
+            if (LinkNative.Fsync(fd) != 0)
+            {
+                throw new IOException(LinkNative.Message(LinkNative.LastErrno));
+            }
+        }
+        catch (IOException ex)
+        {
+            _ = LinkNative.Unlink(infoPath);
+            throw ActionStoppedException.Fail($"cannot write the trash info file {infoPath}: {ex.Message}; duplicate unchanged");
+        }
+
+        return true;
+    }
+}

@@ -1,0 +1,214 @@
+using System.Buffers.Binary;
+using Microsoft.Win32.SafeHandles;
+
+namespace Dedup.Core.Media;
+
+/// <summary>
+/// Positional, buffered reads for the locators, over a file handle (<see cref="RandomAccess.Read(SafeFileHandle, Span{byte}, long)"/>)
+/// or over memory. Every read and every <see cref="Step"/> is charged to a budget; once it is spent all
+/// reads fail, so a malformed file costs bounded time and memory. Reads never throw for offsets out of
+/// range: they return <see langword="false"/>.
+/// </summary>
+internal sealed class MediaReader
+{
+    public const int BufferSize = 32 * 1024;
+
+    /// <summary>Refill size for header reads, which hop between boxes/chunks/segments (scans refill the whole buffer).</summary>
+    public const int PointReadSize = 8 * 1024;
+
+    private readonly SafeFileHandle? _handle;
+    private readonly ReadOnlyMemory<byte> _memory;
+    private readonly byte[] _buffer;
+    private long _bufferOffset;
+    private int _bufferCount;
+    private long _bytesLeft;
+    private long _stepsLeft;
+
+    public MediaReader(SafeFileHandle handle, long length, MediaOptions options)
+        : this(length, options)
+    {
+        _handle = handle;
+    }
+
+    public MediaReader(ReadOnlyMemory<byte> content, MediaOptions options)
+        : this(content.Length, options)
+    {
+        _memory = content;
+    }
+
+    private MediaReader(long length, MediaOptions options)
+    {
+        Length = length;
+        Options = options;
+        _buffer = new byte[BufferSize];
+        _bytesLeft = (2 * length) + options.ExtraParseBytes;
+        _stepsLeft = options.MaxSteps;
+    }
+
+    public long Length { get; }
+
+    public MediaOptions Options { get; }
+
+    /// <summary>Whether a budget ran out (the file is then treated as unknown).</summary>
+    public bool Exhausted => _bytesLeft < 0 || _stepsLeft < 0;
+
+    /// <summary>Charges one parser step; <see langword="false"/> when the step budget is spent.</summary>
+    public bool Step() => --_stepsLeft >= 0;
+
+    /// <summary>Whether [offset, offset + length) lies inside the file.</summary>
+    public bool Contains(long offset, long length) => offset >= 0 && length >= 0 && offset <= Length && length <= Length - offset;
+
+    /// <summary>Reads exactly <paramref name="destination"/>.Length bytes at <paramref name="offset"/>.</summary>
+    public bool TryRead(long offset, Span<byte> destination)
+    {
+        if (!Contains(offset, destination.Length))
+        {
+            return false;
+        }
+
+        if (offset >= _bufferOffset && offset + destination.Length <= _bufferOffset + _bufferCount)
+        {
+            _buffer.AsSpan((int)(offset - _bufferOffset), destination.Length).CopyTo(destination);
+            return true;
+        }
+
+        if (destination.Length > _buffer.Length / 2)
+        {
+            return ReadDirect(offset, destination);
+        }
+
+        return Fill(offset, destination.Length, PointReadSize) && TryRead(offset, destination);
+    }
+
+    public bool TryReadByte(long offset, out byte value)
+    {
+        Span<byte> b = stackalloc byte[1];
+        var ok = TryRead(offset, b);
+        value = b[0];
+        return ok;
+    }
+
+    public bool TryReadUInt16BE(long offset, out ushort value)
+    {
+        Span<byte> b = stackalloc byte[2];
+        var ok = TryRead(offset, b);
+        value = BinaryPrimitives.ReadUInt16BigEndian(b);
+        return ok;
+    }
+
+    public bool TryReadUInt32BE(long offset, out uint value)
+    {
+        Span<byte> b = stackalloc byte[4];
+        var ok = TryRead(offset, b);
+        value = BinaryPrimitives.ReadUInt32BigEndian(b);
+        return ok;
+    }
+
+    public bool TryReadUInt32LE(long offset, out uint value)
+    {
+        Span<byte> b = stackalloc byte[4];
+        var ok = TryRead(offset, b);
+        value = BinaryPrimitives.ReadUInt32LittleEndian(b);
+        return ok;
+    }
+
+    public bool TryReadUInt64BE(long offset, out ulong value)
+    {
+        Span<byte> b = stackalloc byte[8];
+        var ok = TryRead(offset, b);
+        value = BinaryPrimitives.ReadUInt64BigEndian(b);
+        return ok;
+    }
+
+    /// <summary>Whether the bytes at <paramref name="offset"/> equal <paramref name="expected"/>.</summary>
+    public bool Matches(long offset, ReadOnlySpan<byte> expected)
+    {
+        Span<byte> b = stackalloc byte[expected.Length];
+        return TryRead(offset, b) && b.SequenceEqual(expected);
+    }
+
+    /// <summary>
+    /// Finds the first 0xFF at or after <paramref name="start"/> (and before <paramref name="end"/>),
+    /// reading in buffer-sized blocks: the one place a locator scans (JPEG entropy-coded data). -1 if none.
+    /// </summary>
+    public long IndexOfFF(long start, long end)
+    {
+        var position = start;
+        while (position < end)
+        {
+            if (!Step())
+            {
+                return -1;
+            }
+
+            // Search what the buffer already holds from here on; refill only past its end.
+            if (position < _bufferOffset || position >= _bufferOffset + _bufferCount)
+            {
+                if (!Fill(position, 1, _buffer.Length))
+                {
+                    return -1;
+                }
+            }
+
+            var from = (int)(position - _bufferOffset);
+            var span = _buffer.AsSpan(from, (int)Math.Min(_bufferCount - from, end - position));
+            var found = span.IndexOf((byte)0xFF);
+            if (found >= 0)
+            {
+                return position + found;
+            }
+
+            position += span.Length;
+        }
+
+        return -1;
+    }
+
+    private bool Fill(long offset, int minimum, int size)
+    {
+        var count = (int)Math.Min(Math.Max(minimum, size), Length - offset);
+        if (count < minimum)
+        {
+            return false;
+        }
+
+        _bufferCount = 0;
+        if (!ReadDirect(offset, _buffer.AsSpan(0, count)))
+        {
+            return false;
+        }
+
+        _bufferOffset = offset;
+        _bufferCount = count;
+        return true;
+    }
+
+    private bool ReadDirect(long offset, Span<byte> destination)
+    {
+        _bytesLeft -= destination.Length;
+        if (_bytesLeft < 0 || !Step())
+        {
+            return false;
+        }
+
+        if (_handle is null)
+        {
+            _memory.Span.Slice((int)offset, destination.Length).CopyTo(destination);
+            return true;
+        }
+
+        var total = 0;
+        while (total < destination.Length)
+        {
+            var read = RandomAccess.Read(_handle, destination[total..], offset + total);
+            if (read <= 0)
+            {
+                return false;
+            }
+
+            total += read;
+        }
+
+        return true;
+    }
+}

@@ -1,0 +1,192 @@
+using System.Diagnostics;
+using Dedup.Core.Linking;
+using Dedup.Core.Tests.Infrastructure;
+
+namespace Dedup.Core.Tests.Linking;
+
+/// <summary>
+/// Clones, kernel-verified dedupe, trash on another mount and cross-device pairs on a real btrfs
+/// (<c>DEDUP_TEST_BTRFS</c>, set up by <c>.ci/btrfs-setup.sh</c>). One class: its tests run one at a time,
+/// so the free-space measurements are not disturbed.
+/// </summary>
+[System.Runtime.Versioning.SupportedOSPlatform("linux")]
+public sealed class BtrfsTests
+{
+    private const string Variable = "DEDUP_TEST_BTRFS";
+    private const string Purpose = "a mounted btrfs for clones and FIDEDUPERANGE";
+
+    [FactRequiringFolder(Variable, Purpose)]
+    public async Task Clone_shares_extents_frees_space_and_keeps_the_duplicates_metadata()
+    {
+        using var tree = new LinkTree(LinkTree.BtrfsMount);
+        var content = TempTree.RandomBytes(48 << 20, 10);
+        var a = tree.Write("a.bin", content);
+        var b = tree.Write("b.bin", content);
+        File.SetUnixFileMode(b, UnixFileMode.UserRead | UnixFileMode.GroupRead);
+        var time = new DateTime(2020, 1, 2, 3, 4, 5, DateTimeKind.Utc);
+        File.SetLastWriteTimeUtc(b, time);
+        var plan = LinkTree.Plan(await tree.ScanAsync(), Linkers.Clone);
+        var before = tree.Snapshot();
+        var free = FreeBytes();
+
+        var report = await plan.ApplyAsync();
+
+        Assert.Equal(DuplicateActionStatus.Done, Assert.Single(report.Outcomes).Status);
+        Assert.NotEqual(TestNative.Inode(a), TestNative.Inode(b));
+        AssertSharedExtents(a, b);
+        Assert.True(FreeBytes() - free > 40 << 20, $"free space grew by {FreeBytes() - free} bytes only");
+        Assert.Equal(time, File.GetLastWriteTimeUtc(b));
+        Assert.Equal(UnixFileMode.UserRead | UnixFileMode.GroupRead, File.GetUnixFileMode(b));
+        LinkTree.AssertNoContentLost(before);
+        tree.AssertNoTemporaryFiles();
+    }
+
+    [FactRequiringFolder(Variable, Purpose)]
+    public async Task Dedupe_shares_extents_in_16_MiB_ranges_and_frees_space()
+    {
+        using var tree = new LinkTree(LinkTree.BtrfsMount);
+        var content = TempTree.RandomBytes((40 << 20) + 12345, 11); // three ranges, the last one partial
+        var a = tree.Write("a.bin", content);
+        var b = tree.Write("b.bin", content);
+        var c = tree.Write("c.bin", content);
+        var plan = LinkTree.Plan(await tree.ScanAsync(), Linkers.Dedupe);
+        var free = FreeBytes();
+
+        var report = await plan.ApplyAsync();
+
+        Assert.Equal(2, report.Done);
+        Assert.Equal(2L * content.Length, report.ReclaimedBytes);
+        AssertSharedExtents(a, b);
+        AssertSharedExtents(a, c);
+        Assert.True(FreeBytes() - free > 70 << 20, $"free space grew by {FreeBytes() - free} bytes only");
+        Assert.All(new[] { a, b, c }, p => Assert.Equal(content, File.ReadAllBytes(p)));
+    }
+
+    [FactRequiringFolder(Variable, Purpose)]
+    public async Task Dedupe_leaves_a_file_whose_bytes_changed_unnoticed_by_size_and_time()
+    {
+        using var tree = new LinkTree(LinkTree.BtrfsMount);
+        var content = TempTree.RandomBytes(20 << 20, 12);
+        tree.Write("a.bin", content);
+        var b = tree.Write("b.bin", content);
+        var plan = LinkTree.Plan(await tree.ScanAsync(), Linkers.Dedupe);
+        var time = File.GetLastWriteTimeUtc(b);
+        var changed = (byte[])content.Clone();
+        changed[18 << 20] ^= 0x5A; // in the second range
+        await File.WriteAllBytesAsync(b, changed);
+        File.SetLastWriteTimeUtc(b, time);
+        var before = tree.Snapshot();
+
+        var outcome = Assert.Single((await plan.ApplyAsync()).Outcomes);
+
+        Assert.Equal(DuplicateActionStatus.Skipped, outcome.Status);
+        Assert.Contains("kernel found the content differs", outcome.Reason, StringComparison.Ordinal);
+        LinkTree.AssertNoContentLost(before);
+    }
+
+    [FactRequiringFolder(Variable, Purpose)]
+    public async Task Cross_device_pairs_are_refused_for_hard_links_clones_and_dedupe()
+    {
+        using var local = new LinkTree();
+        using var btrfs = new LinkTree(LinkTree.BtrfsMount);
+        var content = TempTree.RandomBytes(70_000, 13);
+        local.Write("a.bin", content);
+        btrfs.Write("b.bin", content);
+        var groups = await local.ScanAsync(local.Root, btrfs.Root);
+        var before = local.Snapshot();
+        foreach (var (path, bytes) in btrfs.Snapshot())
+        {
+            before[path] = bytes;
+        }
+
+        foreach (var linker in new[] { Linkers.HardLink, Linkers.Clone, Linkers.Dedupe })
+        {
+            var plan = LinkTree.Plan(groups, linker, KeepRule.PreferUnder(local.Root));
+            Assert.Contains("different file systems", Assert.Single(plan.Actions).Refusal, StringComparison.Ordinal);
+            var outcome = Assert.Single((await plan.ApplyAsync()).Outcomes);
+            Assert.Equal(DuplicateActionStatus.Skipped, outcome.Status);
+            Assert.Equal(0, plan.ReclaimableBytes);
+        }
+
+        Assert.Null(new FileInfo(btrfs.PathOf("b.bin")).LinkTarget); // no silent fallback to a symbolic link
+        LinkTree.AssertNoContentLost(before);
+        btrfs.AssertNoTemporaryFiles();
+    }
+
+    [FactRequiringFolder(Variable, Purpose)]
+    public async Task Trash_on_another_mount_uses_the_top_directory_trash()
+    {
+        var mount = LinkTree.BtrfsMount!;
+        using var tree = new LinkTree(mount);
+        var content = TempTree.RandomBytes(30_000, 14);
+        tree.Write("a.bin", content);
+        var b = tree.Write("sub/b.bin", content);
+        var plan = LinkTree.Plan(await tree.ScanAsync(), Linkers.Trash);
+        var own = Path.Combine(mount, ".Trash-0");
+        var name = Path.GetFileName(tree.Root);
+
+        var outcome = Assert.Single((await plan.ApplyAsync()).Outcomes);
+
+        Assert.Equal(DuplicateActionStatus.Done, outcome.Status);
+        Assert.False(File.Exists(b));
+        Assert.Equal(content, File.ReadAllBytes(Path.Combine(own, "files", "b.bin")));
+        var info = File.ReadAllText(Path.Combine(own, "info", "b.bin.trashinfo"));
+        Assert.Contains($"Path={name}/sub/b.bin\n", info, StringComparison.Ordinal); // relative to the top directory
+        File.Delete(Path.Combine(own, "files", "b.bin"));
+        File.Delete(Path.Combine(own, "info", "b.bin.trashinfo"));
+    }
+
+    [FactRequiringFolder(Variable, Purpose)]
+    public async Task Trash_prefers_a_sticky_shared_trash_folder_and_ignores_one_without_the_sticky_bit()
+    {
+        var mount = LinkTree.BtrfsMount!;
+        var shared = Path.Combine(mount, ".Trash");
+        var own = Path.Combine(mount, ".Trash-0");
+        using var tree = new LinkTree(mount);
+        tree.Write("a.bin", TempTree.RandomBytes(30_000, 15));
+        tree.Write("b.bin", TempTree.RandomBytes(30_000, 15));
+        tree.Write("c.bin", TempTree.RandomBytes(30_000, 16));
+        tree.Write("d.bin", TempTree.RandomBytes(30_000, 16));
+        var groups = (await tree.ScanAsync()).OrderBy(g => g.Files[0].Path.Name, StringComparer.Ordinal).ToList();
+        try
+        {
+            Directory.CreateDirectory(shared);
+            TempTree.Run("chmod", "1777", shared);
+            var first = await LinkTree.Plan([groups[0]], Linkers.Trash).ApplyAsync();
+            Assert.Equal(DuplicateActionStatus.Done, Assert.Single(first.Outcomes).Status);
+            Assert.True(File.Exists(Path.Combine(shared, "0", "files", "b.bin")));
+            Assert.True(File.Exists(Path.Combine(shared, "0", "info", "b.bin.trashinfo")));
+
+            TempTree.Run("chmod", "0777", shared); // no sticky bit: must not be used
+            var second = await LinkTree.Plan([groups[1]], Linkers.Trash).ApplyAsync();
+            Assert.Equal(DuplicateActionStatus.Done, Assert.Single(second.Outcomes).Status);
+            Assert.False(File.Exists(Path.Combine(shared, "0", "files", "d.bin")));
+            Assert.True(File.Exists(Path.Combine(own, "files", "d.bin")));
+        }
+        finally
+        {
+            Directory.Delete(shared, recursive: true);
+            File.Delete(Path.Combine(own, "files", "d.bin"));
+            File.Delete(Path.Combine(own, "info", "d.bin.trashinfo"));
+        }
+    }
+
+    private static void AssertSharedExtents(string a, string b)
+    {
+        var ea = TestNative.Extents(a);
+        var eb = TestNative.Extents(b);
+        Assert.NotEmpty(ea);
+        Assert.Equal(ea.Select(e => e.Physical), eb.Select(e => e.Physical));
+        Assert.All(eb, e => Assert.True(e.Shared));
+    }
+
+    private static long FreeBytes()
+    {
+        using (var process = Process.Start("btrfs", ["filesystem", "sync", LinkTree.BtrfsMount!]))
+        {
+            process.WaitForExit();
+        }
+
+        return new DriveInfo(LinkTree.BtrfsMount!).AvailableFreeSpace;
+    }
+}

@@ -1,0 +1,208 @@
+using Dedup.Core.Linking;
+using Dedup.Core.Tests.Infrastructure;
+
+namespace Dedup.Core.Tests.Linking;
+
+/// <summary>Each linker on the machine's own file system (hard links, symbolic links, delete, trash).</summary>
+public sealed class LinkerTests
+{
+    private static readonly byte[] Content = TempTree.RandomBytes(100_000, 1);
+
+    [LinkingFact]
+    public async Task Hard_link_replaces_the_duplicate_and_reclaims_its_size()
+    {
+        using var tree = new LinkTree();
+        var a = tree.Write("a/file.bin", Content);
+        var b = tree.Write("b/file.bin", Content);
+        var before = tree.Snapshot();
+        var plan = LinkTree.Plan(await tree.ScanAsync(), Linkers.HardLink);
+
+        Assert.Single(plan.Actions);
+        Assert.Equal(Content.Length, plan.ReclaimableBytes);
+        var report = await plan.ApplyAsync();
+
+        Assert.Equal(DuplicateActionStatus.Done, Assert.Single(report.Outcomes).Status);
+        Assert.Equal(Content.Length, report.ReclaimedBytes);
+        Assert.Equal(TestNative.Inode(a), TestNative.Inode(b));
+        LinkTree.AssertNoContentLost(before);
+        tree.AssertNoTemporaryFiles();
+    }
+
+    [LinkingFact]
+    public async Task Names_already_linked_to_the_kept_file_reclaim_nothing_and_extra_links_outside_the_scan_keep_the_data()
+    {
+        using var tree = new LinkTree();
+        tree.Write("scan/a.bin", Content);
+        File.CreateSymbolicLink(tree.PathOf("unused"), "x"); // noise
+        TempTree.Run("ln", tree.PathOf("scan/a.bin"), tree.PathOf("scan/a-link.bin"));
+        tree.Write("scan/b.bin", Content);
+        TempTree.Run("ln", tree.PathOf("scan/b.bin"), tree.PathOf("outside.bin")); // a name the scan does not see
+        var plan = LinkTree.Plan(await tree.ScanAsync(tree.PathOf("scan")), Linkers.HardLink, KeepRule.PreferPrefix(tree.PathOf("scan/a")));
+
+        var action = Assert.Single(plan.Actions);
+        Assert.Equal(tree.PathOf("scan/b.bin"), action.Path.ToString());
+        Assert.Equal(0, action.ReclaimableBytes);
+        var report = await plan.ApplyAsync();
+        Assert.Equal(DuplicateActionStatus.Done, report.Outcomes[0].Status);
+        Assert.Equal(0, report.ReclaimedBytes);
+        Assert.Equal(Content, File.ReadAllBytes(tree.PathOf("outside.bin")));
+    }
+
+    [LinkingFact]
+    public async Task Every_name_of_a_duplicate_is_replaced_and_the_bytes_count_once()
+    {
+        using var tree = new LinkTree();
+        var kept = tree.Write("a.bin", Content);
+        tree.Write("b.bin", Content);
+        TempTree.Run("ln", tree.PathOf("b.bin"), tree.PathOf("b2.bin"));
+        var plan = LinkTree.Plan(await tree.ScanAsync(), Linkers.HardLink);
+
+        Assert.Equal(2, plan.Actions.Count);
+        Assert.Equal(Content.Length, plan.ReclaimableBytes);
+        var report = await plan.ApplyAsync();
+        Assert.Equal(2, report.Done);
+        Assert.Equal(Content.Length, report.ReclaimedBytes);
+        Assert.Equal(TestNative.Inode(kept), TestNative.Inode(tree.PathOf("b2.bin")));
+    }
+
+    [LinkingFact]
+    public async Task Dry_run_lists_every_operation_and_touches_nothing()
+    {
+        using var tree = new LinkTree();
+        tree.Write("a.bin", Content);
+        tree.Write("b.bin", Content);
+        tree.Write("c.bin", Content);
+        var before = tree.Snapshot();
+        var inodes = before.Keys.ToDictionary(p => p, TestNative.Inode);
+        var plan = LinkTree.Plan(await tree.ScanAsync(), Linkers.Delete);
+        var text = new StringWriter();
+        plan.WriteTo(text);
+
+        Assert.Contains("keep " + tree.PathOf("a.bin"), text.ToString(), StringComparison.Ordinal);
+        Assert.Contains("delete " + tree.PathOf("b.bin"), text.ToString(), StringComparison.Ordinal);
+        Assert.Contains("delete " + tree.PathOf("c.bin"), text.ToString(), StringComparison.Ordinal);
+        Assert.Contains($"2 actions, {2 * Content.Length} bytes to reclaim", text.ToString(), StringComparison.Ordinal);
+        Assert.All(inodes, pair => Assert.Equal(pair.Value, TestNative.Inode(pair.Key)));
+        LinkTree.AssertNoContentLost(before);
+    }
+
+    [LinkingFact]
+    public async Task Relative_symbolic_link_points_to_the_kept_file()
+    {
+        using var tree = new LinkTree();
+        tree.Write("keep/a.bin", Content);
+        var b = tree.Write("other/deep/b.bin", Content);
+        var before = tree.Snapshot();
+        var report = await LinkTree.Plan(await tree.ScanAsync(), Linkers.SymbolicLink()).ApplyAsync();
+
+        Assert.Equal(DuplicateActionStatus.Done, report.Outcomes[0].Status);
+        Assert.Equal("../../keep/a.bin", new FileInfo(b).LinkTarget);
+        LinkTree.AssertNoContentLost(before);
+        tree.AssertNoTemporaryFiles();
+    }
+
+    [LinkingFact]
+    public async Task Absolute_symbolic_link_points_to_the_kept_file()
+    {
+        using var tree = new LinkTree();
+        var a = tree.Write("keep/a.bin", Content);
+        var b = tree.Write("other/b.bin", Content);
+        var report = await LinkTree.Plan(await tree.ScanAsync(), Linkers.SymbolicLink(relative: false)).ApplyAsync();
+
+        Assert.Equal(DuplicateActionStatus.Done, report.Outcomes[0].Status);
+        Assert.Equal(a, new FileInfo(b).LinkTarget);
+        Assert.Equal(Content, File.ReadAllBytes(b));
+    }
+
+    [LinkingFact]
+    public async Task Delete_removes_the_verified_duplicate_only()
+    {
+        using var tree = new LinkTree();
+        var a = tree.Write("a.bin", Content);
+        var b = tree.Write("b.bin", Content);
+        var before = tree.Snapshot();
+        var report = await LinkTree.Plan(await tree.ScanAsync(), Linkers.Delete).ApplyAsync();
+
+        Assert.Equal(DuplicateActionStatus.Done, report.Outcomes[0].Status);
+        Assert.True(File.Exists(a));
+        Assert.False(File.Exists(b));
+        Assert.Equal(Content.Length, report.ReclaimedBytes);
+        LinkTree.AssertNoContentLost(before);
+    }
+
+    [LinkingFact]
+    public async Task Clone_on_a_file_system_without_reflinks_is_refused_without_a_fallback()
+    {
+        if (!IsOn(Path.GetTempPath(), "ext4"))
+        {
+            return; // only meaningful where the temp folder cannot clone; btrfs clones are tested in BtrfsTests
+        }
+
+        using var tree = new LinkTree();
+        var a = tree.Write("a.bin", Content);
+        var b = tree.Write("b.bin", Content);
+        var report = await LinkTree.Plan(await tree.ScanAsync(), Linkers.Clone).ApplyAsync();
+
+        var outcome = Assert.Single(report.Outcomes);
+        Assert.Equal(DuplicateActionStatus.Skipped, outcome.Status);
+        Assert.Contains("cannot clone", outcome.Reason, StringComparison.Ordinal);
+        Assert.NotEqual(TestNative.Inode(a), TestNative.Inode(b));
+        Assert.Null(new FileInfo(b).LinkTarget);
+        tree.AssertNoTemporaryFiles();
+    }
+
+    [LinkingFact]
+    public async Task Dedupe_on_a_file_system_without_it_is_refused()
+    {
+        if (!IsOn(Path.GetTempPath(), "ext4"))
+        {
+            return;
+        }
+
+        using var tree = new LinkTree();
+        tree.Write("a.bin", Content);
+        tree.Write("b.bin", Content);
+        var before = tree.Snapshot();
+        var report = await LinkTree.Plan(await tree.ScanAsync(), Linkers.Dedupe).ApplyAsync();
+
+        Assert.NotEqual(DuplicateActionStatus.Done, Assert.Single(report.Outcomes).Status);
+        LinkTree.AssertNoContentLost(before);
+    }
+
+    [LinkingFact]
+    public async Task Reported_paths_rebuild_a_group_from_the_files_as_they_are_now()
+    {
+        using var tree = new LinkTree();
+        var a = tree.Write("a.bin", Content);
+        var b = tree.Write("b.bin", Content);
+        TempTree.Run("ln", b, tree.PathOf("b-link.bin"));
+        var shorter = tree.Write("c.bin", Content.AsSpan(0, 10).ToArray());
+
+        var group = ReportedDuplicates.FromPaths(Content.Length, [a, b, tree.PathOf("b-link.bin"), shorter, tree.PathOf("missing")], out var problems);
+
+        Assert.NotNull(group);
+        Assert.Equal(2, group.Files.Count);
+        Assert.Equal(tree.PathOf("b.bin"), Assert.Single(group.Files[1].OtherLinks).ToString()); // "b-link" sorts first
+        Assert.Equal(2, problems.Count);
+        var report = await LinkTree.Plan([group], Linkers.HardLink).ApplyAsync();
+        Assert.Equal(2, report.Done);
+        Assert.Equal(Content.Length, report.ReclaimedBytes);
+    }
+
+    internal static bool IsOn(string path, string type)
+    {
+        var full = Path.GetFullPath(path).TrimEnd('/');
+        var best = (Length: -1, Type: string.Empty);
+        foreach (var line in File.ReadAllLines("/proc/self/mounts"))
+        {
+            var parts = line.Split(' ');
+            var point = parts[1] == "/" ? string.Empty : parts[1];
+            if ((full == point || full.StartsWith(point + "/", StringComparison.Ordinal)) && point.Length > best.Length)
+            {
+                best = (point.Length, parts[2]);
+            }
+        }
+
+        return best.Type == type;
+    }
+}

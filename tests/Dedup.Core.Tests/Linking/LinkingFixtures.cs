@@ -1,0 +1,210 @@
+using System.Runtime.InteropServices;
+using Dedup.Core.Linking;
+using Dedup.Core.Tests.Infrastructure;
+
+namespace Dedup.Core.Tests.Linking;
+
+/// <summary>A fact that is skipped (with the reason) unless an environment variable names an existing folder.</summary>
+public sealed class FactRequiringFolderAttribute : FactAttribute
+{
+    public FactRequiringFolderAttribute(string variable, string purpose)
+    {
+        var value = Environment.GetEnvironmentVariable(variable);
+        if (!OperatingSystem.IsLinux())
+        {
+            Skip = "Linking is implemented for Linux only.";
+        }
+        else if (string.IsNullOrEmpty(value) || !Directory.Exists(value))
+        {
+            Skip = $"{variable} is not set to a mounted folder ({purpose}); run .ci/btrfs-setup.sh as root and export its output.";
+        }
+    }
+}
+
+/// <summary>A fact that needs Linux and root (chattr, trash owner checks).</summary>
+public sealed class LinkingFactAttribute : FactAttribute
+{
+    public LinkingFactAttribute(bool needsRoot = false)
+    {
+        if (!OperatingSystem.IsLinux())
+        {
+            Skip = "Linking is implemented for Linux only.";
+        }
+        else if (needsRoot && Environment.UserName != "root")
+        {
+            Skip = "Needs root (chattr +i).";
+        }
+    }
+}
+
+/// <summary>A temporary tree (optionally on a given file system) plus scanning, planning and the content-safety check.</summary>
+public sealed class LinkTree : IDisposable
+{
+    private readonly List<string> _immutable = [];
+
+    public LinkTree(string? baseFolder = null)
+    {
+        Root = Path.Combine(baseFolder ?? Path.Combine(Path.GetTempPath(), "dedup-tests"), "link-" + Guid.NewGuid().ToString("N"));
+        Directory.CreateDirectory(Root);
+    }
+
+    public string Root { get; }
+
+    public static string? BtrfsMount => Environment.GetEnvironmentVariable("DEDUP_TEST_BTRFS");
+
+    public static string? SmallMount => Environment.GetEnvironmentVariable("DEDUP_TEST_SMALLFS");
+
+    public string PathOf(string relative) => Path.Combine(Root, relative);
+
+    public string Write(string relative, byte[] content)
+    {
+        var full = PathOf(relative);
+        Directory.CreateDirectory(Path.GetDirectoryName(full)!);
+        File.WriteAllBytes(full, content);
+        return full;
+    }
+
+    /// <summary>Makes a file or folder immutable (a real EPERM even for root); undone on dispose.</summary>
+    public void MakeImmutable(string full)
+    {
+        TempTree.Run("chattr", "+i", full);
+        _immutable.Add(full);
+    }
+
+    public void MakeMutable(string full)
+    {
+        TempTree.Run("chattr", "-i", full);
+        _immutable.Remove(full);
+    }
+
+    /// <summary>Scans the given folders (default: the whole tree) and returns the groups.</summary>
+    public async Task<List<DuplicateGroup>> ScanAsync(params string[] roots)
+    {
+        var (groups, _) = await Scan.RunAsync(b => b.AddRoots(roots.Length == 0 ? [Root] : roots).IncludeHidden(true));
+        return groups;
+    }
+
+    public static DuplicateActionPlan Plan(IEnumerable<DuplicateGroup> groups, ILinker linker, params KeepRule[] rules)
+    {
+        var builder = new DuplicateActionPlanBuilder().UseLinker(linker);
+        foreach (var rule in rules)
+        {
+            builder.Keep(rule);
+        }
+
+        return builder.Build().Plan(groups);
+    }
+
+    /// <summary>Every file under the given folders (default: the tree) with its bytes, following no links.</summary>
+    public Dictionary<string, byte[]> Snapshot(params string[] folders)
+    {
+        var result = new Dictionary<string, byte[]>(StringComparer.Ordinal);
+        foreach (var folder in folders.Length == 0 ? [Root] : folders)
+        {
+            foreach (var file in Directory.EnumerateFiles(folder, "*", new EnumerationOptions { RecurseSubdirectories = true, AttributesToSkip = 0 }))
+            {
+                if (new FileInfo(file).LinkTarget is null)
+                {
+                    result[file] = File.ReadAllBytes(file);
+                }
+            }
+        }
+
+        return result;
+    }
+
+    /// <summary>
+    /// No content lost: every path of <paramref name="before"/> still reads its bytes (through links too), or is gone
+    /// while another path of the snapshot still holds exactly those bytes.
+    /// </summary>
+    public static void AssertNoContentLost(Dictionary<string, byte[]> before)
+    {
+        foreach (var (path, bytes) in before)
+        {
+            if (File.Exists(path))
+            {
+                Assert.True(bytes.AsSpan().SequenceEqual(File.ReadAllBytes(path)), $"{path} no longer holds its bytes");
+            }
+            else
+            {
+                Assert.True(before.Keys.Any(p => p != path && File.Exists(p) && bytes.AsSpan().SequenceEqual(File.ReadAllBytes(p))), $"{path} is gone and no other file holds its bytes");
+            }
+        }
+    }
+
+    /// <summary>No file or link named like a temporary replacement anywhere in the tree.</summary>
+    public void AssertNoTemporaryFiles() =>
+        Assert.Empty(Directory.EnumerateFileSystemEntries(Root, ".dedup-tmp-*", new EnumerationOptions { RecurseSubdirectories = true, AttributesToSkip = 0 }));
+
+
+    public void Dispose()
+    {
+        foreach (var path in _immutable.ToArray())
+        {
+            try
+            {
+                TempTree.Run("chattr", "-i", path);
+            }
+            catch (InvalidOperationException)
+            {
+            }
+        }
+
+        try
+        {
+            Directory.Delete(Root, recursive: true);
+        }
+        catch (Exception ex) when (ex is IOException or UnauthorizedAccessException)
+        {
+        }
+    }
+}
+
+/// <summary>Test-side libc: inode numbers and FIEMAP extents.</summary>
+internal static unsafe partial class TestNative
+{
+    private const uint FS_IOC_FIEMAP = 0xC020660B;
+    private const uint FIEMAP_EXTENT_SHARED = 0x2000;
+
+    [LibraryImport("libc", EntryPoint = "ioctl", SetLastError = true)]
+    private static partial int Ioctl(int fd, ulong request, byte* argument);
+
+    public static ulong Inode(string path)
+    {
+        Assert.Equal(0, FileStatusOf(path, out var status));
+        return status.Ino;
+    }
+
+    public static ulong Device(string path)
+    {
+        Assert.Equal(0, FileStatusOf(path, out var status));
+        return status.Device;
+    }
+
+    public static int FileStatusOf(string path, out FileStatus status) => LinkNative.LStat(path, out status);
+
+    /// <summary>The file's extents as (physical offset, length, shared flag), from FS_IOC_FIEMAP.</summary>
+    public static List<(ulong Physical, ulong Length, bool Shared)> Extents(string path)
+    {
+        const int Count = 256;
+        var buffer = new byte[32 + (56 * Count)];
+        using var handle = File.OpenHandle(path);
+        fixed (byte* p = buffer)
+        {
+            *(ulong*)p = 0;                      // fm_start
+            *(ulong*)(p + 8) = ulong.MaxValue;   // fm_length
+            *(uint*)(p + 16) = 1;                // fm_flags: FIEMAP_FLAG_SYNC
+            *(uint*)(p + 24) = Count;            // fm_extent_count
+            Assert.True(Ioctl((int)handle.DangerousGetHandle(), FS_IOC_FIEMAP, p) == 0, "FIEMAP failed: " + Marshal.GetLastPInvokeError());
+            var mapped = *(uint*)(p + 20);
+            var extents = new List<(ulong, ulong, bool)>();
+            for (var i = 0; i < mapped; i++)
+            {
+                var e = p + 32 + (56 * i);
+                extents.Add((*(ulong*)(e + 8), *(ulong*)(e + 16), (*(uint*)(e + 40) & FIEMAP_EXTENT_SHARED) != 0));
+            }
+
+            return extents;
+        }
+    }
+}

@@ -1,0 +1,106 @@
+using System.Diagnostics;
+using Dedup.Core.Media;
+using Dedup.Core.Tests.Media.Fixtures;
+
+namespace Dedup.Core.Tests.Media;
+
+/// <summary>Helpers: locate a payload in memory or through a file handle and read it back.</summary>
+internal static class MediaTestSupport
+{
+    public static IMediaFixture[] AllFixtures { get; } =
+    [
+        new JpegFixture(), new PngFixture(), new WavFixture(), new Mp3Fixture(), new FlacFixture(),
+        new WebPFixture("VP8 "), new WebPFixture("VP8L"), new WebPFixture("ALPH"), new WebPFixture("ANIM"), new Mp4Fixture(),
+    ];
+
+    public static IMediaFixture Fixture(string name) => AllFixtures.Single(f => Name(f) == name);
+
+    public static string Name(IMediaFixture fixture) => fixture is WebPFixture w ? $"WebP-{w.Kind.Trim()}" : fixture.Format.ToString();
+
+    public static List<ByteRange>? Locate(byte[] file, out MediaFormat format, MediaOptions? options = null)
+    {
+        var ranges = new List<ByteRange>();
+        return MediaContent.TryLocate(file, options ?? MediaOptions.Default, out format, ranges) ? ranges : null;
+    }
+
+    /// <summary>The concatenated payload bytes, or null when not located.</summary>
+    public static byte[]? Payload(byte[] file, MediaOptions? options = null)
+    {
+        var ranges = Locate(file, out _, options);
+        return ranges is null ? null : Read(file, ranges);
+    }
+
+    public static byte[] Read(byte[] file, List<ByteRange> ranges)
+        => ranges.SelectMany(r => file.AsSpan((int)r.Offset, (int)r.Length).ToArray()).ToArray();
+
+    /// <summary>Locates through a real file handle (the production path) and reads the payload with positional reads.</summary>
+    public static byte[]? PayloadOfFile(string path, out MediaFormat format, MediaOptions? options = null)
+    {
+        using var handle = File.OpenHandle(path);
+        var length = RandomAccess.GetLength(handle);
+        var ranges = new List<ByteRange>();
+        if (!MediaContent.TryLocate(handle, length, options ?? MediaOptions.Default, out format, ranges))
+        {
+            return null;
+        }
+
+        var payload = new byte[MediaContent.PayloadLength(ranges)];
+        var at = 0;
+        foreach (var range in ranges)
+        {
+            RandomAccess.Read(handle, payload.AsSpan(at, (int)range.Length), range.Offset);
+            at += (int)range.Length;
+        }
+
+        return payload;
+    }
+
+    public static bool Has(string tool) => FindOnPath(tool) is not null;
+
+    public static string? FindOnPath(string tool)
+        => (Environment.GetEnvironmentVariable("PATH") ?? "").Split(':', StringSplitOptions.RemoveEmptyEntries)
+            .Select(dir => Path.Combine(dir, tool)).FirstOrDefault(File.Exists);
+
+    /// <summary>ExifTool with ImageDataHash (≥ 12.58): $DEDUP_EXIFTOOL, or the npm package exiftool-vendored.pl in /tmp/exiftool-npm.</summary>
+    public static string? ModernExifTool()
+    {
+        string?[] candidates =
+        [
+            Environment.GetEnvironmentVariable("DEDUP_EXIFTOOL"),
+            "/tmp/exiftool-npm/node_modules/exiftool-vendored.pl/bin/exiftool",
+        ];
+        return Has("perl") ? candidates.FirstOrDefault(c => !string.IsNullOrEmpty(c) && File.Exists(c)) : null;
+    }
+
+    /// <summary>Runs a tool, failing the test with its error output when it exits non-zero; returns standard output.</summary>
+    public static string Run(string file, params string[] args)
+    {
+        var psi = new ProcessStartInfo(file) { RedirectStandardError = true, RedirectStandardOutput = true };
+        foreach (var arg in args)
+        {
+            psi.ArgumentList.Add(arg);
+        }
+
+        using var process = Process.Start(psi)!;
+        var errorTask = process.StandardError.ReadToEndAsync();
+        var output = process.StandardOutput.ReadToEnd();
+        process.WaitForExit();
+        var error = errorTask.Result;
+        Assert.True(process.ExitCode == 0, $"{file} {string.Join(' ', args)} exited {process.ExitCode}: {error}");
+        return output;
+    }
+}
+
+/// <summary>A fact skipped (with the reason) when a command-line tool it needs is not installed.</summary>
+public sealed class MediaToolFactAttribute : FactAttribute
+{
+    public MediaToolFactAttribute(params string[] tools)
+    {
+        var missing = tools.Where(t => t == "exiftool-13" ? MediaTestSupport.ModernExifTool() is null : !MediaTestSupport.Has(t)).ToList();
+        if (missing.Count > 0)
+        {
+            Skip = $"Needs {string.Join(", ", missing)} (install: apt-get install ffmpeg id3v2 flac libimage-exiftool-perl; "
+                 + "npm install --prefix /tmp/exiftool-npm exiftool-vendored.pl or set DEDUP_EXIFTOOL)";
+        }
+    }
+}
