@@ -27,6 +27,7 @@ internal static class FindCommand
         hash.AcceptOnlyFromAmong("xxh128", "xxh3", "sha256");
         var trustHashes = new Option<bool>("--trust-hashes") { Description = "Accept equal 128-bit hashes without comparing bytes." };
         var empty = new Option<bool>("--empty") { Description = "Report empty files as duplicates." };
+        var media = new Option<bool>("--media") { Description = "Compare MP3, FLAC, JPEG, PNG, WAV, WebP and MP4 files by media payload, ignoring tags." };
         var threads = new Option<int?>("--threads") { Description = "Maximum parallelism (default: processor count)." };
         threads.Validators.Add(r =>
         {
@@ -39,7 +40,7 @@ internal static class FindCommand
         var command = new Command("find", "Find duplicate files under the given folders.")
         {
             paths, format, output, minSize, maxSize, include, exclude, hidden, followSymlinks, oneFileSystem,
-            strategy, hash, trustHashes, empty, threads,
+            strategy, hash, trustHashes, empty, media, threads,
         };
 
         command.SetAction(async (result, cancellationToken) =>
@@ -50,6 +51,7 @@ internal static class FindCommand
                 .FollowSymbolicLinks(result.GetValue(followSymlinks))
                 .StayOnOneFileSystem(result.GetValue(oneFileSystem))
                 .IncludeEmptyFiles(result.GetValue(empty))
+                .UseMediaMode(result.GetValue(media))
                 .UseComparer(ComparerStrategies.FromName(result.GetValue(strategy)!))
                 .UseHashAlgorithm(result.GetValue(hash) switch
                 {

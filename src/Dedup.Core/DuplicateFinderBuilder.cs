@@ -32,6 +32,7 @@ public sealed class DuplicateFinderBuilder
     private bool _stayOnOneFileSystem;
     private bool _includeEmptyFiles;
     private bool _trustHashes;
+    private bool _mediaMode;
     private IComparerStrategy _strategy = ComparerStrategies.Hybrid;
     private DuplicateHashAlgorithm _hashAlgorithm = DuplicateHashAlgorithm.XxHash128;
     private int _maxDegreeOfParallelism = Environment.ProcessorCount;
@@ -166,6 +167,19 @@ public sealed class DuplicateFinderBuilder
     public DuplicateFinderBuilder TrustHashes(bool trust = true)
     {
         _trustHashes = trust;
+        return this;
+    }
+
+    /// <summary>
+    /// Compares MP3, FLAC, JPEG, PNG, WAV, WebP and MP4/MOV files by their media payload, ignoring tags and
+    /// metadata (the same song retagged, the same photo with edited EXIF). Formats are detected by content;
+    /// other or malformed files are compared whole. Every file is opened once more to locate its payload.
+    /// </summary>
+    /// <param name="enable">Use media mode.</param>
+    /// <returns>This builder.</returns>
+    public DuplicateFinderBuilder UseMediaMode(bool enable = true)
+    {
+        _mediaMode = enable;
         return this;
     }
 
@@ -309,6 +323,7 @@ public sealed class DuplicateFinderBuilder
             Strategy = _strategy,
             HashAlgorithm = _hashAlgorithm,
             TrustHashes = _trustHashes,
+            MediaMode = _mediaMode,
             MaxDegreeOfParallelism = _maxDegreeOfParallelism,
             Progress = _progress,
             Enumerator = _enumerator ?? new ParallelFileEnumerator(),

@@ -33,6 +33,8 @@ internal sealed record DuplicateFinderOptions
 
     public bool TrustHashes { get; init; }
 
+    public bool MediaMode { get; init; }
+
     public int MaxDegreeOfParallelism { get; init; } = Environment.ProcessorCount;
 
     public IProgress<ScanProgress>? Progress { get; init; }

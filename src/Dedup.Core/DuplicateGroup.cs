@@ -3,15 +3,22 @@ namespace Dedup.Core;
 /// <summary>Files whose contents are identical, each distinct file (identity) listed once.</summary>
 public sealed class DuplicateGroup
 {
-    internal DuplicateGroup(long size, IReadOnlyList<DuplicateFile> files, bool verifiedByBytes)
+    internal DuplicateGroup(long size, IReadOnlyList<DuplicateFile> files, bool verifiedByBytes, Media.ContentMatch match = Media.ContentMatch.WholeFile)
     {
         Size = size;
         Files = files;
         VerifiedByBytes = verifiedByBytes;
+        Match = match;
     }
 
-    /// <summary>Size of each file in bytes.</summary>
+    /// <summary>
+    /// Length of the content compared: each file's size, or with <see cref="Match"/> =
+    /// <see cref="Media.ContentMatch.MediaPayload"/> the payload's length (file sizes then differ).
+    /// </summary>
     public long Size { get; }
+
+    /// <summary>Whether whole files or media payloads (tags ignored) were found equal.</summary>
+    public Media.ContentMatch Match { get; }
 
     /// <summary>The distinct files, at least two, in path order.</summary>
     public IReadOnlyList<DuplicateFile> Files { get; }
@@ -22,6 +29,11 @@ public sealed class DuplicateGroup
     /// </summary>
     public bool VerifiedByBytes { get; }
 
-    /// <summary>Bytes freed by keeping one file: <c>Size × (Files.Count − 1)</c>.</summary>
-    public long WastedBytes => Size * (Files.Count - 1);
+    /// <summary>
+    /// Bytes freed by keeping one file: <c>Size × (Files.Count − 1)</c>; for media payload matches, the
+    /// files' total size less the largest one.
+    /// </summary>
+    public long WastedBytes => Match == Media.ContentMatch.WholeFile
+        ? Size * (Files.Count - 1)
+        : Files.Sum(f => f.Length) - Files.Max(f => f.Length);
 }

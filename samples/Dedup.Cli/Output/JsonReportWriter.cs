@@ -32,6 +32,11 @@ internal sealed class JsonReportWriter : ReportWriter
         {
             _json.WriteStartObject();
             _json.WriteString("path", file.Path.ToString());
+            if (group.Match == Dedup.Core.Media.ContentMatch.MediaPayload)
+            {
+                _json.WriteNumber("size", file.Length);
+            }
+
             if (file.OtherLinks.Count > 0)
             {
                 _json.WriteStartArray("links");
@@ -47,6 +52,11 @@ internal sealed class JsonReportWriter : ReportWriter
         }
 
         _json.WriteEndArray();
+        if (group.Match == Dedup.Core.Media.ContentMatch.MediaPayload)
+        {
+            _json.WriteString("match", "mediaPayload");
+        }
+
         if (!group.VerifiedByBytes)
         {
             _json.WriteBoolean("verifiedByBytes", false);

@@ -85,6 +85,15 @@ internal static class DuplicateScanner
             list.Add(file);
         }
 
+        var sets = options.MediaMode ? LocateMedia(state, bySize, cancellationToken) : FoldHardLinks(bySize);
+
+        // Longest work first, so one big set does not finish last on a single thread.
+        sets.Sort(static (a, b) => b.Cost.CompareTo(a.Cost));
+        return sets;
+    }
+
+    private static List<CandidateSet> FoldHardLinks(Dictionary<long, List<ScannedFile>> bySize)
+    {
         var sets = new List<CandidateSet>();
         var byIdentity = new Dictionary<FileIdentity, FileNode>();
         foreach (var (size, files) in bySize)
@@ -113,8 +122,63 @@ internal static class DuplicateScanner
             }
         }
 
-        // Longest work first, so one big set does not finish last on a single thread.
-        sets.Sort(static (a, b) => b.Cost.CompareTo(a.Cost));
+        return sets;
+    }
+
+    /// <summary>
+    /// Media mode: every distinct file is opened once to find its payload ranges; sets are then formed
+    /// by (format, payload length) instead of file size. Unknown or malformed files keep whole-file content.
+    /// </summary>
+    private static List<CandidateSet> LocateMedia(ScanState state, Dictionary<long, List<ScannedFile>> bySize, CancellationToken cancellationToken)
+    {
+        var byIdentity = new Dictionary<FileIdentity, List<ScannedFile>>();
+        foreach (var files in bySize.Values)
+        {
+            foreach (var file in files)
+            {
+                if (!byIdentity.TryGetValue(file.Identity, out var names))
+                {
+                    byIdentity[file.Identity] = names = new List<ScannedFile>(1);
+                }
+
+                names.Add(file);
+            }
+        }
+
+        var identities = byIdentity.Values.ToArray();
+        var nodes = new FileNode?[identities.Length];
+        var parallel = new ParallelOptions { MaxDegreeOfParallelism = state.Options.MaxDegreeOfParallelism, CancellationToken = cancellationToken };
+        Parallel.For(0, identities.Length, parallel, i =>
+        {
+            var primary = identities[i][0];
+            using var handle = FileOpener.TryOpen(primary, state);
+            if (handle is null)
+            {
+                return; // reported; left out
+            }
+
+            var ranges = new List<Media.ByteRange>();
+            var node = Media.MediaContent.TryLocate(handle, primary.Length, out var format, ranges)
+                ? new FileNode(primary, [.. ranges], format)
+                : new FileNode(primary);
+            for (var n = 1; n < identities[i].Count; n++)
+            {
+                node.AddName(identities[i][n].Path);
+            }
+
+            nodes[i] = node;
+        });
+
+        var sets = new List<CandidateSet>();
+        foreach (var group in nodes.OfType<FileNode>().GroupBy(n => (n.Format, IsMedia: n.Ranges is not null, n.ContentLength)))
+        {
+            var members = group.ToList();
+            if (members.Count >= 2 && (group.Key.ContentLength > 0 || state.Options.IncludeEmptyFiles))
+            {
+                sets.Add(new CandidateSet(group.Key.ContentLength, members));
+            }
+        }
+
         return sets;
     }
 
@@ -182,7 +246,8 @@ internal static class DuplicateScanner
             }
 
             files.Sort(static (a, b) => a.Path.CompareTo(b.Path));
-            var group = new DuplicateGroup(set.Length, files, verified);
+            var match = set[members[0]].Ranges is null ? Media.ContentMatch.WholeFile : Media.ContentMatch.MediaPayload;
+            var group = new DuplicateGroup(set.Length, files, verified, match);
             state.AddGroup(group);
             writer.TryWrite(group);
         }

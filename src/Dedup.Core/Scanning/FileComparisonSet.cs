@@ -56,13 +56,21 @@ internal sealed class FileComparisonSet : ComparisonSet, IDisposable
             return false;
         }
 
-        var file = _files[index].Primary;
+        var node = _files[index];
+        var file = node.Primary;
         try
         {
             var total = 0;
             while (total < destination.Length)
             {
-                var read = RandomAccess.Read(handle, destination[total..], offset + total);
+                var (fileOffset, available) = node.MapOffset(offset + total);
+                var want = destination[total..];
+                if (available < want.Length)
+                {
+                    want = want[..(int)Math.Max(0, available)];
+                }
+
+                var read = want.IsEmpty ? 0 : RandomAccess.Read(handle, want, fileOffset);
                 if (read == 0)
                 {
                     _state.ReportError(file.Path.ToString(), Reporting.ScanErrorKind.Changed, "File shrank during the scan; left out");

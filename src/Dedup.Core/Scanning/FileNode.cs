@@ -6,19 +6,67 @@ namespace Dedup.Core.Scanning;
 /// <summary>One distinct file (identity) among the candidates, with every name the scan found for it.</summary>
 internal sealed class FileNode
 {
-    public FileNode(ScannedFile primary)
+    public FileNode(ScannedFile primary, Media.ByteRange[]? ranges = null, Media.MediaFormat format = Media.MediaFormat.None)
     {
         Primary = primary;
+        Ranges = ranges;
+        Format = format;
+        if (ranges is null)
+        {
+            ContentLength = primary.Length;
+            return;
+        }
+
+        // Cumulative starts let a logical content offset find its range by binary search.
+        RangeStarts = new long[ranges.Length];
+        long total = 0;
+        for (var i = 0; i < ranges.Length; i++)
+        {
+            RangeStarts[i] = total;
+            total += ranges[i].Length;
+        }
+
+        ContentLength = total;
     }
 
     /// <summary>The name used to open the file (the first one found).</summary>
     public ScannedFile Primary { get; }
+
+    /// <summary>In media mode, the payload's byte ranges in the file; <see langword="null"/> for whole-file content.</summary>
+    public Media.ByteRange[]? Ranges { get; }
+
+    /// <summary>Logical start of each range within the payload.</summary>
+    public long[]? RangeStarts { get; }
+
+    /// <summary>The detected media format (media mode only).</summary>
+    public Media.MediaFormat Format { get; }
+
+    /// <summary>The length of the compared content: the payload in media mode, else the file.</summary>
+    public long ContentLength { get; }
 
     /// <summary>Physical offset of the first extent (rotational disks only), or -1 when unknown.</summary>
     public long PhysicalOffset { get; set; } = -1;
 
     /// <summary>Further names of the same file (hard links), or <see langword="null"/>.</summary>
     public List<AbsolutePath>? OtherNames { get; private set; }
+
+    /// <summary>Maps a payload offset to the file offset and the bytes left in that range.</summary>
+    public (long FileOffset, long Available) MapOffset(long contentOffset)
+    {
+        if (Ranges is null)
+        {
+            return (contentOffset, Primary.Length - contentOffset);
+        }
+
+        var index = Array.BinarySearch(RangeStarts!, contentOffset);
+        if (index < 0)
+        {
+            index = ~index - 1;
+        }
+
+        var within = contentOffset - RangeStarts![index];
+        return (Ranges[index].Offset + within, Ranges[index].Length - within);
+    }
 
     public void AddName(AbsolutePath path)
     {

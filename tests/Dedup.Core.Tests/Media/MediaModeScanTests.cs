@@ -1,0 +1,80 @@
+using Dedup.Core.Media;
+using Dedup.Core.Tests.Infrastructure;
+using Dedup.Core.Tests.Media.Fixtures;
+
+namespace Dedup.Core.Tests.Media;
+
+/// <summary>Media mode end to end: real files in a folder, scanned by the finder with and without <c>UseMediaMode</c>.</summary>
+public sealed class MediaModeScanTests
+{
+    [Fact]
+    public async Task Retagged_variants_of_every_format_form_one_media_group_each_and_near_misses_stay_out()
+    {
+        using var tree = new TempTree();
+        var expected = new List<string>();
+        foreach (var fixture in MediaTestSupport.AllFixtures)
+        {
+            var name = MediaTestSupport.Name(fixture);
+            var paths = new List<string>();
+            var distinct = new HashSet<string>();
+            var index = 0;
+            foreach (var (_, bytes) in fixture.Variants(seed: 11))
+            {
+                // Byte-identical variants are one file content; keep one of each so the group is of distinct files.
+                if (distinct.Add(Convert.ToHexString(System.Security.Cryptography.SHA256.HashData(bytes))))
+                {
+                    paths.Add(tree.Write($"{name}/variant{index++}.bin", bytes));
+                }
+            }
+
+            // A different payload of the same format: never grouped with the variants.
+            var other = fixture.Create(seed: 12);
+            tree.Write($"{name}/other.bin", other);
+            Assert.True(paths.Count >= 2, $"{name}: needs at least two distinct variants");
+            expected.Add(string.Join(" | ", paths.Order(StringComparer.Ordinal)));
+        }
+
+        var (groups, summary) = await Scan.RunAsync(b => b.AddRoot(tree.Root).UseMediaMode());
+        Assert.Empty(summary.Errors);
+        Assert.All(groups, g => Assert.Equal(ContentMatch.MediaPayload, g.Match));
+        Assert.Equal(expected.Order(StringComparer.Ordinal).ToList(), Scan.Canonical(groups));
+
+        // Without media mode the retagged files differ byte for byte: no group spans two variants.
+        var (wholeFileGroups, _) = await Scan.RunAsync(b => b.AddRoot(tree.Root));
+        Assert.All(wholeFileGroups, g => Assert.Equal(ContentMatch.WholeFile, g.Match));
+        Assert.Empty(wholeFileGroups);
+    }
+
+    [Fact]
+    public async Task Unknown_and_malformed_files_fall_back_to_whole_file_comparison()
+    {
+        using var tree = new TempTree();
+        var text = TempTree.RandomBytes(20_000, 5);
+        tree.Write("a/plain.txt", text);
+        tree.Write("b/plain-copy.txt", text);
+        var truncatedJpeg = new JpegFixture().Create(3)[..500]; // starts like a JPEG, ends nowhere
+        tree.Write("a/broken.jpg", truncatedJpeg);
+        tree.Write("b/broken-copy.jpg", truncatedJpeg);
+
+        var (groups, summary) = await Scan.RunAsync(b => b.AddRoot(tree.Root).UseMediaMode());
+        Assert.Empty(summary.Errors);
+        Assert.Equal(2, groups.Count);
+        Assert.All(groups, g => Assert.Equal(ContentMatch.WholeFile, g.Match));
+    }
+
+    [Fact]
+    public async Task Media_groups_report_payload_size_and_wasted_bytes_of_the_smaller_files()
+    {
+        using var tree = new TempTree();
+        var fixture = new Mp3Fixture();
+        var variants = fixture.Variants(seed: 21).Select(v => v.Bytes).DistinctBy(Convert.ToHexString).Take(2).ToArray();
+        var first = tree.Write("x/one.mp3", variants[0]);
+        var second = tree.Write("y/two.mp3", variants[1]);
+
+        var (groups, _) = await Scan.RunAsync(b => b.AddRoot(tree.Root).UseMediaMode());
+        var group = Assert.Single(groups);
+        Assert.True(group.Size <= Math.Min(variants[0].Length, variants[1].Length));
+        Assert.Equal(Math.Min(variants[0].Length, variants[1].Length), group.WastedBytes);
+        Assert.Equal(new[] { first, second }.Order(StringComparer.Ordinal), group.Files.Select(f => f.Path.ToString()).Order(StringComparer.Ordinal));
+    }
+}
