@@ -211,7 +211,9 @@ internal static class DuplicateScanner
         var unsettled = new List<List<int>>();
         using (var set = new FileComparisonSet(candidate.Files, candidate.Size, state) { RecordPhysicalOffsets = rotational })
         {
-            ProbeStage.Run(set, unsettled, cancellationToken);
+            // Readers for the probe: the fewest any touched device admits (HDD: one).
+            var readers = devices.Min(d => state.Drives.GetSemaphore(d).Readers);
+            ProbeStage.Run(set, readers, unsettled, cancellationToken);
             Emit(state, set, writer);
         }
 

@@ -43,6 +43,12 @@ internal sealed class FileComparisonSet : ComparisonSet, IDisposable
 
     public bool HasFailed(int index) => _failed[index];
 
+    /// <summary>The scan's state (for stages that read files themselves, in parallel).</summary>
+    public ScanState State => _state;
+
+    /// <summary>Marks a file failed (its error was already reported).</summary>
+    public void MarkFailed(int index) => Fail(index);
+
     public override bool TryRead(int index, long offset, Span<byte> destination)
     {
         if (_failed[index])
@@ -56,40 +62,13 @@ internal sealed class FileComparisonSet : ComparisonSet, IDisposable
             return false;
         }
 
-        var node = _files[index];
-        var file = node.Primary;
-        try
+        if (ContentReader.TryRead(_files[index], handle, _state, offset, destination))
         {
-            var total = 0;
-            while (total < destination.Length)
-            {
-                var (fileOffset, available) = node.MapOffset(offset + total);
-                var want = destination[total..];
-                if (available < want.Length)
-                {
-                    want = want[..(int)Math.Max(0, available)];
-                }
-
-                var read = want.IsEmpty ? 0 : RandomAccess.Read(handle, want, fileOffset);
-                if (read == 0)
-                {
-                    _state.ReportError(file.Path.ToString(), Reporting.ScanErrorKind.Changed, "File shrank during the scan; left out");
-                    Fail(index);
-                    return false;
-                }
-
-                total += read;
-            }
-
-            _state.AddBytesRead(total);
             return true;
         }
-        catch (Exception ex) when (ex is IOException or UnauthorizedAccessException)
-        {
-            FileOpener.ReportException(file.Path.ToString(), ex, _state);
-            Fail(index);
-            return false;
-        }
+
+        Fail(index);
+        return false;
     }
 
     public override void Release(int index)

@@ -1,13 +1,13 @@
-using Dedup.Core.Comparison;
 using Dedup.Core.Comparison.Hashing;
 
 namespace Dedup.Core.Scanning;
 
 /// <summary>
-/// Tells same-size candidates apart by reading as little as possible. Files up to
-/// <see cref="WholeReadLimit"/> bytes are read whole once and settled here, exactly (bytes compared with
-/// each class representative). Larger files are split by a prefix and, from <see cref="SuffixFrom"/>
-/// bytes, a suffix probe read through the same open handle; the survivors go to the comparer strategy.
+/// Tells same-size candidates apart by reading as little as possible, each file opened once. Files up to
+/// <see cref="WholeReadLimit"/> bytes are read whole and settled here, exactly (bytes compared with each
+/// class representative). Larger files are split by a prefix and, from <see cref="SuffixFrom"/> bytes, a
+/// suffix probe through the same handle; the survivors go to the comparer strategy. Large sets are read
+/// by several threads (files are independent here), unless the device admits one reader.
 /// </summary>
 internal static class ProbeStage
 {
@@ -15,55 +15,88 @@ internal static class ProbeStage
     public const int WholeReadLimit = 8192;
     public const long SuffixFrom = 64 * 1024;
 
-    /// <summary>Memory allowed for representatives' bytes when settling small files in memory.</summary>
+    /// <summary>Sets smaller than this are read on the calling thread.</summary>
+    private const int ParallelFrom = 64;
+
+    /// <summary>Memory allowed for the small files' bytes when settling them in memory.</summary>
     private const long SmallFileBudget = 16L * 1024 * 1024;
 
     /// <summary>
-    /// Splits <paramref name="set"/>: groups settled exactly go to <see cref="ComparisonSet.AddGroup"/>,
+    /// Splits <paramref name="set"/>: groups settled exactly go to <see cref="Comparison.ComparisonSet.AddGroup"/>,
     /// buckets still to compare to <paramref name="unsettled"/>.
     /// </summary>
-    public static void Run(FileComparisonSet set, List<List<int>> unsettled, CancellationToken cancellationToken)
+    public static void Run(FileComparisonSet set, int readers, List<List<int>> unsettled, CancellationToken cancellationToken)
     {
-        var length = set.Length;
-        if (length <= WholeReadLimit)
+        if (set.Length <= WholeReadLimit)
         {
-            RunWhole(set, unsettled, cancellationToken);
+            RunWhole(set, readers, unsettled, cancellationToken);
         }
         else
         {
-            RunPrefixSuffix(set, unsettled, cancellationToken);
+            RunPrefixSuffix(set, readers, unsettled, cancellationToken);
         }
     }
 
-    private static void RunWhole(FileComparisonSet set, List<List<int>> unsettled, CancellationToken cancellationToken)
+    private static void ForEachFile(FileComparisonSet set, int readers, CancellationToken cancellationToken, Action<int> body)
     {
-        var length = (int)set.Length;
-        var keepBytes = (long)set.Count * length <= SmallFileBudget;
-        var buffer = set.Buffers.Rent(length);
-        var classes = new Dictionary<ulong, List<(byte[]? Bytes, List<int> Members)>>();
-        try
+        if (set.Count < ParallelFrom || readers <= 1)
         {
             for (var i = 0; i < set.Count; i++)
             {
                 cancellationToken.ThrowIfCancellationRequested();
-                var data = buffer.AsSpan(0, length);
-                var ok = set.TryRead(i, 0, data);
-                set.Release(i);
-                if (!ok)
+                body(i);
+            }
+
+            return;
+        }
+
+        Parallel.For(0, set.Count, new ParallelOptions { MaxDegreeOfParallelism = readers, CancellationToken = cancellationToken }, body);
+    }
+
+    private static void RunWhole(FileComparisonSet set, int readers, List<List<int>> unsettled, CancellationToken cancellationToken)
+    {
+        var length = (int)set.Length;
+        var keepBytes = (long)set.Count * length <= SmallFileBudget;
+        var hashes = new ulong[set.Count];
+        var ok = new bool[set.Count];
+        var arena = keepBytes ? set.Buffers.Rent(Math.Max(1, set.Count * length)) : null;
+        try
+        {
+            ForEachFile(set, readers, cancellationToken, i =>
+            {
+                var buffer = arena is null ? set.Buffers.Rent(Math.Max(1, length)) : null;
+                var data = arena is null ? buffer.AsSpan(0, length) : arena.AsSpan(i * length, length);
+                ok[i] = ContentReader.TryRead(set[i], set.State, 0, data, 0, default);
+                if (ok[i])
                 {
+                    hashes[i] = XxHash3.HashToUInt64(data);
+                }
+
+                if (buffer is not null)
+                {
+                    set.Buffers.Return(buffer);
+                }
+            });
+
+            // Classes: same hash, then (when the bytes are at hand) same bytes as the class representative.
+            var classes = new Dictionary<ulong, List<List<int>>>();
+            for (var i = 0; i < set.Count; i++)
+            {
+                if (!ok[i])
+                {
+                    set.MarkFailed(i);
                     continue;
                 }
 
-                var hash = XxHash3.HashToUInt64(data);
-                if (!classes.TryGetValue(hash, out var list))
+                if (!classes.TryGetValue(hashes[i], out var list))
                 {
-                    classes[hash] = list = [];
+                    classes[hashes[i]] = list = [];
                 }
 
                 var placed = false;
-                foreach (var (bytes, members) in list)
+                foreach (var members in list)
                 {
-                    if (bytes is null || data.SequenceEqual(bytes))
+                    if (arena is null || arena.AsSpan(i * length, length).SequenceEqual(arena.AsSpan(members[0] * length, length)))
                     {
                         members.Add(i);
                         placed = true;
@@ -73,67 +106,78 @@ internal static class ProbeStage
 
                 if (!placed)
                 {
-                    list.Add((keepBytes ? data.ToArray() : null, [i]));
+                    list.Add([i]);
+                }
+            }
+
+            foreach (var list in classes.Values)
+            {
+                foreach (var members in list)
+                {
+                    if (members.Count < 2)
+                    {
+                        continue;
+                    }
+
+                    if (arena is not null)
+                    {
+                        set.AddGroup(members.ToArray(), verifiedByBytes: true);
+                    }
+                    else
+                    {
+                        unsettled.Add(members);
+                    }
                 }
             }
         }
         finally
         {
-            set.Buffers.Return(buffer);
-        }
-
-        foreach (var list in classes.Values)
-        {
-            foreach (var (bytes, members) in list)
+            if (arena is not null)
             {
-                if (members.Count < 2)
-                {
-                    continue;
-                }
-
-                if (bytes is not null)
-                {
-                    set.AddGroup(members.ToArray(), verifiedByBytes: true);
-                }
-                else
-                {
-                    unsettled.Add(members);
-                }
+                set.Buffers.Return(arena);
             }
         }
     }
 
-    private static void RunPrefixSuffix(FileComparisonSet set, List<List<int>> unsettled, CancellationToken cancellationToken)
+    private static void RunPrefixSuffix(FileComparisonSet set, int readers, List<List<int>> unsettled, CancellationToken cancellationToken)
     {
         var withSuffix = set.Length >= SuffixFrom;
-        var buffer = set.Buffers.Rent(ProbeSize * 2);
-        var buckets = new Dictionary<ContentHash, List<int>>();
-        try
+        var keys = new ContentHash[set.Count];
+        var ok = new bool[set.Count];
+        ForEachFile(set, readers, cancellationToken, i =>
         {
-            for (var i = 0; i < set.Count; i++)
+            var buffer = set.Buffers.Rent(ProbeSize * 2);
+            try
             {
-                cancellationToken.ThrowIfCancellationRequested();
                 var prefix = buffer.AsSpan(0, ProbeSize);
-                var suffix = buffer.AsSpan(ProbeSize, ProbeSize);
-                var ok = set.TryRead(i, 0, prefix) && (!withSuffix || set.TryRead(i, set.Length - ProbeSize, suffix));
-                set.Release(i);
-                if (!ok)
+                var suffix = withSuffix ? buffer.AsSpan(ProbeSize, ProbeSize) : default;
+                ok[i] = ContentReader.TryRead(set[i], set.State, 0, prefix, set.Length - ProbeSize, suffix);
+                if (ok[i])
                 {
-                    continue;
+                    keys[i] = new ContentHash(XxHash3.HashToUInt64(prefix), withSuffix ? XxHash3.HashToUInt64(suffix) : 0);
                 }
-
-                var key = new ContentHash(XxHash3.HashToUInt64(prefix), withSuffix ? XxHash3.HashToUInt64(suffix) : 0);
-                if (!buckets.TryGetValue(key, out var bucket))
-                {
-                    buckets[key] = bucket = [];
-                }
-
-                bucket.Add(i);
             }
-        }
-        finally
+            finally
+            {
+                set.Buffers.Return(buffer);
+            }
+        });
+
+        var buckets = new Dictionary<ContentHash, List<int>>();
+        for (var i = 0; i < set.Count; i++)
         {
-            set.Buffers.Return(buffer);
+            if (!ok[i])
+            {
+                set.MarkFailed(i);
+                continue;
+            }
+
+            if (!buckets.TryGetValue(keys[i], out var bucket))
+            {
+                buckets[keys[i]] = bucket = [];
+            }
+
+            bucket.Add(i);
         }
 
         foreach (var bucket in buckets.Values)
