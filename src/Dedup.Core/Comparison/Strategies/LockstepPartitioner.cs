@@ -29,8 +29,10 @@ internal static class LockstepPartitioner
 
     public static void Partition(ComparisonSet set, List<int> members, ChunkMatchMode mode, CancellationToken cancellationToken)
     {
-        var trusted = mode == ChunkMatchMode.HashIndexed && set.TrustHashes;
-        var hashAlgorithm = trusted ? DuplicateHashAlgorithm.XxHash128 : DuplicateHashAlgorithm.XxHash3;
+        // Trusted chunk hashes use the user's algorithm (SHA-256 stays cryptographic); the 64-bit XXH3 is
+        // only ever an index into the classes, confirmed by bytes.
+        var trusted = mode == ChunkMatchMode.HashIndexed && set.TrustHashes && set.HashAlgorithm != DuplicateHashAlgorithm.XxHash3;
+        var hashAlgorithm = trusted ? set.HashAlgorithm : DuplicateHashAlgorithm.XxHash3;
         var chunk = (int)Math.Min(Math.Min(set.ChunkSize, MaxChunk), Math.Max(1, set.Length));
         var classes = new List<List<int>> { members };
         var reps = new List<Representative>();
