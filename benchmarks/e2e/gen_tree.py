@@ -296,7 +296,7 @@ class Planner:
         while budget >= 1 * MiB:
             size = rng.choice(LARGE_SET) if rng.random() < 0.5 else loguniform(rng, 1 * MiB, 64 * MiB)
             r = rng.random()
-            if r < 0.18:  # near-twin set: base + 1..2 variants
+            if r < 0.30:  # near-twin set: base + 1..2 variants
                 nvar = rng.choice([1, 1, 2])
                 dup_base = rng.random() < 0.3
                 cost = size * (1 + nvar + (1 if dup_base else 0))
@@ -315,7 +315,7 @@ class Planner:
                     self.twin_sets.append(tset)
                 budget -= size * sum(len(c.paths) for c in tset)
                 continue
-            copies = self.copies("large", 0.15 / 0.82)
+            copies = self.copies("large", 0.15 / 0.70)
             if size * copies > budget:
                 size = budget // copies
                 if size < 1 * MiB:
@@ -570,6 +570,7 @@ def main():
         "duplicate_files": sum(len(g["files"]) for g in groups),
         "wasted_bytes": sum(g["size"] * (len(g["files"]) - 1) for g in groups),
         "near_twin_sets": len(twins),
+        "near_twin_sets_large": sum(1 for t in twins if t["size"] >= 1 * MiB),
         "prefix_family_files": sum(len(c.paths) for c in pl.contents if c.prefix),
         "distinct_sizes": len(size_groups),
         "largest_size_group": max(size_groups.values()) if size_groups else 0,

@@ -138,8 +138,8 @@ if has_tool dedup; then
   if [[ -z $DEDUP_BIN ]]; then
     DEDUP_BIN="$REPO/artifacts/cli/dedup"
     if [[ $BUILD == 1 ]]; then
-      log "dotnet publish samples/Dedup.Cli -c Release -o artifacts/cli"
-      if ! (cd "$REPO" && dotnet publish samples/Dedup.Cli -c Release -o artifacts/cli) > "$OUT/publish.log" 2>&1; then
+      log "dotnet publish samples/Dedup.Cli -c Release -r linux-x64 --self-contained false -o artifacts/cli"
+      if ! (cd "$REPO" && dotnet publish samples/Dedup.Cli -c Release -r linux-x64 --self-contained false -o artifacts/cli) > "$OUT/publish.log" 2>&1; then
         tail -n 30 "$OUT/publish.log" >&2
         die "dotnet publish failed (full log: $OUT/publish.log)"
       fi
@@ -195,7 +195,11 @@ run_one() {  # tool mode run record(0/1)
   local tf="$OUT/raw/$tool-$mode-$run.time"
   rm -f "$out"
   tool_cmd "$tool" "$out"
-  if [[ $mode == cold ]]; then drop_caches || die "drop_caches failed"; fi
+  if [[ $mode == cold ]]; then
+    drop_caches || die "drop_caches failed"
+  else
+    warm_tree
+  fi
   local rc=0
   /usr/bin/time -f '%e %M %I' -o "$tf" "${CMD[@]}" > "$STDOUT_TO" 2> "$out.stderr" || rc=$?
   local wall rss inb
@@ -213,10 +217,22 @@ run_one() {  # tool mode run record(0/1)
 }
 declare -A LAST_OUT LAST_RC
 
+# Read the whole tree through the page cache.  Done before *every* warm run:
+# some VMs page out idle page cache proactively (e.g. a DAMON "pageout"
+# scheme, ~30 s idle), so a single warm-up pass is not enough there.
+warm_tree() { find "$TREE" -type f -print0 | xargs -0 -r -n 256 -P 2 cat > /dev/null; }
+damon_note=""
+for k in /sys/kernel/mm/damon/admin/kdamonds/*; do
+  [[ -f $k/state && $(cat "$k/state" 2>/dev/null) == on ]] || continue
+  if grep -qx pageout "$k"/contexts/*/schemes/*/action 2>/dev/null; then
+    damon_note="DAMON proactive reclaim (pageout) is active on this machine; the tree is re-read with cat before every warm run"
+  fi
+done
+LOAD_BEFORE=$(cut -d' ' -f1-3 /proc/loadavg)
 log "sync (flush dirty pages, e.g. from tree generation)"
 sync
 log "warm-up: reading the whole tree once"
-find "$TREE" -type f -print0 | xargs -0 -r -n 256 -P 2 cat > /dev/null
+warm_tree
 for ((w = 1; w <= WARMUP; w++)); do
   for t in "${TOOL_LIST[@]}"; do run_one "$t" warmup "$w" 0; done
 done
@@ -244,7 +260,8 @@ s, a = m["stats"], m["args"]
 print(s["bytes"], f"{s['names']} entries ({s['inodes']} distinct files, {s['empty_files']} empty, "
       f"{s['hardlink_names']} extra hard-link names) in {s['dirs']} folders (max depth {s['max_depth']}), "
       f"{s['bytes'] / 2**30:.2f} GiB; {s['groups']} duplicate groups with {s['duplicate_files']} files "
-      f"({s['wasted_bytes'] / 2**30:.2f} GiB reclaimable), {s['near_twin_sets']} large near-twin sets, "
+      f"({s['wasted_bytes'] / 2**30:.2f} GiB reclaimable), {s['near_twin_sets']} near-twin sets "
+      f"({s.get('near_twin_sets_large', '?')} of them 1-64 MiB), "
       f"{s['prefix_family_files']} same-size files sharing a 4-64 KiB prefix, {s['distinct_sizes']} distinct sizes; "
       f"gen_tree.py --files {a['files']} --total-gib {a['total_gib']} --seed {a['seed']}")
 EOF
@@ -262,9 +279,10 @@ for t in "${TOOL_LIST[@]}"; do
       if rev=$(git -C "$REPO" rev-parse --short HEAD 2>/dev/null); then
         git -C "$REPO" diff --quiet HEAD -- 2>/dev/null || rev+=" + local changes"
       else
-        rev="no commit"
+        rev="none"
       fi
-      versions+=("dedup ($rev, $(dotnet --version 2>/dev/null || echo '?') SDK)") ;;
+      dv=$(timeout 10 "$DEDUP_BIN" --version 2>/dev/null | head -n 1 || true)
+      versions+=("dedup ${dv:-?} (commit $rev, .NET SDK $(dotnet --version 2>/dev/null || echo '?'))") ;;
     jdupes) versions+=("$(ver jdupes --version)") ;;
     rdfind) versions+=("$(ver rdfind --version | sed 's/^This is //; s/ version / /')") ;;
     rmlint) versions+=("rmlint $(rmlint --version 2>&1 | grep -o 'version [0-9.]*' | head -n 1 | cut -d' ' -f2)") ;;
@@ -289,15 +307,17 @@ for t in "${TOOL_LIST[@]}"; do
   [[ $STDOUT_TO == OUTFILE ]] && c+=" > OUTFILE"
   say "  - \`$c\`"
 done
-say "- Warm: after \`sync\`, one \`cat\` pass over the tree and $WARMUP untimed run(s) per tool; runs interleaved across tools. Median of $RUNS run(s)."
+say "- Warm: after \`sync\` and $WARMUP untimed run(s) per tool; the tree is read with \`cat\` right before every run; runs interleaved across tools. Median of $RUNS run(s)."
 if [[ $COLD == 1 ]]; then
   say "- Cold: \`sync; echo 3 > /proc/sys/vm/drop_caches\` before every run."
 fi
 [[ -n $COLD_NOTE ]] && say "- Note: $COLD_NOTE"
+[[ -n $damon_note ]] && say "- Note: $damon_note"
+say "- Load average (1/5/15 min) before the runs: $LOAD_BEFORE; after: $(cut -d' ' -f1-3 /proc/loadavg)"
 say ""
 python3 "$HERE/compare.py" table --results "$RESULTS" --tree-bytes "$tree_bytes" | tee -a "$REPORT"
 say ""
-say "Peak RSS = max resident set size (GNU time %M). Disk read = file-system block input (%I x 512 B), cold only. dedup bytesRead = summary.bytesRead of its JSON."
+say "Peak RSS = max resident set size (GNU time %M). Disk read = block-device input during the run (GNU time %I x 512 B; should be ~0 when warm). dedup bytesRead = summary.bytesRead of its JSON."
 say ""
 say "#### Correctness (last warm run of each tool$([[ -n $MANIFEST ]] && echo ", against the generator's manifest"))"
 say ""
