@@ -30,6 +30,8 @@ internal static class MemoryPerFile
         Console.WriteLine($"files: {files:N0}, groups: {groups:N0}, elapsed: {stopwatch.Elapsed.TotalSeconds:0.00} s");
         Console.WriteLine($"managed heap at end of enumeration: {(probe.HeapAtEnd - before) / 1048576.0:0.0} MiB => {perFile:0} bytes per file");
         Console.WriteLine($"peak working set: {Process.GetCurrentProcess().PeakWorkingSet64 / 1048576.0:0.0} MiB");
+        var info = GC.GetGCMemoryInfo(GCKind.Any);
+        Console.WriteLine($"allocated in total: {GC.GetTotalAllocatedBytes() / 1048576.0:0.0} MiB; GCs gen0/1/2: {GC.CollectionCount(0)}/{GC.CollectionCount(1)}/{GC.CollectionCount(2)}; last heap size {info.HeapSizeBytes / 1048576.0:0.0} MiB, committed {info.TotalCommittedBytes / 1048576.0:0.0} MiB");
         return 0;
     }
 

@@ -19,7 +19,7 @@ internal static class ProbeStage
     private const int ParallelFrom = 64;
 
     /// <summary>Memory allowed for the small files' bytes when settling them in memory.</summary>
-    private const long SmallFileBudget = 16L * 1024 * 1024;
+    private const long SmallFileBudget = Pooling.BufferPool.MaxPooledLength;
 
     /// <summary>
     /// Splits <paramref name="set"/>: groups settled exactly go to <see cref="Comparison.ComparisonSet.AddGroup"/>,
