@@ -212,14 +212,7 @@ internal sealed partial class ParallelFileEnumerator
 
         private void ReportErrno(AbsolutePath path, int errno)
         {
-            var kind = errno switch
-            {
-                Libc.ENOENT or Libc.ENOTDIR => ScanErrorKind.NotFound,
-                Libc.EACCES or Libc.EPERM => ScanErrorKind.AccessDenied,
-                Libc.ELOOP => ScanErrorKind.SymbolicLinkLoop,
-                _ => ScanErrorKind.IOError,
-            };
-            context.ReportError(path.ToString(), kind, Marshal.GetPInvokeErrorMessage(errno));
+            context.ReportError(path.ToString(), Libc.ToScanErrorKind(errno), Marshal.GetPInvokeErrorMessage(errno));
         }
     }
 }

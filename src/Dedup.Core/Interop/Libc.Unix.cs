@@ -59,6 +59,15 @@ internal static unsafe partial class Libc
 
     public const int POSIX_FADV_SEQUENTIAL = 2;
 
+    /// <summary>How a scan classifies a failed call's errno.</summary>
+    public static Reporting.ScanErrorKind ToScanErrorKind(int errno) => errno switch
+    {
+        ENOENT or ENOTDIR => Reporting.ScanErrorKind.NotFound,
+        EACCES or EPERM => Reporting.ScanErrorKind.AccessDenied,
+        ELOOP => Reporting.ScanErrorKind.SymbolicLinkLoop,
+        _ => Reporting.ScanErrorKind.IOError,
+    };
+
     public const uint FS_IOC_FIEMAP = 0xC020660B;
 
     [LibraryImport(LibraryName, EntryPoint = "ioctl", SetLastError = true)]

@@ -108,13 +108,6 @@ internal static unsafe partial class FileOpener
 
     internal static void ReportErrno(string path, int errno, ScanState state)
     {
-        var kind = errno switch
-        {
-            Libc.ENOENT or Libc.ENOTDIR => ScanErrorKind.NotFound,
-            Libc.EACCES or Libc.EPERM => ScanErrorKind.AccessDenied,
-            Libc.ELOOP => ScanErrorKind.SymbolicLinkLoop,
-            _ => ScanErrorKind.IOError,
-        };
-        state.ReportError(path, kind, Marshal.GetPInvokeErrorMessage(errno));
+        state.ReportError(path, Libc.ToScanErrorKind(errno), Marshal.GetPInvokeErrorMessage(errno));
     }
 }
