@@ -4,8 +4,8 @@ namespace Dedup.Core.Media;
 /// JPEG: keeps every marker segment except APP0–APP15 and COM (so SOF, DQT, DHT, DRI, DAC, DNL, SOS headers
 /// and any other coding segment), plus each scan's entropy-coded data up to the next marker, and stops at
 /// EOI. EXIF (with its embedded thumbnail JPEG), XMP, ICC, IPTC, comments and bytes after EOI are left out.
-/// Segments are walked by their length fields; bytes are scanned for a marker only inside entropy-coded
-/// data, where 0xFF00 (a stuffed 0xFF) and RST0–RST7 belong to the data.
+/// Segments before the first scan are walked by their length fields; from the first SOS the payload runs
+/// to the last EOI in the file, found from the end, so the entropy-coded data is never scanned.
 /// </summary>
 internal sealed class JpegLocator : IMediaLocator
 {
@@ -16,7 +16,7 @@ internal sealed class JpegLocator : IMediaLocator
     public bool TryLocate(MediaReader reader, List<ByteRange> ranges)
     {
         long position = 2;
-        bool sawFrame = false, sawScan = false;
+        var sawFrame = false;
         while (reader.Step())
         {
             // A marker is 0xFF, optional 0xFF fill bytes, then the marker code.
@@ -41,7 +41,7 @@ internal sealed class JpegLocator : IMediaLocator
             position++;
             if (code == 0xD9)
             {
-                return sawFrame && sawScan; // EOI: anything after it is ignored.
+                return false; // EOI before any scan: no image.
             }
 
             if (code is 0x00 or 0xD8 || code is >= 0xD0 and <= 0xD7)
@@ -79,64 +79,57 @@ internal sealed class JpegLocator : IMediaLocator
                     return false;
                 }
 
-                sawScan = true;
-                var next = FindMarkerAfterScan(reader, position);
-                if (next < 0)
+                // The rest of the image (this scan, any further scans with their tables) runs to the last
+                // EOI. Inside entropy-coded data 0xFF is always followed by 0x00 or RSTn, so the last FF D9
+                // is the image's EOI unless a trailer after it holds one; finding it from the end avoids
+                // scanning the whole entropy-coded data (a trailer with FF D9 only makes files differ).
+                var eoi = FindLastEoi(reader, position);
+                if (eoi < 0)
                 {
                     return false;
                 }
 
-                ranges.Add(new ByteRange(position, next - position));
-                position = next;
+                ranges.Add(new ByteRange(position, eoi - position));
+                return true;
             }
         }
 
         return false;
     }
 
-    /// <summary>The offset of the first marker that ends entropy-coded data starting at <paramref name="start"/>, or -1.</summary>
-    private static long FindMarkerAfterScan(MediaReader reader, long start)
+    /// <summary>The offset of the last FF D9 at or after <paramref name="start"/>, searching back from the end; -1 if none.</summary>
+    private static long FindLastEoi(MediaReader reader, long start)
     {
-        var position = start;
-        while (reader.Step())
+        const int Block = 64 * 1024;
+        var buffer = System.Buffers.ArrayPool<byte>.Shared.Rent(Block);
+        try
         {
-            var ff = reader.IndexOfFF(position, reader.Length);
-            if (ff < 0)
+            var end = reader.Length;
+            while (end - start >= 2 && reader.Step())
             {
-                return -1;
-            }
-
-            // Skip fill 0xFF bytes; what follows decides.
-            var probe = ff + 1;
-            byte code;
-            while (true)
-            {
-                if (!reader.TryReadByte(probe, out code))
+                var from = Math.Max(start, end - Block);
+                var span = buffer.AsSpan(0, (int)(end - from));
+                if (!reader.TryRead(from, span))
                 {
                     return -1;
                 }
 
-                if (code != 0xFF)
+                for (var i = span.LastIndexOf((byte)0xD9); i >= 0; i = span[..i].LastIndexOf((byte)0xD9))
                 {
-                    break;
+                    if (i > 0 ? span[i - 1] == 0xFF : from > start && reader.TryReadByte(from - 1, out var before) && before == 0xFF)
+                    {
+                        return from + i - 1;
+                    }
                 }
 
-                probe++;
-                if (!reader.Step())
-                {
-                    return -1;
-                }
+                end = from;
             }
 
-            if (code == 0x00 || code is >= 0xD0 and <= 0xD7)
-            {
-                position = probe + 1; // Stuffed 0xFF or a restart marker: still scan data.
-                continue;
-            }
-
-            return ff;
+            return -1;
         }
-
-        return -1;
+        finally
+        {
+            System.Buffers.ArrayPool<byte>.Shared.Return(buffer);
+        }
     }
 }

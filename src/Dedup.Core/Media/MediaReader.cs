@@ -14,7 +14,7 @@ internal sealed class MediaReader
     public const int BufferSize = 32 * 1024;
 
     /// <summary>Refill size for header reads, which hop between boxes/chunks/segments (scans refill the whole buffer).</summary>
-    public const int PointReadSize = 8 * 1024;
+    public const int PointReadSize = 32 * 1024;
 
     private readonly SafeFileHandle? _handle;
     private readonly ReadOnlyMemory<byte> _memory;
@@ -125,43 +125,6 @@ internal sealed class MediaReader
     {
         Span<byte> b = stackalloc byte[expected.Length];
         return TryRead(offset, b) && b.SequenceEqual(expected);
-    }
-
-    /// <summary>
-    /// Finds the first 0xFF at or after <paramref name="start"/> (and before <paramref name="end"/>),
-    /// reading in buffer-sized blocks: the one place a locator scans (JPEG entropy-coded data). -1 if none.
-    /// </summary>
-    public long IndexOfFF(long start, long end)
-    {
-        var position = start;
-        while (position < end)
-        {
-            if (!Step())
-            {
-                return -1;
-            }
-
-            // Search what the buffer already holds from here on; refill only past its end.
-            if (position < _bufferOffset || position >= _bufferOffset + _bufferCount)
-            {
-                if (!Fill(position, 1, _buffer.Length))
-                {
-                    return -1;
-                }
-            }
-
-            var from = (int)(position - _bufferOffset);
-            var span = _buffer.AsSpan(from, (int)Math.Min(_bufferCount - from, end - position));
-            var found = span.IndexOf((byte)0xFF);
-            if (found >= 0)
-            {
-                return position + found;
-            }
-
-            position += span.Length;
-        }
-
-        return -1;
     }
 
     private bool Fill(long offset, int minimum, int size)

@@ -25,29 +25,42 @@ internal static class ContentReader
     public static bool TryRead(FileNode node, SafeFileHandle handle, ScanState state, long offset, Span<byte> destination)
     {
         var file = node.Primary;
+        byte[]? window = null;
         try
         {
             var total = 0;
             while (total < destination.Length)
             {
                 var (fileOffset, available) = node.MapOffset(offset + total);
-                var want = destination[total..];
-                if (available < want.Length)
+                var remaining = destination.Length - total;
+                int read;
+                if (available >= remaining || available >= GatherBelow)
                 {
-                    want = want[..(int)Math.Max(0, available)];
+                    var want = (int)Math.Min(available, remaining);
+                    read = want <= 0 ? 0 : RandomAccess.Read(handle, destination.Slice(total, want), fileOffset);
+                    state.AddBytesRead(read);
+                    total += read;
+                }
+                else
+                {
+                    // Many small payload ranges (PNG IDAT chunks, MP4 samples): one read of the span
+                    // that holds them, then copy the payload pieces out, instead of a read per range.
+                    // The window covers the next ranges while the gaps between them are small (chunk
+                    // framing), so bytes of other tracks or metadata are not read for nothing.
+                    window ??= state.Options.Buffers.Rent(WindowSize);
+                    var span = Math.Min(node.CoalescedSpan(offset + total, remaining, WindowSize, MaxGap), file.Length - fileOffset);
+                    read = RandomAccess.Read(handle, window.AsSpan(0, (int)Math.Max(0, span)), fileOffset);
+                    state.AddBytesRead(read);
+                    total += Gather(node, offset + total, destination[total..], window.AsSpan(0, read), fileOffset);
                 }
 
-                var read = want.IsEmpty ? 0 : RandomAccess.Read(handle, want, fileOffset);
                 if (read == 0)
                 {
                     state.ReportError(file.Path.ToString(), ScanErrorKind.Changed, "File shrank during the scan; left out");
                     return false;
                 }
-
-                total += read;
             }
 
-            state.AddBytesRead(total);
             return true;
         }
         catch (Exception ex) when (ex is IOException or UnauthorizedAccessException)
@@ -55,5 +68,41 @@ internal static class ContentReader
             FileOpener.ReportException(file.Path.ToString(), ex, state);
             return false;
         }
+        finally
+        {
+            if (window is not null)
+            {
+                state.Options.Buffers.Return(window);
+            }
+        }
+    }
+
+    /// <summary>Ranges shorter than this are gathered from one larger read.</summary>
+    private const int GatherBelow = 64 * 1024;
+
+    private const int WindowSize = 256 * 1024;
+
+    /// <summary>Gaps up to this are read through rather than skipped with another read.</summary>
+    private const int MaxGap = 4096;
+
+    /// <summary>Copies payload bytes from a window read at <paramref name="windowOffset"/>; returns how many.</summary>
+    private static int Gather(FileNode node, long contentOffset, Span<byte> destination, ReadOnlySpan<byte> window, long windowOffset)
+    {
+        var copied = 0;
+        while (copied < destination.Length)
+        {
+            var (fileOffset, available) = node.MapOffset(contentOffset + copied);
+            var start = fileOffset - windowOffset;
+            if (available <= 0 || start < 0 || start >= window.Length)
+            {
+                break;
+            }
+
+            var count = (int)Math.Min(Math.Min(available, destination.Length - copied), window.Length - start);
+            window.Slice((int)start, count).CopyTo(destination[copied..]);
+            copied += count;
+        }
+
+        return copied;
     }
 }

@@ -68,6 +68,42 @@ internal sealed class FileNode
         return (Ranges[index].Offset + within, Ranges[index].Length - within);
     }
 
+    /// <summary>
+    /// The physical length to read from <paramref name="contentOffset"/>'s position so that it covers the
+    /// following ranges while each gap between them is at most <paramref name="maxGap"/> bytes, up to
+    /// <paramref name="wanted"/> payload bytes and <paramref name="maxSpan"/> file bytes.
+    /// </summary>
+    public long CoalescedSpan(long contentOffset, long wanted, long maxSpan, long maxGap)
+    {
+        if (Ranges is null)
+        {
+            return Math.Min(wanted, maxSpan);
+        }
+
+        var index = Array.BinarySearch(RangeStarts!, contentOffset);
+        if (index < 0)
+        {
+            index = ~index - 1;
+        }
+
+        var start = Ranges[index].Offset + (contentOffset - RangeStarts![index]);
+        var end = Ranges[index].End;
+        var covered = end - start;
+        while (covered < wanted && ++index < Ranges.Length)
+        {
+            var next = Ranges[index];
+            if (next.Offset < end || next.Offset - end > maxGap || next.End - start > maxSpan)
+            {
+                break;
+            }
+
+            covered += next.Length;
+            end = next.End;
+        }
+
+        return Math.Min(end - start, maxSpan);
+    }
+
     public void AddName(AbsolutePath path)
     {
         if (path.Equals(Primary.Path) || (OtherNames?.Contains(path) ?? false))
