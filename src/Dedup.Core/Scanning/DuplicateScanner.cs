@@ -208,16 +208,18 @@ internal static class DuplicateScanner
             candidate.Files.Sort(static (a, b) => a.Primary.Identity.FileId.CompareTo(b.Primary.Identity.FileId));
         }
 
+        // Readers within this set: the fewest any touched device admits (HDD: one).
+        var readers = devices.Min(d => state.Drives.GetSemaphore(d).Readers);
         var unsettled = new List<List<int>>();
         using (var set = new FileComparisonSet(candidate.Files, candidate.Size, state) { RecordPhysicalOffsets = rotational })
         {
-            // Readers for the probe: the fewest any touched device admits (HDD: one).
-            var readers = devices.Min(d => state.Drives.GetSemaphore(d).Readers);
             ProbeStage.Run(set, readers, unsettled, cancellationToken);
             Emit(state, set, writer);
         }
 
-        foreach (var bucket in unsettled)
+        // Buckets are independent; a set with many (same size, same probes) must not keep one core busy
+        // while the other idles, so they are compared in parallel within the device's reader limit.
+        void CompareBucket(List<int> bucket)
         {
             var files = new List<FileNode>(bucket.Count);
             foreach (var index in bucket)
@@ -234,6 +236,15 @@ internal static class DuplicateScanner
             using var subset = new FileComparisonSet(files, candidate.Size, state);
             state.Options.Strategy.Partition(subset, cancellationToken);
             Emit(state, subset, writer);
+        }
+
+        if (unsettled.Count > 1 && readers > 1)
+        {
+            Parallel.ForEach(unsettled, new ParallelOptions { MaxDegreeOfParallelism = readers, CancellationToken = cancellationToken }, CompareBucket);
+        }
+        else
+        {
+            unsettled.ForEach(CompareBucket);
         }
     }
 

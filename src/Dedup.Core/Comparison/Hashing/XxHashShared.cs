@@ -125,6 +125,9 @@ internal static class XxHashShared
     /// Runs the long-input (&gt; 240 bytes) accumulation over a whole buffer: every full stripe
     /// but the last byte's, then the final 64 bytes as the closing stripe.
     /// </summary>
+    // Hot loop: compiled fully optimized at once (tiering would run it unoptimized first, and
+    // ReadyToRun cannot precompile its AVX-512/AVX2 paths).
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     internal static void AccumulateLong(Span<ulong> acc, ReadOnlySpan<byte> source, ReadOnlySpan<byte> secret)
     {
         int stripesInBlock = 0;
@@ -144,6 +147,9 @@ internal static class XxHashShared
     /// eagerly after the 16th stripe gives the same result as the spec's block loop because
     /// callers never pass the stripe holding the input's last byte.
     /// </summary>
+    // Hot loop: compiled fully optimized at once (tiering would run it unoptimized first, and
+    // ReadyToRun cannot precompile its AVX-512/AVX2 paths).
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     internal static void ConsumeStripes(Span<ulong> acc, ref int stripesInBlock, ReadOnlySpan<byte> data, int stripes, ReadOnlySpan<byte> secret)
     {
         if ((uint)stripes > (uint)(data.Length / StripeLength) || acc.Length < 8 || secret.Length < SecretLength)
@@ -173,6 +179,9 @@ internal static class XxHashShared
     /// For each stripe n: acc[i ^ 1] += lane[i]; acc[i] += lo32(lane[i] ^ key[i]) * hi32(lane[i] ^ key[i]),
     /// with the key advancing 8 bytes per stripe. Bounds are checked by the callers.
     /// </summary>
+    // Hot loop: compiled fully optimized at once (tiering would run it unoptimized first, and
+    // ReadyToRun cannot precompile its AVX-512/AVX2 paths).
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     private static void Accumulate(ref ulong acc, ref byte data, ref byte secret, int stripes)
     {
         if (Vector512.IsHardwareAccelerated && Avx512F.IsSupported)
@@ -229,6 +238,9 @@ internal static class XxHashShared
         }
     }
 
+    // Hot loop: compiled fully optimized at once (tiering would run it unoptimized first, and
+    // ReadyToRun cannot precompile its AVX-512/AVX2 paths).
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     internal static void AccumulateScalar(ref ulong acc, ref byte data, ref byte secret, int stripes)
     {
         for (int n = 0; n < stripes; n++)
@@ -246,6 +258,9 @@ internal static class XxHashShared
     }
 
     // Runs once per 1 KiB block, so scalar code is fast enough here.
+    // Hot loop: compiled fully optimized at once (tiering would run it unoptimized first, and
+    // ReadyToRun cannot precompile its AVX-512/AVX2 paths).
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     private static void Scramble(ref ulong acc, ref byte secret)
     {
         for (int i = 0; i < 8; i++)
