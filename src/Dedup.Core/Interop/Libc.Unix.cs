@@ -45,6 +45,9 @@ internal static unsafe partial class Libc
     [LibraryImport(LibraryName, EntryPoint = "openat", SetLastError = true)]
     public static partial int OpenAt(int dirfd, byte* path, int flags, int mode);
 
+    [LibraryImport(LibraryName, EntryPoint = "pread64", SetLastError = true)]
+    public static partial nint PRead(int fd, byte* buffer, nuint count, long offset);
+
     [LibraryImport(LibraryName, EntryPoint = "close", SetLastError = true)]
     public static partial int Close(int fd);
 
