@@ -111,6 +111,9 @@ public class AbsolutePath : IEquatable<AbsolutePath>, IComparable<AbsolutePath>
     /// <returns>A new node whose parent is this path.</returns>
     public AbsolutePath Child(string name) => new(NameTable.Intern(name), this, nameIsInterned: true);
 
+    /// <summary>The node for a file in this folder; its name is interned only when short (see <see cref="NameTable.InternFileName"/>).</summary>
+    internal AbsolutePath ChildFile(ReadOnlySpan<char> name) => new(NameTable.InternFileName(name), this, nameIsInterned: true);
+
     /// <summary>Whether this path equals <paramref name="ancestor"/> or lies below it.</summary>
     /// <param name="ancestor">The candidate ancestor.</param>
     /// <returns><see langword="true"/> when <paramref name="ancestor"/> is this path or one of its parents.</returns>

@@ -35,6 +35,29 @@ internal static class NameTable
 #endif
     }
 
+    /// <summary>Names up to this length are interned when first seen; longer ones are shared only if already interned.</summary>
+    public const int ShortNameLength = 12;
+
+    /// <summary>
+    /// A file name: short names (<c>index.js</c>, <c>package.json</c>, <c>README.md</c>) repeat across a tree
+    /// and are interned; long names are nearly always unique, and a table entry for each would cost more
+    /// (about 50 bytes) than sharing could save, so they are only looked up.
+    /// </summary>
+    public static string InternFileName(ReadOnlySpan<char> name)
+    {
+        if (name.Length <= ShortNameLength)
+        {
+            return Intern(name);
+        }
+
+#if NET9_0_OR_GREATER
+        return s_lookup.TryGetValue(name, out var existing) ? existing : name.ToString();
+#else
+        var text = name.ToString();
+        return s_names.TryGetValue(text, out var existing) ? existing : text;
+#endif
+    }
+
     /// <summary>Number of distinct names interned so far (diagnostics and memory benchmarks).</summary>
     public static int Count => s_names.Count;
 }
