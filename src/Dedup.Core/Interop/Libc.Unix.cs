@@ -83,15 +83,22 @@ internal struct StatxBuffer
 {
     [FieldOffset(0)] public uint Mask;
     [FieldOffset(16)] public uint NLink;
+    [FieldOffset(20)] public uint Uid;
+    [FieldOffset(24)] public uint Gid;
     [FieldOffset(28)] public ushort Mode;
     [FieldOffset(32)] public ulong Ino;
     [FieldOffset(40)] public ulong Size;
+    [FieldOffset(48)] public ulong Blocks;
+    [FieldOffset(64)] public long AtimeSec;
+    [FieldOffset(72)] public uint AtimeNsec;
     [FieldOffset(112)] public long MtimeSec;
     [FieldOffset(120)] public uint MtimeNsec;
     [FieldOffset(128)] public uint RdevMajor;
     [FieldOffset(132)] public uint RdevMinor;
     [FieldOffset(136)] public uint DevMajor;
     [FieldOffset(140)] public uint DevMinor;
+
+    public readonly ushort Type => (ushort)(Mode & Libc.S_IFMT);
 
     public readonly bool IsRegularFile => (Mode & Libc.S_IFMT) == Libc.S_IFREG;
 

@@ -1,3 +1,4 @@
+using Dedup.Core.Interop;
 namespace Dedup.Core.Linking;
 
 /// <summary>
@@ -28,7 +29,7 @@ internal sealed unsafe class CloneLinker : ILinker
                 : ActionStoppedException.Fail($"cannot create a clone in {context.Folder}: {LinkNative.Message(errno)}; duplicate unchanged"));
     }
 
-    private static int CreateClone(string temporary, int keptFd, FileStatus duplicate)
+    private static int CreateClone(string temporary, int keptFd, StatxBuffer duplicate)
     {
         var mode = duplicate.Mode & 0xFFF;
         var fd = LinkNative.Open(temporary, LinkNative.O_WRONLY | LinkNative.O_CREAT | LinkNative.O_EXCL | LinkNative.O_NOFOLLOW | LinkNative.O_CLOEXEC, 0x180);

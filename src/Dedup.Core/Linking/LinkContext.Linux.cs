@@ -1,3 +1,4 @@
+using Dedup.Core.Interop;
 using System.Buffers;
 using System.Globalization;
 using Microsoft.Win32.SafeHandles;
@@ -33,7 +34,7 @@ internal sealed class LinkContext : IDisposable
     public string Folder { get; }
 
     /// <summary>The duplicate name's status at the last check (mode, owner, times).</summary>
-    public FileStatus DuplicateStatus { get; private set; }
+    public StatxBuffer DuplicateStatus { get; private set; }
 
     /// <summary>The kept file, open for reading, once <see cref="OpenKept"/> or <see cref="VerifyContent"/> ran.</summary>
     public SafeFileHandle? KeptHandle { get; private set; }
@@ -162,7 +163,7 @@ internal sealed class LinkContext : IDisposable
     public void Dispose() => KeptHandle?.Dispose();
 
     /// <summary>What changed between the scan and <paramref name="now"/>, or <see langword="null"/>.</summary>
-    internal static string? Describe(in FileStatus now, DuplicateFile scanned)
+    internal static string? Describe(in StatxBuffer now, DuplicateFile scanned)
     {
         if (now.IsDirectory)
         {

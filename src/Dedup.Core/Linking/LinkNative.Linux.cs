@@ -1,3 +1,4 @@
+using Dedup.Core.Interop;
 using System.Runtime.InteropServices;
 
 namespace Dedup.Core.Linking;
@@ -7,25 +8,25 @@ internal static unsafe partial class LinkNative
 {
     private const string LibraryName = "libc";
 
-    public const int AT_FDCWD = -100;
-    public const int AT_SYMLINK_NOFOLLOW = 0x100;
-    public const int AT_EMPTY_PATH = 0x1000;
-    public const uint STATX_BASIC_STATS = 0x7ff;
+    public const int AT_FDCWD = Libc.AT_FDCWD;
+    public const int AT_SYMLINK_NOFOLLOW = Libc.AT_SYMLINK_NOFOLLOW;
+    public const int AT_EMPTY_PATH = Libc.AT_EMPTY_PATH;
+    public const uint STATX_BASIC_STATS = Libc.STATX_BASIC_STATS;
 
-    public const int O_RDONLY = 0;
+    public const int O_RDONLY = Libc.O_RDONLY;
     public const int O_WRONLY = 1;
     public const int O_CREAT = 0x40;
     public const int O_EXCL = 0x80;
-    public const int O_NONBLOCK = 0x800;
-    public const int O_NOFOLLOW = 0x20000;
-    public const int O_CLOEXEC = 0x80000;
+    public const int O_NONBLOCK = Libc.O_NONBLOCK;
+    public const int O_NOFOLLOW = Libc.O_NOFOLLOW;
+    public const int O_CLOEXEC = Libc.O_CLOEXEC;
 
     public const uint RENAME_NOREPLACE = 1;
 
-    public const int EPERM = 1;
-    public const int ENOENT = 2;
-    public const int EINTR = 4;
-    public const int EACCES = 13;
+    public const int EPERM = Libc.EPERM;
+    public const int ENOENT = Libc.ENOENT;
+    public const int EINTR = Libc.EINTR;
+    public const int EACCES = Libc.EACCES;
     public const int EEXIST = 17;
     public const int EXDEV = 18;
     public const int EISDIR = 21;
@@ -34,20 +35,20 @@ internal static unsafe partial class LinkNative
     public const int ENOSPC = 28;
     public const int EROFS = 30;
     public const int EMLINK = 31;
-    public const int ENOSYS = 38;
+    public const int ENOSYS = Libc.ENOSYS;
     public const int EOPNOTSUPP = 95;
 
     public const ulong FICLONE = 0x40049409;
     public const ulong FIDEDUPERANGE = 0xC0189436;
 
-    public const ushort S_IFMT = 0xF000;
-    public const ushort S_IFREG = 0x8000;
-    public const ushort S_IFDIR = 0x4000;
-    public const ushort S_IFLNK = 0xA000;
+    public const ushort S_IFMT = Libc.S_IFMT;
+    public const ushort S_IFREG = Libc.S_IFREG;
+    public const ushort S_IFDIR = Libc.S_IFDIR;
+    public const ushort S_IFLNK = Libc.S_IFLNK;
     public const ushort S_ISVTX = 0x200;
 
     [LibraryImport(LibraryName, EntryPoint = "statx", SetLastError = true, StringMarshalling = StringMarshalling.Utf8)]
-    public static partial int Statx(int dirfd, string path, int flags, uint mask, out FileStatus buffer);
+    public static partial int Statx(int dirfd, string path, int flags, uint mask, out StatxBuffer buffer);
 
     [LibraryImport(LibraryName, EntryPoint = "open", SetLastError = true, StringMarshalling = StringMarshalling.Utf8)]
     public static partial int Open(string path, int flags, int mode);
@@ -96,45 +97,14 @@ internal static unsafe partial class LinkNative
     public static string Message(int errno) => Marshal.GetPInvokeErrorMessage(errno);
 
     /// <summary><c>statx</c> of a path without following a final symbolic link; returns 0 or an errno.</summary>
-    public static int LStat(string path, out FileStatus status) =>
+    public static int LStat(string path, out StatxBuffer status) =>
         Statx(AT_FDCWD, path, AT_SYMLINK_NOFOLLOW, STATX_BASIC_STATS, out status) == 0 ? 0 : LastErrno;
 
     /// <summary><c>statx</c> of an open descriptor; returns 0 or an errno.</summary>
-    public static int FStat(int fd, out FileStatus status) =>
+    public static int FStat(int fd, out StatxBuffer status) =>
         Statx(fd, string.Empty, AT_EMPTY_PATH, STATX_BASIC_STATS, out status) == 0 ? 0 : LastErrno;
 }
 
-/// <summary>The kernel's 256-byte <c>struct statx</c>, with the fields the linkers read.</summary>
-[StructLayout(LayoutKind.Explicit, Size = 256)]
-internal struct FileStatus
-{
-    [FieldOffset(16)] public uint NLink;
-    [FieldOffset(20)] public uint Uid;
-    [FieldOffset(24)] public uint Gid;
-    [FieldOffset(28)] public ushort Mode;
-    [FieldOffset(32)] public ulong Ino;
-    [FieldOffset(40)] public ulong Size;
-    [FieldOffset(48)] public ulong Blocks;
-    [FieldOffset(64)] public long AtimeSec;
-    [FieldOffset(72)] public uint AtimeNsec;
-    [FieldOffset(112)] public long MtimeSec;
-    [FieldOffset(120)] public uint MtimeNsec;
-    [FieldOffset(136)] public uint DevMajor;
-    [FieldOffset(140)] public uint DevMinor;
-
-    public readonly ushort Type => (ushort)(Mode & LinkNative.S_IFMT);
-
-    public readonly bool IsRegularFile => Type == LinkNative.S_IFREG;
-
-    public readonly bool IsDirectory => Type == LinkNative.S_IFDIR;
-
-    public readonly bool IsSymbolicLink => Type == LinkNative.S_IFLNK;
-
-    public readonly ulong Device => ((ulong)DevMajor << 32) | DevMinor;
-
-    public readonly DateTime LastWriteTimeUtc =>
-        DateTime.UnixEpoch.AddTicks((MtimeSec * TimeSpan.TicksPerSecond) + (MtimeNsec / 100));
-}
 
 /// <summary><c>struct timespec</c>.</summary>
 [StructLayout(LayoutKind.Sequential)]

@@ -1,3 +1,4 @@
+using Dedup.Core.Interop;
 using Dedup.Core.Enumeration;
 using Dedup.Core.Paths;
 
@@ -27,7 +28,7 @@ public static class ReportedDuplicates
         }
 
         var issues = new List<string>();
-        var byIdentity = new Dictionary<FileIdentity, List<(AbsolutePath Path, FileStatus Status)>>();
+        var byIdentity = new Dictionary<FileIdentity, List<(AbsolutePath Path, StatxBuffer Status)>>();
         foreach (var text in paths.Distinct(StringComparer.Ordinal))
         {
             var path = AbsolutePath.Parse(text);

@@ -181,7 +181,7 @@ internal static unsafe partial class TestNative
         return status.Device;
     }
 
-    public static int FileStatusOf(string path, out FileStatus status) => LinkNative.LStat(path, out status);
+    public static int FileStatusOf(string path, out Dedup.Core.Interop.StatxBuffer status) => LinkNative.LStat(path, out status);
 
     /// <summary>The file's extents as (physical offset, length, shared flag), from FS_IOC_FIEMAP.</summary>
     public static List<(ulong Physical, ulong Length, bool Shared)> Extents(string path)
