@@ -46,6 +46,43 @@ public sealed class DuplicateActionPlanner
         return Plan(list);
     }
 
+    /// <summary>File systems that never show one file under two identities; see <see cref="RefuseForGroup"/>.</summary>
+    private static readonly HashSet<string> s_localFileSystems = new(StringComparer.Ordinal)
+    {
+        "ext2", "ext3", "ext4", "xfs", "btrfs", "f2fs", "zfs", "jfs", "reiserfs", "tmpfs", "vfat", "exfat", "ntfs", "ntfs3", "hfsplus", "apfs",
+    };
+
+    private readonly Lazy<Topology.IDriveTopology> _topology = new(Topology.DriveTopology.CreateDefault);
+
+    /// <summary>Refusals that depend on the group rather than on the linker.</summary>
+    private string? RefuseForGroup(DuplicateGroup group, DuplicateFile kept, DuplicateFile duplicate)
+    {
+        if (group.Match != Media.ContentMatch.WholeFile)
+        {
+            return "media-payload match: the files differ byte for byte (tags or metadata), so neither replaces the other";
+        }
+
+        if (KeepRule.IsDisposable(kept))
+        {
+            return $"every copy is in a trash folder or is a temporary file ({kept.Path}); nothing is kept outside it";
+        }
+
+        // Overlay, FUSE and network mounts can show one file under two identities; across devices, deleting
+        // or replacing "the other copy" could then remove the only one.
+        if (Linker.Kind is DuplicateActionKind.Delete or DuplicateActionKind.Trash or DuplicateActionKind.SymbolicLink
+            && kept.Identity.Device != duplicate.Identity.Device)
+        {
+            var keptFs = _topology.Value.GetDevice(kept.Identity.Device).FileSystemType;
+            var duplicateFs = _topology.Value.GetDevice(duplicate.Identity.Device).FileSystemType;
+            if (keptFs is null || duplicateFs is null || !s_localFileSystems.Contains(keptFs) || !s_localFileSystems.Contains(duplicateFs))
+            {
+                return $"kept and duplicate are on different file systems ({keptFs ?? "unknown"}, {duplicateFs ?? "unknown"}), one of which may show the same file under another identity; refused so the only copy is never removed";
+            }
+        }
+
+        return null;
+    }
+
     private void PlanGroup(DuplicateGroup group, List<DuplicateAction> actions)
     {
         if (group.Files.Count < 2)
@@ -61,7 +98,7 @@ public sealed class DuplicateActionPlanner
                 continue; // the kept file and names already linked to it: nothing to do, nothing to reclaim
             }
 
-            var refusal = Linker.RefuseAtPlanTime(kept, duplicate);
+            var refusal = RefuseForGroup(group, kept, duplicate) ?? Linker.RefuseAtPlanTime(kept, duplicate);
             if (Linker.Kind == DuplicateActionKind.Dedupe)
             {
                 // Dedupe acts on the file's data, once, whatever its names.

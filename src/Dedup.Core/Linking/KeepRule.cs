@@ -88,6 +88,14 @@ public sealed class KeepRule
 
     private static int CompareAll(DuplicateFile x, DuplicateFile y, IReadOnlyList<KeepRule> rules)
     {
+        // Whatever the rules say, a copy in a trash folder or a leftover temporary file is never the one
+        // kept: emptying the trash would then lose the data.
+        var disposable = IsDisposable(x).CompareTo(IsDisposable(y));
+        if (disposable != 0)
+        {
+            return disposable;
+        }
+
         foreach (var rule in rules)
         {
             var decision = rule.Compare(x, y);
@@ -97,7 +105,47 @@ public sealed class KeepRule
             }
         }
 
-        return string.CompareOrdinal(x.Path.ToString(), y.Path.ToString());
+        // Tie-break: a path without hidden folders first, then ordinal order.
+        var hidden = IsHidden(x.Path).CompareTo(IsHidden(y.Path));
+        return hidden != 0 ? hidden : string.CompareOrdinal(x.Path.ToString(), y.Path.ToString());
+    }
+
+    /// <summary>
+    /// Whether a file lies in a trash folder (freedesktop <c>…/.local/share/Trash</c>, <c>$XDG_DATA_HOME/Trash</c>,
+    /// <c>$topdir/.Trash/$uid</c>, <c>$topdir/.Trash-$uid</c>) or is one of our temporary files.
+    /// </summary>
+    internal static bool IsDisposable(DuplicateFile file)
+    {
+        if (file.Path.Name.StartsWith(".dedup-tmp-", StringComparison.Ordinal))
+        {
+            return true;
+        }
+
+        var xdgTrash = Environment.GetEnvironmentVariable("XDG_DATA_HOME") is { Length: > 0 } xdg ? Path.Combine(xdg, "Trash") : null;
+        for (var node = file.Path.Parent; node is not null; node = node.Parent)
+        {
+            if (node.Name == ".Trash" || node.Name.StartsWith(".Trash-", StringComparison.Ordinal)
+                || (node.Name == "Trash" && node.Parent?.Name == "share" && node.Parent.Parent?.Name == ".local")
+                || (xdgTrash is not null && node.Name == "Trash" && string.Equals(node.ToString(), xdgTrash, StringComparison.Ordinal)))
+            {
+                return true;
+            }
+        }
+
+        return false;
+    }
+
+    private static bool IsHidden(AbsolutePath path)
+    {
+        for (var node = path; node is not null; node = node.Parent)
+        {
+            if (node.Name.Length > 1 && node.Name[0] == '.')
+            {
+                return true;
+            }
+        }
+
+        return false;
     }
 
     private static int Rank(DuplicateFile file, AbsolutePath[] folders)

@@ -135,7 +135,11 @@ internal sealed class LinkContext : IDisposable
         var errno = create(temporary);
         if (errno != 0)
         {
-            RemoveQuietly(temporary);
+            if (errno != LinkNative.EEXIST)
+            {
+                RemoveQuietly(temporary); // a partial replacement of ours; EEXIST means the name was never ours
+            }
+
             throw refuse(errno);
         }
 

@@ -1,0 +1,76 @@
+using Dedup.Core.Linking;
+using Dedup.Core.Tests.Infrastructure;
+
+namespace Dedup.Core.Tests.Linking;
+
+/// <summary>Regressions for data-loss paths found in review: trash copies kept, look-alike temp names, media matches.</summary>
+public sealed class SafetyReviewTests
+{
+    private static readonly byte[] Content = TempTree.RandomBytes(30_000, 17);
+
+    [LinkingFact]
+    public async Task A_copy_in_a_trash_folder_is_never_the_one_kept_even_when_it_sorts_first()
+    {
+        using var tree = new LinkTree();
+        var trashed = tree.Write(".local/share/Trash/files/report.pdf", Content);
+        var other = tree.Write(".Trash-0/files/report.pdf", Content);
+        var real = tree.Write("Documents/report.pdf", Content);
+        var before = tree.Snapshot();
+
+        var plan = LinkTree.Plan(await tree.ScanAsync(), Linkers.Delete);
+        Assert.All(plan.Actions, a => Assert.Equal(real, a.Kept.Path.ToString()));
+        var report = await plan.ApplyAsync();
+
+        Assert.Equal(2, report.Done);
+        Assert.Equal(Content, await File.ReadAllBytesAsync(real));
+        Assert.False(File.Exists(trashed));
+        Assert.False(File.Exists(other));
+        LinkTree.AssertNoContentLost(before);
+    }
+
+    [LinkingFact]
+    public async Task When_every_copy_is_in_the_trash_nothing_is_deleted()
+    {
+        using var tree = new LinkTree();
+        var a = tree.Write(".local/share/Trash/files/a.bin", Content);
+        var b = tree.Write(".local/share/Trash/files/a.2.bin", Content);
+
+        var report = await LinkTree.Plan(await tree.ScanAsync(), Linkers.Delete).ApplyAsync();
+
+        Assert.Equal(0, report.Done);
+        Assert.True(File.Exists(a) && File.Exists(b));
+    }
+
+    [LinkingFact]
+    public async Task A_user_file_named_like_a_temporary_file_but_ending_in_a_newline_is_not_cleaned_up()
+    {
+        using var tree = new LinkTree();
+        tree.Write("keep/x.bin", Content);
+        tree.Write("dup/x.bin", Content);
+        var lookAlike = tree.Write("dup/.dedup-tmp-0123456789abcdef0123456789abcdef\n", [1, 2, 3]);
+
+        var plan = LinkTree.Plan(await tree.ScanAsync(tree.PathOf("keep"), tree.PathOf("dup")), Linkers.HardLink, KeepRule.PreferUnder(tree.PathOf("keep")));
+        await plan.ApplyAsync();
+
+        Assert.True(File.Exists(lookAlike), "a file that only looks like a temporary file was removed");
+    }
+
+    [LinkingFact]
+    public async Task Media_payload_matches_are_refused_at_plan_time()
+    {
+        using var tree = new LinkTree();
+        var fixture = new Media.Fixtures.Mp3Fixture();
+        var variants = fixture.Variants(seed: 5).Select(v => v.Bytes).DistinctBy(Convert.ToHexString).Take(2).ToArray();
+        var one = tree.Write("a/one.mp3", variants[0]);
+        var two = tree.Write("b/two.mp3", variants[1]);
+        var (groups, _) = await Scan.RunAsync(b => b.AddRoot(tree.Root).UseMediaMode());
+        Assert.Single(groups);
+
+        var plan = LinkTree.Plan(groups, Linkers.Delete);
+        Assert.All(plan.Actions, a => Assert.NotNull(a.Refusal));
+        Assert.Equal(0, plan.ReclaimableBytes);
+        await plan.ApplyAsync();
+        Assert.Equal(variants[0], await File.ReadAllBytesAsync(one));
+        Assert.Equal(variants[1], await File.ReadAllBytesAsync(two));
+    }
+}
