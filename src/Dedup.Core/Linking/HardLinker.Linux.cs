@@ -16,6 +16,7 @@ internal sealed class HardLinker : ILinker
 
     void ILinker.Apply(LinkContext context)
     {
+        context.RequireSameOwnerAndMode();
         context.ReplaceViaTemporary(
             temporary => LinkNative.LinkAt(LinkNative.AT_FDCWD, context.KeptPath, LinkNative.AT_FDCWD, temporary, 0) == 0 ? 0 : LinkNative.LastErrno,
             errno => errno switch

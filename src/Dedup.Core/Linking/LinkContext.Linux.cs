@@ -78,6 +78,25 @@ internal sealed class LinkContext : IDisposable
         DuplicateStatus = status;
     }
 
+    /// <summary>
+    /// Links give every name the kept file's owner, group and permissions, and share its future writes:
+    /// refused when the two files differ in any of them (as util-linux <c>hardlink</c> does by default).
+    /// </summary>
+    public void RequireSameOwnerAndMode()
+    {
+        if (LinkNative.LStat(KeptPath, out var kept) != 0 || LinkNative.LStat(DuplicatePath, out var duplicate) != 0)
+        {
+            return; // the unchanged-checks that follow report the missing file
+        }
+
+        const int Permissions = 0xFFF; // 07777
+        if (kept.Uid != duplicate.Uid || kept.Gid != duplicate.Gid || (kept.Mode & Permissions) != (duplicate.Mode & Permissions))
+        {
+            throw ActionStoppedException.Skip(
+                $"owner, group or permissions differ (kept {kept.Uid}:{kept.Gid} {Convert.ToString(kept.Mode & Permissions, 8)}, duplicate {duplicate.Uid}:{duplicate.Gid} {Convert.ToString(duplicate.Mode & Permissions, 8)}); a link would give the duplicate's names the kept file's and share its future writes");
+        }
+    }
+
     /// <summary>Opens the kept file (without following links) and checks the open file is the scanned one.</summary>
     public SafeFileHandle OpenKept()
     {

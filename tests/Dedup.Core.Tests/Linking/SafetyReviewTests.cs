@@ -73,4 +73,28 @@ public sealed class SafetyReviewTests
         Assert.Equal(variants[0], await File.ReadAllBytesAsync(one));
         Assert.Equal(variants[1], await File.ReadAllBytesAsync(two));
     }
+
+    [LinkingFact]
+    public async Task Files_of_different_owners_or_permissions_are_not_linked()
+    {
+        using var tree = new LinkTree();
+        var kept = tree.Write("keep/x.bin", Content);
+        var otherOwner = tree.Write("dup1/x.bin", Content);
+        var otherMode = tree.Write("dup2/x.bin", Content);
+        TempTree.Run("chown", "65534:65534", otherOwner);
+        TempTree.Run("chmod", "600", otherMode);
+        TempTree.Run("chmod", "644", kept);
+
+        foreach (var linker in new[] { Linkers.HardLink, Linkers.SymbolicLink() })
+        {
+            var groups = await tree.ScanAsync(tree.PathOf("keep"), tree.PathOf("dup1"), tree.PathOf("dup2"));
+            var report = await LinkTree.Plan(groups, linker, KeepRule.PreferUnder(tree.PathOf("keep"))).ApplyAsync();
+            Assert.Equal(0, report.Done);
+            Assert.All(report.Outcomes, o => Assert.Contains("owner, group or permissions differ", o.Reason, StringComparison.Ordinal));
+            Assert.Null(new FileInfo(otherOwner).LinkTarget);
+            Assert.Equal(Content, await File.ReadAllBytesAsync(otherOwner));
+            Assert.Equal(Content, await File.ReadAllBytesAsync(otherMode));
+            Assert.NotEqual(TestNative.Inode(kept), TestNative.Inode(otherOwner));
+        }
+    }
 }
