@@ -89,6 +89,34 @@ internal static unsafe partial class LinkNative
     [LibraryImport(LibraryName, EntryPoint = "fsync", SetLastError = true)]
     public static partial int Fsync(int fd);
 
+    [LibraryImport(LibraryName, EntryPoint = "realpath", SetLastError = true, StringMarshalling = StringMarshalling.Utf8)]
+    private static partial nint RealPath(string path, nint resolved);
+
+    /// <summary>The path with every symbolic link in its folders resolved (the name itself is kept); the input when that fails.</summary>
+    public static string CanonicalFolderPath(string path)
+    {
+        var folder = Path.GetDirectoryName(path);
+        if (folder is null)
+        {
+            return path;
+        }
+
+        var resolved = RealPath(folder, 0);
+        if (resolved == 0)
+        {
+            return path;
+        }
+
+        try
+        {
+            return Path.Combine(Marshal.PtrToStringUTF8(resolved)!, Path.GetFileName(path));
+        }
+        finally
+        {
+            NativeMemory.Free((void*)resolved);
+        }
+    }
+
     [LibraryImport(LibraryName, EntryPoint = "geteuid")]
     public static partial uint GetEuid();
 

@@ -77,7 +77,7 @@ internal sealed class TrashDirectory
     /// <summary>The <c>Path=</c> value: relative to the top directory for a mount's trash, absolute for the home trash.</summary>
     public string InfoPathValue(string path)
     {
-        var value = TopDirectory is null ? path : Path.GetRelativePath(TopDirectory, path);
+        var value = TopDirectory is null ? path : Path.GetRelativePath(TopDirectory, LinkNative.CanonicalFolderPath(path));
         var builder = new StringBuilder();
         foreach (var b in Encoding.UTF8.GetBytes(value))
         {
@@ -133,7 +133,8 @@ internal sealed class TrashDirectory
     /// <summary>The highest folder above <paramref name="path"/> still on <paramref name="device"/>: its mount point.</summary>
     private static string TopDirectoryOf(string path, ulong device)
     {
-        var top = Path.GetDirectoryName(path)!;
+        // Walk up the real folders: through a symbolic link the written path's parents are another mount's.
+        var top = Path.GetDirectoryName(LinkNative.CanonicalFolderPath(path))!;
         for (var parent = Path.GetDirectoryName(top); parent is not null; parent = Path.GetDirectoryName(parent))
         {
             if (LinkNative.LStat(parent, out var status) != 0 || status.Device != device)

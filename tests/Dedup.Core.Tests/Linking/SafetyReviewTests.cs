@@ -97,4 +97,34 @@ public sealed class SafetyReviewTests
             Assert.NotEqual(TestNative.Inode(kept), TestNative.Inode(otherOwner));
         }
     }
+
+    [FactRequiringFolder("DEDUP_TEST_SMALLFS", "a second mounted file system for its own trash folder")]
+    public async Task A_duplicate_reached_through_a_symbolic_link_goes_to_its_real_mounts_trash()
+    {
+        using var local = new LinkTree();
+        using var mounted = new LinkTree(LinkTree.SmallMount);
+        var kept = local.Write("keep/x.bin", Content);
+        var duplicate = mounted.Write("sub/x.bin", Content);
+        var link = Path.Combine(local.Root, "lnk");
+        File.CreateSymbolicLink(link, Path.GetDirectoryName(duplicate)!);
+        var before = local.Snapshot();
+
+        var (groups, _) = await Scan.RunAsync(b => b.AddRoot(Path.Combine(local.Root, "keep")).AddRoot(link));
+        var report = await LinkTree.Plan(groups, Linkers.Trash, KeepRule.PreferUnder(Path.Combine(local.Root, "keep"))).ApplyAsync();
+
+        Assert.Equal(1, report.Done);
+        Assert.False(File.Exists(duplicate));
+        Assert.Equal(Content, await File.ReadAllBytesAsync(kept));
+
+        // The trash belongs at the top of the mount that really holds the file, with Path= relative to it.
+        var top = LinkTree.SmallMount!;
+        var trash = Directory.GetDirectories(top, ".Trash*").Single();
+        var uidTrash = Directory.Exists(Path.Combine(trash, "files")) ? trash : Directory.GetDirectories(trash).Single();
+        var info = Directory.GetFiles(Path.Combine(uidTrash, "info"), "x*.trashinfo").Single();
+        var relative = Path.GetRelativePath(top, duplicate);
+        Assert.Contains("Path=" + relative + "\n", await File.ReadAllTextAsync(info), StringComparison.Ordinal);
+        File.Delete(info);
+        File.Delete(Path.Combine(uidTrash, "files", Path.GetFileNameWithoutExtension(info)));
+        LinkTree.AssertNoContentLost(before);
+    }
 }
