@@ -57,11 +57,6 @@ internal static unsafe partial class Libc
     [LibraryImport(LibraryName, EntryPoint = "readlinkat", SetLastError = true)]
     public static partial nint ReadLinkAt(int dirfd, byte* path, byte* buffer, nuint size);
 
-    [LibraryImport(LibraryName, EntryPoint = "posix_fadvise")]
-    public static partial int PosixFadvise(int fd, long offset, long length, int advice);
-
-    public const int POSIX_FADV_SEQUENTIAL = 2;
-
     /// <summary>How a scan classifies a failed call's errno.</summary>
     public static Reporting.ScanErrorKind ToScanErrorKind(int errno) => errno switch
     {

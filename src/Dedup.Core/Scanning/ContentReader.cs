@@ -10,12 +10,19 @@ namespace Dedup.Core.Scanning;
 internal static class ContentReader
 {
     /// <summary>Opens the file, reads each (offset, destination) pair exactly, closes it.</summary>
-    public static bool TryRead(FileNode node, ScanState state, long offset1, Span<byte> destination1, long offset2, Span<byte> destination2)
+    /// <remarks>With <c>recordPhysicalOffset</c> (rotational disks) the first extent's physical offset (FIEMAP) is
+    /// noted while the file is open, so later full reads can follow disk order.</remarks>
+    public static bool TryRead(FileNode node, ScanState state, long offset1, Span<byte> destination1, long offset2, Span<byte> destination2, bool recordPhysicalOffset = false)
     {
         using var handle = FileOpener.TryOpen(node.Primary, state);
         if (handle is null)
         {
             return false;
+        }
+
+        if (recordPhysicalOffset && node.PhysicalOffset < 0)
+        {
+            node.PhysicalOffset = Topology.PhysicalOrder.FirstExtentOffset(handle);
         }
 
         return TryRead(node, handle, state, offset1, destination1) && (destination2.IsEmpty || TryRead(node, handle, state, offset2, destination2));

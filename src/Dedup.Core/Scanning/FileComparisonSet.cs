@@ -36,12 +36,10 @@ internal sealed class FileComparisonSet : ComparisonSet, IDisposable
 
     public IReadOnlyList<(int[] Members, bool Verified)> Groups => _groups;
 
-    /// <summary>When set (rotational disks), each open records the file's physical offset for later read order.</summary>
+    /// <summary>When set (rotational disks), the probe records each file's physical offset for later read order.</summary>
     public bool RecordPhysicalOffsets { get; init; }
 
     public FileNode this[int index] => _files[index];
-
-    public bool HasFailed(int index) => _failed[index];
 
     /// <summary>The scan's state (for stages that read files themselves, in parallel).</summary>
     public ScanState State => _state;
@@ -130,11 +128,6 @@ internal sealed class FileComparisonSet : ComparisonSet, IDisposable
         {
             _failed[index] = true;
             return null;
-        }
-
-        if (RecordPhysicalOffsets && _files[index].PhysicalOffset < 0)
-        {
-            _files[index].PhysicalOffset = Topology.PhysicalOrder.FirstExtentOffset(handle);
         }
 
         _handles[index] = handle;

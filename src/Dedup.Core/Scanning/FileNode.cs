@@ -58,12 +58,7 @@ internal sealed class FileNode
             return (contentOffset, Primary.Length - contentOffset);
         }
 
-        var index = Array.BinarySearch(RangeStarts!, contentOffset);
-        if (index < 0)
-        {
-            index = ~index - 1;
-        }
-
+        var index = RangeIndex(contentOffset);
         var within = contentOffset - RangeStarts![index];
         return (Ranges[index].Offset + within, Ranges[index].Length - within);
     }
@@ -80,12 +75,7 @@ internal sealed class FileNode
             return Math.Min(wanted, maxSpan);
         }
 
-        var index = Array.BinarySearch(RangeStarts!, contentOffset);
-        if (index < 0)
-        {
-            index = ~index - 1;
-        }
-
+        var index = RangeIndex(contentOffset);
         var start = Ranges[index].Offset + (contentOffset - RangeStarts![index]);
         var end = Ranges[index].End;
         var covered = end - start;
@@ -102,6 +92,13 @@ internal sealed class FileNode
         }
 
         return Math.Min(end - start, maxSpan);
+    }
+
+    /// <summary>The index of the range holding a payload offset.</summary>
+    private int RangeIndex(long contentOffset)
+    {
+        var index = Array.BinarySearch(RangeStarts!, contentOffset);
+        return index < 0 ? ~index - 1 : index;
     }
 
     public void AddName(AbsolutePath path)

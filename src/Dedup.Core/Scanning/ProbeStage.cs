@@ -66,7 +66,7 @@ internal static class ProbeStage
             {
                 var buffer = arena is null ? set.Buffers.Rent(Math.Max(1, length)) : null;
                 var data = arena is null ? buffer.AsSpan(0, length) : arena.AsSpan(i * length, length);
-                ok[i] = ContentReader.TryRead(set[i], set.State, 0, data, 0, default);
+                ok[i] = ContentReader.TryRead(set[i], set.State, 0, data, 0, default, set.RecordPhysicalOffsets);
                 if (ok[i])
                 {
                     hashes[i] = XxHash3.HashToUInt64(data);
@@ -151,7 +151,7 @@ internal static class ProbeStage
             {
                 var prefix = buffer.AsSpan(0, ProbeSize);
                 var suffix = withSuffix ? buffer.AsSpan(ProbeSize, ProbeSize) : default;
-                ok[i] = ContentReader.TryRead(set[i], set.State, 0, prefix, set.Length - ProbeSize, suffix);
+                ok[i] = ContentReader.TryRead(set[i], set.State, 0, prefix, set.Length - ProbeSize, suffix, set.RecordPhysicalOffsets);
                 if (ok[i])
                 {
                     keys[i] = new ContentHash(XxHash3.HashToUInt64(prefix), withSuffix ? XxHash3.HashToUInt64(suffix) : 0);

@@ -109,15 +109,68 @@ public sealed class DriveTopologyTests
     public void Fiemap_reports_a_physical_offset_for_a_real_file()
     {
         using var tree = new TempTree();
-        var path = tree.Write("data.bin", TempTree.RandomBytes(256 * 1024, 3));
-        using (var fs = new FileStream(path, FileMode.Open))
-        {
-            fs.Flush(flushToDisk: true);
-        }
-
+        var path = WrittenToDisk(tree, "data.bin", 5);
         using var handle = File.OpenHandle(path);
         var offset = PhysicalOrder.FirstExtentOffset(handle);
-        // ext4/btrfs/xfs support FIEMAP; tmpfs does not (then -1 is the documented answer).
-        Assert.True(offset > 0 || offset == -1, $"unexpected offset {offset}");
+        if (SupportsFiemap(tree.Root))
+        {
+            Assert.True(offset > 0, $"FIEMAP gave {offset} on a file system that supports it");
+        }
+        else
+        {
+            Assert.Equal(-1, offset); // tmpfs and others: the documented "unknown"
+        }
+    }
+
+    [LinuxFact]
+    public void On_a_rotational_disk_the_probe_records_each_files_physical_offset()
+    {
+        using var tree = new TempTree();
+        var a = WrittenToDisk(tree, "a/x.bin", 6);
+        var b = WrittenToDisk(tree, "b/x.bin", 6);
+        var finder = new DuplicateFinderBuilder().AddRoot(tree.Root).WithDriveKind(tree.Root, DriveKind.Hdd).Build();
+        var state = new Core.Scanning.ScanState(finder.Options);
+        var nodes = new[] { a, b }.Select(p => new Core.Scanning.FileNode(Scanned(p))).ToList();
+        using var set = new Core.Scanning.FileComparisonSet(nodes, nodes[0].ContentLength, state) { RecordPhysicalOffsets = true };
+
+        var unsettled = new List<List<int>>();
+        Core.Scanning.ProbeStage.Run(set, readers: 1, unsettled, CancellationToken.None);
+
+        Assert.Single(unsettled);
+        if (SupportsFiemap(tree.Root))
+        {
+            Assert.All(nodes, n => Assert.True(n.PhysicalOffset > 0, $"no physical offset recorded for {n.Primary.Path}"));
+            Assert.NotEqual(nodes[0].PhysicalOffset, nodes[1].PhysicalOffset);
+        }
+    }
+
+    private static string WrittenToDisk(TempTree tree, string name, int seed)
+    {
+        var path = tree.Write(name, TempTree.RandomBytes(256 * 1024, seed));
+        using (var fs = new FileStream(path, FileMode.Open))
+        {
+            fs.Flush(flushToDisk: true); // allocate extents now (delayed allocation would report none)
+        }
+
+        return path;
+    }
+
+    private static bool SupportsFiemap(string path) =>
+        DriveTopology.CreateDefault().GetDevice(Interop.DeviceNumber.Of(path)).FileSystemType is "ext4" or "xfs" or "btrfs";
+
+    private static Enumeration.ScannedFile Scanned(string path)
+    {
+        var info = new FileInfo(path);
+        var identity = new Enumeration.FileIdentity(Interop.DeviceNumber.Of(path), Inode(path));
+        return new Enumeration.ScannedFile(Core.Paths.AbsolutePath.Parse(path), info.Length, identity, 1, info.LastWriteTimeUtc);
+    }
+
+    private static ulong Inode(string path)
+    {
+        var psi = new System.Diagnostics.ProcessStartInfo("stat", ["-c", "%i", path]) { RedirectStandardOutput = true };
+        using var process = System.Diagnostics.Process.Start(psi)!;
+        var text = process.StandardOutput.ReadToEnd().Trim();
+        process.WaitForExit();
+        return ulong.Parse(text, System.Globalization.CultureInfo.InvariantCulture);
     }
 }
