@@ -18,8 +18,12 @@ internal static class ProbeStage
     /// <summary>Sets smaller than this are read on the calling thread.</summary>
     private const int ParallelFrom = 64;
 
-    /// <summary>Memory allowed for the small files' bytes when settling them in memory.</summary>
-    private const long SmallFileBudget = Pooling.BufferPool.MaxPooledLength;
+    /// <summary>
+    /// Memory allowed for the small files' bytes when settling them in memory. Larger sets are hashed and
+    /// their colliding members confirmed by the strategy: a bigger arena only grows the pool's retained
+    /// arrays (every power of two up to it, per thread), measured as peak RSS.
+    /// </summary>
+    private const long SmallFileBudget = 1024 * 1024;
 
     /// <summary>
     /// Splits <paramref name="set"/>: groups settled exactly go to <see cref="Comparison.ComparisonSet.AddGroup"/>,

@@ -1,3 +1,4 @@
+using System.Runtime.CompilerServices;
 using System.Security.Cryptography;
 
 namespace Dedup.Core.Comparison.Hashing;
@@ -12,9 +13,7 @@ internal readonly record struct ContentHash(UInt128 Low, UInt128 High)
             case DuplicateHashAlgorithm.XxHash3:
                 return new ContentHash(XxHash3.HashToUInt64(data), 0);
             case DuplicateHashAlgorithm.Sha256:
-                Span<byte> digest = stackalloc byte[32];
-                SHA256.HashData(data, digest);
-                return FromBytes(digest);
+                return Sha256.Hash(data);
             default:
                 return new ContentHash(XxHash128.HashToUInt128(data), 0);
         }
@@ -30,7 +29,7 @@ internal sealed class IncrementalContentHasher : IDisposable
     private readonly DuplicateHashAlgorithm _algorithm;
     private readonly XxHash128? _xx128;
     private readonly XxHash3? _xx3;
-    private readonly IncrementalHash? _sha;
+    private readonly Sha256? _sha;
 
     public IncrementalContentHasher(DuplicateHashAlgorithm algorithm)
     {
@@ -41,7 +40,7 @@ internal sealed class IncrementalContentHasher : IDisposable
                 _xx3 = new XxHash3();
                 break;
             case DuplicateHashAlgorithm.Sha256:
-                _sha = IncrementalHash.CreateHash(HashAlgorithmName.SHA256);
+                _sha = new Sha256();
                 break;
             default:
                 _xx128 = new XxHash128();
@@ -61,7 +60,7 @@ internal sealed class IncrementalContentHasher : IDisposable
         }
         else
         {
-            _sha!.AppendData(data);
+            _sha!.Append(data);
         }
     }
 
@@ -75,9 +74,7 @@ internal sealed class IncrementalContentHasher : IDisposable
                 _xx3.Reset();
                 return new ContentHash(h3, 0);
             case DuplicateHashAlgorithm.Sha256:
-                Span<byte> digest = stackalloc byte[32];
-                _sha!.GetHashAndReset(digest);
-                return ContentHash.FromBytes(digest);
+                return _sha!.Finish();
             default:
                 var h = _xx128!.GetCurrentHashAsUInt128();
                 _xx128.Reset();
@@ -91,4 +88,38 @@ internal sealed class IncrementalContentHasher : IDisposable
     }
 
     public void Dispose() => _sha?.Dispose();
+}
+
+/// <summary>
+/// SHA-256 kept behind its own non-inlined methods: the crypto assembly (≈1 MiB resident) is then loaded only
+/// when a scan asks for SHA-256, not by every scan that compiles the hashing switch.
+/// </summary>
+internal sealed class Sha256 : IDisposable
+{
+    private readonly object _hash = Create();
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    public static ContentHash Hash(ReadOnlySpan<byte> data)
+    {
+        Span<byte> digest = stackalloc byte[32];
+        SHA256.HashData(data, digest);
+        return ContentHash.FromBytes(digest);
+    }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    public void Append(ReadOnlySpan<byte> data) => ((IncrementalHash)_hash).AppendData(data);
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    public ContentHash Finish()
+    {
+        Span<byte> digest = stackalloc byte[32];
+        ((IncrementalHash)_hash).GetHashAndReset(digest);
+        return ContentHash.FromBytes(digest);
+    }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    public void Dispose() => ((IncrementalHash)_hash).Dispose();
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private static object Create() => IncrementalHash.CreateHash(HashAlgorithmName.SHA256);
 }
