@@ -18,11 +18,12 @@ namespace Dedup.Core.Topology;
 /// </summary>
 /// <remarks>
 /// Shares have no local volume: their serial is whatever the server reports. When no local volume has
-/// the serial, the root the serial was last read from (by the default enumerator or the builder, through
-/// <see cref="TryGetVolumeSerial(string, out uint)"/>) decides: a UNC root or a drive letter mapped to a share is
-/// <see cref="DriveKind.Network"/>. Limits: a share whose server volume's serial equals a local volume's
-/// (for example <c>\\localhost\c$</c>) is classified as that local volume; volumes sharing a serial
-/// (cloned disks) are one device; a serial never seen and not local is <see cref="DriveKind.Unknown"/>.
+/// the serial, the root it was last read from (by the default enumerator or the builder, through
+/// <see cref="TryGetVolumeSerial(string, out uint)"/>, and only if that root has the serial itself)
+/// decides: a UNC root or a drive letter mapped to a share is <see cref="DriveKind.Network"/>.
+/// Limits: a share whose server volume has a local volume's serial (<c>\\localhost\c$</c>) is taken for
+/// that volume; volumes sharing a serial (cloned disks) are one device; a serial neither local nor
+/// seen is <see cref="DriveKind.Unknown"/>. Results are cached per instance, as on Linux.
 /// </remarks>
 [SupportedOSPlatform("windows")]
 internal sealed class WindowsDriveTopology : IDriveTopology
@@ -78,7 +79,10 @@ internal sealed class WindowsDriveTopology : IDriveTopology
             return false;
         }
 
-        if (root is not null)
+        // Remembered only when the root itself has this serial: a link or mounted folder below a drive
+        // letter leads elsewhere, and that drive letter's type would then describe the wrong volume.
+        uint rootSerial = 0;
+        if (root is not null && Kernel32.GetVolumeInformation(root, null, 0, &rootSerial, null, null, null, 0) && rootSerial == value)
         {
             s_rootsBySerial[value] = root;
         }
@@ -140,7 +144,7 @@ internal sealed class WindowsDriveTopology : IDriveTopology
     }
 
     /// <summary>Every local volume that answers GetVolumeInformationW: its <c>\\?\Volume{GUID}\</c> path, serial and file system.</summary>
-    private static unsafe List<(string Volume, uint Serial, string? FileSystem)> EnumerateVolumes()
+    internal static unsafe List<(string Volume, uint Serial, string? FileSystem)> EnumerateVolumes()
     {
         var result = new List<(string, uint, string?)>();
         var name = stackalloc char[Kernel32.VolumeBufferLength];
