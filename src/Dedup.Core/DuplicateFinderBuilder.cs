@@ -339,6 +339,12 @@ public sealed class DuplicateFinderBuilder
             throw new DirectoryNotFoundException($"The path '{full}' given for a drive kind does not exist.");
         }
 
-        return OperatingSystem.IsLinux() ? Interop.DeviceNumber.Of(full) : 0;
+        if (OperatingSystem.IsLinux())
+        {
+            return Interop.DeviceNumber.Of(full);
+        }
+
+        // The volume serial, as the default enumerator reports it for every file below a root.
+        return OperatingSystem.IsWindows() ? WindowsDriveTopology.DeviceOf(full) : 0;
     }
 }

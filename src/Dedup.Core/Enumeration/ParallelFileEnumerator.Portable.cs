@@ -1,10 +1,13 @@
+// Compiled on every platform; untested here (no Windows machine).
 using Dedup.Core.Paths;
 using Dedup.Core.Reporting;
+using Dedup.Core.Topology;
 
 namespace Dedup.Core.Enumeration;
 
 // Non-Linux platforms: BCL enumeration only. No file identities are available, so hard links are not
-// folded and folder loops are caught by path depth only. Compiled everywhere, untested here.
+// folded and folder loops are caught by path depth only. On Windows the device is the root's volume
+// serial (what WindowsDriveTopology resolves); elsewhere it is 0.
 internal sealed partial class ParallelFileEnumerator
 {
     private sealed partial class Walk
@@ -20,6 +23,7 @@ internal sealed partial class ParallelFileEnumerator
                 return;
             }
 
+            var device = work.RootDevice ?? RootDeviceOf(work.Path);
             try
             {
                 foreach (var info in new DirectoryInfo(work.Path.ToString()).EnumerateFileSystemInfos())
@@ -41,13 +45,13 @@ internal sealed partial class ParallelFileEnumerator
                         if (!context.IsDirectoryExcluded(relative))
                         {
                             AbsolutePath child = isLink ? AbsolutePathSymlinkPoint.Create(work.Path, info.Name, info.LinkTarget!) : work.Path.Child(info.Name);
-                            Push(new DirectoryWork(child, relative, 0, work.Ancestors, work.ViaSymlink || isLink));
+                            Push(new DirectoryWork(child, relative, device, work.Ancestors, work.ViaSymlink || isLink));
                         }
                     }
                     else if (info is FileInfo file && file.Exists && context.IsSizeIncluded(file.Length)
                         && context.IsFileIncluded(Combine(work.RelativePath, info.Name)))
                     {
-                        var identity = new FileIdentity(0, (ulong)Interlocked.Increment(ref s_syntheticIds));
+                        var identity = new FileIdentity(device, (ulong)Interlocked.Increment(ref s_syntheticIds));
                         batch.Add(new ScannedFile(work.Path.Child(info.Name), file.Length, identity, 1, file.LastWriteTimeUtc));
                     }
                 }
@@ -57,5 +61,13 @@ internal sealed partial class ParallelFileEnumerator
                 context.ReportError(work.Path.ToString(), ex is UnauthorizedAccessException ? ScanErrorKind.AccessDenied : ScanErrorKind.IOError, ex.Message);
             }
         }
+
+        /// <summary>
+        /// One volume lookup per root, handed down to every folder below it. So a volume mounted in a
+        /// folder inside the root, or reached through a followed link, reports the root's serial: its
+        /// reads are then scheduled as the root device's. 0 (unknown) when the volume cannot be queried.
+        /// </summary>
+        private static ulong RootDeviceOf(AbsolutePath root) =>
+            OperatingSystem.IsWindows() && WindowsDriveTopology.TryGetVolumeSerial(root.ToString(), out var serial) ? serial : 0;
     }
 }

@@ -5,10 +5,21 @@ namespace Dedup.Core.Topology;
 /// <summary>Creates the platform's <see cref="IDriveTopology"/>, with optional user overrides.</summary>
 public static class DriveTopology
 {
-    /// <summary>The topology of this machine: Linux reads <c>/sys/dev/block</c> and <c>/proc/self/mountinfo</c>; elsewhere every device is <see cref="DriveKind.Unknown"/>.</summary>
+    /// <summary>
+    /// The topology of this machine: Linux reads <c>/sys/dev/block</c> and <c>/proc/self/mountinfo</c>; Windows
+    /// (where a device number is the volume serial) asks each volume for its drive type and seek penalty;
+    /// elsewhere every device is <see cref="DriveKind.Unknown"/>.
+    /// </summary>
     /// <returns>A caching topology.</returns>
-    public static IDriveTopology CreateDefault() =>
-        OperatingSystem.IsLinux() ? new LinuxDriveTopology("/") : new UnknownDriveTopology();
+    public static IDriveTopology CreateDefault()
+    {
+        if (OperatingSystem.IsLinux())
+        {
+            return new LinuxDriveTopology("/");
+        }
+
+        return OperatingSystem.IsWindows() ? new WindowsDriveTopology() : new UnknownDriveTopology();
+    }
 
     /// <summary>Wraps a topology so that the given devices report the given kinds.</summary>
     /// <param name="inner">The topology to consult for other devices.</param>

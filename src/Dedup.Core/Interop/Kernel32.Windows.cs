@@ -1,0 +1,75 @@
+// Compiled on every platform; untested here (no Windows machine).
+using System.Runtime.InteropServices;
+using System.Runtime.Versioning;
+using Microsoft.Win32.SafeHandles;
+
+namespace Dedup.Core.Interop;
+
+/// <summary>
+/// The few kernel32 calls the BCL does not expose: volume serials, volume enumeration, drive types and
+/// the storage seek-penalty query. Source-generated (<c>LibraryImport</c>), so trimming and AOT are safe.
+/// </summary>
+[SupportedOSPlatform("windows")]
+internal static unsafe partial class Kernel32
+{
+    private const string LibraryName = "kernel32.dll";
+
+    /// <summary>MAX_PATH + 1: the buffer size the volume functions document.</summary>
+    public const int VolumeBufferLength = 261;
+
+    public const uint FILE_SHARE_READ = 0x1;
+    public const uint FILE_SHARE_WRITE = 0x2;
+    public const uint FILE_SHARE_DELETE = 0x4;
+    public const uint OPEN_EXISTING = 3;
+    public const uint FILE_FLAG_BACKUP_SEMANTICS = 0x02000000;
+
+    public const uint IOCTL_STORAGE_QUERY_PROPERTY = 0x002D1400;
+
+    public const uint SEM_FAILCRITICALERRORS = 0x0001;
+
+    public const int ERROR_MORE_DATA = 234;
+
+    public const nint InvalidHandleValue = -1;
+
+    [LibraryImport(LibraryName, EntryPoint = "CreateFileW", SetLastError = true, StringMarshalling = StringMarshalling.Utf16)]
+    public static partial SafeFileHandle CreateFile(string fileName, uint desiredAccess, uint shareMode, nint securityAttributes, uint creationDisposition, uint flagsAndAttributes, nint templateFile);
+
+    [LibraryImport(LibraryName, EntryPoint = "GetVolumeInformationByHandleW", SetLastError = true)]
+    [return: MarshalAs(UnmanagedType.Bool)]
+    public static partial bool GetVolumeInformationByHandle(SafeFileHandle file, char* volumeName, uint volumeNameSize, uint* serialNumber, uint* maximumComponentLength, uint* fileSystemFlags, char* fileSystemName, uint fileSystemNameSize);
+
+    /// <summary><paramref name="rootPathName"/> must end with a backslash (<c>C:\</c>, <c>\\server\share\</c>, <c>\\?\Volume{…}\</c>).</summary>
+    [LibraryImport(LibraryName, EntryPoint = "GetVolumeInformationW", SetLastError = true, StringMarshalling = StringMarshalling.Utf16)]
+    [return: MarshalAs(UnmanagedType.Bool)]
+    public static partial bool GetVolumeInformation(string rootPathName, char* volumeName, uint volumeNameSize, uint* serialNumber, uint* maximumComponentLength, uint* fileSystemFlags, char* fileSystemName, uint fileSystemNameSize);
+
+    /// <summary>Returns a search handle (closed with <see cref="FindVolumeClose"/>, not CloseHandle) or INVALID_HANDLE_VALUE.</summary>
+    [LibraryImport(LibraryName, EntryPoint = "FindFirstVolumeW", SetLastError = true)]
+    public static partial nint FindFirstVolume(char* volumeName, uint bufferLength);
+
+    [LibraryImport(LibraryName, EntryPoint = "FindNextVolumeW", SetLastError = true)]
+    [return: MarshalAs(UnmanagedType.Bool)]
+    public static partial bool FindNextVolume(nint findVolume, char* volumeName, uint bufferLength);
+
+    [LibraryImport(LibraryName, EntryPoint = "FindVolumeClose", SetLastError = true)]
+    [return: MarshalAs(UnmanagedType.Bool)]
+    public static partial bool FindVolumeClose(nint findVolume);
+
+    /// <summary>One of the <c>DRIVE_*</c> values in <see cref="Topology.WindowsStorageLayout"/>.</summary>
+    [LibraryImport(LibraryName, EntryPoint = "GetDriveTypeW", StringMarshalling = StringMarshalling.Utf16)]
+    public static partial uint GetDriveType(string rootPathName);
+
+    /// <summary>Fills a double-NUL-terminated list of the volume's mount paths (drive letters and folders).</summary>
+    [LibraryImport(LibraryName, EntryPoint = "GetVolumePathNamesForVolumeNameW", SetLastError = true, StringMarshalling = StringMarshalling.Utf16)]
+    [return: MarshalAs(UnmanagedType.Bool)]
+    public static partial bool GetVolumePathNamesForVolumeName(string volumeName, char* volumePathNames, uint bufferLength, uint* returnLength);
+
+    [LibraryImport(LibraryName, EntryPoint = "DeviceIoControl", SetLastError = true)]
+    [return: MarshalAs(UnmanagedType.Bool)]
+    public static partial bool DeviceIoControl(SafeFileHandle device, uint ioControlCode, void* inBuffer, uint inBufferSize, void* outBuffer, uint outBufferSize, uint* bytesReturned, nint overlapped);
+
+    /// <summary>Suppresses the "no disk in drive" dialog while empty card readers and optical drives are probed (as the BCL's DriveInfo does).</summary>
+    [LibraryImport(LibraryName, EntryPoint = "SetThreadErrorMode", SetLastError = true)]
+    [return: MarshalAs(UnmanagedType.Bool)]
+    public static partial bool SetThreadErrorMode(uint newMode, uint* oldMode);
+}

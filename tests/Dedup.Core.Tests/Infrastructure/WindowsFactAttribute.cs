@@ -1,0 +1,19 @@
+using Xunit;
+
+namespace Dedup.Core.Tests.Infrastructure;
+
+/// <summary>
+/// A fact that runs only on Windows (volume serials, drive types, the storage seek-penalty ioctl);
+/// elsewhere it is reported as skipped with the reason, never as passed.
+/// </summary>
+[AttributeUsage(AttributeTargets.Method, AllowMultiple = false)]
+public sealed class WindowsFactAttribute : FactAttribute
+{
+    private string? _skip;
+
+    public override string? Skip
+    {
+        get => _skip ?? (OperatingSystem.IsWindows() ? null : "Needs Windows (volume serials, GetDriveTypeW and the seek-penalty ioctl).");
+        set => _skip = value;
+    }
+}
