@@ -42,6 +42,7 @@ internal static class DuplicateScanner
             await scanCts.CancelAsync().ConfigureAwait(false);
             await WaitQuietlyAsync(compareTask).ConfigureAwait(false);
             await WaitQuietlyAsync(progressTask).ConfigureAwait(false);
+            state.Folders.Dispose();
             state.Summary = state.ToSummary(stopwatch.Elapsed);
             options.Progress?.Report(state.Snapshot());
         }

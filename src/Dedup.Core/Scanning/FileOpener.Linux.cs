@@ -13,7 +13,8 @@ internal static unsafe partial class FileOpener
     private static SafeFileHandle? TryOpenLinux(ScannedFile file, ScanState state)
     {
         Span<byte> path = stackalloc byte[PathBufferSize];
-        if (file.Path.WriteUtf8(path) < 0)
+        var dirfd = Locate(file, state, path);
+        if (dirfd == InvalidName)
         {
             state.ReportError(file.Path.ToString(), ScanErrorKind.InvalidName, "Path too long to open");
             return null;
@@ -24,11 +25,11 @@ internal static unsafe partial class FileOpener
         int fd;
         fixed (byte* p = path)
         {
-            fd = Libc.OpenAt(Libc.AT_FDCWD, p, Flags | Libc.O_NOATIME, 0);
+            fd = Libc.OpenAt(dirfd, p, Flags | Libc.O_NOATIME, 0);
             if (fd < 0 && Marshal.GetLastPInvokeError() == Libc.EPERM)
             {
                 // O_NOATIME is only allowed on files we own.
-                fd = Libc.OpenAt(Libc.AT_FDCWD, p, Flags, 0);
+                fd = Libc.OpenAt(dirfd, p, Flags, 0);
             }
         }
 
@@ -69,6 +70,7 @@ internal static unsafe partial class FileOpener
         }
         else
         {
+            // By full path, not through the cached folder: a reported path must still lead to the file.
             Span<byte> path = stackalloc byte[PathBufferSize];
             if (file.Path.WriteUtf8(path) < 0)
             {
@@ -94,6 +96,24 @@ internal static unsafe partial class FileOpener
         }
 
         return true;
+    }
+
+    private const int InvalidName = int.MinValue;
+
+    /// <summary>
+    /// Writes the NUL-terminated name to use with the returned folder descriptor: the file's own name relative to
+    /// its cached folder, or the full path with <see cref="Libc.AT_FDCWD"/>; <see cref="InvalidName"/> if it does not fit.
+    /// </summary>
+    private static int Locate(ScannedFile file, ScanState state, Span<byte> destination)
+    {
+        var dirfd = state.Folders.Get(file.Path.Parent);
+        if (dirfd >= 0 && System.Text.Encoding.UTF8.TryGetBytes(file.Path.Name, destination[..^1], out var count))
+        {
+            destination[count] = 0;
+            return dirfd;
+        }
+
+        return file.Path.WriteUtf8(destination) < 0 ? InvalidName : Libc.AT_FDCWD;
     }
 
     private static bool Matches(ScannedFile file, in StatxBuffer stx, out string what)

@@ -21,6 +21,9 @@ internal sealed class ScanState
     /// <summary>Per-device access tokens for this scan.</summary>
     public Topology.DriveAccessManager Drives { get; }
 
+    /// <summary>Folder descriptors for opening files relative to their folder (Linux).</summary>
+    public FolderHandles Folders { get; } = new();
+
     public DuplicateFinderOptions Options { get; }
 
     public ConcurrentQueue<ScanError> Errors { get; } = new();

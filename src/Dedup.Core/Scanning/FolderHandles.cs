@@ -1,0 +1,78 @@
+using System.Collections.Concurrent;
+using Dedup.Core.Paths;
+
+namespace Dedup.Core.Scanning;
+
+/// <summary>
+/// Descriptors (<c>O_PATH</c>) of the folders whose files a scan reads, so each file is opened with one path
+/// component relative to its folder instead of a walk of its whole path: the path walk's dentry lookups were
+/// the largest kernel cost after copying bytes (<c>perf</c>, 60,000-file tree). Safe against a folder renamed or
+/// replaced meanwhile because every opened file is still checked against its scanned identity.
+/// Linux only; elsewhere <see cref="Get"/> always answers -1 (open by full path).
+/// </summary>
+internal sealed unsafe class FolderHandles : IDisposable
+{
+    /// <summary>Folders beyond this many are opened by full path, keeping descriptor use bounded.</summary>
+    private const int Capacity = 4096;
+
+    private const int O_PATH = 0x200000; // the same value on every Linux architecture
+
+    private readonly ConcurrentDictionary<AbsolutePath, int> _fds = new(ReferenceEqualityComparer.Instance);
+    private volatile bool _disposed;
+
+    /// <summary>A descriptor of <paramref name="folder"/>, or -1 to open by full path.</summary>
+    public int Get(AbsolutePath? folder)
+    {
+        if (folder is null || !OperatingSystem.IsLinux())
+        {
+            return -1;
+        }
+
+        if (_fds.TryGetValue(folder, out var fd))
+        {
+            return fd;
+        }
+
+        if (_disposed || _fds.Count >= Capacity)
+        {
+            return -1;
+        }
+
+        Span<byte> path = stackalloc byte[4096];
+        if (folder.WriteUtf8(path) < 0)
+        {
+            return -1;
+        }
+
+        fixed (byte* p = path)
+        {
+            fd = Interop.Libc.OpenAt(Interop.Libc.AT_FDCWD, p, O_PATH | Interop.Libc.O_DIRECTORY | Interop.Libc.O_CLOEXEC, 0);
+        }
+
+        if (fd < 0)
+        {
+            return -1; // the full-path open that follows reports the real error
+        }
+
+        if (_fds.TryAdd(folder, fd))
+        {
+            return fd;
+        }
+
+        _ = Interop.Libc.Close(fd);
+        return _fds.TryGetValue(folder, out var other) ? other : -1;
+    }
+
+    /// <summary>Closes every descriptor; called once the scan's readers have stopped.</summary>
+    public void Dispose()
+    {
+        _disposed = true;
+        foreach (var key in _fds.Keys)
+        {
+            if (_fds.TryRemove(key, out var fd))
+            {
+                _ = Interop.Libc.Close(fd);
+            }
+        }
+    }
+}

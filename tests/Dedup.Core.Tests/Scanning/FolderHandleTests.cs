@@ -1,0 +1,74 @@
+using Dedup.Core.Tests.Infrastructure;
+using Xunit;
+
+namespace Dedup.Core.Tests.Scanning;
+
+/// <summary>
+/// Files are opened relative to cached folder descriptors on Linux; the scan must find the same groups and
+/// close every descriptor it opened, whether enumerated to the end or abandoned after the first group.
+/// </summary>
+public sealed class FolderHandleTests
+{
+    [LinuxFact]
+    public async Task Folder_descriptors_are_closed_when_the_scan_ends()
+    {
+        using var tree = BuildTree();
+        var (groups, _) = await Scan.RunAsync(f => f.AddRoot(tree.Root));
+
+        Assert.Equal(40, groups.Count);
+        Assert.All(groups, g => Assert.Equal(3, g.Files.Count));
+        Assert.Empty(OpenDescriptorsUnder(tree.Root));
+    }
+
+    [LinuxFact]
+    public async Task Folder_descriptors_are_closed_when_the_caller_stops_early()
+    {
+        using var tree = BuildTree();
+        var scan = new DuplicateFinderBuilder().AddRoot(tree.Root).Build().FindAsync();
+        await foreach (var group in scan)
+        {
+            Assert.Equal(3, group.Files.Count);
+            break;
+        }
+
+        Assert.Empty(OpenDescriptorsUnder(tree.Root));
+    }
+
+    private static TempTree BuildTree()
+    {
+        // 40 contents, each in three different folders, large enough to be probed and compared (not read whole).
+        var tree = new TempTree();
+        for (var i = 0; i < 40; i++)
+        {
+            var content = TempTree.RandomBytes(20_000 + i, 900 + i);
+            for (var copy = 0; copy < 3; copy++)
+            {
+                tree.Write($"d{(i + copy) % 25}/sub{copy}/f{i}.bin", content);
+            }
+        }
+
+        return tree;
+    }
+
+    private static List<string> OpenDescriptorsUnder(string root)
+    {
+        var found = new List<string>();
+        foreach (var fd in Directory.EnumerateFileSystemEntries("/proc/self/fd"))
+        {
+            try
+            {
+                var target = new FileInfo(fd).LinkTarget;
+                if (target is not null && (target == root || target.StartsWith(root + "/", StringComparison.Ordinal)))
+                {
+                    found.Add(target);
+                }
+            }
+            catch (IOException)
+            {
+                // closed while listing
+            }
+        }
+
+        return found;
+    }
+}
