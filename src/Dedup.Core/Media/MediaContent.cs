@@ -21,12 +21,16 @@ internal static class MediaContent
     public static bool TryLocate(SafeFileHandle handle, long fileLength, MediaOptions options, out MediaFormat format, List<ByteRange> ranges)
     {
         ArgumentNullException.ThrowIfNull(handle);
-        return Run(new MediaReader(handle, fileLength, options), out format, ranges);
+        using var reader = new MediaReader(handle, fileLength, options);
+        return Run(reader, out format, ranges);
     }
 
     /// <summary>The same over bytes in memory.</summary>
     public static bool TryLocate(ReadOnlyMemory<byte> content, MediaOptions options, out MediaFormat format, List<ByteRange> ranges)
-        => Run(new MediaReader(content, options), out format, ranges);
+    {
+        using var reader = new MediaReader(content, options);
+        return Run(reader, out format, ranges);
+    }
 
     /// <summary>Total bytes covered by <paramref name="ranges"/>.</summary>
     public static long PayloadLength(List<ByteRange> ranges)

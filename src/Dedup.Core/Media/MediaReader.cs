@@ -1,3 +1,4 @@
+using System.Buffers;
 using System.Buffers.Binary;
 using Microsoft.Win32.SafeHandles;
 
@@ -9,16 +10,23 @@ namespace Dedup.Core.Media;
 /// reads fail, so a malformed file costs bounded time and memory. Reads never throw for offsets out of
 /// range: they return <see langword="false"/>.
 /// </summary>
-internal sealed class MediaReader
+internal sealed class MediaReader : IDisposable
 {
     public const int BufferSize = 32 * 1024;
 
     /// <summary>Refill size for header reads, which hop between boxes/chunks/segments (scans refill the whole buffer).</summary>
     public const int PointReadSize = 32 * 1024;
 
+    /// <summary>
+    /// Largest refill. A locator walking forward chunk by chunk (PNG's 8 KiB IDAT chunks) reads the whole file
+    /// through the buffer; doubling the refill on each forward step turns ~500 reads of a 16 MB PNG into ~40.
+    /// </summary>
+    public const int MaxSequentialReadSize = 512 * 1024;
+
     private readonly SafeFileHandle? _handle;
     private readonly ReadOnlyMemory<byte> _memory;
-    private readonly byte[] _buffer;
+    private byte[] _buffer;
+    private int _fillSize = PointReadSize;
     private long _bufferOffset;
     private int _bufferCount;
     private long _bytesLeft;
@@ -40,7 +48,7 @@ internal sealed class MediaReader
     {
         Length = length;
         Options = options;
-        _buffer = new byte[BufferSize];
+        _buffer = ArrayPool<byte>.Shared.Rent(BufferSize);
         _bytesLeft = (2 * length) + options.ExtraParseBytes;
         _stepsLeft = options.MaxSteps;
     }
@@ -72,12 +80,17 @@ internal sealed class MediaReader
             return true;
         }
 
-        if (destination.Length > _buffer.Length / 2)
+        if (destination.Length > BufferSize / 2)
         {
             return ReadDirect(offset, destination);
         }
 
-        return Fill(offset, destination.Length, PointReadSize) && TryRead(offset, destination);
+        // Forward steps just past the buffered bytes mean a sequential walk: grow the refill; a jump resets it.
+        var bufferEnd = _bufferOffset + _bufferCount;
+        _fillSize = _bufferCount > 0 && offset >= bufferEnd - BufferSize && offset <= bufferEnd + BufferSize
+            ? Math.Min(_fillSize * 2, MaxSequentialReadSize)
+            : PointReadSize;
+        return Fill(offset, destination.Length, _fillSize) && TryRead(offset, destination);
     }
 
     public bool TryReadByte(long offset, out byte value)
@@ -136,6 +149,12 @@ internal sealed class MediaReader
         }
 
         _bufferCount = 0;
+        if (count > _buffer.Length)
+        {
+            ArrayPool<byte>.Shared.Return(_buffer);
+            _buffer = ArrayPool<byte>.Shared.Rent(count);
+        }
+
         if (!ReadDirect(offset, _buffer.AsSpan(0, count)))
         {
             return false;
@@ -173,5 +192,17 @@ internal sealed class MediaReader
         }
 
         return true;
+    }
+
+    /// <summary>Returns the buffer to the pool.</summary>
+    public void Dispose()
+    {
+        var buffer = _buffer;
+        _buffer = [];
+        _bufferCount = 0;
+        if (buffer.Length > 0)
+        {
+            ArrayPool<byte>.Shared.Return(buffer);
+        }
     }
 }
