@@ -7,7 +7,8 @@ namespace Dedup.Core.Interop;
 
 /// <summary>
 /// The few kernel32 calls the BCL does not expose: volume serials, volume enumeration, drive types and
-/// the storage seek-penalty query. Source-generated (<c>LibraryImport</c>), so trimming and AOT are safe.
+/// the storage seek-penalty query (topology); opening a name itself rather than what its reparse point leads
+/// to, and file identity (the re-checks before Delete and Trash). Source-generated (<c>LibraryImport</c>), so trimming and AOT are safe.
 /// </summary>
 [SupportedOSPlatform("windows")]
 internal static unsafe partial class Kernel32
@@ -17,6 +18,11 @@ internal static unsafe partial class Kernel32
     /// <summary>MAX_PATH + 1: the buffer size the volume functions document.</summary>
     public const int VolumeBufferLength = 261;
 
+    public const uint GENERIC_READ = 0x80000000;
+    public const uint FILE_FLAG_OPEN_REPARSE_POINT = 0x00200000;
+    public const uint FILE_ATTRIBUTE_DIRECTORY = 0x10;
+    public const uint FILE_ATTRIBUTE_DEVICE = 0x40;
+    public const uint FILE_ATTRIBUTE_REPARSE_POINT = 0x400;
     public const uint FILE_SHARE_READ = 0x1;
     public const uint FILE_SHARE_WRITE = 0x2;
     public const uint FILE_SHARE_DELETE = 0x4;
@@ -72,4 +78,30 @@ internal static unsafe partial class Kernel32
     [LibraryImport(LibraryName, EntryPoint = "SetThreadErrorMode", SetLastError = true)]
     [return: MarshalAs(UnmanagedType.Bool)]
     public static partial bool SetThreadErrorMode(uint newMode, uint* oldMode);
+
+    [LibraryImport(LibraryName, EntryPoint = "GetFileInformationByHandle", SetLastError = true)]
+    [return: MarshalAs(UnmanagedType.Bool)]
+    public static partial bool GetFileInformationByHandle(SafeFileHandle file, out ByHandleFileInformation information);
+}
+
+/// <summary>
+/// <c>BY_HANDLE_FILE_INFORMATION</c>: 13 DWORDs, the same on every architecture. Each FILETIME is two DWORDs
+/// (4-byte aligned), so the times are not declared as <see cref="ulong"/>, which would be padded to 8 bytes.
+/// </summary>
+[StructLayout(LayoutKind.Sequential)]
+internal struct ByHandleFileInformation
+{
+    public uint FileAttributes;
+    public uint CreationTimeLow;
+    public uint CreationTimeHigh;
+    public uint LastAccessTimeLow;
+    public uint LastAccessTimeHigh;
+    public uint LastWriteTimeLow;
+    public uint LastWriteTimeHigh;
+    public uint VolumeSerialNumber;
+    public uint FileSizeHigh;
+    public uint FileSizeLow;
+    public uint NumberOfLinks;
+    public uint FileIndexHigh;
+    public uint FileIndexLow;
 }

@@ -1,6 +1,9 @@
 namespace Dedup.Core.Linking;
 
-/// <summary>Deletes the duplicate permanently, after its bytes were verified and right after a last re-check.</summary>
+/// <summary>
+/// Deletes the duplicate permanently, after its bytes were verified and right after a last re-check. This is the
+/// Linux step; on Windows and macOS the executor deletes it (<c>PlanExecutor.Portable.cs</c>).
+/// </summary>
 internal sealed class DeleteLinker : ILinker
 {
     public DuplicateActionKind Kind => DuplicateActionKind.Delete;

@@ -25,7 +25,10 @@ public sealed class DuplicateActionPlan
     /// <summary>Bytes freed if every action succeeds (for the trash: once the trash is emptied).</summary>
     public long ReclaimableBytes { get; }
 
-    /// <summary>Temporary files (<c>.dedup-tmp-…</c>) left by an interrupted earlier run in the folders acted on; removed first when applied.</summary>
+    /// <summary>
+    /// Temporary files (<c>.dedup-tmp-…</c>) left by an interrupted earlier run in the folders acted on; removed
+    /// first when applied. Always empty on Windows and macOS, where no linker creates temporary files.
+    /// </summary>
     public IReadOnlyList<string> LeftoverTemporaryFiles { get; }
 
     /// <summary>Test seam: called at fixed points of each action (between creating the temporary link and the rename).</summary>
@@ -62,7 +65,9 @@ public sealed class DuplicateActionPlan
     /// <summary>
     /// Carries out the plan, one action at a time. Each duplicate is re-checked against the scan and its bytes
     /// compared with the kept file's (the kernel compares them for <see cref="DuplicateActionKind.Dedupe"/>) before
-    /// anything is changed; see <c>docs/linking.md</c>. Never throws for a single file: each outcome says what happened.
+    /// anything is changed; see <c>docs/linking.md</c>. On Windows and macOS, where the scan records no file
+    /// identities, a duplicate that turns out to be the kept file under another path is skipped. Never throws for
+    /// a single file: each outcome says what happened.
     /// </summary>
     /// <param name="cancellationToken">Stops before the next action; an action in progress completes or rolls back.</param>
     /// <returns>The per-action outcomes and the bytes reclaimed.</returns>

@@ -32,7 +32,10 @@ public sealed class DuplicateActionPlanBuilder
     /// <summary>Validates the configuration and returns the planner.</summary>
     /// <returns>The planner.</returns>
     /// <exception cref="InvalidOperationException">No linker was set.</exception>
-    /// <exception cref="NotSupportedException">Not running on Linux: linking, deleting and the trash are implemented for Linux only.</exception>
+    /// <exception cref="NotSupportedException">
+    /// On Windows and macOS, a linker other than <see cref="Linkers.Delete"/> and <see cref="Linkers.Trash"/>: hard
+    /// links, symbolic links, clones and dedupe are implemented for Linux only. On any other system, every linker.
+    /// </exception>
     public DuplicateActionPlanner Build()
     {
         if (_linker is null)
@@ -42,8 +45,16 @@ public sealed class DuplicateActionPlanBuilder
 
         if (!OperatingSystem.IsLinux())
         {
-            throw new NotSupportedException(
-                $"Acting on duplicates ({_linker.Description}) is implemented for Linux only; Windows (Recycle Bin, CreateHardLink, block cloning) and macOS (Trash, clonefile) are not implemented yet.");
+            if (!OperatingSystem.IsWindows() && !OperatingSystem.IsMacOS())
+            {
+                throw new NotSupportedException($"Acting on duplicates ({_linker.Description}) is implemented for Linux, Windows and macOS only.");
+            }
+
+            if (_linker.Kind is not (DuplicateActionKind.Delete or DuplicateActionKind.Trash))
+            {
+                throw new NotSupportedException(
+                    $"{_linker.Kind} ({_linker.Description}) is implemented for Linux only; on Windows and macOS only Linkers.Delete and Linkers.Trash are (CreateHardLinkW, CreateSymbolicLinkW, ReFS block cloning and clonefile are not implemented).");
+            }
         }
 
         return new DuplicateActionPlanner(_linker, _rules.ToArray());

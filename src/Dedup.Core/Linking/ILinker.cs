@@ -41,6 +41,9 @@ public enum DuplicateActionKind
     /// <summary>Delete the duplicate permanently.</summary>
     Delete,
 
-    /// <summary>Move the duplicate to the trash (freedesktop.org Trash specification).</summary>
+    /// <summary>
+    /// Move the duplicate to the trash: on Linux the freedesktop.org Trash specification's trash, on Windows the
+    /// Recycle Bin (<c>SHFileOperationW</c>), on macOS the Trash (<c>NSFileManager</c>).
+    /// </summary>
     Trash,
 }

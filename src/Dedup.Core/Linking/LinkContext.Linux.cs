@@ -1,5 +1,4 @@
 using Dedup.Core.Interop;
-using System.Buffers;
 using System.Globalization;
 using Microsoft.Win32.SafeHandles;
 
@@ -11,8 +10,6 @@ namespace Dedup.Core.Linking;
 /// </summary>
 internal sealed class LinkContext : IDisposable
 {
-    private const int ChunkSize = 1 << 20;
-
     public LinkContext(DuplicateAction action, LinkerFaults? faults)
     {
         Action = action;
@@ -109,38 +106,7 @@ internal sealed class LinkContext : IDisposable
     {
         var kept = OpenKept();
         using var duplicate = OpenChecked(DuplicatePath, Action.Duplicate, "duplicate");
-        var a = ArrayPool<byte>.Shared.Rent(ChunkSize);
-        var b = ArrayPool<byte>.Shared.Rent(ChunkSize);
-        try
-        {
-            long offset = 0;
-            while (true)
-            {
-                var na = ReadFull(kept, a.AsSpan(0, ChunkSize), offset);
-                var nb = ReadFull(duplicate, b.AsSpan(0, ChunkSize), offset);
-                if (na != nb || !a.AsSpan(0, na).SequenceEqual(b.AsSpan(0, nb)))
-                {
-                    throw ActionStoppedException.Skip(string.Create(CultureInfo.InvariantCulture, $"content differs from the kept file near byte {offset}; left untouched"));
-                }
-
-                if (na == 0)
-                {
-                    break;
-                }
-
-                offset += na;
-            }
-
-            if (offset != Action.Duplicate.Length)
-            {
-                throw ActionStoppedException.Skip("size changed while verifying; left untouched");
-            }
-        }
-        finally
-        {
-            ArrayPool<byte>.Shared.Return(a);
-            ArrayPool<byte>.Shared.Return(b);
-        }
+        ContentVerification.RequireEqual(kept, duplicate, Action.Duplicate.Length);
     }
 
     /// <summary>
@@ -244,22 +210,5 @@ internal sealed class LinkContext : IDisposable
         }
 
         return handle;
-    }
-
-    private static int ReadFull(SafeFileHandle handle, Span<byte> buffer, long offset)
-    {
-        var total = 0;
-        while (total < buffer.Length)
-        {
-            var n = RandomAccess.Read(handle, buffer[total..], offset + total);
-            if (n == 0)
-            {
-                break;
-            }
-
-            total += n;
-        }
-
-        return total;
     }
 }

@@ -14,6 +14,9 @@ internal sealed class LinkerFaults
 
     /// <summary>Called after the content was verified, before a permanent delete: (duplicate path).</summary>
     public Action<string>? BeforeDelete { get; init; }
+
+    /// <summary>Windows and macOS: called after the content was verified, before the last re-check and the move to the Recycle Bin or Trash: (duplicate path).</summary>
+    public Action<string>? BeforeSystemTrashMove { get; init; }
 }
 
 /// <summary>Ends one action early with a status and reason; the executor turns it into an outcome.</summary>

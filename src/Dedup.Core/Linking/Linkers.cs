@@ -1,6 +1,10 @@
 namespace Dedup.Core.Linking;
 
-/// <summary>The built-in <see cref="ILinker"/>s. They are implemented for Linux; see <c>docs/linking.md</c>.</summary>
+/// <summary>
+/// The built-in <see cref="ILinker"/>s, see <c>docs/linking.md</c>. All are implemented for Linux; on Windows
+/// and macOS only <see cref="Delete"/> and <see cref="Trash"/> are (compiled, not yet tested on those systems),
+/// and <see cref="DuplicateActionPlanBuilder.Build"/> refuses the others there.
+/// </summary>
 public static class Linkers
 {
     /// <summary>Replaces each duplicate with a hard link to the kept file; refused across file systems.</summary>
@@ -15,7 +19,12 @@ public static class Linkers
     /// <summary>Deletes each duplicate permanently once its bytes are verified to equal the kept file's.</summary>
     public static ILinker Delete { get; } = new DeleteLinker();
 
-    /// <summary>Moves each duplicate to the trash (freedesktop.org specification: home trash or <c>$topdir/.Trash</c>).</summary>
+    /// <summary>
+    /// Moves each duplicate to the trash once its bytes are verified to equal the kept file's. Linux: the
+    /// freedesktop.org trash (home trash or <c>$topdir/.Trash</c>). Windows: the Recycle Bin, with undo and without
+    /// any dialog; drives without one (network, removable) are refused, and Windows itself deletes a file too large
+    /// for the Recycle Bin permanently. macOS: the Trash, through <c>NSFileManager</c>.
+    /// </summary>
     public static ILinker Trash { get; } = new TrashLinker(homeTrash: null);
 
     /// <summary>Replaces each duplicate with a symbolic link to the kept file.</summary>

@@ -15,10 +15,15 @@ internal static partial class TemporaryFiles
 
     public static bool IsTemporaryName(string name) => Pattern().IsMatch(name);
 
-    /// <summary>Leftover temporary files in <paramref name="folders"/> (each listed once).</summary>
+    /// <summary>Leftover temporary files in <paramref name="folders"/> (each listed once); none off Linux.</summary>
     public static IReadOnlyList<string> FindLeftovers(IEnumerable<string> folders)
     {
         var found = new List<string>();
+        if (!OperatingSystem.IsLinux())
+        {
+            return found; // only the Linux linkers create temporary names, and the checks below use Linux calls
+        }
+
         foreach (var folder in folders.Distinct(StringComparer.Ordinal))
         {
             IEnumerable<string> entries;

@@ -5,8 +5,9 @@ using Microsoft.Win32.SafeHandles;
 namespace Dedup.Core.Linking;
 
 /// <summary>
-/// Moves the duplicate to the trash: the info file is created first with O_EXCL (reserving the name; a taken
+/// Linux: moves the duplicate to the trash: the info file is created first with O_EXCL (reserving the name; a taken
 /// name gets a numeric suffix), then the duplicate is renamed into <c>files/</c> without replacing anything.
+/// On Windows and macOS the executor moves it to the Recycle Bin or Trash instead (<c>PlanExecutor.Portable.cs</c>).
 /// </summary>
 internal sealed class TrashLinker : ILinker
 {
@@ -20,7 +21,7 @@ internal sealed class TrashLinker : ILinker
 
     public DuplicateActionKind Kind => DuplicateActionKind.Trash;
 
-    public string Description => "move to trash";
+    public string Description => OperatingSystem.IsWindows() ? "move to the Recycle Bin" : "move to trash";
 
     bool ILinker.KernelVerifiesContent => false;
 

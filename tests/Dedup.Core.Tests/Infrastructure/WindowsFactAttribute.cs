@@ -3,7 +3,7 @@ using Xunit;
 namespace Dedup.Core.Tests.Infrastructure;
 
 /// <summary>
-/// A fact that runs only on Windows (volume serials, drive types, the storage seek-penalty ioctl);
+/// A fact that runs only on Windows (volume serials, the seek-penalty ioctl, the Recycle Bin, reparse points);
 /// elsewhere it is reported as skipped with the reason, never as passed.
 /// </summary>
 [AttributeUsage(AttributeTargets.Method, AllowMultiple = false)]
@@ -13,7 +13,7 @@ public sealed class WindowsFactAttribute : FactAttribute
 
     public override string? Skip
     {
-        get => _skip ?? (OperatingSystem.IsWindows() ? null : "Needs Windows (volume serials, GetDriveTypeW and the seek-penalty ioctl).");
+        get => _skip ?? (OperatingSystem.IsWindows() ? null : "Needs Windows (volume serials, drive types, seek penalty, Recycle Bin, reparse points, Win32 file identities).");
         set => _skip = value;
     }
 }

@@ -1,0 +1,65 @@
+using System.Buffers;
+using System.Globalization;
+using Microsoft.Win32.SafeHandles;
+
+namespace Dedup.Core.Linking;
+
+/// <summary>The byte-for-byte comparison every linker except Dedupe relies on before acting.</summary>
+internal static class ContentVerification
+{
+    private const int ChunkSize = 1 << 20;
+
+    /// <summary>Compares the two open files from the start; throws a skip when they differ or do not hold <paramref name="length"/> bytes.</summary>
+    public static void RequireEqual(SafeFileHandle kept, SafeFileHandle duplicate, long length)
+    {
+        var a = ArrayPool<byte>.Shared.Rent(ChunkSize);
+        var b = ArrayPool<byte>.Shared.Rent(ChunkSize);
+        try
+        {
+            long offset = 0;
+            while (true)
+            {
+                var na = ReadFull(kept, a.AsSpan(0, ChunkSize), offset);
+                var nb = ReadFull(duplicate, b.AsSpan(0, ChunkSize), offset);
+                if (na != nb || !a.AsSpan(0, na).SequenceEqual(b.AsSpan(0, nb)))
+                {
+                    throw ActionStoppedException.Skip(string.Create(CultureInfo.InvariantCulture, $"content differs from the kept file near byte {offset}; left untouched"));
+                }
+
+                if (na == 0)
+                {
+                    break;
+                }
+
+                offset += na;
+            }
+
+            if (offset != length)
+            {
+                throw ActionStoppedException.Skip("size changed while verifying; left untouched");
+            }
+        }
+        finally
+        {
+            ArrayPool<byte>.Shared.Return(a);
+            ArrayPool<byte>.Shared.Return(b);
+        }
+    }
+
+    private static int ReadFull(SafeFileHandle handle, Span<byte> buffer, long offset)
+    {
+        var total = 0;
+        while (total < buffer.Length)
+        {
+            var n = RandomAccess.Read(handle, buffer[total..], offset + total);
+            if (n == 0)
+            {
+                break;
+            }
+
+            total += n;
+        }
+
+        return total;
+    }
+}

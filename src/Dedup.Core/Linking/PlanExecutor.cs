@@ -1,0 +1,62 @@
+namespace Dedup.Core.Linking;
+
+/// <summary>
+/// Applies a plan action by action: re-check, verify, then act; never throws for one file. Linux runs the
+/// linkers on <see cref="LinkContext"/>; Windows and macOS run Delete and Trash in <c>PlanExecutor.Portable.cs</c>.
+/// </summary>
+internal static partial class PlanExecutor
+{
+    public static DuplicateActionReport Apply(DuplicateActionPlan plan, CancellationToken cancellationToken) =>
+        OperatingSystem.IsLinux()
+            ? Apply(plan, action => ApplyLinux(plan.Linker, action, plan.Faults), cancellationToken)
+            : ApplyPortable(plan, MoveToSystemTrash, cancellationToken);
+
+    private static DuplicateActionReport Apply(DuplicateActionPlan plan, Action<DuplicateAction> act, CancellationToken cancellationToken)
+    {
+        var removed = TemporaryFiles.RemoveLeftovers(plan.LeftoverTemporaryFiles);
+        var outcomes = new List<DuplicateActionOutcome>(plan.Actions.Count);
+        foreach (var action in plan.Actions)
+        {
+            outcomes.Add(cancellationToken.IsCancellationRequested
+                ? new DuplicateActionOutcome(action, DuplicateActionStatus.Skipped, "cancelled before this action")
+                : ApplyOne(action, act));
+        }
+
+        return new DuplicateActionReport(outcomes, removed);
+    }
+
+    private static DuplicateActionOutcome ApplyOne(DuplicateAction action, Action<DuplicateAction> act)
+    {
+        if (action.Refusal is not null)
+        {
+            return new DuplicateActionOutcome(action, DuplicateActionStatus.Skipped, action.Refusal);
+        }
+
+        try
+        {
+            act(action);
+            return new DuplicateActionOutcome(action, DuplicateActionStatus.Done, null);
+        }
+        catch (ActionStoppedException stopped)
+        {
+            return new DuplicateActionOutcome(action, stopped.Status, stopped.Message);
+        }
+        catch (Exception ex)
+        {
+            return new DuplicateActionOutcome(action, DuplicateActionStatus.Failed, ex.Message);
+        }
+    }
+
+    private static void ApplyLinux(ILinker linker, DuplicateAction action, LinkerFaults? faults)
+    {
+        using var context = new LinkContext(action, faults);
+        context.CheckKeptUnchanged();
+        context.CheckDuplicateUnchanged();
+        if (!linker.KernelVerifiesContent)
+        {
+            context.VerifyContent();
+        }
+
+        linker.Apply(context);
+    }
+}

@@ -1,0 +1,172 @@
+using System.Globalization;
+using Dedup.Core.Enumeration;
+using Microsoft.Win32.SafeHandles;
+
+namespace Dedup.Core.Linking;
+
+/// <summary>
+/// One Delete or Trash action being applied on Windows or macOS: the re-checks and byte verification
+/// <see cref="LinkContext"/> does on Linux, built on <see cref="PortableFile"/>. The portable scan records no
+/// file identities, so each file's identity is taken at its first check here and must stay the same until the
+/// last one; and the duplicate must not be the kept file itself under another path (a hard link, a linked
+/// folder, a second path to the same volume), which a byte comparison alone would pass.
+/// </summary>
+internal sealed class PortableContext : IDisposable
+{
+    private const string KeptConsequence = "nothing done";
+    private const string DuplicateConsequence = "left untouched";
+    private const string NotPlain = "is a symbolic link or another reparse point (such as a cloud placeholder), not a plain file";
+
+    private FileIdentity? _keptIdentity;
+    private FileIdentity? _duplicateIdentity;
+    private SafeFileHandle? _keptHandle;
+
+    public PortableContext(DuplicateAction action)
+    {
+        Action = action;
+        KeptPath = action.Kept.Path.ToString();
+        DuplicatePath = action.Path.ToString();
+    }
+
+    public DuplicateAction Action { get; }
+
+    public string KeptPath { get; }
+
+    public string DuplicatePath { get; }
+
+    private string KeptRole => "kept file " + KeptPath;
+
+    /// <summary>The kept file's name must still be a regular file of the scanned size and time, and the same file as at the first check.</summary>
+    public void CheckKeptUnchanged()
+    {
+        OpenChecked(KeptPath, Action.Kept, ref _keptIdentity, KeptRole, KeptConsequence).Dispose();
+
+        if (_keptHandle is not null)
+        {
+            Require(_keptHandle, Action.Kept, ref _keptIdentity, KeptRole, KeptConsequence);
+        }
+    }
+
+    /// <summary>The duplicate's name likewise, and it must not lead to the kept file.</summary>
+    public void CheckDuplicateUnchanged()
+    {
+        OpenChecked(DuplicatePath, Action.Duplicate, ref _duplicateIdentity, "duplicate", DuplicateConsequence).Dispose();
+
+        RequireDistinctFiles();
+    }
+
+    /// <summary>Compares the duplicate with the kept file byte for byte, each opened as itself and checked again.</summary>
+    public void VerifyContent()
+    {
+        _keptHandle ??= OpenChecked(KeptPath, Action.Kept, ref _keptIdentity, KeptRole, KeptConsequence);
+        using var duplicate = OpenChecked(DuplicatePath, Action.Duplicate, ref _duplicateIdentity, "duplicate", DuplicateConsequence);
+        RequireDistinctFiles();
+        ContentVerification.RequireEqual(_keptHandle, duplicate, Action.Duplicate.Length);
+    }
+
+    public void Dispose() => _keptHandle?.Dispose();
+
+    /// <summary>Why a name could not be opened as itself, in the words of the Linux re-check where they apply.</summary>
+    internal static string WhyNotOpened(string path, string error)
+    {
+        try
+        {
+            // Does not follow a final symbolic link (Unix) or reparse point (Windows).
+            var attributes = File.GetAttributes(path);
+            if ((attributes & FileAttributes.ReparsePoint) != 0)
+            {
+                return NotPlain;
+            }
+
+            if ((attributes & FileAttributes.Directory) != 0)
+            {
+                return "was replaced by a folder since the scan";
+            }
+        }
+        catch (Exception ex) when (ex is FileNotFoundException or DirectoryNotFoundException)
+        {
+            return $"was deleted or renamed since the scan ({error})";
+        }
+        catch (Exception ex) when (ex is IOException or UnauthorizedAccessException)
+        {
+            // Fall through to the system's message from the open.
+        }
+
+        return $"cannot be opened: {error}";
+    }
+
+    /// <summary>Opens <paramref name="path"/> as itself and checks it; the handle is closed again when a check fails.</summary>
+    private static SafeFileHandle OpenChecked(string path, DuplicateFile scanned, ref FileIdentity? identity, string role, string consequence)
+    {
+        var handle = PortableFile.TryOpen(path, out var error)
+            ?? throw ActionStoppedException.Skip($"{role} {WhyNotOpened(path, error)}; {consequence}");
+        try
+        {
+            Require(handle, scanned, ref identity, role, consequence);
+            return handle;
+        }
+        catch
+        {
+            handle.Dispose();
+            throw;
+        }
+    }
+
+    /// <summary>The open file must be a regular file with the scanned size and time and, after the first check, the same identity.</summary>
+    private static void Require(SafeFileHandle handle, DuplicateFile scanned, ref FileIdentity? identity, string role, string consequence)
+    {
+        string? change;
+        try
+        {
+            var status = PortableFile.StatusOf(handle);
+            change = Describe(handle, status, scanned, identity);
+            identity ??= status.Identity;
+        }
+        catch (Exception ex) when (ex is IOException or UnauthorizedAccessException)
+        {
+            change = $"cannot be examined ({ex.Message})";
+        }
+
+        if (change is not null)
+        {
+            throw ActionStoppedException.Skip($"{role} {change}; {consequence}");
+        }
+    }
+
+    /// <summary>What differs between the open file and the scan (or the identity first seen), or <see langword="null"/>.</summary>
+    private static string? Describe(SafeFileHandle handle, PortableFileStatus now, DuplicateFile scanned, FileIdentity? identity)
+    {
+        switch (now.Kind)
+        {
+            case PortableFileKind.Link:
+                return NotPlain;
+            case PortableFileKind.Directory:
+                return "was replaced by a folder since the scan";
+            case PortableFileKind.Other:
+                return "is no longer a regular file";
+        }
+
+        if (identity is { } seen && seen != now.Identity)
+        {
+            return "was replaced by another file since the last check";
+        }
+
+        // Read from the handle as the scan read them from the name (FileInfo): the same BCL conversion of the times.
+        var length = RandomAccess.GetLength(handle);
+        if (length != scanned.Length)
+        {
+            return string.Create(CultureInfo.InvariantCulture, $"changed size from {scanned.Length} to {length} bytes since the scan");
+        }
+
+        return File.GetLastWriteTimeUtc(handle) != scanned.LastWriteTimeUtc ? "was modified since the scan" : null;
+    }
+
+    private void RequireDistinctFiles()
+    {
+        if (_keptIdentity is { } kept && kept == _duplicateIdentity)
+        {
+            throw ActionStoppedException.Skip(
+                $"the duplicate is the kept file itself under another path (a hard link, a linked folder or another path to the same volume); {DuplicateConsequence}");
+        }
+    }
+}

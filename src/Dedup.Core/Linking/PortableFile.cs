@@ -1,0 +1,67 @@
+using Dedup.Core.Enumeration;
+using Microsoft.Win32.SafeHandles;
+
+namespace Dedup.Core.Linking;
+
+/// <summary>What kind of file an open handle refers to.</summary>
+internal enum PortableFileKind
+{
+    RegularFile,
+    Directory,
+
+    /// <summary>A symbolic link or (on Windows) another reparse point, opened as itself.</summary>
+    Link,
+    Other,
+}
+
+/// <summary>What an open handle says about its file: its kind and its identity (volume and file number).</summary>
+internal readonly record struct PortableFileStatus(PortableFileKind Kind, FileIdentity Identity);
+
+/// <summary>
+/// The platform part of the Windows and macOS re-checks: opens a name itself for reading (never what a final
+/// symbolic link or reparse point leads to; others may still read, write and delete it) and reads the kind
+/// and identity of the open file. Size and modification time come from the BCL, as in the scan. The Linux
+/// part exists so the portable re-checks can be tested here.
+/// </summary>
+internal static partial class PortableFile
+{
+    /// <summary>Opens <paramref name="path"/> without following a final link; <see langword="null"/> and the system's message on failure.</summary>
+    public static SafeFileHandle? TryOpen(string path, out string error)
+    {
+        if (OperatingSystem.IsWindows())
+        {
+            return TryOpenWindows(path, out error);
+        }
+
+        if (OperatingSystem.IsMacOS())
+        {
+            return TryOpenMacOS(path, out error);
+        }
+
+        return OperatingSystem.IsLinux() ? TryOpenLinux(path, out error) : throw new PlatformNotSupportedException();
+    }
+
+    /// <summary>The kind and identity of the open file; throws <see cref="IOException"/> when the system cannot tell.</summary>
+    public static PortableFileStatus StatusOf(SafeFileHandle handle)
+    {
+        if (OperatingSystem.IsWindows())
+        {
+            return StatusWindows(handle);
+        }
+
+        if (OperatingSystem.IsMacOS())
+        {
+            return StatusMacOS(handle);
+        }
+
+        return OperatingSystem.IsLinux() ? StatusLinux(handle) : throw new PlatformNotSupportedException();
+    }
+
+    private static PortableFileKind KindOfUnixMode(ushort mode) => (mode & 0xF000) switch
+    {
+        0x8000 => PortableFileKind.RegularFile,
+        0x4000 => PortableFileKind.Directory,
+        0xA000 => PortableFileKind.Link,
+        _ => PortableFileKind.Other,
+    };
+}

@@ -1,0 +1,119 @@
+// Compiled on every platform; untested here (no Windows machine): moving a file to the Recycle Bin with
+// SHFileOperationW. The path refusals, the source list and the struct layout are tested on Linux.
+using System.Globalization;
+using System.Runtime.InteropServices;
+using System.Runtime.Versioning;
+using Dedup.Core.Interop;
+
+namespace Dedup.Core.Linking;
+
+/// <summary>
+/// Moves one file to the Recycle Bin silently and with undo: SHFileOperationW, FO_DELETE with FOF_ALLOWUNDO,
+/// FOF_NOCONFIRMATION, FOF_SILENT and FOF_NOERRORUI. Where there is no Recycle Bin, Windows would delete the
+/// file permanently without asking, so network, removable and other non-fixed drives are refused up front.
+/// A file larger than the Recycle Bin's maximum size is still deleted permanently by Windows.
+/// </summary>
+internal static unsafe class RecycleBin
+{
+    /// <summary>SHFileOperationW does not take <c>\\?\</c> names, so MAX_PATH applies.</summary>
+    private const int MaxPath = 260;
+
+    /// <summary>Why <paramref name="path"/> must not be handed to SHFileOperationW, or <see langword="null"/> (string checks only).</summary>
+    internal static string? RefusalForPath(string path)
+    {
+        if (path.Contains('\0', StringComparison.Ordinal))
+        {
+            return "the path contains a NUL character; not moved";
+        }
+
+        if (path.StartsWith(@"\\", StringComparison.Ordinal))
+        {
+            return "a network (UNC) or device path has no Recycle Bin (Windows would delete the file permanently); not moved";
+        }
+
+        if (path.Length < 3 || !char.IsAsciiLetter(path[0]) || path[1] != ':' || path[2] != '\\')
+        {
+            return "not a full path on a drive letter (X:\\…); not moved";
+        }
+
+        // pFrom accepts wildcards; Windows names cannot hold these, but a pattern must never reach it.
+        if (path.AsSpan().IndexOfAny('*', '?') >= 0)
+        {
+            return "the path contains a wildcard character; not moved";
+        }
+
+        return path.Length >= MaxPath
+            ? string.Create(CultureInfo.InvariantCulture, $"the path is {path.Length} characters long and SHFileOperationW takes only paths shorter than {MaxPath}; not moved")
+            : null;
+    }
+
+    /// <summary><c>pFrom</c>: each name NUL-terminated, the list ended by a second NUL.</summary>
+    internal static string SourceList(string path) => path + "\0\0";
+
+    /// <summary>The meaning of an SHFileOperationW result: its own DE_* codes, else a Win32 error code.</summary>
+    internal static string DescribeResult(int code)
+    {
+        var text = code switch
+        {
+            0x75 => "the operation was cancelled",
+            0x78 => "access to the file was denied",
+            0x79 => "the path is too deep",
+            0x7C => "the path is invalid",
+            0x81 => "the name is too long",
+            0xB7 => "a path exceeded MAX_PATH",
+            0x402 => "unknown error (typically an invalid path)",
+            _ => Marshal.GetPInvokeErrorMessage(code),
+        };
+        return string.Create(CultureInfo.InvariantCulture, $"{text} (SHFileOperationW result 0x{code:X})");
+    }
+
+    /// <summary>Moves <paramref name="path"/> to its drive's Recycle Bin; throws <see cref="ActionStoppedException"/> when it is not moved.</summary>
+    [SupportedOSPlatform("windows")]
+    public static void Move(string path)
+    {
+        if (!Environment.Is64BitProcess)
+        {
+            throw ActionStoppedException.Skip("the Recycle Bin is implemented for 64-bit processes only (SHFILEOPSTRUCTW is packed differently in a 32-bit one); not moved");
+        }
+
+        var refusal = RefusalForPath(path) ?? RefusalForDrive(path);
+        if (refusal is not null)
+        {
+            throw ActionStoppedException.Skip(refusal);
+        }
+
+        int result;
+        bool aborted;
+        fixed (char* from = SourceList(path))
+        {
+            var operation = new ShFileOpStruct
+            {
+                Function = Shell32.FO_DELETE,
+                From = (nint)from,
+                Flags = Shell32.FOF_ALLOWUNDO | Shell32.FOF_NOCONFIRMATION | Shell32.FOF_SILENT | Shell32.FOF_NOERRORUI,
+            };
+            result = Shell32.SHFileOperation(&operation);
+            aborted = operation.AnyOperationsAborted != 0;
+        }
+
+        if (result != 0)
+        {
+            throw PlanExecutor.TrashMoveFailed(path, "cannot move to the Recycle Bin: " + DescribeResult(result));
+        }
+
+        if (aborted)
+        {
+            throw PlanExecutor.TrashMoveFailed(path, "the move to the Recycle Bin was aborted");
+        }
+    }
+
+    [SupportedOSPlatform("windows")]
+    private static string? RefusalForDrive(string path)
+    {
+        var drive = path[..3];
+        var type = new DriveInfo(drive).DriveType;
+        return type == DriveType.Fixed
+            ? null
+            : $"drive {drive} is {type}: Windows keeps no Recycle Bin there and would delete the file permanently; not moved (use Delete to remove it permanently)";
+    }
+}

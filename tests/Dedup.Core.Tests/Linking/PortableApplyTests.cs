@@ -1,0 +1,298 @@
+using Dedup.Core.Enumeration;
+using Dedup.Core.Linking;
+using Dedup.Core.Paths;
+using Dedup.Core.Tests.Infrastructure;
+
+namespace Dedup.Core.Tests.Linking;
+
+/// <summary>
+/// The Windows and macOS apply path (re-checks, byte verification, the delete, the hand-off to the system trash)
+/// run here on Linux on real files: groups are made as the portable scan makes them (size and time from
+/// <see cref="FileInfo"/>, no file identities) and a stand-in takes the place of the Recycle Bin or Trash.
+/// The system trash calls themselves are in <see cref="SystemTrashTests"/>.
+/// </summary>
+public sealed class PortableApplyTests
+{
+    private static readonly byte[] Content = TempTree.RandomBytes(50_000, 7);
+
+    public static TheoryData<string> Kinds => new() { "delete", "trash" };
+
+    [LinuxFact]
+    public async Task Delete_removes_the_verified_duplicate_and_keeps_the_kept_file()
+    {
+        using var tree = new LinkTree();
+        var a = tree.Write("a.bin", Content);
+        var b = tree.Write("b.bin", Content);
+        var trash = new StandInTrash(tree);
+
+        var outcome = Assert.Single(Apply(Plan(Linkers.Delete, a, b), trash).Outcomes);
+
+        Assert.Equal(DuplicateActionStatus.Done, outcome.Status);
+        Assert.False(File.Exists(b));
+        Assert.Equal(Content, await File.ReadAllBytesAsync(a));
+        Assert.Empty(trash.Moved);
+    }
+
+    [LinuxFact]
+    public async Task Trash_hands_the_verified_duplicate_to_the_system_trash()
+    {
+        using var tree = new LinkTree();
+        var a = tree.Write("a.bin", Content);
+        var b = tree.Write("b.bin", Content);
+        var trash = new StandInTrash(tree);
+
+        var report = Apply(Plan(Linkers.Trash, a, b), trash);
+
+        Assert.Equal(1, report.Done);
+        Assert.Equal(Content.Length, report.ReclaimedBytes);
+        var (from, to) = Assert.Single(trash.Moved);
+        Assert.Equal(b, from);
+        Assert.False(File.Exists(b));
+        Assert.Equal(Content, await File.ReadAllBytesAsync(to));
+        Assert.Equal(Content, await File.ReadAllBytesAsync(a));
+    }
+
+    [LinuxTheory]
+    [MemberData(nameof(Kinds))]
+    public async Task Duplicate_modified_after_the_scan_is_skipped_and_untouched(string kind)
+    {
+        using var tree = new LinkTree();
+        var a = tree.Write("a.bin", Content);
+        var b = tree.Write("b.bin", Content);
+        var plan = Plan(LinkerOf(kind), a, b);
+        await File.AppendAllTextAsync(b, "changed");
+        var before = tree.Snapshot();
+        var trash = new StandInTrash(tree);
+
+        var outcome = Assert.Single(Apply(plan, trash).Outcomes);
+
+        Assert.Equal(DuplicateActionStatus.Skipped, outcome.Status);
+        Assert.Equal($"duplicate changed size from {Content.Length} to {Content.Length + 7} bytes since the scan; left untouched", outcome.Reason);
+        Assert.Equal(before[b], await File.ReadAllBytesAsync(b));
+        Assert.Empty(trash.Moved);
+    }
+
+    [LinuxTheory]
+    [MemberData(nameof(Kinds))]
+    public async Task Same_size_and_time_but_different_bytes_is_caught_by_the_byte_comparison(string kind)
+    {
+        using var tree = new LinkTree();
+        var a = tree.Write("a.bin", Content);
+        var b = tree.Write("b.bin", Content);
+        var plan = Plan(LinkerOf(kind), a, b);
+        var time = File.GetLastWriteTimeUtc(b);
+        var changed = (byte[])Content.Clone();
+        changed[40_000] ^= 0xFF;
+        await File.WriteAllBytesAsync(b, changed);
+        File.SetLastWriteTimeUtc(b, time);
+        var trash = new StandInTrash(tree);
+
+        var outcome = Assert.Single(Apply(plan, trash).Outcomes);
+
+        Assert.Equal(DuplicateActionStatus.Skipped, outcome.Status);
+        Assert.Contains("content differs from the kept file", outcome.Reason, StringComparison.Ordinal);
+        Assert.Equal(changed, await File.ReadAllBytesAsync(b));
+        Assert.Empty(trash.Moved);
+    }
+
+    [LinuxTheory]
+    [MemberData(nameof(Kinds))]
+    public async Task Duplicate_deleted_or_replaced_by_a_folder_or_a_symbolic_link_is_skipped(string kind)
+    {
+        using var tree = new LinkTree();
+        var a = tree.Write("a.bin", Content);
+        var b = tree.Write("b.bin", Content);
+        var c = tree.Write("c.bin", Content);
+        var d = tree.Write("d.bin", Content);
+        var plan = Plan(LinkerOf(kind), a, b, c, d);
+        File.Delete(b);
+        File.Delete(c);
+        tree.Write("c.bin/inside.bin", Content);
+        File.Delete(d);
+        var elsewhere = tree.Write("elsewhere.bin", Content);
+        File.CreateSymbolicLink(d, elsewhere);
+        var trash = new StandInTrash(tree);
+
+        var report = Apply(plan, trash);
+
+        Assert.All(report.Outcomes, o => Assert.Equal(DuplicateActionStatus.Skipped, o.Status));
+        Assert.StartsWith("duplicate was deleted or renamed since the scan (No such file", report.Outcomes[0].Reason, StringComparison.Ordinal);
+        Assert.Equal("duplicate was replaced by a folder since the scan; left untouched", report.Outcomes[1].Reason);
+        Assert.Equal("duplicate is a symbolic link or another reparse point (such as a cloud placeholder), not a plain file; left untouched", report.Outcomes[2].Reason);
+        Assert.Equal(Content, await File.ReadAllBytesAsync(Path.Combine(c, "inside.bin")));
+        Assert.Equal(elsewhere, new FileInfo(d).LinkTarget);
+        Assert.Equal(Content, await File.ReadAllBytesAsync(elsewhere));
+        Assert.Empty(trash.Moved);
+    }
+
+    [LinuxTheory]
+    [MemberData(nameof(Kinds))]
+    public async Task Kept_file_modified_after_the_scan_stops_the_action(string kind)
+    {
+        using var tree = new LinkTree();
+        var a = tree.Write("a.bin", Content);
+        var b = tree.Write("b.bin", Content);
+        var plan = Plan(LinkerOf(kind), a, b);
+        var time = File.GetLastWriteTimeUtc(a);
+        File.SetLastWriteTimeUtc(a, time.AddSeconds(-5));
+        var trash = new StandInTrash(tree);
+
+        var outcome = Assert.Single(Apply(plan, trash).Outcomes);
+
+        Assert.Equal(DuplicateActionStatus.Skipped, outcome.Status);
+        Assert.Equal($"kept file {a} was modified since the scan; nothing done", outcome.Reason);
+        Assert.Equal(Content, await File.ReadAllBytesAsync(b));
+        Assert.Empty(trash.Moved);
+    }
+
+    [LinuxTheory]
+    [MemberData(nameof(Kinds))]
+    public async Task A_change_right_before_the_delete_or_move_is_caught_by_the_last_recheck(string kind)
+    {
+        using var tree = new LinkTree();
+        var a = tree.Write("a.bin", Content);
+        var b = tree.Write("b.bin", Content);
+        var plan = Plan(LinkerOf(kind), a, b);
+        plan.Faults = Hook(kind, path => File.AppendAllText(path, "late"));
+        var trash = new StandInTrash(tree);
+
+        var outcome = Assert.Single(Apply(plan, trash).Outcomes);
+
+        Assert.Equal(DuplicateActionStatus.Skipped, outcome.Status);
+        Assert.Contains("duplicate changed size", outcome.Reason, StringComparison.Ordinal);
+        Assert.Equal(Content.Concat(System.Text.Encoding.ASCII.GetBytes("late")), await File.ReadAllBytesAsync(b));
+        Assert.Empty(trash.Moved);
+    }
+
+    [LinuxTheory]
+    [MemberData(nameof(Kinds))]
+    public async Task Duplicate_swapped_for_an_identical_copy_after_verification_is_skipped(string kind)
+    {
+        // Same bytes, size and time: only the identity taken at the first check tells the two files apart.
+        using var tree = new LinkTree();
+        var a = tree.Write("a.bin", Content);
+        var b = tree.Write("b.bin", Content);
+        var plan = Plan(LinkerOf(kind), a, b);
+        var time = File.GetLastWriteTimeUtc(b);
+        plan.Faults = Hook(kind, path =>
+        {
+            // Created before the old file goes, so the file system cannot hand it the old inode number.
+            var copy = tree.Write("copy.tmp", Content);
+            File.SetLastWriteTimeUtc(copy, time);
+            File.Move(copy, path, overwrite: true);
+        });
+        var trash = new StandInTrash(tree);
+
+        var outcome = Assert.Single(Apply(plan, trash).Outcomes);
+
+        Assert.Equal(DuplicateActionStatus.Skipped, outcome.Status);
+        Assert.Equal("duplicate was replaced by another file since the last check; left untouched", outcome.Reason);
+        Assert.Equal(Content, await File.ReadAllBytesAsync(b));
+        Assert.Empty(trash.Moved);
+    }
+
+    [LinuxTheory]
+    [MemberData(nameof(Kinds))]
+    public async Task The_kept_file_reached_through_a_linked_folder_is_never_removed(string kind)
+    {
+        // The portable scan has no identities, so one file under two paths can be listed as its own duplicate;
+        // the byte comparison would pass (it reads one file twice) and the only copy would go.
+        using var tree = new LinkTree();
+        var real = tree.Write("real/a.bin", Content);
+        Directory.CreateSymbolicLink(tree.PathOf("link"), tree.PathOf("real"));
+        var alias = tree.PathOf("link/a.bin");
+        var trash = new StandInTrash(tree);
+
+        var outcome = Assert.Single(Apply(Plan(LinkerOf(kind), real, alias), trash).Outcomes);
+
+        Assert.Equal(DuplicateActionStatus.Skipped, outcome.Status);
+        Assert.StartsWith("the duplicate is the kept file itself under another path", outcome.Reason, StringComparison.Ordinal);
+        Assert.Equal(Content, await File.ReadAllBytesAsync(real));
+        Assert.Empty(trash.Moved);
+    }
+
+    [LinuxFact]
+    public async Task A_hard_link_of_the_kept_file_is_not_acted_on()
+    {
+        using var tree = new LinkTree();
+        var a = tree.Write("a.bin", Content);
+        var b = tree.PathOf("b.bin");
+        Assert.Equal(0, LinkNative.LinkAt(LinkNative.AT_FDCWD, a, LinkNative.AT_FDCWD, b, 0));
+
+        var outcome = Assert.Single(Apply(Plan(Linkers.Delete, a, b), new StandInTrash(tree)).Outcomes);
+
+        Assert.Equal(DuplicateActionStatus.Skipped, outcome.Status);
+        Assert.StartsWith("the duplicate is the kept file itself", outcome.Reason, StringComparison.Ordinal);
+        Assert.Equal(Content, await File.ReadAllBytesAsync(b));
+    }
+
+    [LinuxFact]
+    public async Task A_refusing_system_trash_fails_the_action_and_says_the_duplicate_is_unchanged()
+    {
+        using var tree = new LinkTree();
+        var a = tree.Write("a.bin", Content);
+        var b = tree.Write("b.bin", Content);
+
+        var report = PlanExecutor.ApplyPortable(
+            Plan(Linkers.Trash, a, b),
+            path => throw PlanExecutor.TrashMoveFailed(path, "cannot move to the Recycle Bin: injected"),
+            CancellationToken.None);
+
+        var outcome = Assert.Single(report.Outcomes);
+        Assert.Equal(DuplicateActionStatus.Failed, outcome.Status);
+        Assert.Equal("cannot move to the Recycle Bin: injected; duplicate unchanged", outcome.Reason);
+        Assert.Equal(0, report.ReclaimedBytes);
+        Assert.Equal(Content, await File.ReadAllBytesAsync(b));
+    }
+
+    [LinuxFact]
+    public void Link_kinds_never_reach_the_portable_path()
+    {
+        using var tree = new LinkTree();
+        var a = tree.Write("a.bin", Content);
+        var b = tree.Write("b.bin", Content);
+
+        var outcome = Assert.Single(Apply(Plan(Linkers.HardLink, a, b), new StandInTrash(tree)).Outcomes);
+
+        Assert.Equal(DuplicateActionStatus.Skipped, outcome.Status);
+        Assert.Equal("HardLink is implemented for Linux only; nothing done", outcome.Reason);
+        Assert.True(File.Exists(b));
+    }
+
+    private static ILinker LinkerOf(string kind) => kind == "delete" ? Linkers.Delete : Linkers.Trash;
+
+    private static LinkerFaults Hook(string kind, Action<string> atLastMoment) => kind == "delete"
+        ? new LinkerFaults { BeforeDelete = atLastMoment }
+        : new LinkerFaults { BeforeSystemTrashMove = atLastMoment };
+
+    /// <summary>The files as the portable scan lists them (<c>ParallelFileEnumerator.Portable.cs</c>): one group, a made-up identity each.</summary>
+    private static DuplicateActionPlan Plan(ILinker linker, params string[] paths)
+    {
+        var files = paths
+            .Select((path, i) =>
+            {
+                var info = new FileInfo(path);
+                return new DuplicateFile(AbsolutePath.Parse(path), [], new FileIdentity(0, (ulong)(i + 1)), info.Length, 1, info.LastWriteTimeUtc);
+            })
+            .ToArray();
+        return LinkTree.Plan([new DuplicateGroup(files[0].Length, files, verifiedByBytes: true)], linker, KeepRule.Custom("first given", (x, y) => Array.IndexOf(paths, x.Path.ToString()).CompareTo(Array.IndexOf(paths, y.Path.ToString()))));
+    }
+
+    private static DuplicateActionReport Apply(DuplicateActionPlan plan, StandInTrash trash) =>
+        PlanExecutor.ApplyPortable(plan, trash.Move, CancellationToken.None);
+
+    /// <summary>Stands in for the Recycle Bin or Trash: moves the file into a folder of the tree and records it.</summary>
+    private sealed class StandInTrash(LinkTree tree)
+    {
+        public List<(string From, string To)> Moved { get; } = [];
+
+        public void Move(string path)
+        {
+            var folder = tree.PathOf("stand-in-trash");
+            Directory.CreateDirectory(folder);
+            var target = Path.Combine(folder, Guid.NewGuid().ToString("N"));
+            File.Move(path, target);
+            Moved.Add((path, target));
+        }
+    }
+}

@@ -1,0 +1,187 @@
+using System.Runtime.Versioning;
+using System.Text;
+using Dedup.Core.Linking;
+using Dedup.Core.Tests.Infrastructure;
+
+namespace Dedup.Core.Tests.Linking;
+
+/// <summary>
+/// Delete and Trash on Windows (Recycle Bin) and macOS (Trash), end to end through the public API: a real
+/// portable scan, a plan and its application. Each test runs only on its system and is reported as skipped
+/// (with the reason) elsewhere.
+/// </summary>
+public sealed class SystemTrashTests
+{
+    private static readonly byte[] Content = TempTree.RandomBytes(30_000, 11);
+
+    public static TheoryData<string> LinkModes => new() { "hard", "symbolic", "clone", "dedupe" };
+
+    [WindowsFact]
+    [SupportedOSPlatform("windows")]
+    public async Task Windows_trash_moves_the_duplicate_to_the_Recycle_Bin_and_keeps_the_kept_file()
+    {
+        using var tree = new LinkTree();
+        var kept = tree.Write("keep/a.bin", Content);
+        var duplicate = tree.Write("other/" + Guid.NewGuid().ToString("N") + ".bin", Content);
+
+        var report = await TrashDuplicatesAsync(tree);
+
+        Assert.Equal(1, report.Done);
+        Assert.False(File.Exists(duplicate));
+        Assert.Equal(Content, await File.ReadAllBytesAsync(kept));
+        var (info, data) = FindInRecycleBin(duplicate);
+        try
+        {
+            Assert.Equal(Content, await File.ReadAllBytesAsync(data));
+        }
+        finally
+        {
+            File.Delete(data);
+            File.Delete(info);
+        }
+    }
+
+    [MacOSFact]
+    public async Task MacOS_trash_moves_the_duplicate_to_the_Trash_and_keeps_the_kept_file()
+    {
+        using var tree = new LinkTree();
+        var kept = tree.Write("keep/a.bin", Content);
+        var duplicate = tree.Write("other/" + Guid.NewGuid().ToString("N") + ".bin", Content);
+
+        var report = await TrashDuplicatesAsync(tree);
+
+        Assert.Equal(1, report.Done);
+        Assert.False(File.Exists(duplicate));
+        Assert.Equal(Content, await File.ReadAllBytesAsync(kept));
+    }
+
+    [MacOSFact]
+    [SupportedOSPlatform("macos")]
+    public void MacOS_trash_reports_where_the_file_went()
+    {
+        using var tree = new LinkTree();
+        var name = Guid.NewGuid().ToString("N") + ".bin";
+        var path = tree.Write(name, Content);
+
+        var where = MacTrash.Move(path);
+
+        Assert.False(File.Exists(path));
+        Assert.NotNull(where);
+        Assert.Contains("/.Trash", where, StringComparison.Ordinal);
+        Assert.StartsWith(Path.GetFileNameWithoutExtension(name), Path.GetFileName(where), StringComparison.Ordinal);
+        try
+        {
+            File.Delete(where);
+        }
+        catch (Exception ex) when (ex is IOException or UnauthorizedAccessException)
+        {
+            // Privacy protection may keep the test runner out of ~/.Trash; the file then stays there.
+        }
+    }
+
+    [WindowsFact]
+    public Task Windows_delete_removes_the_duplicate_and_keeps_the_kept_file() => DeleteRemovesTheDuplicateAsync();
+
+    [MacOSFact]
+    public Task MacOS_delete_removes_the_duplicate_and_keeps_the_kept_file() => DeleteRemovesTheDuplicateAsync();
+
+    [WindowsFact]
+    public Task Windows_duplicate_changed_between_scan_and_apply_is_skipped_and_untouched() => ChangedDuplicateIsSkippedAsync();
+
+    [MacOSFact]
+    public Task MacOS_duplicate_changed_between_scan_and_apply_is_skipped_and_untouched() => ChangedDuplicateIsSkippedAsync();
+
+    [WindowsFact]
+    public Task Windows_duplicate_changed_right_before_the_move_is_skipped_and_untouched() => LateChangeIsSkippedAsync();
+
+    [MacOSFact]
+    public Task MacOS_duplicate_changed_right_before_the_move_is_skipped_and_untouched() => LateChangeIsSkippedAsync();
+
+    [WindowsFact]
+    public void Windows_refuses_link_modes_with_NotSupportedException() => LinkModesAreRefused();
+
+    [MacOSFact]
+    public void MacOS_refuses_link_modes_with_NotSupportedException() => LinkModesAreRefused();
+
+    private static async Task<DuplicateActionReport> TrashDuplicatesAsync(LinkTree tree)
+    {
+        var plan = LinkTree.Plan(await tree.ScanAsync(), Linkers.Trash, KeepRule.PreferUnder(tree.PathOf("keep")));
+        Assert.Single(plan.Actions);
+        return await plan.ApplyAsync();
+    }
+
+    private static async Task DeleteRemovesTheDuplicateAsync()
+    {
+        using var tree = new LinkTree();
+        var kept = tree.Write("keep/a.bin", Content);
+        var duplicate = tree.Write("other/b.bin", Content);
+        var plan = LinkTree.Plan(await tree.ScanAsync(), Linkers.Delete, KeepRule.PreferUnder(tree.PathOf("keep")));
+
+        var report = await plan.ApplyAsync();
+
+        Assert.Equal(1, report.Done);
+        Assert.Equal(Content.Length, report.ReclaimedBytes);
+        Assert.False(File.Exists(duplicate));
+        Assert.Equal(Content, await File.ReadAllBytesAsync(kept));
+    }
+
+    private static async Task ChangedDuplicateIsSkippedAsync()
+    {
+        using var tree = new LinkTree();
+        var kept = tree.Write("keep/a.bin", Content);
+        var duplicate = tree.Write("other/b.bin", Content);
+        var plan = LinkTree.Plan(await tree.ScanAsync(), Linkers.Trash, KeepRule.PreferUnder(tree.PathOf("keep")));
+        await File.AppendAllTextAsync(duplicate, "changed");
+
+        var outcome = Assert.Single((await plan.ApplyAsync()).Outcomes);
+
+        Assert.Equal(DuplicateActionStatus.Skipped, outcome.Status);
+        Assert.Contains("duplicate changed size", outcome.Reason, StringComparison.Ordinal);
+        Assert.Equal(Content.Concat(Encoding.ASCII.GetBytes("changed")), await File.ReadAllBytesAsync(duplicate));
+        Assert.Equal(Content, await File.ReadAllBytesAsync(kept));
+    }
+
+    private static async Task LateChangeIsSkippedAsync()
+    {
+        using var tree = new LinkTree();
+        tree.Write("keep/a.bin", Content);
+        var duplicate = tree.Write("other/b.bin", Content);
+        var plan = LinkTree.Plan(await tree.ScanAsync(), Linkers.Trash, KeepRule.PreferUnder(tree.PathOf("keep")));
+        var time = File.GetLastWriteTimeUtc(duplicate);
+        plan.Faults = new LinkerFaults { BeforeSystemTrashMove = path => File.SetLastWriteTimeUtc(path, time.AddSeconds(-10)) };
+
+        var outcome = Assert.Single((await plan.ApplyAsync()).Outcomes);
+
+        Assert.Equal(DuplicateActionStatus.Skipped, outcome.Status);
+        Assert.Equal("duplicate was modified since the scan; left untouched", outcome.Reason);
+        Assert.Equal(Content, await File.ReadAllBytesAsync(duplicate));
+    }
+
+    private static void LinkModesAreRefused()
+    {
+        foreach (var linker in new[] { Linkers.HardLink, Linkers.SymbolicLink(), Linkers.SymbolicLink(relative: false), Linkers.Clone, Linkers.Dedupe })
+        {
+            var error = Assert.Throws<NotSupportedException>(() => new DuplicateActionPlanBuilder().UseLinker(linker).Build());
+            Assert.Contains("implemented for Linux only", error.Message, StringComparison.Ordinal);
+        }
+
+        Assert.Equal(DuplicateActionKind.Delete, new DuplicateActionPlanBuilder().UseLinker(Linkers.Delete).Build().Linker.Kind);
+        Assert.Equal(DuplicateActionKind.Trash, new DuplicateActionPlanBuilder().UseLinker(Linkers.Trash).Build().Linker.Kind);
+    }
+
+    /// <summary>
+    /// The Recycle Bin entry of <paramref name="original"/>: <c>$I…</c> holds the original path (UTF-16; found by
+    /// the file's unique name, since the folder part may be written in another form), the <c>$R…</c> file of the
+    /// same suffix holds the data.
+    /// </summary>
+    [SupportedOSPlatform("windows")]
+    private static (string Info, string Data) FindInRecycleBin(string original)
+    {
+        var sid = System.Security.Principal.WindowsIdentity.GetCurrent().User!.Value;
+        var bin = Path.Combine(Path.GetPathRoot(original)!, "$Recycle.Bin", sid);
+        var needle = Encoding.Unicode.GetBytes(Path.DirectorySeparatorChar + Path.GetFileName(original));
+        var all = new EnumerationOptions { AttributesToSkip = 0 };
+        var info = Directory.EnumerateFiles(bin, "$I*", all).Single(i => File.ReadAllBytes(i).AsSpan().IndexOf(needle) >= 0);
+        return (info, Path.Combine(bin, "$R" + Path.GetFileName(info)[2..]));
+    }
+}
