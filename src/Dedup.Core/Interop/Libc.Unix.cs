@@ -15,10 +15,15 @@ internal static unsafe partial class Libc
 
     public const int O_RDONLY = 0;
     public const int O_NONBLOCK = 0x800;
-    public const int O_DIRECTORY = 0x10000;
-    public const int O_NOFOLLOW = 0x20000;
+
+    // O_DIRECTORY and O_NOFOLLOW differ by architecture: ARM and PowerPC use 0x4000/0x8000 (values that mean
+    // O_DIRECT/O_LARGEFILE on x86), every other Linux port the generic 0x10000/0x20000.
+    public static readonly int O_DIRECTORY = HasArmLayout ? 0x4000 : 0x10000;
+    public static readonly int O_NOFOLLOW = HasArmLayout ? 0x8000 : 0x20000;
     public const int O_NOATIME = 0x40000;
     public const int O_CLOEXEC = 0x80000;
+
+    private static bool HasArmLayout => RuntimeInformation.ProcessArchitecture is Architecture.Arm or Architecture.Arm64 or Architecture.Armv6 or Architecture.Ppc64le;
 
     public const int EPERM = 1;
     public const int ENOENT = 2;

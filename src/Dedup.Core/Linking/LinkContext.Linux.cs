@@ -192,8 +192,8 @@ internal sealed class LinkContext : IDisposable
 
     private static SafeFileHandle OpenChecked(string path, DuplicateFile scanned, string role)
     {
-        const int Flags = LinkNative.O_RDONLY | LinkNative.O_NOFOLLOW | LinkNative.O_NONBLOCK | LinkNative.O_CLOEXEC;
-        var fd = LinkNative.Open(path, Flags, 0);
+        var flags = LinkNative.O_RDONLY | LinkNative.O_NOFOLLOW | LinkNative.O_NONBLOCK | LinkNative.O_CLOEXEC;
+        var fd = LinkNative.Open(path, flags, 0);
         if (fd < 0)
         {
             var errno = LinkNative.LastErrno;

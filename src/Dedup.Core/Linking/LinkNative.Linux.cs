@@ -18,7 +18,7 @@ internal static unsafe partial class LinkNative
     public const int O_CREAT = 0x40;
     public const int O_EXCL = 0x80;
     public const int O_NONBLOCK = Libc.O_NONBLOCK;
-    public const int O_NOFOLLOW = Libc.O_NOFOLLOW;
+    public static readonly int O_NOFOLLOW = Libc.O_NOFOLLOW;
     public const int O_CLOEXEC = Libc.O_CLOEXEC;
 
     public const uint RENAME_NOREPLACE = 1;
