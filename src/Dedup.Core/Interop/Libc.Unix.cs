@@ -91,6 +91,8 @@ internal struct StatxBuffer
     [FieldOffset(48)] public ulong Blocks;
     [FieldOffset(64)] public long AtimeSec;
     [FieldOffset(72)] public uint AtimeNsec;
+    [FieldOffset(96)] public long CtimeSec;
+    [FieldOffset(104)] public uint CtimeNsec;
     [FieldOffset(112)] public long MtimeSec;
     [FieldOffset(120)] public uint MtimeNsec;
     [FieldOffset(128)] public uint RdevMajor;

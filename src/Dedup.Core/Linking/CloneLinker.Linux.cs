@@ -23,16 +23,16 @@ internal sealed unsafe class CloneLinker : ILinker
         var kept = context.OpenKept();
         var duplicate = context.DuplicateStatus;
         context.ReplaceViaTemporary(
-            temporary => CreateClone(temporary, LinkContext.Fd(kept), duplicate),
+            temporary => CreateClone(context.FolderFd, temporary, LinkContext.Fd(kept), duplicate),
             errno => errno is LinkNative.EOPNOTSUPP or LinkNative.EINVAL or LinkNative.EXDEV or LinkNative.ENOTTY or LinkNative.ENOSYS
                 ? ActionStoppedException.Skip($"the file system cannot clone this file (FICLONE: {LinkNative.Message(errno)}); no copy or link is made instead")
                 : ActionStoppedException.Fail($"cannot create a clone in {context.Folder}: {LinkNative.Message(errno)}; duplicate unchanged"));
     }
 
-    private static int CreateClone(string temporary, int keptFd, StatxBuffer duplicate)
+    private static int CreateClone(int folderFd, string temporary, int keptFd, StatxBuffer duplicate)
     {
         var mode = duplicate.Mode & 0xFFF;
-        var fd = LinkNative.Open(temporary, LinkNative.O_WRONLY | LinkNative.O_CREAT | LinkNative.O_EXCL | LinkNative.O_NOFOLLOW | LinkNative.O_CLOEXEC, 0x180);
+        var fd = LinkNative.OpenAt(folderFd, temporary, LinkNative.O_WRONLY | LinkNative.O_CREAT | LinkNative.O_EXCL | LinkNative.O_NOFOLLOW | LinkNative.O_CLOEXEC, 0x180);
         if (fd < 0)
         {
             return LinkNative.LastErrno;

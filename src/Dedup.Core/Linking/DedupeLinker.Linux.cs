@@ -24,28 +24,9 @@ internal sealed unsafe class DedupeLinker : ILinker
     void ILinker.Apply(LinkContext context)
     {
         var kept = context.OpenKept();
-        var fd = LinkNative.Open(context.DuplicatePath, LinkNative.O_RDONLY | LinkNative.O_NOFOLLOW | LinkNative.O_NONBLOCK | LinkNative.O_CLOEXEC, 0);
-        if (fd < 0)
-        {
-            var errno = LinkNative.LastErrno;
-            throw ActionStoppedException.Skip($"cannot open the duplicate: {LinkNative.Message(errno)}; left untouched");
-        }
-
-        try
-        {
-            var rc = LinkNative.FStat(fd, out var status);
-            var change = rc != 0 ? LinkNative.Message(rc) : LinkContext.Describe(status, context.Action.Duplicate);
-            if (change is not null)
-            {
-                throw ActionStoppedException.Skip($"duplicate {change} since the scan; left untouched");
-            }
-
-            Dedupe(LinkContext.Fd(kept), fd, (ulong)context.Action.Duplicate.Length);
-        }
-        finally
-        {
-            _ = LinkNative.Close(fd);
-        }
+        using var duplicate = context.OpenDuplicate();
+        context.Faults?.AfterLastCheck?.Invoke(context.DuplicatePath);
+        Dedupe(LinkContext.Fd(kept), LinkContext.Fd(duplicate), (ulong)context.Action.Duplicate.Length);
     }
 
     private static void Dedupe(int keptFd, int duplicateFd, ulong length)

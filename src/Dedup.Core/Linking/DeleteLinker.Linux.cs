@@ -19,7 +19,8 @@ internal sealed class DeleteLinker : ILinker
         context.Faults?.BeforeDelete?.Invoke(context.DuplicatePath);
         context.CheckKeptUnchanged();
         context.CheckDuplicateUnchanged();
-        if (LinkNative.Unlink(context.DuplicatePath) != 0)
+        context.Faults?.AfterLastCheck?.Invoke(context.DuplicatePath);
+        if (LinkNative.UnlinkAt(context.FolderFd, context.DuplicateName, 0) != 0)
         {
             var errno = LinkNative.LastErrno;
             throw ActionStoppedException.Fail($"cannot delete: {LinkNative.Message(errno)}");

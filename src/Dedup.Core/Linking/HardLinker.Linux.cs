@@ -18,7 +18,7 @@ internal sealed class HardLinker : ILinker
     {
         context.RequireSameOwnerAndMode();
         context.ReplaceViaTemporary(
-            temporary => LinkNative.LinkAt(LinkNative.AT_FDCWD, context.KeptPath, LinkNative.AT_FDCWD, temporary, 0) == 0 ? 0 : LinkNative.LastErrno,
+            context.LinkKeptAs,
             errno => errno switch
             {
                 LinkNative.EXDEV => ActionStoppedException.Skip("kept file and duplicate are on different file systems (EXDEV); a hard link cannot cross devices (no other kind of link is made instead)"),
@@ -28,7 +28,7 @@ internal sealed class HardLinker : ILinker
             temporary =>
             {
                 // The new name must lead to the kept file itself, not to whatever its path holds now.
-                if (LinkNative.LStat(temporary, out var status) != 0 || status.Device != context.Action.Kept.Identity.Device || status.Ino != context.Action.Kept.Identity.FileId)
+                if (LinkNative.LStatAt(context.FolderFd, temporary, out var status) != 0 || status.Device != context.Action.Kept.Identity.Device || status.Ino != context.Action.Kept.Identity.FileId)
                 {
                     throw ActionStoppedException.Skip("the kept file's path was replaced while linking; nothing done");
                 }

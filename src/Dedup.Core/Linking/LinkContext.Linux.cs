@@ -6,10 +6,37 @@ namespace Dedup.Core.Linking;
 
 /// <summary>
 /// One action being applied: the re-checks against the scan, the byte verification and the
-/// temporary-name-then-rename protocol shared by the linkers.
+/// temporary-name-then-rename protocol shared by the linkers. Every step works on names relative to the kept
+/// file's and the duplicate's folders, each opened once (<see cref="FolderHandle"/>), never on full paths.
 /// </summary>
+/// <remarks>
+/// <para>
+/// Change time. The scan records size and modification time, and a writer can put the modification time back
+/// (<c>touch -d</c>); nobody can set the change time (ctime): every write, chmod, chown, link or rename moves it.
+/// The scan has no change time, so the action's first check records each file's, and every later check (the
+/// last right before the rename, unlink or move into the trash) must see the same one.
+/// </para>
+/// <para>
+/// The one change we make ourselves before the last check is the hard link to the kept file: <c>linkat</c> moves
+/// the kept file's change time and adds one to its link count. So the kept file is re-checked right before
+/// linking, and the change time the link gave it becomes the new baseline only when its link count grew by
+/// exactly our link (more or fewer means someone else linked or unlinked it meanwhile, and the last check then
+/// stops the action). Nothing else we do before the last check moves either change time: reading does not, a
+/// symbolic link or a clone does not touch the kept file, the trash info file is another file. Link counts are
+/// not compared otherwise: other names of a file come and go without touching its bytes.
+/// </para>
+/// </remarks>
 internal sealed class LinkContext : IDisposable
 {
+    private const string ChangedSinceFirstCheck =
+        "changed since this action's first check (same size and modification time, but its change time moved: written, linked, renamed or its permissions changed)";
+
+    private FolderHandle? _folder;
+    private FolderHandle? _keptFolder;
+    private (long Seconds, uint Nanoseconds)? _keptChanged;
+    private (long Seconds, uint Nanoseconds)? _duplicateChanged;
+    private uint _keptLinks;
+
     public LinkContext(DuplicateAction action, LinkerFaults? faults)
     {
         Action = action;
@@ -17,6 +44,9 @@ internal sealed class LinkContext : IDisposable
         KeptPath = action.Kept.Path.ToString();
         DuplicatePath = action.Path.ToString();
         Folder = action.Path.Parent?.ToString() ?? throw ActionStoppedException.Skip("a root cannot be replaced");
+        DuplicateName = Path.GetFileName(DuplicatePath);
+        KeptFolder = Path.GetDirectoryName(KeptPath) ?? throw ActionStoppedException.Skip("a root cannot be kept");
+        KeptName = Path.GetFileName(KeptPath);
     }
 
     public DuplicateAction Action { get; }
@@ -27,8 +57,21 @@ internal sealed class LinkContext : IDisposable
 
     public string DuplicatePath { get; }
 
-    /// <summary>The duplicate's folder, where the temporary name is created.</summary>
+    /// <summary>The duplicate's folder, where the temporary name is created (for messages; steps use <see cref="FolderFd"/>).</summary>
     public string Folder { get; }
+
+    /// <summary>The duplicate's name in <see cref="Folder"/>.</summary>
+    public string DuplicateName { get; }
+
+    public string KeptFolder { get; }
+
+    public string KeptName { get; }
+
+    /// <summary>The duplicate's folder, opened at the action's first use of it.</summary>
+    public int FolderFd => (_folder ??= OpenFolder(Folder, "duplicate's folder", "left untouched")).Fd;
+
+    /// <summary>The kept file's folder, opened at the action's first use of it.</summary>
+    public int KeptFolderFd => (_keptFolder ??= OpenFolder(KeptFolder, "kept file's folder", "nothing done")).Fd;
 
     /// <summary>The duplicate name's status at the last check (mode, owner, times).</summary>
     public StatxBuffer DuplicateStatus { get; private set; }
@@ -36,10 +79,10 @@ internal sealed class LinkContext : IDisposable
     /// <summary>The kept file, open for reading, once <see cref="OpenKept"/> or <see cref="VerifyContent"/> ran.</summary>
     public SafeFileHandle? KeptHandle { get; private set; }
 
-    /// <summary>The kept file must still be the scanned file: same identity, size and modification time.</summary>
+    /// <summary>The kept file must still be the scanned file (identity, size, modification time) with the change time of the first check.</summary>
     public void CheckKeptUnchanged()
     {
-        var errno = LinkNative.LStat(KeptPath, out var status);
+        var errno = LinkNative.LStatAt(KeptFolderFd, KeptName, out var status);
         if (errno != 0)
         {
             throw ActionStoppedException.Skip($"kept file {KeptPath}: {LinkNative.Message(errno)}; nothing done");
@@ -55,12 +98,19 @@ internal sealed class LinkContext : IDisposable
         {
             throw ActionStoppedException.Skip($"kept file {KeptPath} {change} since the scan; nothing done");
         }
+
+        if (ChangeTimeMoved(status, ref _keptChanged))
+        {
+            throw ActionStoppedException.Skip($"kept file {KeptPath} {ChangedSinceFirstCheck}; nothing done");
+        }
+
+        _keptLinks = status.NLink;
     }
 
-    /// <summary>The duplicate's name must still lead to the scanned file: same identity, size and modification time.</summary>
+    /// <summary>The duplicate's name must still lead to the scanned file, with the change time of the first check.</summary>
     public void CheckDuplicateUnchanged()
     {
-        var errno = LinkNative.LStat(DuplicatePath, out var status);
+        var errno = LinkNative.LStatAt(FolderFd, DuplicateName, out var status);
         if (errno != 0)
         {
             throw ActionStoppedException.Skip($"duplicate {LinkNative.Message(errno)}; left untouched");
@@ -72,6 +122,11 @@ internal sealed class LinkContext : IDisposable
             throw ActionStoppedException.Skip($"duplicate {change} since the scan; left untouched");
         }
 
+        if (ChangeTimeMoved(status, ref _duplicateChanged))
+        {
+            throw ActionStoppedException.Skip($"duplicate {ChangedSinceFirstCheck}; left untouched");
+        }
+
         DuplicateStatus = status;
     }
 
@@ -81,7 +136,7 @@ internal sealed class LinkContext : IDisposable
     /// </summary>
     public void RequireSameOwnerAndMode()
     {
-        if (LinkNative.LStat(KeptPath, out var kept) != 0 || LinkNative.LStat(DuplicatePath, out var duplicate) != 0)
+        if (LinkNative.LStatAt(KeptFolderFd, KeptName, out var kept) != 0 || LinkNative.LStatAt(FolderFd, DuplicateName, out var duplicate) != 0)
         {
             return; // the unchanged-checks that follow report the missing file
         }
@@ -97,26 +152,52 @@ internal sealed class LinkContext : IDisposable
     /// <summary>Opens the kept file (without following links) and checks the open file is the scanned one.</summary>
     public SafeFileHandle OpenKept()
     {
-        KeptHandle ??= OpenChecked(KeptPath, Action.Kept, "kept file");
+        KeptHandle ??= OpenChecked(KeptFolderFd, KeptName, KeptPath, Action.Kept, "kept file", "nothing done", ref _keptChanged);
         return KeptHandle;
     }
+
+    /// <summary>Opens the duplicate for FIDEDUPERANGE (without following links) and checks the open file is the scanned one.</summary>
+    public SafeFileHandle OpenDuplicate() =>
+        OpenChecked(FolderFd, DuplicateName, null, Action.Duplicate, "duplicate", "left untouched", ref _duplicateChanged);
 
     /// <summary>Compares the duplicate with the kept file byte for byte; throws a skip when they differ.</summary>
     public void VerifyContent()
     {
         var kept = OpenKept();
-        using var duplicate = OpenChecked(DuplicatePath, Action.Duplicate, "duplicate");
+        using var duplicate = OpenChecked(FolderFd, DuplicateName, DuplicatePath, Action.Duplicate, "duplicate", "nothing done", ref _duplicateChanged);
         ContentVerification.RequireEqual(kept, duplicate, Action.Duplicate.Length);
     }
 
     /// <summary>
-    /// The replacement protocol: <paramref name="create"/> makes the replacement under a fresh temporary name in
-    /// the duplicate's folder (returns 0 or an errno); after the fault hook and <paramref name="check"/>, both files
-    /// are re-checked and the temporary name is renamed over the duplicate. Any failure removes the temporary name.
+    /// Hard links the kept file as <paramref name="temporary"/> in the duplicate's folder; returns 0 or an errno.
+    /// The kept file is checked right before and its new change time taken as the baseline (see the remarks).
+    /// </summary>
+    public int LinkKeptAs(string temporary)
+    {
+        CheckKeptUnchanged();
+        var links = _keptLinks;
+        if (LinkNative.LinkAt(KeptFolderFd, KeptName, FolderFd, temporary, 0) != 0)
+        {
+            return LinkNative.LastErrno;
+        }
+
+        if (LinkNative.LStatAt(FolderFd, temporary, out var linked) == 0 && Describe(linked, Action.Kept) is null && linked.NLink == links + 1)
+        {
+            _keptChanged = (linked.CtimeSec, linked.CtimeNsec);
+        }
+
+        return 0;
+    }
+
+    /// <summary>
+    /// The replacement protocol: <paramref name="create"/> makes the replacement under the given fresh temporary name
+    /// in the duplicate's folder (returns 0 or an errno); after the fault hook and <paramref name="check"/> (given the
+    /// temporary name), both files are re-checked and the temporary name is renamed over the duplicate, both relative to
+    /// the folder opened at the first check. Any failure removes the temporary name.
     /// </summary>
     public void ReplaceViaTemporary(Func<string, int> create, Func<int, ActionStoppedException> refuse, Action<string>? check = null)
     {
-        var temporary = TemporaryFiles.NewPath(Folder);
+        var temporary = TemporaryFiles.NewName();
         var errno = create(temporary);
         if (errno != 0)
         {
@@ -130,11 +211,12 @@ internal sealed class LinkContext : IDisposable
 
         try
         {
-            Faults?.BeforeRename?.Invoke(temporary, DuplicatePath);
+            Faults?.BeforeRename?.Invoke(Path.Join(Folder, temporary), DuplicatePath);
             check?.Invoke(temporary);
             CheckKeptUnchanged();
             CheckDuplicateUnchanged();
-            if (LinkNative.Rename(temporary, DuplicatePath) != 0)
+            Faults?.AfterLastCheck?.Invoke(DuplicatePath);
+            if (LinkNative.RenameAt2(FolderFd, temporary, FolderFd, DuplicateName, 0) != 0)
             {
                 errno = LinkNative.LastErrno;
                 throw ActionStoppedException.Fail($"cannot rename the replacement over the duplicate: {LinkNative.Message(errno)}; duplicate unchanged");
@@ -149,7 +231,12 @@ internal sealed class LinkContext : IDisposable
 
     public static int Fd(SafeFileHandle handle) => (int)handle.DangerousGetHandle();
 
-    public void Dispose() => KeptHandle?.Dispose();
+    public void Dispose()
+    {
+        KeptHandle?.Dispose();
+        _folder?.Dispose();
+        _keptFolder?.Dispose();
+    }
 
     /// <summary>What changed between the scan and <paramref name="now"/>, or <see langword="null"/>.</summary>
     internal static string? Describe(in StatxBuffer now, DuplicateFile scanned)
@@ -182,31 +269,50 @@ internal sealed class LinkContext : IDisposable
         return now.LastWriteTimeUtc != scanned.LastWriteTimeUtc ? "was modified" : null;
     }
 
-    private static void RemoveQuietly(string temporary)
+    /// <summary>Records the first change time seen; afterwards whether <paramref name="now"/> has another.</summary>
+    private static bool ChangeTimeMoved(in StatxBuffer now, ref (long Seconds, uint Nanoseconds)? baseline)
     {
-        if (TemporaryFiles.IsTemporaryName(System.IO.Path.GetFileName(temporary)))
+        var time = (now.CtimeSec, now.CtimeNsec);
+        baseline ??= time;
+        return baseline != time;
+    }
+
+    private static FolderHandle OpenFolder(string path, string role, string consequence) =>
+        FolderHandle.TryOpen(path, followLast: true, out var problem)
+        ?? throw ActionStoppedException.Skip($"{role} {path}: {problem}; {consequence}");
+
+    private void RemoveQuietly(string temporary)
+    {
+        if (TemporaryFiles.IsTemporaryName(temporary) && _folder is not null)
         {
-            _ = LinkNative.Unlink(temporary);
+            _ = LinkNative.UnlinkAt(_folder.Fd, temporary, 0);
         }
     }
 
-    private static SafeFileHandle OpenChecked(string path, DuplicateFile scanned, string role)
+    /// <summary>Opens <paramref name="name"/> in the folder <paramref name="dirfd"/> without following a link and checks the open file.</summary>
+    private static SafeFileHandle OpenChecked(int dirfd, string name, string? path, DuplicateFile scanned, string role, string consequence, ref (long, uint)? changed)
     {
         var flags = LinkNative.O_RDONLY | LinkNative.O_NOFOLLOW | LinkNative.O_NONBLOCK | LinkNative.O_CLOEXEC;
-        var fd = LinkNative.Open(path, flags, 0);
+        var fd = LinkNative.OpenAt(dirfd, name, flags, 0);
         if (fd < 0)
         {
             var errno = LinkNative.LastErrno;
-            throw ActionStoppedException.Skip($"cannot open the {role} {path}: {LinkNative.Message(errno)}; nothing done");
+            throw ActionStoppedException.Skip($"cannot open the {role}{(path is null ? string.Empty : " " + path)}: {LinkNative.Message(errno)}; {consequence}");
         }
 
         var handle = new SafeFileHandle(fd, ownsHandle: true);
         var rc = LinkNative.FStat(fd, out var status);
         var change = rc != 0 ? LinkNative.Message(rc) : Describe(status, scanned);
+        if (change is null && ChangeTimeMoved(status, ref changed))
+        {
+            handle.Dispose();
+            throw ActionStoppedException.Skip($"{role} {ChangedSinceFirstCheck}; {consequence}");
+        }
+
         if (change is not null)
         {
             handle.Dispose();
-            throw ActionStoppedException.Skip($"{role} {change} since the scan; nothing done");
+            throw ActionStoppedException.Skip($"{role} {change} since the scan; {consequence}");
         }
 
         return handle;

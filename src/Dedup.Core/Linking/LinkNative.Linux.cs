@@ -3,7 +3,10 @@ using System.Runtime.InteropServices;
 
 namespace Dedup.Core.Linking;
 
-/// <summary>The libc calls the linkers need: link, symlink, rename, unlink, ioctl (FICLONE, FIDEDUPERANGE) and friends.</summary>
+/// <summary>
+/// The libc calls the linkers need: the <c>*at</c> calls relative to an open folder (link, symlink, rename, unlink,
+/// open, statx), ioctl (FICLONE, FIDEDUPERANGE) and friends.
+/// </summary>
 internal static unsafe partial class LinkNative
 {
     private const string LibraryName = "libc";
@@ -19,6 +22,8 @@ internal static unsafe partial class LinkNative
     public const int O_EXCL = 0x80;
     public const int O_NONBLOCK = Libc.O_NONBLOCK;
     public static readonly int O_NOFOLLOW = Libc.O_NOFOLLOW;
+    public static readonly int O_DIRECTORY = Libc.O_DIRECTORY;
+    public const int O_PATH = 0x200000; // the same on every Linux architecture
     public const int O_CLOEXEC = Libc.O_CLOEXEC;
 
     public const uint RENAME_NOREPLACE = 1;
@@ -53,23 +58,23 @@ internal static unsafe partial class LinkNative
     [LibraryImport(LibraryName, EntryPoint = "open", SetLastError = true, StringMarshalling = StringMarshalling.Utf8)]
     public static partial int Open(string path, int flags, int mode);
 
+    [LibraryImport(LibraryName, EntryPoint = "openat", SetLastError = true, StringMarshalling = StringMarshalling.Utf8)]
+    public static partial int OpenAt(int dirfd, string path, int flags, int mode);
+
     [LibraryImport(LibraryName, EntryPoint = "close", SetLastError = true)]
     public static partial int Close(int fd);
 
     [LibraryImport(LibraryName, EntryPoint = "linkat", SetLastError = true, StringMarshalling = StringMarshalling.Utf8)]
     public static partial int LinkAt(int olddirfd, string oldpath, int newdirfd, string newpath, int flags);
 
-    [LibraryImport(LibraryName, EntryPoint = "symlink", SetLastError = true, StringMarshalling = StringMarshalling.Utf8)]
-    public static partial int Symlink(string target, string linkpath);
-
-    [LibraryImport(LibraryName, EntryPoint = "rename", SetLastError = true, StringMarshalling = StringMarshalling.Utf8)]
-    public static partial int Rename(string oldpath, string newpath);
+    [LibraryImport(LibraryName, EntryPoint = "symlinkat", SetLastError = true, StringMarshalling = StringMarshalling.Utf8)]
+    public static partial int SymlinkAt(string target, int newdirfd, string linkpath);
 
     [LibraryImport(LibraryName, EntryPoint = "renameat2", SetLastError = true, StringMarshalling = StringMarshalling.Utf8)]
     public static partial int RenameAt2(int olddirfd, string oldpath, int newdirfd, string newpath, uint flags);
 
-    [LibraryImport(LibraryName, EntryPoint = "unlink", SetLastError = true, StringMarshalling = StringMarshalling.Utf8)]
-    public static partial int Unlink(string path);
+    [LibraryImport(LibraryName, EntryPoint = "unlinkat", SetLastError = true, StringMarshalling = StringMarshalling.Utf8)]
+    public static partial int UnlinkAt(int dirfd, string path, int flags);
 
     [LibraryImport(LibraryName, EntryPoint = "mkdir", SetLastError = true, StringMarshalling = StringMarshalling.Utf8)]
     public static partial int Mkdir(string path, int mode);
@@ -91,6 +96,27 @@ internal static unsafe partial class LinkNative
 
     [LibraryImport(LibraryName, EntryPoint = "realpath", SetLastError = true, StringMarshalling = StringMarshalling.Utf8)]
     private static partial nint RealPath(string path, nint resolved);
+
+    /// <summary>The path with every symbolic link resolved (<c>realpath</c>), or <see langword="null"/> with the errno.</summary>
+    public static string? RealPathOf(string path, out int errno)
+    {
+        var resolved = RealPath(path, 0);
+        if (resolved == 0)
+        {
+            errno = LastErrno;
+            return null;
+        }
+
+        try
+        {
+            errno = 0;
+            return Marshal.PtrToStringUTF8(resolved);
+        }
+        finally
+        {
+            NativeMemory.Free((void*)resolved);
+        }
+    }
 
     /// <summary>The path with every symbolic link in its folders resolved (the name itself is kept); the input when that fails.</summary>
     public static string CanonicalFolderPath(string path)
@@ -127,6 +153,10 @@ internal static unsafe partial class LinkNative
     /// <summary><c>statx</c> of a path without following a final symbolic link; returns 0 or an errno.</summary>
     public static int LStat(string path, out StatxBuffer status) =>
         Statx(AT_FDCWD, path, AT_SYMLINK_NOFOLLOW, STATX_BASIC_STATS, out status) == 0 ? 0 : LastErrno;
+
+    /// <summary><c>statx</c> of a name in an open folder without following a final symbolic link; returns 0 or an errno.</summary>
+    public static int LStatAt(int dirfd, string name, out StatxBuffer status) =>
+        Statx(dirfd, name, AT_SYMLINK_NOFOLLOW, STATX_BASIC_STATS, out status) == 0 ? 0 : LastErrno;
 
     /// <summary><c>statx</c> of an open descriptor; returns 0 or an errno.</summary>
     public static int FStat(int fd, out StatxBuffer status) =>

@@ -9,6 +9,13 @@ internal sealed class LinkerFaults
     /// <summary>Called after the replacement exists under its temporary name, before it is renamed over the duplicate: (temporary path, duplicate path).</summary>
     public Action<string, string>? BeforeRename { get; init; }
 
+    /// <summary>
+    /// Linux: called after the last re-check, right before the rename over the duplicate, the unlink, the move into the
+    /// trash or FIDEDUPERANGE: (duplicate path). Nothing is checked after it, so it shows what a swap of a folder on the
+    /// duplicate's path could still redirect.
+    /// </summary>
+    public Action<string>? AfterLastCheck { get; init; }
+
     /// <summary>Called after the trash info file is written, before the duplicate is moved: (info path, duplicate path).</summary>
     public Action<string, string>? BeforeTrashMove { get; init; }
 

@@ -11,7 +11,7 @@ internal static partial class TemporaryFiles
 {
     public const string Prefix = ".dedup-tmp-";
 
-    public static string NewPath(string folder) => System.IO.Path.Combine(folder, Prefix + Guid.NewGuid().ToString("N"));
+    public static string NewName() => Prefix + Guid.NewGuid().ToString("N");
 
     public static bool IsTemporaryName(string name) => Pattern().IsMatch(name);
 
@@ -49,15 +49,30 @@ internal static partial class TemporaryFiles
         return found;
     }
 
-    /// <summary>Removes the leftovers that still match the pattern and are still files or links; returns how many.</summary>
+    /// <summary>
+    /// Removes the leftovers that still match the pattern and are still files or links; returns how many. Each
+    /// folder is opened once and the check and the unlink work relative to it, so a folder swapped for a symbolic
+    /// link in between cannot send the unlink elsewhere.
+    /// </summary>
     public static int RemoveLeftovers(IEnumerable<string> paths)
     {
         var removed = 0;
-        foreach (var path in paths)
+        foreach (var inFolder in paths.GroupBy(System.IO.Path.GetDirectoryName, StringComparer.Ordinal))
         {
-            if (IsTemporaryName(System.IO.Path.GetFileName(path)) && IsFileOrLink(path) && LinkNative.Unlink(path) == 0)
+            using var folder = inFolder.Key is null ? null : FolderHandle.TryOpen(inFolder.Key, followLast: true, out _);
+            if (folder is null)
             {
-                removed++;
+                continue;
+            }
+
+            foreach (var path in inFolder)
+            {
+                var name = System.IO.Path.GetFileName(path);
+                if (IsTemporaryName(name) && LinkNative.LStatAt(folder.Fd, name, out var status) == 0 &&
+                    (status.IsRegularFile || status.IsSymbolicLink) && LinkNative.UnlinkAt(folder.Fd, name, 0) == 0)
+                {
+                    removed++;
+                }
             }
         }
 

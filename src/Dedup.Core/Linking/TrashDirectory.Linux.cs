@@ -11,10 +11,13 @@ internal sealed class TrashDirectory
 {
     private const int PrivateMode = 0x1C0; // 0700
 
-    private TrashDirectory(string root, string? topDirectory)
+    private readonly uint? _owner;
+
+    private TrashDirectory(string root, string? topDirectory, uint? owner)
     {
         Root = root;
         TopDirectory = topDirectory;
+        _owner = owner;
     }
 
     /// <summary>The trash folder, holding <c>files/</c> and <c>info/</c>.</summary>
@@ -50,8 +53,8 @@ internal sealed class TrashDirectory
         if (DeviceOfNearestExisting(homeTrash) == device)
         {
             Directory.CreateDirectory(Path.GetDirectoryName(homeTrash)!);
-            var home = new TrashDirectory(homeTrash, null);
-            return home.EnsureFolders(null, out var problem)
+            var home = new TrashDirectory(homeTrash, null, null);
+            return home.EnsureFolders(out var problem)
                 ? home
                 : throw ActionStoppedException.Fail($"cannot use the trash {homeTrash}: {problem}; not moved");
         }
@@ -61,15 +64,15 @@ internal sealed class TrashDirectory
         var shared = Path.Combine(top, ".Trash");
         if (LinkNative.LStat(shared, out var sharedStatus) == 0 && sharedStatus.IsDirectory && (sharedStatus.Mode & LinkNative.S_ISVTX) != 0)
         {
-            var perUser = new TrashDirectory(Path.Combine(shared, uid), top);
-            if (perUser.EnsureFolders(LinkNative.GetEuid(), out _))
+            var perUser = new TrashDirectory(Path.Combine(shared, uid), top, LinkNative.GetEuid());
+            if (perUser.EnsureFolders(out _))
             {
                 return perUser;
             }
         }
 
-        var own = new TrashDirectory(Path.Combine(top, ".Trash-" + uid), top);
-        return own.EnsureFolders(LinkNative.GetEuid(), out var reason)
+        var own = new TrashDirectory(Path.Combine(top, ".Trash-" + uid), top, LinkNative.GetEuid());
+        return own.EnsureFolders(out var reason)
             ? own
             : throw ActionStoppedException.Fail($"no usable trash on the file system mounted at {top} ({own.Root}: {reason}); not moved");
     }
@@ -95,7 +98,32 @@ internal sealed class TrashDirectory
         return builder.ToString();
     }
 
-    private bool EnsureFolders(uint? owner, out string problem)
+    /// <summary>
+    /// Opens <c>files/</c> and <c>info/</c> once for the steps that follow (the <c>*at</c> calls), each a real folder
+    /// and not a symbolic link in its place, under a trash folder that is still the user's.
+    /// </summary>
+    public (FolderHandle Files, FolderHandle Info) Open()
+    {
+        using var root = FolderHandle.TryOpen(Root, followLast: false, out var problem)
+            ?? throw ActionStoppedException.Fail($"cannot open the trash {Root}: {problem}; not moved");
+        if (LinkNative.FStat(root.Fd, out var status) != 0 || !status.IsDirectory || (_owner is { } uid && status.Uid != uid))
+        {
+            throw ActionStoppedException.Fail($"the trash {Root} is not a folder owned by the user; not moved");
+        }
+
+        var files = root.TryOpenChild("files", out problem)
+            ?? throw ActionStoppedException.Fail($"cannot open {FilesFolder}: {problem}; not moved");
+        var info = root.TryOpenChild("info", out problem);
+        if (info is null)
+        {
+            files.Dispose();
+            throw ActionStoppedException.Fail($"cannot open {InfoFolder}: {problem}; not moved");
+        }
+
+        return (files, info);
+    }
+
+    private bool EnsureFolders(out string problem)
     {
         foreach (var folder in new[] { Root, FilesFolder, InfoFolder })
         {
@@ -106,7 +134,7 @@ internal sealed class TrashDirectory
             }
 
             // A symbolic link or a file in place of a trash folder is not used (the specification's safety rule).
-            if (LinkNative.LStat(folder, out var status) != 0 || !status.IsDirectory || (owner is { } uid && folder == Root && status.Uid != uid))
+            if (LinkNative.LStat(folder, out var status) != 0 || !status.IsDirectory || (_owner is { } uid && folder == Root && status.Uid != uid))
             {
                 problem = $"{folder} is not a folder owned by the user (or is a symbolic link)";
                 return false;

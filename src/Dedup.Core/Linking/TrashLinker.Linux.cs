@@ -33,49 +33,55 @@ internal sealed class TrashLinker : ILinker
         var info = Encoding.UTF8.GetBytes(
             "[Trash Info]\nPath=" + trash.InfoPathValue(context.DuplicatePath) +
             "\nDeletionDate=" + DateTime.Now.ToString("yyyy-MM-ddTHH:mm:ss", CultureInfo.InvariantCulture) + "\n");
-        var name = Path.GetFileName(context.DuplicatePath);
-        for (var attempt = 1; attempt <= MaxAttempts; attempt++)
+        var name = context.DuplicateName;
+        var (files, infoFolder) = trash.Open();
+        using (files)
+        using (infoFolder)
         {
-            var candidate = attempt == 1 ? name : Path.GetFileNameWithoutExtension(name) + "." + attempt.ToString(CultureInfo.InvariantCulture) + Path.GetExtension(name);
-            var target = Path.Combine(trash.FilesFolder, candidate);
-            var infoPath = Path.Combine(trash.InfoFolder, candidate + ".trashinfo");
-            if (LinkNative.LStat(target, out _) == 0 || !TryReserve(infoPath, info))
+            for (var attempt = 1; attempt <= MaxAttempts; attempt++)
             {
-                continue;
-            }
-
-            try
-            {
-                context.Faults?.BeforeTrashMove?.Invoke(infoPath, context.DuplicatePath);
-                context.CheckKeptUnchanged();
-                context.CheckDuplicateUnchanged();
-                if (LinkNative.RenameAt2(LinkNative.AT_FDCWD, context.DuplicatePath, LinkNative.AT_FDCWD, target, LinkNative.RENAME_NOREPLACE) == 0)
+                var candidate = attempt == 1 ? name : Path.GetFileNameWithoutExtension(name) + "." + attempt.ToString(CultureInfo.InvariantCulture) + Path.GetExtension(name);
+                var infoName = candidate + ".trashinfo";
+                var infoPath = Path.Combine(trash.InfoFolder, infoName);
+                if (LinkNative.LStatAt(files.Fd, candidate, out _) == 0 || !TryReserve(infoFolder.Fd, infoName, infoPath, info))
                 {
-                    return;
+                    continue;
                 }
 
-                var errno = LinkNative.LastErrno;
-                if (errno != LinkNative.EEXIST)
+                try
                 {
-                    throw ActionStoppedException.Fail($"cannot move into the trash {trash.Root}: {LinkNative.Message(errno)}; duplicate unchanged");
-                }
-            }
-            catch
-            {
-                _ = LinkNative.Unlink(infoPath);
-                throw;
-            }
+                    context.Faults?.BeforeTrashMove?.Invoke(infoPath, context.DuplicatePath);
+                    context.CheckKeptUnchanged();
+                    context.CheckDuplicateUnchanged();
+                    context.Faults?.AfterLastCheck?.Invoke(context.DuplicatePath);
+                    if (LinkNative.RenameAt2(context.FolderFd, context.DuplicateName, files.Fd, candidate, LinkNative.RENAME_NOREPLACE) == 0)
+                    {
+                        return;
+                    }
 
-            _ = LinkNative.Unlink(infoPath); // the files/ name was taken meanwhile: try the next name
+                    var errno = LinkNative.LastErrno;
+                    if (errno != LinkNative.EEXIST)
+                    {
+                        throw ActionStoppedException.Fail($"cannot move into the trash {trash.Root}: {LinkNative.Message(errno)}; duplicate unchanged");
+                    }
+                }
+                catch
+                {
+                    _ = LinkNative.UnlinkAt(infoFolder.Fd, infoName, 0);
+                    throw;
+                }
+
+                _ = LinkNative.UnlinkAt(infoFolder.Fd, infoName, 0); // the files/ name was taken meanwhile: try the next name
+            }
         }
 
         throw ActionStoppedException.Fail($"no free name in the trash {trash.Root} for {name}");
     }
 
     /// <summary>Creates the info file with O_EXCL; <see langword="false"/> when the name is taken, throws on other errors.</summary>
-    private static bool TryReserve(string infoPath, byte[] content)
+    private static bool TryReserve(int infoFolder, string infoName, string infoPath, byte[] content)
     {
-        var fd = LinkNative.Open(infoPath, LinkNative.O_WRONLY | LinkNative.O_CREAT | LinkNative.O_EXCL | LinkNative.O_NOFOLLOW | LinkNative.O_CLOEXEC, 0x180);
+        var fd = LinkNative.OpenAt(infoFolder, infoName, LinkNative.O_WRONLY | LinkNative.O_CREAT | LinkNative.O_EXCL | LinkNative.O_NOFOLLOW | LinkNative.O_CLOEXEC, 0x180);
         if (fd < 0)
         {
             var errno = LinkNative.LastErrno;
@@ -95,7 +101,7 @@ internal sealed class TrashLinker : ILinker
         }
         catch (IOException ex)
         {
-            _ = LinkNative.Unlink(infoPath);
+            _ = LinkNative.UnlinkAt(infoFolder, infoName, 0);
             throw ActionStoppedException.Fail($"cannot write the trash info file {infoPath}: {ex.Message}; duplicate unchanged");
         }
 

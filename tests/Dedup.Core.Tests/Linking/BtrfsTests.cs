@@ -180,6 +180,47 @@ public sealed class BtrfsTests
         Assert.All(eb, e => Assert.True(e.Shared));
     }
 
+    [FactRequiringFolder(Variable, Purpose)]
+    public async Task Clone_in_a_folder_swapped_for_a_link_after_the_last_check_redirects_nothing()
+    {
+        using var tree = new LinkTree(LinkTree.BtrfsMount);
+        var moved = await FolderSwapTests.SwapAndApplyAsync(tree, Linkers.Clone);
+
+        var clone = Path.Combine(moved, "x.bin");
+        Assert.NotEqual(TestNative.Inode(tree.PathOf("keep/x.bin")), TestNative.Inode(clone));
+        AssertSharedExtents(tree.PathOf("keep/x.bin"), clone);
+    }
+
+    [FactRequiringFolder(Variable, Purpose)]
+    public async Task Dedupe_in_a_folder_swapped_for_a_link_after_the_last_check_redirects_nothing()
+    {
+        // FIDEDUPERANGE works on the duplicate opened (relative to its folder) before the hook: nothing to redirect.
+        using var tree = new LinkTree(LinkTree.BtrfsMount);
+        var moved = await FolderSwapTests.SwapAndApplyAsync(tree, Linkers.Dedupe);
+
+        AssertSharedExtents(tree.PathOf("keep/x.bin"), Path.Combine(moved, "x.bin"));
+    }
+
+    [FactRequiringFolder(Variable, Purpose)]
+    public async Task Clone_of_a_duplicate_rewritten_with_its_modification_time_restored_is_skipped()
+    {
+        using var tree = new LinkTree(LinkTree.BtrfsMount);
+        var content = TempTree.RandomBytes(50_000, 13);
+        tree.Write("a.bin", content);
+        var b = tree.Write("b.bin", content);
+        var plan = LinkTree.Plan(await tree.ScanAsync(), Linkers.Clone);
+        var changed = (byte[])content.Clone();
+        changed[100] ^= 0xFF;
+        plan.Faults = ChangeTimeTests.AfterVerification("clone", () => ChangeTimeTests.RewriteKeepingTime(b, changed));
+
+        var outcome = Assert.Single((await plan.ApplyAsync()).Outcomes);
+
+        Assert.Equal(DuplicateActionStatus.Skipped, outcome.Status);
+        Assert.Contains("change time moved", outcome.Reason, StringComparison.Ordinal);
+        Assert.Equal(changed, await File.ReadAllBytesAsync(b));
+        tree.AssertNoTemporaryFiles();
+    }
+
     private static long FreeBytes()
     {
         using (var process = Process.Start("btrfs", ["filesystem", "sync", LinkTree.BtrfsMount!]))

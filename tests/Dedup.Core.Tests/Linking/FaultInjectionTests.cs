@@ -13,7 +13,7 @@ public sealed class FaultInjectionTests
 
     public static TheoryData<string> Kinds => new() { "hard", "symbolic", "delete", "trash" };
 
-    [Theory]
+    [LinuxTheory]
     [MemberData(nameof(Kinds))]
     public async Task Duplicate_modified_after_the_scan_is_skipped(string kind)
     {
@@ -32,7 +32,7 @@ public sealed class FaultInjectionTests
         tree.AssertNoTemporaryFiles();
     }
 
-    [Theory]
+    [LinuxTheory]
     [MemberData(nameof(Kinds))]
     public async Task Same_size_and_time_but_different_bytes_is_caught_by_the_byte_comparison(string kind)
     {
@@ -54,7 +54,7 @@ public sealed class FaultInjectionTests
         LinkTree.AssertNoContentLost(before);
     }
 
-    [Theory]
+    [LinuxTheory]
     [MemberData(nameof(Kinds))]
     public async Task Duplicate_deleted_replaced_by_a_folder_or_a_symbolic_link_is_skipped(string kind)
     {
@@ -84,7 +84,7 @@ public sealed class FaultInjectionTests
         tree.AssertNoTemporaryFiles();
     }
 
-    [Theory]
+    [LinuxTheory]
     [MemberData(nameof(Kinds))]
     public async Task Kept_file_modified_after_the_scan_stops_the_action(string kind)
     {
@@ -102,7 +102,7 @@ public sealed class FaultInjectionTests
         LinkTree.AssertNoContentLost(before);
     }
 
-    [Theory]
+    [LinuxTheory]
     [InlineData("hard")]
     [InlineData("symbolic")]
     public async Task Failure_between_creating_the_temporary_link_and_the_rename_rolls_back(string kind)
@@ -149,7 +149,7 @@ public sealed class FaultInjectionTests
         tree.AssertNoTemporaryFiles();
     }
 
-    [Theory]
+    [LinuxTheory]
     [MemberData(nameof(Kinds))]
     public async Task Immutable_folder_gives_a_real_permission_error_and_loses_nothing(string kind)
     {

@@ -12,7 +12,7 @@ public sealed class FactRequiringFolderAttribute : FactAttribute
         var value = Environment.GetEnvironmentVariable(variable);
         if (!OperatingSystem.IsLinux())
         {
-            Skip = "Linking is implemented for Linux only.";
+            Skip = "Needs Linux: links, clone and dedupe are Linux-only, and the test file systems are Linux loop mounts.";
         }
         else if (string.IsNullOrEmpty(value) || !Directory.Exists(value))
         {
@@ -28,7 +28,7 @@ public sealed class LinkingFactAttribute : FactAttribute
     {
         if (!OperatingSystem.IsLinux())
         {
-            Skip = "Linking is implemented for Linux only.";
+            Skip = "Needs Linux: links, clone and dedupe are Linux-only, and these tests check the Linux steps (Delete and Trash on Windows and macOS are tested by SystemTrashTests).";
         }
         else if (needsRoot && Environment.UserName != "root")
         {

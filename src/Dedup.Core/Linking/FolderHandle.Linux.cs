@@ -1,0 +1,133 @@
+using Dedup.Core.Interop;
+
+namespace Dedup.Core.Linking;
+
+/// <summary>
+/// A folder opened once (<c>O_PATH</c>) so that every later step of an action works relative to it with the
+/// <c>*at</c> calls: a folder on the path that is swapped for a symbolic link afterwards can no longer redirect
+/// a rename, link or unlink to another folder.
+/// </summary>
+/// <remarks>
+/// The scan may legitimately reach files through symbolically linked folders (when asked to follow links), so the
+/// folder's real path is resolved once (<c>realpath</c>), then walked from <c>/</c> one component at a time with
+/// <c>O_NOFOLLOW</c>; the folder reached must be the one a plain lookup of the written path gives at that moment,
+/// otherwise something was swapped while it was being opened.
+/// </remarks>
+internal sealed class FolderHandle : IDisposable
+{
+    private int _fd;
+
+    private FolderHandle(int fd, string path)
+    {
+        _fd = fd;
+        Path = path;
+    }
+
+    /// <summary>The path the folder was opened by (for messages only; never used to act).</summary>
+    public string Path { get; }
+
+    public int Fd => _fd >= 0 ? _fd : throw new ObjectDisposedException(nameof(FolderHandle));
+
+    /// <summary>
+    /// Opens <paramref name="path"/> as described above; with <paramref name="followLast"/> false the last component
+    /// itself must be a real folder, not a symbolic link (only the folders above it are resolved).
+    /// </summary>
+    public static FolderHandle? TryOpen(string path, bool followLast, out string problem)
+    {
+        string? resolved;
+        int errno;
+        if (followLast)
+        {
+            resolved = LinkNative.RealPathOf(path, out errno);
+        }
+        else
+        {
+            var parent = System.IO.Path.GetDirectoryName(path);
+            var name = System.IO.Path.GetFileName(path);
+            resolved = parent is null || name.Length == 0 ? LinkNative.RealPathOf(path, out errno) : LinkNative.RealPathOf(parent, out errno);
+            if (resolved is not null && parent is not null && name.Length > 0)
+            {
+                resolved = System.IO.Path.Join(resolved, name);
+            }
+        }
+
+        if (resolved is null)
+        {
+            problem = LinkNative.Message(errno);
+            return null;
+        }
+
+        var fd = Walk(resolved, out errno);
+        if (fd < 0)
+        {
+            problem = $"changed while being opened (at {resolved}: {LinkNative.Message(errno)})";
+            return null;
+        }
+
+        var handle = new FolderHandle(fd, path);
+        var lookup = LinkNative.Statx(LinkNative.AT_FDCWD, path, followLast ? 0 : LinkNative.AT_SYMLINK_NOFOLLOW, LinkNative.STATX_BASIC_STATS, out var named) == 0;
+        if (!lookup || LinkNative.FStat(fd, out var opened) != 0 || !SameFile(opened, named))
+        {
+            handle.Dispose();
+            problem = lookup ? "was replaced while being opened" : LinkNative.Message(LinkNative.LastErrno);
+            return null;
+        }
+
+        problem = string.Empty;
+        return handle;
+    }
+
+    /// <summary>Opens the sub-folder <paramref name="name"/> without following a symbolic link in its place.</summary>
+    public FolderHandle? TryOpenChild(string name, out string problem)
+    {
+        var fd = LinkNative.OpenAt(Fd, name, LinkNative.O_PATH | LinkNative.O_DIRECTORY | LinkNative.O_NOFOLLOW | LinkNative.O_CLOEXEC, 0);
+        if (fd < 0)
+        {
+            problem = LinkNative.Message(LinkNative.LastErrno);
+            return null;
+        }
+
+        problem = string.Empty;
+        return new FolderHandle(fd, System.IO.Path.Join(Path, name));
+    }
+
+    public static bool SameFile(in StatxBuffer a, in StatxBuffer b) => a.Device == b.Device && a.Ino == b.Ino;
+
+    public void Dispose()
+    {
+        if (_fd >= 0)
+        {
+            _ = LinkNative.Close(_fd);
+            _fd = -1;
+        }
+    }
+
+    /// <summary>Opens an absolute, already resolved path one component at a time, never following a link; -1 and the errno on failure.</summary>
+    private static int Walk(string resolved, out int errno)
+    {
+        const int PathFlags = LinkNative.O_PATH | LinkNative.O_CLOEXEC;
+        var fd = LinkNative.OpenAt(LinkNative.AT_FDCWD, "/", PathFlags | LinkNative.O_DIRECTORY, 0);
+        if (fd < 0)
+        {
+            errno = LinkNative.LastErrno;
+            return -1;
+        }
+
+        foreach (var component in resolved.Split('/', StringSplitOptions.RemoveEmptyEntries))
+        {
+            // realpath gives no "." or ".." components; a name that became a symbolic link fails with ENOTDIR or ELOOP.
+            var next = LinkNative.OpenAt(fd, component, PathFlags | LinkNative.O_DIRECTORY | LinkNative.O_NOFOLLOW, 0);
+            errno = next < 0 ? LinkNative.LastErrno : 0;
+            _ = LinkNative.Close(fd);
+            if (next < 0)
+            {
+                return -1;
+            }
+
+            fd = next;
+        }
+
+        errno = 0;
+        return fd;
+    }
+}
