@@ -53,6 +53,9 @@ internal static unsafe partial class Libc
     [LibraryImport(LibraryName, EntryPoint = "pread64", SetLastError = true)]
     public static partial nint PRead(int fd, byte* buffer, nuint count, long offset);
 
+    [LibraryImport(LibraryName, EntryPoint = "preadv64", SetLastError = true)]
+    public static partial nint PReadV(int fd, IoVec* iov, int iovcnt, long offset);
+
     [LibraryImport(LibraryName, EntryPoint = "close", SetLastError = true)]
     public static partial int Close(int fd);
 
@@ -112,4 +115,11 @@ internal struct StatxBuffer
 
     public readonly DateTime LastWriteTimeUtc =>
         DateTime.UnixEpoch.AddTicks((MtimeSec * TimeSpan.TicksPerSecond) + (MtimeNsec / 100));
+}
+
+/// <summary><c>struct iovec</c>: one buffer of a scatter read.</summary>
+internal unsafe struct IoVec
+{
+    public byte* Base;
+    public nuint Length;
 }

@@ -1,0 +1,80 @@
+using System.Collections.Concurrent;
+using Dedup.Core.Enumeration;
+using Dedup.Core.Media;
+using Dedup.Core.Reporting;
+using Dedup.Core.Scanning;
+using Dedup.Core.Tests.Infrastructure;
+using Xunit;
+
+namespace Dedup.Core.Tests.Scanning;
+
+/// <summary>
+/// Payload reads over many ranges (the scatter/gather path for ranges under 64 KiB, direct reads for larger
+/// ones) must yield exactly the concatenated range bytes, whatever the chunking of the destination.
+/// </summary>
+public sealed class ContentReaderTests
+{
+    [Theory]
+    [InlineData(1)]
+    [InlineData(2)]
+    [InlineData(3)]
+    public async Task Payload_of_many_ranges_reads_back_exactly(int seed)
+    {
+        using var tree = new TempTree();
+        var bytes = TempTree.RandomBytes(3 * 1024 * 1024, 70 + seed);
+        tree.Write("media.bin", bytes);
+
+        // Ranges like PNG chunks (8 KiB, 12-byte gaps), MP4 samples (tiny, far apart; 33 KB with small gaps)
+        // and a few large ones, in file order.
+        var random = new Random(seed);
+        var ranges = new List<ByteRange>();
+        long position = 17;
+        while (true)
+        {
+            var length = random.Next(4) switch { 0 => 8192, 1 => random.Next(1, 400), 2 => random.Next(20_000, 40_000), _ => random.Next(70_000, 200_000) };
+            var gap = random.Next(3) switch { 0 => 12, 1 => random.Next(1, 4096), _ => random.Next(5000, 40_000) };
+            if (position + length > bytes.Length)
+            {
+                break;
+            }
+
+            ranges.Add(new ByteRange(position, length));
+            position += length + gap;
+        }
+
+        var expected = ranges.SelectMany(r => bytes.Skip((int)r.Offset).Take((int)r.Length)).ToArray();
+        var (node, state) = await NodeAsync(tree, ranges);
+        Assert.Equal(expected.Length, node.ContentLength);
+
+        // Whole payload at once, then in odd-sized chunks through one handle (as the comparers read).
+        var whole = new byte[expected.Length];
+        Assert.True(ContentReader.TryRead(node, state, 0, whole, 0, default));
+        Assert.Equal(expected, whole);
+
+        using var handle = File.OpenHandle(Path.Combine(tree.Root, "media.bin"));
+        var chunked = new byte[expected.Length];
+        var chunk = 65_537 + (seed * 1000);
+        for (var offset = 0; offset < chunked.Length; offset += chunk)
+        {
+            var length = Math.Min(chunk, chunked.Length - offset);
+            Assert.True(ContentReader.TryRead(node, handle, state, offset, chunked.AsSpan(offset, length)));
+        }
+
+        Assert.Equal(expected, chunked);
+        Assert.Empty(state.Errors);
+    }
+
+    private static async Task<(FileNode Node, ScanState State)> NodeAsync(TempTree tree, List<ByteRange> ranges)
+    {
+        var finder = new DuplicateFinderBuilder().AddRoot(tree.Root).Build();
+        var errors = new ConcurrentQueue<ScanError>();
+        ScannedFile? file = null;
+        await foreach (var scanned in new ParallelFileEnumerator().EnumerateAsync(new FileEnumerationContext(finder.Options, errors)))
+        {
+            file = scanned;
+        }
+
+        Assert.NotNull(file);
+        return (new FileNode(file, ranges.ToArray(), MediaFormat.Png), new ScanState(finder.Options));
+    }
+}
