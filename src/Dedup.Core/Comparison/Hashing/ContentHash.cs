@@ -1,26 +1,48 @@
+using System.Buffers.Binary;
 using System.Runtime.CompilerServices;
 using System.Security.Cryptography;
 
 namespace Dedup.Core.Comparison.Hashing;
 
 /// <summary>A digest of up to 256 bits used as a dictionary key; shorter digests leave the rest zero.</summary>
-internal readonly record struct ContentHash(UInt128 Low, UInt128 High)
+/// <remarks>
+/// Four <see cref="ulong"/>s rather than two <see cref="UInt128"/>s: ReadyToRun does not precompile methods that
+/// hold <see cref="UInt128"/> values, so with them every method keyed by a content hash (the probe, the lockstep
+/// partitioner, their dictionaries) was jitted at start-up.
+/// </remarks>
+internal readonly record struct ContentHash(ulong A, ulong B = 0, ulong C = 0, ulong D = 0)
 {
     public static ContentHash Compute(DuplicateHashAlgorithm algorithm, ReadOnlySpan<byte> data)
     {
         switch (algorithm)
         {
             case DuplicateHashAlgorithm.XxHash3:
-                return new ContentHash(XxHash3.HashToUInt64(data), 0);
+                return new ContentHash(XxHash3.HashToUInt64(data));
             case DuplicateHashAlgorithm.Sha256:
                 return Sha256.Hash(data);
             default:
-                return new ContentHash(XxHash128.HashToUInt128(data), 0);
+                return Xx128(data);
         }
     }
 
+    /// <summary>Kept apart (not inlined) so that callers hold no <see cref="UInt128"/> and stay precompiled.</summary>
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    public static ContentHash Xx128(ReadOnlySpan<byte> data) => From128(XxHash128.HashToUInt128(data));
+
+    /// <summary>The current digest of <paramref name="hasher"/>, which is then reset (not inlined, as above).</summary>
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    public static ContentHash TakeXx128(XxHash128 hasher)
+    {
+        var value = hasher.GetCurrentHashAsUInt128();
+        hasher.Reset();
+        return From128(value);
+    }
+
+    private static ContentHash From128(UInt128 value) => new((ulong)value, (ulong)(value >> 64));
+
     public static ContentHash FromBytes(ReadOnlySpan<byte> digest32) =>
-        new(System.Runtime.InteropServices.MemoryMarshal.Read<UInt128>(digest32), System.Runtime.InteropServices.MemoryMarshal.Read<UInt128>(digest32[16..]));
+        new(BinaryPrimitives.ReadUInt64LittleEndian(digest32), BinaryPrimitives.ReadUInt64LittleEndian(digest32[8..]),
+            BinaryPrimitives.ReadUInt64LittleEndian(digest32[16..]), BinaryPrimitives.ReadUInt64LittleEndian(digest32[24..]));
 }
 
 /// <summary>Hashes a stream of chunks with the chosen algorithm, reusable after <see cref="Reset"/>.</summary>
@@ -72,13 +94,11 @@ internal sealed class IncrementalContentHasher : IDisposable
             case DuplicateHashAlgorithm.XxHash3:
                 var h3 = _xx3!.GetCurrentHashAsUInt64();
                 _xx3.Reset();
-                return new ContentHash(h3, 0);
+                return new ContentHash(h3);
             case DuplicateHashAlgorithm.Sha256:
                 return _sha!.Finish();
             default:
-                var h = _xx128!.GetCurrentHashAsUInt128();
-                _xx128.Reset();
-                return new ContentHash(h, 0);
+                return ContentHash.TakeXx128(_xx128!);
         }
     }
 
