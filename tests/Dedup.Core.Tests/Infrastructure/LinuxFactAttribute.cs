@@ -18,7 +18,7 @@ internal static class PlatformRequirements
 
         if (requiresRoot && !Environment.IsPrivilegedProcess)
         {
-            return "Needs to run as root (to drop privileges to user nobody).";
+            return "Needs to run as root (to drop privileges to user nobody, or chattr +i).";
         }
 
         if (tool is not null && RequiresToolFactAttribute.FindOnPath(tool) is null)
@@ -55,9 +55,12 @@ public sealed class LinuxTheoryAttribute : TheoryAttribute
 {
     private string? _skip;
 
+    /// <summary>Whether the test must run as root.</summary>
+    public bool RequiresRoot { get; set; }
+
     public override string? Skip
     {
-        get => _skip ?? PlatformRequirements.SkipReason(requiresRoot: false, tool: null);
+        get => _skip ?? PlatformRequirements.SkipReason(RequiresRoot, tool: null);
         set => _skip = value;
     }
 }

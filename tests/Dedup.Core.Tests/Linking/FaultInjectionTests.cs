@@ -149,15 +149,10 @@ public sealed class FaultInjectionTests
         tree.AssertNoTemporaryFiles();
     }
 
-    [LinuxTheory]
+    [LinuxTheory(RequiresRoot = true)]
     [MemberData(nameof(Kinds))]
     public async Task Immutable_folder_gives_a_real_permission_error_and_loses_nothing(string kind)
     {
-        if (Environment.UserName != "root")
-        {
-            return; // chattr needs root; documented in docs/linking.md
-        }
-
         using var tree = new LinkTree();
         tree.Write("keep/a.bin", Content);
         tree.Write("locked/b.bin", Content);
