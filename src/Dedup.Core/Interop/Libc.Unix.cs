@@ -53,6 +53,13 @@ internal static unsafe partial class Libc
     [LibraryImport(LibraryName, EntryPoint = "pread64", SetLastError = true)]
     public static partial nint PRead(int fd, byte* buffer, nuint count, long offset);
 
+    public const int POSIX_FADV_RANDOM = 1;
+    public const int POSIX_FADV_SEQUENTIAL = 2;
+
+    /// <summary>Returns the error number (0 on success); does not set errno.</summary>
+    [LibraryImport(LibraryName, EntryPoint = "posix_fadvise64")]
+    public static partial int FAdvise(int fd, long offset, long length, int advice);
+
     [LibraryImport(LibraryName, EntryPoint = "preadv64", SetLastError = true)]
     public static partial nint PReadV(int fd, IoVec* iov, int iovcnt, long offset);
 

@@ -24,6 +24,11 @@ internal static class ContentReader
             return false;
         }
 
+        if (!wholeContent)
+        {
+            FileOpener.Advise(handle, sequential: false);
+        }
+
         if (recordPhysicalOffset && node.PhysicalOffset < 0)
         {
             node.PhysicalOffset = Topology.PhysicalOrder.FirstExtentOffset(handle);

@@ -131,6 +131,7 @@ internal sealed class FileComparisonSet : ComparisonSet, IDisposable
             return null;
         }
 
+        FileOpener.Advise(handle, sequential: true);
         _handles[index] = handle;
         _openCount++;
         return handle;
