@@ -34,6 +34,29 @@ public sealed class FolderHandleTests
         Assert.Empty(OpenDescriptorsUnder(tree.Root));
     }
 
+    [LinuxFact]
+    public async Task More_folders_than_the_descriptor_cache_holds_are_opened_by_full_path()
+    {
+        // 4,200 folders (the cache keeps 4,096): files in the rest are opened by full path, same results.
+        using var tree = new TempTree();
+        const int Folders = 4200;
+        for (var i = 0; i < Folders; i++)
+        {
+            // Folders i and i + Folders/2 hold files of one size and the same bytes (probed, then compared).
+            var content = new byte[9000 + (i % (Folders / 2))];
+            content[0] = (byte)(i % (Folders / 2));
+            content[^1] = (byte)(i % (Folders / 2) % 251);
+            tree.Write($"f{i}/x.bin", content);
+        }
+
+        var (groups, summary) = await Scan.RunAsync(f => f.AddRoot(tree.Root));
+
+        Assert.Equal(Folders / 2, groups.Count);
+        Assert.All(groups, g => Assert.Equal(2, g.Files.Count));
+        Assert.Empty(summary.Errors);
+        Assert.Empty(OpenDescriptorsUnder(tree.Root));
+    }
+
     private static TempTree BuildTree()
     {
         // 40 contents, each in three different folders, large enough to be probed and compared (not read whole).
