@@ -170,13 +170,31 @@ internal static class DuplicateScanner
             nodes[i] = node;
         });
 
-        var sets = new List<CandidateSet>();
-        foreach (var group in nodes.OfType<FileNode>().GroupBy(n => (n.Format, IsMedia: n.Ranges is not null, n.ContentLength)))
+        // A plain dictionary rather than LINQ's GroupBy: ReadyToRun cannot precompile GroupBy's internals for this key,
+        // so they were jitted at start-up of every media scan.
+        var groups = new Dictionary<(Media.MediaFormat Format, bool IsMedia, long Length), List<FileNode>>();
+        foreach (var node in nodes)
         {
-            var members = group.ToList();
-            if (members.Count >= 2 && (group.Key.ContentLength > 0 || state.Options.IncludeEmptyFiles))
+            if (node is null)
             {
-                sets.Add(new CandidateSet(group.Key.ContentLength, members));
+                continue;
+            }
+
+            var key = (node.Format, node.Ranges is not null, node.ContentLength);
+            if (!groups.TryGetValue(key, out var members))
+            {
+                groups[key] = members = new List<FileNode>(2);
+            }
+
+            members.Add(node);
+        }
+
+        var sets = new List<CandidateSet>();
+        foreach (var (key, members) in groups)
+        {
+            if (members.Count >= 2 && (key.Length > 0 || state.Options.IncludeEmptyFiles))
+            {
+                sets.Add(new CandidateSet(key.Length, members));
             }
         }
 
