@@ -19,10 +19,16 @@ internal static class MediaContent
         => TryLocate(handle, fileLength, MediaOptions.Default, out format, ranges);
 
     public static bool TryLocate(SafeFileHandle handle, long fileLength, MediaOptions options, out MediaFormat format, List<ByteRange> ranges)
+        => TryLocate(handle, fileLength, options, out format, ranges, out _);
+
+    /// <summary>As above, also saying how many bytes locating read (a PNG's chunk walk reads the whole file).</summary>
+    public static bool TryLocate(SafeFileHandle handle, long fileLength, MediaOptions options, out MediaFormat format, List<ByteRange> ranges, out long bytesRead)
     {
         ArgumentNullException.ThrowIfNull(handle);
         using var reader = new MediaReader(handle, fileLength, options);
-        return Run(reader, out format, ranges);
+        var located = Run(reader, out format, ranges);
+        bytesRead = reader.BytesRead;
+        return located;
     }
 
     /// <summary>The same over bytes in memory.</summary>

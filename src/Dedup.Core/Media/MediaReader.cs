@@ -55,6 +55,9 @@ internal sealed class MediaReader : IDisposable
 
     public long Length { get; }
 
+    /// <summary>Bytes read from the file so far (for the scan's bytes-read figure).</summary>
+    public long BytesRead { get; private set; }
+
     public MediaOptions Options { get; }
 
     /// <summary>Whether a budget ran out (the file is then treated as unknown).</summary>
@@ -178,6 +181,8 @@ internal sealed class MediaReader : IDisposable
             _memory.Span.Slice((int)offset, destination.Length).CopyTo(destination);
             return true;
         }
+
+        BytesRead += destination.Length;
 
         var total = 0;
         while (total < destination.Length)

@@ -159,9 +159,9 @@ internal static class DuplicateScanner
             }
 
             var ranges = new List<Media.ByteRange>();
-            var node = Media.MediaContent.TryLocate(handle, primary.Length, out var format, ranges)
-                ? new FileNode(primary, [.. ranges], format)
-                : new FileNode(primary);
+            var located = Media.MediaContent.TryLocate(handle, primary.Length, Media.MediaOptions.Default, out var format, ranges, out var locateRead);
+            state.AddBytesRead(locateRead);
+            var node = located ? new FileNode(primary, [.. ranges], format) : new FileNode(primary);
             for (var n = 1; n < identities[i].Count; n++)
             {
                 node.AddName(identities[i][n].Path);

@@ -8,6 +8,24 @@ namespace Dedup.Core.Tests.Media;
 public sealed class MediaModeScanTests
 {
     [Fact]
+    public async Task Bytes_read_to_locate_payloads_are_counted()
+    {
+        // Two PNGs of different payload lengths: nothing to compare, but locating walked every chunk of both.
+        using var tree = new TempTree();
+        var small = PngFixture.File(seed: 1, idatParts: 20, beforeData: [], afterData: []);
+        var large = ByteWriter.Concat(PngFixture.Signature, PngFixture.Ihdr(), PngFixture.Chunk("IDAT", ByteWriter.Random(5000, 2)), PngFixture.Chunk("IEND", []));
+        tree.Write("a.png", small);
+        tree.Write("b.png", large);
+
+        var (_, whole) = await Scan.RunAsync(b => b.AddRoot(tree.Root));
+        var (groups, media) = await Scan.RunAsync(b => b.AddRoot(tree.Root).UseMediaMode());
+
+        Assert.Empty(groups);
+        Assert.Equal(0, whole.BytesRead); // sizes differ: whole-file mode opens neither
+        Assert.InRange(media.BytesRead, small.Length + large.Length - 64, 2L * (small.Length + large.Length));
+    }
+
+    [Fact]
     public async Task Retagged_variants_of_every_format_form_one_media_group_each_and_near_misses_stay_out()
     {
         using var tree = new TempTree();
