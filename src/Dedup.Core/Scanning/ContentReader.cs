@@ -13,10 +13,7 @@ internal static class ContentReader
     /// <summary>Opens the file, reads each (offset, destination) pair exactly, closes it.</summary>
     /// <remarks>With <c>recordPhysicalOffset</c> (rotational disks) the first extent's physical offset (FIEMAP) is
     /// noted while the file is open, so later full reads can follow disk order.</remarks>
-    /// <remarks>With <c>wholeContent</c> (the destination holds the file's entire content) the file is checked again
-    /// through the still-open handle after the read, and <see cref="FileNode.CheckedAfterRead"/> is set, so the check
-    /// before its group is reported need not look the path up again.</remarks>
-    public static bool TryRead(FileNode node, ScanState state, long offset1, Span<byte> destination1, long offset2, Span<byte> destination2, bool recordPhysicalOffset = false, bool wholeContent = false)
+    public static bool TryRead(FileNode node, ScanState state, long offset1, Span<byte> destination1, long offset2, Span<byte> destination2, bool recordPhysicalOffset = false)
     {
         using var handle = FileOpener.TryOpen(node.Primary, state);
         if (handle is null)
@@ -34,22 +31,7 @@ internal static class ContentReader
             node.PhysicalOffset = Topology.PhysicalOrder.FirstExtentOffset(handle);
         }
 
-        if (!TryRead(node, handle, state, offset1, destination1) || (!destination2.IsEmpty && !TryRead(node, handle, state, offset2, destination2)))
-        {
-            return false;
-        }
-
-        if (wholeContent)
-        {
-            if (!FileOpener.IsUnchanged(node.Primary, handle, state))
-            {
-                return false;
-            }
-
-            node.CheckedAfterRead = true;
-        }
-
-        return true;
+        return TryRead(node, handle, state, offset1, destination1) && (destination2.IsEmpty || TryRead(node, handle, state, offset2, destination2));
     }
 
     /// <summary>Reads exactly <paramref name="destination"/> at a content offset through an open handle.</summary>

@@ -87,12 +87,11 @@ internal sealed class FileComparisonSet : ComparisonSet, IDisposable
             throw new ArgumentException("A group needs at least two files.", nameof(indices));
         }
 
-        // A last check that nothing changed while it was being read; changed files drop out. Files read whole
-        // by the probe were checked through their handle right after that read.
+        // A last check that nothing changed while it was being read; changed files drop out.
         var kept = new List<int>(indices.Length);
         foreach (var index in indices)
         {
-            if (!_failed[index] && (_files[index].CheckedAfterRead || FileOpener.IsUnchanged(_files[index].Primary, _handles[index], _state)))
+            if (!_failed[index] && FileOpener.IsUnchanged(_files[index].Primary, _handles[index], _state))
             {
                 kept.Add(index);
             }

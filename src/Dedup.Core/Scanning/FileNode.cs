@@ -47,9 +47,6 @@ internal sealed class FileNode
     /// <summary>Physical offset of the first extent (rotational disks only), or -1 when unknown.</summary>
     public long PhysicalOffset { get; set; } = -1;
 
-    /// <summary>Whether the file's whole content was read and the file then checked unchanged through the same handle.</summary>
-    public bool CheckedAfterRead { get; set; }
-
     /// <summary>Further names of the same file (hard links), or <see langword="null"/>.</summary>
     public List<AbsolutePath>? OtherNames { get; private set; }
 

@@ -70,7 +70,7 @@ internal static class ProbeStage
             {
                 var buffer = arena is null ? set.Buffers.Rent(Math.Max(1, length)) : null;
                 var data = arena is null ? buffer.AsSpan(0, length) : arena.AsSpan(i * length, length);
-                ok[i] = ContentReader.TryRead(set[i], set.State, 0, data, 0, default, set.RecordPhysicalOffsets, wholeContent: arena is not null);
+                ok[i] = ContentReader.TryRead(set[i], set.State, 0, data, 0, default, set.RecordPhysicalOffsets);
                 if (ok[i])
                 {
                     hashes[i] = XxHash3.HashToUInt64(data);
