@@ -79,6 +79,12 @@ internal static unsafe partial class Kernel32
     [return: MarshalAs(UnmanagedType.Bool)]
     public static partial bool SetThreadErrorMode(uint newMode, uint* oldMode);
 
+    public const uint VOLUME_NAME_GUID = 0x1;
+
+    /// <summary>The final path of an open file (links, junctions and mount folders resolved); with <see cref="VOLUME_NAME_GUID"/> it starts with the volume's GUID path.</summary>
+    [LibraryImport(LibraryName, EntryPoint = "GetFinalPathNameByHandleW", SetLastError = true)]
+    public static partial uint GetFinalPathNameByHandle(SafeFileHandle file, char* filePath, uint filePathLength, uint flags);
+
     [LibraryImport(LibraryName, EntryPoint = "GetFileInformationByHandle", SetLastError = true)]
     [return: MarshalAs(UnmanagedType.Bool)]
     public static partial bool GetFileInformationByHandle(SafeFileHandle file, out ByHandleFileInformation information);

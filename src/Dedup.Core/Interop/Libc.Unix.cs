@@ -53,6 +53,13 @@ internal static unsafe partial class Libc
     [LibraryImport(LibraryName, EntryPoint = "pread64", SetLastError = true)]
     public static partial nint PRead(int fd, byte* buffer, nuint count, long offset);
 
+    public const int RLIMIT_NOFILE = 7;
+    public const int EMFILE = 24;
+    public const int ENFILE = 23;
+
+    [LibraryImport(LibraryName, EntryPoint = "getrlimit", SetLastError = true)]
+    public static partial int GetRLimit(int resource, RLimit* limit);
+
     public const int POSIX_FADV_RANDOM = 1;
     public const int POSIX_FADV_SEQUENTIAL = 2;
 
@@ -129,4 +136,11 @@ internal unsafe struct IoVec
 {
     public byte* Base;
     public nuint Length;
+}
+
+/// <summary><c>struct rlimit</c> (64-bit fields).</summary>
+internal struct RLimit
+{
+    public ulong Current;
+    public ulong Maximum;
 }

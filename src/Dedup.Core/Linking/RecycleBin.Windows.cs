@@ -107,13 +107,57 @@ internal static unsafe class RecycleBin
         }
     }
 
+    /// <summary>
+    /// Classifies the volume that really holds the file, not the drive letter the path starts with: a mount folder,
+    /// junction or symbolic link on <c>C:</c> can lead to a removable or network volume, where Windows keeps no
+    /// Recycle Bin and would delete permanently.
+    /// </summary>
     [SupportedOSPlatform("windows")]
     private static string? RefusalForDrive(string path)
     {
-        var drive = path[..3];
-        var type = new DriveInfo(drive).DriveType;
-        return type == DriveType.Fixed
+        var volume = VolumeRootOf(path);
+        if (volume is null)
+        {
+            return "cannot tell which volume holds the file (so whether it has a Recycle Bin); not moved";
+        }
+
+        var type = Kernel32.GetDriveType(volume);
+        return type == Topology.WindowsStorageLayout.DRIVE_FIXED
             ? null
-            : $"drive {drive} is {type}: Windows keeps no Recycle Bin there and would delete the file permanently; not moved (use Delete to remove it permanently)";
+            : $"the file is on a volume of drive type {type.ToString(CultureInfo.InvariantCulture)} ({volume}), not a fixed disk: Windows keeps no Recycle Bin there and would delete the file permanently; not moved (use Delete to remove it permanently)";
+    }
+
+    [SupportedOSPlatform("windows")]
+    private static string? VolumeRootOf(string path)
+    {
+        using var handle = Kernel32.CreateFile(path, 0, Kernel32.FILE_SHARE_READ | Kernel32.FILE_SHARE_WRITE | Kernel32.FILE_SHARE_DELETE, 0,
+            Kernel32.OPEN_EXISTING, Kernel32.FILE_FLAG_BACKUP_SEMANTICS | Kernel32.FILE_FLAG_OPEN_REPARSE_POINT, 0);
+        if (handle.IsInvalid)
+        {
+            return null;
+        }
+
+        const int Capacity = 32_768;
+        var buffer = new char[Capacity];
+        uint length;
+        fixed (char* p = buffer)
+        {
+            length = Kernel32.GetFinalPathNameByHandle(handle, p, Capacity, Kernel32.VOLUME_NAME_GUID);
+        }
+
+        return length == 0 || length >= Capacity ? null : VolumeRootFromFinalPath(new string(buffer, 0, (int)length));
+    }
+
+    /// <summary><c>\\?\Volume{GUID}\folder\file</c> → <c>\\?\Volume{GUID}\</c>; <see langword="null"/> for anything else.</summary>
+    internal static string? VolumeRootFromFinalPath(string finalPath)
+    {
+        const string Prefix = @"\\?\Volume{";
+        if (!finalPath.StartsWith(Prefix, StringComparison.OrdinalIgnoreCase))
+        {
+            return null;
+        }
+
+        var close = finalPath.IndexOf('}', Prefix.Length);
+        return close < 0 || close + 1 >= finalPath.Length || finalPath[close + 1] != '\\' ? null : finalPath[..(close + 2)];
     }
 }

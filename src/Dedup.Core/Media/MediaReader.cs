@@ -90,7 +90,7 @@ internal sealed class MediaReader : IDisposable
 
         // Forward steps just past the buffered bytes mean a sequential walk: grow the refill; a jump resets it.
         var bufferEnd = _bufferOffset + _bufferCount;
-        _fillSize = _bufferCount > 0 && offset >= bufferEnd - BufferSize && offset <= bufferEnd + BufferSize
+        _fillSize = _bufferCount > 0 && offset >= _bufferOffset && offset <= bufferEnd + BufferSize
             ? Math.Min(_fillSize * 2, MaxSequentialReadSize)
             : PointReadSize;
         return Fill(offset, destination.Length, _fillSize) && TryRead(offset, destination);

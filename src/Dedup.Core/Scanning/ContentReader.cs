@@ -12,8 +12,9 @@ internal static class ContentReader
 {
     /// <summary>Opens the file, reads each (offset, destination) pair exactly, closes it.</summary>
     /// <remarks>With <c>recordPhysicalOffset</c> (rotational disks) the first extent's physical offset (FIEMAP) is
-    /// noted while the file is open, so later full reads can follow disk order.</remarks>
-    public static bool TryRead(FileNode node, ScanState state, long offset1, Span<byte> destination1, long offset2, Span<byte> destination2, bool recordPhysicalOffset = false)
+    /// noted while the file is open, so later full reads can follow disk order. With <c>probe</c> the kernel is told
+    /// not to read ahead around these small reads.</remarks>
+    public static bool TryRead(FileNode node, ScanState state, long offset1, Span<byte> destination1, long offset2, Span<byte> destination2, bool recordPhysicalOffset = false, bool probe = false)
     {
         using var handle = FileOpener.TryOpen(node.Primary, state);
         if (handle is null)
@@ -21,7 +22,7 @@ internal static class ContentReader
             return false;
         }
 
-        if (!wholeContent)
+        if (probe)
         {
             FileOpener.Advise(handle, sequential: false);
         }

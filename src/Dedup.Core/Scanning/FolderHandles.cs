@@ -13,12 +13,19 @@ namespace Dedup.Core.Scanning;
 internal sealed unsafe class FolderHandles : IDisposable
 {
     /// <summary>Folders beyond this many are opened by full path, keeping descriptor use bounded.</summary>
-    private const int Capacity = 4096;
+    private const int MaxCapacity = 4096;
+
+    /// <summary>
+    /// At most a quarter of the open-file limit, so the cache never starves the scan's own opens (up to 96 per
+    /// comparison set) or the runtime; read once, after the runtime has raised the soft limit.
+    /// </summary>
+    private static readonly int s_capacity = ComputeCapacity();
 
     private const int O_PATH = 0x200000; // the same value on every Linux architecture
 
     private readonly ConcurrentDictionary<AbsolutePath, int> _fds = new(ReferenceEqualityComparer.Instance);
     private volatile bool _disposed;
+    private volatile bool _full;
 
     /// <summary>A descriptor of <paramref name="folder"/>, or -1 to open by full path.</summary>
     public int Get(AbsolutePath? folder)
@@ -33,7 +40,7 @@ internal sealed unsafe class FolderHandles : IDisposable
             return fd;
         }
 
-        if (_disposed || _fds.Count >= Capacity)
+        if (_disposed || _full || _fds.Count >= s_capacity)
         {
             return -1;
         }
@@ -51,11 +58,19 @@ internal sealed unsafe class FolderHandles : IDisposable
 
         if (fd < 0)
         {
+            var errno = System.Runtime.InteropServices.Marshal.GetLastPInvokeError();
+            _full |= errno is Interop.Libc.EMFILE or Interop.Libc.ENFILE; // out of descriptors: stop caching
             return -1; // the full-path open that follows reports the real error
         }
 
         if (_fds.TryAdd(folder, fd))
         {
+            if (_disposed && _fds.TryRemove(folder, out _))
+            {
+                _ = Interop.Libc.Close(fd); // added while the scan was being torn down
+                return -1;
+            }
+
             return fd;
         }
 
@@ -74,5 +89,21 @@ internal sealed unsafe class FolderHandles : IDisposable
                 _ = Interop.Libc.Close(fd);
             }
         }
+    }
+
+    private static int ComputeCapacity()
+    {
+        if (!OperatingSystem.IsLinux())
+        {
+            return 0;
+        }
+
+        Interop.RLimit limit;
+        if (Interop.Libc.GetRLimit(Interop.Libc.RLIMIT_NOFILE, &limit) != 0)
+        {
+            return 64;
+        }
+
+        return (int)Math.Min(MaxCapacity, limit.Current / 4);
     }
 }

@@ -155,7 +155,7 @@ internal static class ProbeStage
             {
                 var prefix = buffer.AsSpan(0, ProbeSize);
                 var suffix = withSuffix ? buffer.AsSpan(ProbeSize, ProbeSize) : default;
-                ok[i] = ContentReader.TryRead(set[i], set.State, 0, prefix, set.Length - ProbeSize, suffix, set.RecordPhysicalOffsets);
+                ok[i] = ContentReader.TryRead(set[i], set.State, 0, prefix, set.Length - ProbeSize, suffix, set.RecordPhysicalOffsets, probe: true);
                 if (ok[i])
                 {
                     keys[i] = new ContentHash(XxHash3.HashToUInt64(prefix), withSuffix ? XxHash3.HashToUInt64(suffix) : 0);

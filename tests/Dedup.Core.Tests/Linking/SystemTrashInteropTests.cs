@@ -73,6 +73,19 @@ public sealed class SystemTrashInteropTests
         Assert.Contains("260 characters", RecycleBin.RefusalForPath(longest + "y"), StringComparison.Ordinal);
     }
 
+    [Theory]
+    [InlineData(@"\\?\Volume{0b1f2c3d-1111-2222-3333-444455556666}\Users\me\b.bin", @"\\?\Volume{0b1f2c3d-1111-2222-3333-444455556666}\")]
+    [InlineData(@"\\?\volume{ABC}\x", @"\\?\volume{ABC}\")]
+    [InlineData(@"\\?\C:\Users\me\b.bin", null)]
+    [InlineData(@"\\?\Volume{unterminated\x", null)]
+    [InlineData(@"\\?\Volume{ABC}", null)]
+    [InlineData(@"C:\Users\me\b.bin", null)]
+    public void The_volume_holding_a_file_is_read_from_its_final_GUID_path(string finalPath, string? expected)
+    {
+        // The Recycle Bin check classifies this volume root, not the path's drive letter (mount folders, junctions).
+        Assert.Equal(expected, RecycleBin.VolumeRootFromFinalPath(finalPath));
+    }
+
     [Fact]
     public void Long_names_get_the_extended_form_for_CreateFileW()
     {

@@ -57,6 +57,30 @@ public sealed class FolderHandleTests
         Assert.Empty(OpenDescriptorsUnder(tree.Root));
     }
 
+    [LinuxFact(Tool = "prlimit")]
+    public async Task A_low_open_file_limit_is_respected_by_the_descriptor_cache()
+    {
+        // 600 folders, each with a duplicate pair, scanned by the CLI under a limit of 256 open files: the cache must
+        // leave room for the scan's own opens and the runtime's (a fixed 4,096 exhausted them: EMFILE, crash).
+        using var tree = new TempTree();
+        for (var i = 0; i < 600; i++)
+        {
+            var content = TempTree.RandomBytes(10_000 + i, 2000 + i);
+            tree.Write($"d{i}/a.bin", content);
+            tree.Write($"d{i}/b.bin", content);
+        }
+
+        var dotnet = Environment.GetEnvironmentVariable("DOTNET_HOST_PATH") ?? RequiresToolFactAttribute.FindOnPath("dotnet") ?? "dotnet";
+        var cli = Path.Combine(AppContext.BaseDirectory, "dedup.dll");
+        var (exitCode, stdout, stderr) = await ProcessRunner.RunAsync(
+            "prlimit", ["--nofile=256:256", dotnet, cli, "find", tree.Root, "--format", "json"]);
+
+        Assert.True(exitCode == 0, $"exit code {exitCode}; stderr: {stderr}");
+        using var json = System.Text.Json.JsonDocument.Parse(stdout);
+        Assert.Equal(600, json.RootElement.GetProperty("groups").GetArrayLength());
+        Assert.Equal(0, json.RootElement.GetProperty("summary").GetProperty("errors").GetArrayLength());
+    }
+
     private static TempTree BuildTree()
     {
         // 40 contents, each in three different folders, large enough to be probed and compared (not read whole).
