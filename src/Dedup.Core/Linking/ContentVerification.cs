@@ -19,8 +19,8 @@ internal static class ContentVerification
             long offset = 0;
             while (true)
             {
-                var na = ReadFull(kept, a.AsSpan(0, ChunkSize), offset);
-                var nb = ReadFull(duplicate, b.AsSpan(0, ChunkSize), offset);
+                var na = Interop.PositionalRead.ReadFull(kept, a.AsSpan(0, ChunkSize), offset);
+                var nb = Interop.PositionalRead.ReadFull(duplicate, b.AsSpan(0, ChunkSize), offset);
                 if (na != nb || !a.AsSpan(0, na).SequenceEqual(b.AsSpan(0, nb)))
                 {
                     throw ActionStoppedException.Skip(string.Create(CultureInfo.InvariantCulture, $"content differs from the kept file near byte {offset}; left untouched"));
@@ -44,22 +44,5 @@ internal static class ContentVerification
             ArrayPool<byte>.Shared.Return(a);
             ArrayPool<byte>.Shared.Return(b);
         }
-    }
-
-    private static int ReadFull(SafeFileHandle handle, Span<byte> buffer, long offset)
-    {
-        var total = 0;
-        while (total < buffer.Length)
-        {
-            var n = RandomAccess.Read(handle, buffer[total..], offset + total);
-            if (n == 0)
-            {
-                break;
-            }
-
-            total += n;
-        }
-
-        return total;
     }
 }

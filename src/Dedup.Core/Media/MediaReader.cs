@@ -1,11 +1,12 @@
 using System.Buffers;
-using System.Buffers.Binary;
+using System.Numerics;
+using System.Runtime.CompilerServices;
 using Microsoft.Win32.SafeHandles;
 
 namespace Dedup.Core.Media;
 
 /// <summary>
-/// Positional, buffered reads for the locators, over a file handle (<see cref="RandomAccess.Read(SafeFileHandle, Span{byte}, long)"/>)
+/// Positional, buffered reads for the locators, over a file handle (<see cref="Interop.PositionalRead"/>)
 /// or over memory. Every read and every <see cref="Step"/> is charged to a budget; once it is spent all
 /// reads fail, so a malformed file costs bounded time and memory. Reads never throw for offsets out of
 /// range: they return <see langword="false"/>.
@@ -96,45 +97,15 @@ internal sealed class MediaReader : IDisposable
         return Fill(offset, destination.Length, _fillSize) && TryRead(offset, destination);
     }
 
-    public bool TryReadByte(long offset, out byte value)
-    {
-        Span<byte> b = stackalloc byte[1];
-        var ok = TryRead(offset, b);
-        value = b[0];
-        return ok;
-    }
+    public bool TryReadByte(long offset, out byte value) => TryReadInteger(offset, bigEndian: true, out value);
 
-    public bool TryReadUInt16BE(long offset, out ushort value)
-    {
-        Span<byte> b = stackalloc byte[2];
-        var ok = TryRead(offset, b);
-        value = BinaryPrimitives.ReadUInt16BigEndian(b);
-        return ok;
-    }
+    public bool TryReadUInt16BE(long offset, out ushort value) => TryReadInteger(offset, bigEndian: true, out value);
 
-    public bool TryReadUInt32BE(long offset, out uint value)
-    {
-        Span<byte> b = stackalloc byte[4];
-        var ok = TryRead(offset, b);
-        value = BinaryPrimitives.ReadUInt32BigEndian(b);
-        return ok;
-    }
+    public bool TryReadUInt32BE(long offset, out uint value) => TryReadInteger(offset, bigEndian: true, out value);
 
-    public bool TryReadUInt32LE(long offset, out uint value)
-    {
-        Span<byte> b = stackalloc byte[4];
-        var ok = TryRead(offset, b);
-        value = BinaryPrimitives.ReadUInt32LittleEndian(b);
-        return ok;
-    }
+    public bool TryReadUInt32LE(long offset, out uint value) => TryReadInteger(offset, bigEndian: false, out value);
 
-    public bool TryReadUInt64BE(long offset, out ulong value)
-    {
-        Span<byte> b = stackalloc byte[8];
-        var ok = TryRead(offset, b);
-        value = BinaryPrimitives.ReadUInt64BigEndian(b);
-        return ok;
-    }
+    public bool TryReadUInt64BE(long offset, out ulong value) => TryReadInteger(offset, bigEndian: true, out value);
 
     /// <summary>Whether the bytes at <paramref name="offset"/> equal <paramref name="expected"/>.</summary>
     public bool Matches(long offset, ReadOnlySpan<byte> expected)
@@ -182,21 +153,9 @@ internal sealed class MediaReader : IDisposable
             return true;
         }
 
-        BytesRead += destination.Length;
-
-        var total = 0;
-        while (total < destination.Length)
-        {
-            var read = RandomAccess.Read(_handle, destination[total..], offset + total);
-            if (read <= 0)
-            {
-                return false;
-            }
-
-            total += read;
-        }
-
-        return true;
+        var read = Interop.PositionalRead.ReadFull(_handle, destination, offset);
+        BytesRead += read;
+        return read == destination.Length;
     }
 
     /// <summary>Returns the buffer to the pool.</summary>
@@ -209,5 +168,16 @@ internal sealed class MediaReader : IDisposable
         {
             ArrayPool<byte>.Shared.Return(buffer);
         }
+    }
+
+    /// <summary>The format-named readers above, in one place: <typeparamref name="T"/>'s size in bytes, decoded in the given byte order.</summary>
+    private bool TryReadInteger<T>(long offset, bool bigEndian, out T value)
+        where T : unmanaged, IBinaryInteger<T>
+    {
+        Span<byte> bytes = stackalloc byte[Unsafe.SizeOf<T>()];
+        bytes.Clear();
+        var ok = TryRead(offset, bytes);
+        value = bigEndian ? T.ReadBigEndian(bytes, isUnsigned: true) : T.ReadLittleEndian(bytes, isUnsigned: true);
+        return ok;
     }
 }

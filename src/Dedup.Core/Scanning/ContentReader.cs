@@ -51,7 +51,7 @@ internal static class ContentReader
                 if (available >= remaining || available >= GatherBelow)
                 {
                     var want = (int)Math.Min(available, remaining);
-                    read = want <= 0 ? 0 : ReadAt(handle, destination.Slice(total, want), fileOffset);
+                    read = want <= 0 ? 0 : PositionalRead.Read(handle, destination.Slice(total, want), fileOffset);
                     state.AddBytesRead(read);
                     total += read;
                 }
@@ -72,7 +72,7 @@ internal static class ContentReader
                     // framing), so bytes of other tracks or metadata are not read for nothing.
                     window ??= state.Options.Buffers.Rent(WindowSize);
                     var span = Math.Min(node.CoalescedSpan(offset + total, remaining, WindowSize, MaxGap), file.Length - fileOffset);
-                    read = ReadAt(handle, window.AsSpan(0, (int)Math.Max(0, span)), fileOffset);
+                    read = PositionalRead.Read(handle, window.AsSpan(0, (int)Math.Max(0, span)), fileOffset);
                     state.AddBytesRead(read);
                     total += Gather(node, offset + total, destination[total..], window.AsSpan(0, read), fileOffset);
                 }
@@ -96,49 +96,6 @@ internal static class ContentReader
             if (window is not null)
             {
                 state.Options.Buffers.Return(window);
-            }
-        }
-    }
-
-    /// <summary>
-    /// One positional read. On Linux a direct <c>pread</c> on the handle's descriptor: for a handle made
-    /// from a raw descriptor, <see cref="RandomAccess.Read(SafeFileHandle, Span{byte}, long)"/> first asks the
-    /// kernel whether the file is seekable (an extra <c>lseek</c> per open file, measurable on many files).
-    /// </summary>
-    private static unsafe int ReadAt(SafeFileHandle handle, Span<byte> destination, long offset)
-    {
-        if (!OperatingSystem.IsLinux())
-        {
-            return RandomAccess.Read(handle, destination, offset);
-        }
-
-        var added = false;
-        try
-        {
-            handle.DangerousAddRef(ref added);
-            fixed (byte* p = destination)
-            {
-                while (true)
-                {
-                    var read = Interop.Libc.PRead((int)handle.DangerousGetHandle(), p, (nuint)destination.Length, offset);
-                    if (read >= 0)
-                    {
-                        return (int)read;
-                    }
-
-                    var errno = System.Runtime.InteropServices.Marshal.GetLastPInvokeError();
-                    if (errno != Interop.Libc.EINTR)
-                    {
-                        throw new IOException(System.Runtime.InteropServices.Marshal.GetPInvokeErrorMessage(errno), errno);
-                    }
-                }
-            }
-        }
-        finally
-        {
-            if (added)
-            {
-                handle.DangerousRelease();
             }
         }
     }
@@ -206,13 +163,9 @@ internal static class ContentReader
             {
                 handle.DangerousAddRef(ref added);
                 nint read;
-                while ((read = Interop.Libc.PReadV((int)handle.DangerousGetHandle(), iov, count, start)) < 0)
+                while ((read = Libc.PReadV((int)handle.DangerousGetHandle(), iov, count, start)) < 0)
                 {
-                    var errno = System.Runtime.InteropServices.Marshal.GetLastPInvokeError();
-                    if (errno != Interop.Libc.EINTR)
-                    {
-                        throw new IOException(System.Runtime.InteropServices.Marshal.GetPInvokeErrorMessage(errno), errno);
-                    }
+                    PositionalRead.ThrowUnlessInterrupted();
                 }
 
                 // A short read (the file shrank) fills a prefix of the buffers: count the payload part of it.
