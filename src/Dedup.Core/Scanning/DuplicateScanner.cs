@@ -218,7 +218,7 @@ internal static class DuplicateScanner
     private static void CompareSet(ScanState state, CandidateSet candidate, ChannelWriter<DuplicateGroup> writer, CancellationToken cancellationToken)
     {
         // One token per device the set touches, taken in global order (HDD: one reader at a time).
-        var devices = candidate.Files.Select(f => f.Primary.Identity.Device).Distinct().ToArray();
+        var devices = DevicesOf(candidate.Files);
         using var token = state.Drives.EnterAll(devices, cancellationToken);
         var rotational = Array.Exists(devices, d => state.Drives.Topology.GetDevice(d).Kind == Topology.DriveKind.Hdd);
         if (rotational)
@@ -228,7 +228,12 @@ internal static class DuplicateScanner
         }
 
         // Readers within this set: the fewest any touched device admits (HDD: one).
-        var readers = devices.Min(d => state.Drives.GetSemaphore(d).Readers);
+        var readers = int.MaxValue;
+        foreach (var device in devices)
+        {
+            readers = Math.Min(readers, state.Drives.GetSemaphore(device).Readers);
+        }
+
         var unsettled = new List<List<int>>();
         using (var set = new FileComparisonSet(candidate.Files, candidate.Size, state) { RecordPhysicalOffsets = rotational })
         {
@@ -265,6 +270,23 @@ internal static class DuplicateScanner
         {
             unsettled.ForEach(CompareBucket);
         }
+    }
+
+    /// <summary>The distinct devices of a set's files; almost always one, so no LINQ or hash set per set.</summary>
+    private static ulong[] DevicesOf(List<FileNode> files)
+    {
+        var first = files[0].Primary.Identity.Device;
+        List<ulong>? more = null;
+        foreach (var file in files)
+        {
+            var device = file.Primary.Identity.Device;
+            if (device != first && !(more?.Contains(device) ?? false))
+            {
+                (more ??= []).Add(device);
+            }
+        }
+
+        return more is null ? [first] : [first, .. more];
     }
 
     private static void Emit(ScanState state, FileComparisonSet set, ChannelWriter<DuplicateGroup> writer)
