@@ -270,8 +270,8 @@ public sealed partial class XxHashTests
         {
             foreach (int length in lengths)
             {
-                sink ^= XxHash3.HashToUInt64(data.AsSpan(0, length));
-                sink ^= (ulong)XxHash128.HashToUInt128(data.AsSpan(0, length));
+                sink += XxHash3.HashToUInt64(data.AsSpan(0, length));
+                sink += (ulong)XxHash128.HashToUInt128(data.AsSpan(0, length));
             }
 
             hash3.Reset();
@@ -280,19 +280,31 @@ public sealed partial class XxHashTests
             hash3.Append(data.AsSpan(777));
             hash128.Append(data.AsSpan(0, 777));
             hash128.Append(data.AsSpan(777));
-            sink ^= hash3.GetCurrentHashAsUInt64();
-            sink ^= (ulong)hash128.GetCurrentHashAsUInt128();
+            sink += hash3.GetCurrentHashAsUInt64();
+            sink += (ulong)hash128.GetCurrentHashAsUInt128();
         }
 
-        HashAll();
-        long before = GC.GetAllocatedBytesForCurrentThread();
-        for (int i = 0; i < 10; i++)
+        // The runtime itself can allocate once on this thread while tiering the methods up (seen on
+        // CI: ~7 KB in one window). Hashing that allocates does so in every window, so the least of
+        // several windows must be zero.
+        for (int i = 0; i < 50; i++)
         {
             HashAll();
         }
 
-        long allocated = GC.GetAllocatedBytesForCurrentThread() - before;
-        Assert.Equal(0, allocated);
+        long least = long.MaxValue;
+        for (int window = 0; window < 5; window++)
+        {
+            long before = GC.GetAllocatedBytesForCurrentThread();
+            for (int i = 0; i < 10; i++)
+            {
+                HashAll();
+            }
+
+            least = Math.Min(least, GC.GetAllocatedBytesForCurrentThread() - before);
+        }
+
+        Assert.Equal(0, least);
         Assert.NotEqual(0UL, sink);
     }
 
