@@ -147,6 +147,10 @@ internal static class DuplicateScanner
         }
 
         var identities = byIdentity.Values.ToArray();
+
+        // Largest first: a PNG's chunk walk reads the whole file, so a big file located last would leave the other
+        // readers idle before comparing can start.
+        Array.Sort(identities, static (a, b) => b[0].Length.CompareTo(a[0].Length));
         var nodes = new FileNode?[identities.Length];
         var parallel = new ParallelOptions { MaxDegreeOfParallelism = state.Options.MaxDegreeOfParallelism, CancellationToken = cancellationToken };
         Parallel.For(0, identities.Length, parallel, i =>

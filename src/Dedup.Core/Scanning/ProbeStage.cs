@@ -82,6 +82,12 @@ internal static class ProbeStage
                 }
             });
 
+            if (set.Count == 2)
+            {
+                SettlePair(set, ok, hashes[0] == hashes[1] && (arena is null || arena.AsSpan(0, length).SequenceEqual(arena.AsSpan(length, length))), arena is not null, unsettled);
+                return;
+            }
+
             // Classes: same hash, then (when the bytes are at hand) same bytes as the class representative.
             var classes = new Dictionary<ulong, List<List<int>>>();
             for (var i = 0; i < set.Count; i++)
@@ -167,6 +173,12 @@ internal static class ProbeStage
             }
         });
 
+        if (set.Count == 2)
+        {
+            SettlePair(set, ok, keys[0] == keys[1], settled: false, unsettled);
+            return;
+        }
+
         var buckets = new Dictionary<ContentHash, List<int>>();
         for (var i = 0; i < set.Count; i++)
         {
@@ -189,6 +201,33 @@ internal static class ProbeStage
             if (bucket.Count >= 2)
             {
                 unsettled.Add(bucket);
+            }
+        }
+    }
+
+    /// <summary>
+    /// Most candidate sets are pairs; they are settled here without the class tables, whose dictionaries and lists
+    /// were a large share of a scan's short-lived allocations (and so of its peak memory).
+    /// </summary>
+    private static void SettlePair(FileComparisonSet set, bool[] ok, bool same, bool settled, List<List<int>> unsettled)
+    {
+        for (var i = 0; i < 2; i++)
+        {
+            if (!ok[i])
+            {
+                set.MarkFailed(i);
+            }
+        }
+
+        if (ok[0] && ok[1] && same)
+        {
+            if (settled)
+            {
+                set.AddGroup([0, 1], verifiedByBytes: true);
+            }
+            else
+            {
+                unsettled.Add([0, 1]);
             }
         }
     }

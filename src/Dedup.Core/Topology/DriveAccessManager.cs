@@ -28,8 +28,11 @@ internal sealed class DriveAccessManager
         _ => parallelism,
     };
 
+    // TryGetValue first: the capturing lambda below is allocated on every call, and this runs once per candidate set.
     public DriveAccessSemaphore GetSemaphore(ulong device) =>
-        _semaphores.GetOrAdd(device, d => new DriveAccessSemaphore(_topology.GetDevice(d), ReadersFor(_topology.GetDevice(d).Kind, _parallelism)));
+        _semaphores.TryGetValue(device, out var semaphore)
+            ? semaphore
+            : _semaphores.GetOrAdd(device, d => new DriveAccessSemaphore(_topology.GetDevice(d), ReadersFor(_topology.GetDevice(d).Kind, _parallelism)));
 
     /// <summary>Access to one device.</summary>
     public SingleEnterToken Enter(ulong device, CancellationToken cancellationToken)

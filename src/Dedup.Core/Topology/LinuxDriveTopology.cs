@@ -28,7 +28,8 @@ internal sealed class LinuxDriveTopology : IDriveTopology
         _mounts = new Lazy<Dictionary<string, (string, string)>>(ReadMountInfo);
     }
 
-    public StorageDevice GetDevice(ulong deviceId) => _cache.GetOrAdd(deviceId, id => Resolve(id, depth: 0));
+    public StorageDevice GetDevice(ulong deviceId) =>
+        _cache.TryGetValue(deviceId, out var device) ? device : _cache.GetOrAdd(deviceId, id => Resolve(id, depth: 0));
 
     private StorageDevice Resolve(ulong id, int depth)
     {
