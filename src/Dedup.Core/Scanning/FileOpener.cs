@@ -16,7 +16,6 @@ internal static partial class FileOpener
         return OperatingSystem.IsLinux() ? TryOpenLinux(file, state) : TryOpenPortable(file, state);
     }
 
-    /// <summary>Whether the file still has the size and time it was listed with (a last check before reporting).</summary>
     /// <summary>
     /// Tells the kernel how a file will be read (Linux; a hint, failures ignored): probes read 4 KiB at each end, so
     /// readahead around them is wasted disk reads on a cold cache; full comparisons read front to back.
@@ -29,6 +28,7 @@ internal static partial class FileOpener
         }
     }
 
+    /// <summary>Whether the file still has the size and time it was listed with (a last check before reporting).</summary>
     public static bool IsUnchanged(ScannedFile file, SafeFileHandle? handle, ScanState state)
     {
         return OperatingSystem.IsLinux() ? IsUnchangedLinux(file, handle, state) : IsUnchangedPortable(file, state);

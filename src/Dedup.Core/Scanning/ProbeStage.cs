@@ -82,63 +82,7 @@ internal static class ProbeStage
                 }
             });
 
-            if (set.Count == 2)
-            {
-                SettlePair(set, ok, hashes[0] == hashes[1] && (arena is null || arena.AsSpan(0, length).SequenceEqual(arena.AsSpan(length, length))), arena is not null, unsettled);
-                return;
-            }
-
-            // Classes: same hash, then (when the bytes are at hand) same bytes as the class representative.
-            var classes = new Dictionary<ulong, List<List<int>>>();
-            for (var i = 0; i < set.Count; i++)
-            {
-                if (!ok[i])
-                {
-                    set.MarkFailed(i);
-                    continue;
-                }
-
-                if (!classes.TryGetValue(hashes[i], out var list))
-                {
-                    classes[hashes[i]] = list = [];
-                }
-
-                var placed = false;
-                foreach (var members in list)
-                {
-                    if (arena is null || arena.AsSpan(i * length, length).SequenceEqual(arena.AsSpan(members[0] * length, length)))
-                    {
-                        members.Add(i);
-                        placed = true;
-                        break;
-                    }
-                }
-
-                if (!placed)
-                {
-                    list.Add([i]);
-                }
-            }
-
-            foreach (var list in classes.Values)
-            {
-                foreach (var members in list)
-                {
-                    if (members.Count < 2)
-                    {
-                        continue;
-                    }
-
-                    if (arena is not null)
-                    {
-                        set.AddGroup(members.ToArray(), verifiedByBytes: true);
-                    }
-                    else
-                    {
-                        unsettled.Add(members);
-                    }
-                }
-            }
+            Classify(set, ok, hashes, arena, length, unsettled);
         }
         finally
         {
@@ -152,7 +96,7 @@ internal static class ProbeStage
     private static void RunPrefixSuffix(FileComparisonSet set, int readers, List<List<int>> unsettled, CancellationToken cancellationToken)
     {
         var withSuffix = set.Length >= SuffixFrom;
-        var keys = new ContentHash[set.Count];
+        var keys = new ulong[set.Count];
         var ok = new bool[set.Count];
         ForEachFile(set, readers, cancellationToken, i =>
         {
@@ -164,7 +108,8 @@ internal static class ProbeStage
                 ok[i] = ContentReader.TryRead(set[i], set.State, 0, prefix, set.Length - ProbeSize, suffix, set.RecordPhysicalOffsets, probe: true);
                 if (ok[i])
                 {
-                    keys[i] = new ContentHash(XxHash3.HashToUInt64(prefix), withSuffix ? XxHash3.HashToUInt64(suffix) : 0);
+                    // Prefix and suffix lie next to each other in the buffer: one hash keys both.
+                    keys[i] = XxHash3.HashToUInt64(buffer.AsSpan(0, withSuffix ? 2 * ProbeSize : ProbeSize));
                 }
             }
             finally
@@ -173,62 +118,85 @@ internal static class ProbeStage
             }
         });
 
-        if (set.Count == 2)
-        {
-            SettlePair(set, ok, keys[0] == keys[1], settled: false, unsettled);
-            return;
-        }
+        Classify(set, ok, keys, arena: null, 0, unsettled);
+    }
 
-        var buckets = new Dictionary<ContentHash, List<int>>();
+    /// <summary>
+    /// Groups the files read without error by key: their indices are sorted by key and runs of equal keys are
+    /// walked, so no per-set dictionary or list of lists is built (most sets are pairs). With the bytes at hand
+    /// (<paramref name="arena"/>), a run is settled here by comparing bytes with a representative; otherwise it
+    /// goes to <paramref name="unsettled"/> for the comparer strategy. Failed files are marked failed.
+    /// </summary>
+    private static void Classify(FileComparisonSet set, bool[] ok, ulong[] keys, byte[]? arena, int length, List<List<int>> unsettled)
+    {
+        var order = new int[set.Count];
+        var count = 0;
         for (var i = 0; i < set.Count; i++)
         {
-            if (!ok[i])
+            if (ok[i])
+            {
+                keys[count] = keys[i]; // compacted in place: count <= i
+                order[count++] = i;
+            }
+            else
             {
                 set.MarkFailed(i);
-                continue;
             }
-
-            if (!buckets.TryGetValue(keys[i], out var bucket))
-            {
-                buckets[keys[i]] = bucket = [];
-            }
-
-            bucket.Add(i);
         }
 
-        foreach (var bucket in buckets.Values)
+        Array.Sort(keys, order, 0, count);
+        for (var start = 0; start < count;)
         {
-            if (bucket.Count >= 2)
+            var end = start + 1;
+            while (end < count && keys[end] == keys[start])
             {
-                unsettled.Add(bucket);
+                end++;
             }
+
+            if (end - start >= 2)
+            {
+                if (arena is null)
+                {
+                    Array.Sort(order, start, end - start);
+                    unsettled.Add([.. order.AsSpan(start, end - start)]);
+                }
+                else
+                {
+                    SettleByBytes(set, order, start, end, arena, length);
+                }
+            }
+
+            start = end;
         }
     }
 
     /// <summary>
-    /// Most candidate sets are pairs; they are settled here without the class tables, whose dictionaries and lists
-    /// were a large share of a scan's short-lived allocations (and so of its peak memory).
+    /// Splits a run of equal hashes into classes of equal bytes (nearly always one): the members equal to the first
+    /// are swapped to the front and reported as a group, and the rest is split again.
     /// </summary>
-    private static void SettlePair(FileComparisonSet set, bool[] ok, bool same, bool settled, List<List<int>> unsettled)
+    private static void SettleByBytes(FileComparisonSet set, int[] order, int start, int end, byte[] arena, int length)
     {
-        for (var i = 0; i < 2; i++)
+        while (end - start >= 2)
         {
-            if (!ok[i])
+            var representative = arena.AsSpan(order[start] * length, length);
+            var equalEnd = start + 1;
+            for (var k = start + 1; k < end; k++)
             {
-                set.MarkFailed(i);
+                if (arena.AsSpan(order[k] * length, length).SequenceEqual(representative))
+                {
+                    (order[equalEnd], order[k]) = (order[k], order[equalEnd]);
+                    equalEnd++;
+                }
             }
-        }
 
-        if (ok[0] && ok[1] && same)
-        {
-            if (settled)
+            if (equalEnd - start >= 2)
             {
-                set.AddGroup([0, 1], verifiedByBytes: true);
+                var members = order[start..equalEnd];
+                Array.Sort(members);
+                set.AddGroup(members, verifiedByBytes: true);
             }
-            else
-            {
-                unsettled.Add([0, 1]);
-            }
+
+            start = equalEnd;
         }
     }
 }

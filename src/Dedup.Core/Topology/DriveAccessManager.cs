@@ -28,11 +28,15 @@ internal sealed class DriveAccessManager
         _ => parallelism,
     };
 
-    // TryGetValue first: the capturing lambda below is allocated on every call, and this runs once per candidate set.
+    // Static factory with the manager as its argument: no delegate is allocated per call (this runs once per candidate set).
     public DriveAccessSemaphore GetSemaphore(ulong device) =>
-        _semaphores.TryGetValue(device, out var semaphore)
-            ? semaphore
-            : _semaphores.GetOrAdd(device, d => new DriveAccessSemaphore(_topology.GetDevice(d), ReadersFor(_topology.GetDevice(d).Kind, _parallelism)));
+        _semaphores.GetOrAdd(device, static (d, self) => self.CreateSemaphore(d), this);
+
+    private DriveAccessSemaphore CreateSemaphore(ulong device)
+    {
+        var info = _topology.GetDevice(device);
+        return new DriveAccessSemaphore(info, ReadersFor(info.Kind, _parallelism));
+    }
 
     /// <summary>Access to one device.</summary>
     public SingleEnterToken Enter(ulong device, CancellationToken cancellationToken)

@@ -29,7 +29,7 @@ internal sealed class LinuxDriveTopology : IDriveTopology
     }
 
     public StorageDevice GetDevice(ulong deviceId) =>
-        _cache.TryGetValue(deviceId, out var device) ? device : _cache.GetOrAdd(deviceId, id => Resolve(id, depth: 0));
+        _cache.GetOrAdd(deviceId, static (id, self) => self.Resolve(id, depth: 0), this);
 
     private StorageDevice Resolve(ulong id, int depth)
     {
