@@ -5,15 +5,18 @@ internal static class MediaDetector
 {
     public const int HeaderSize = 64;
 
+    private static readonly FlacLocator Flac = new();
+    private static readonly Mp3Locator Mp3 = new();
+
     private static readonly IMediaLocator[] Locators =
     [
         new JpegLocator(),
         new PngLocator(),
         new WavLocator(),
         new WebPLocator(),
-        new FlacLocator(),
+        Flac,
         new Mp4Locator(),
-        new Mp3Locator(),
+        Mp3,
     ];
 
     /// <summary>The locator for <paramref name="reader"/>'s file, or <see langword="null"/> when none fits.</summary>
@@ -25,11 +28,12 @@ internal static class MediaDetector
             return null;
         }
 
-        // An ID3v2 tag may precede MP3 frames or, stray, a FLAC stream: look past it.
-        if (Id3.TryGetV2Size(header, out var tagSize))
+        // ID3v2 tags (one or several) may precede MP3 frames or, stray, a FLAC stream: look past them all, as the
+        // locators themselves do.
+        if (Id3.TryGetV2Size(header, out _))
         {
             Span<byte> after = stackalloc byte[4];
-            return reader.TryRead(tagSize, after) && after.SequenceEqual("fLaC"u8) ? Locators[4] : Locators[6];
+            return reader.TryRead(Id3.SkipV2Tags(reader, 0), after) && after.SequenceEqual("fLaC"u8) ? Flac : Mp3;
         }
 
         foreach (var locator in Locators)
@@ -42,7 +46,4 @@ internal static class MediaDetector
 
         return null;
     }
-
-    /// <summary>The locator for a format (tests and benchmarks).</summary>
-    public static IMediaLocator? For(MediaFormat format) => Array.Find(Locators, l => l.Format == format);
 }

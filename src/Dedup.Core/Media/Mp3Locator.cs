@@ -134,7 +134,7 @@ internal sealed class Mp3Locator : IMediaLocator
             ? layer switch { 1 => Mpeg1Layer1, 2 => Mpeg1Layer2, _ => Mpeg1Layer3 }
             : layer == 1 ? Mpeg2Layer1 : Mpeg2Layer23;
         var bitrate = table[bitrateIndex] * 1000;
-        int[] rates = [44100, 48000, 32000];
+        ReadOnlySpan<int> rates = [44100, 48000, 32000];
         var sampleRate = rates[rateIndex] >> (version == 3 ? 0 : version == 2 ? 1 : 2);
         var padding = (h[2] >> 1) & 1;
         var length = layer switch

@@ -36,7 +36,7 @@ internal readonly struct SampleTable(MediaReader reader, long stsz, long stszEnd
         long sample = 0;
         var run = 0;
         long runFirst = 0, nextRunFirst = 0, perChunk = 0;
-        if (!ReadRun(0, out runFirst, out perChunk) || runFirst != 1 || !NextRunFirst(1, runCount, out nextRunFirst))
+        if (!ReadRun(0, out runFirst, out perChunk) || runFirst != 1 || !NextRunFirst(1, runCount, out nextRunFirst) || nextRunFirst <= runFirst)
         {
             return false;
         }
@@ -51,7 +51,8 @@ internal readonly struct SampleTable(MediaReader reader, long stsz, long stszEnd
             while (chunk >= nextRunFirst)
             {
                 run++;
-                if (!ReadRun(run, out runFirst, out perChunk) || runFirst != nextRunFirst || !NextRunFirst(run + 1, runCount, out nextRunFirst))
+                // stsc runs must start at increasing chunks; a run that does not is malformed, not skipped.
+                if (!ReadRun(run, out runFirst, out perChunk) || !NextRunFirst(run + 1, runCount, out nextRunFirst) || nextRunFirst <= runFirst)
                 {
                     return false;
                 }

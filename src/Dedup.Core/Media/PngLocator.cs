@@ -53,14 +53,9 @@ internal sealed class PngLocator : IMediaLocator
                 sawData = true;
                 ranges.Add(new ByteRange(data, length));
             }
-            else if (type.SequenceEqual("fdAT"u8))
-            {
-                // APNG frame data: sequence number and data, kept like IDAT data.
-                sawData = true;
-                ranges.Add(new ByteRange(position + 4, length + 4L));
-            }
             else if (IsKept(type))
             {
+                sawData |= type.SequenceEqual("fdAT"u8); // APNG frame data (sequence number + data)
                 ranges.Add(new ByteRange(position + 4, length + 4L)); // type + data, not the CRC
             }
 
@@ -72,7 +67,7 @@ internal sealed class PngLocator : IMediaLocator
 
     private static bool IsKept(ReadOnlySpan<byte> type)
         => (type[0] & 0x20) == 0 // critical: IHDR, PLTE and any unknown critical chunk
-           || type.SequenceEqual("tRNS"u8) || type.SequenceEqual("acTL"u8) || type.SequenceEqual("fcTL"u8);
+           || type.SequenceEqual("tRNS"u8) || type.SequenceEqual("acTL"u8) || type.SequenceEqual("fcTL"u8) || type.SequenceEqual("fdAT"u8);
 
     private static bool IsChunkType(ReadOnlySpan<byte> type)
     {

@@ -34,8 +34,9 @@ public sealed class PayloadTests
     public void Other_content_has_another_payload(string name)
     {
         var fixture = Fixture(name);
-        var a = Payload(fixture.Create(1))!;
-        var b = Payload(fixture.Create(2))!;
+        var a = Payload(fixture.Create(1));
+        var b = Payload(fixture.Create(2));
+        Assert.NotNull(a);
         Assert.NotNull(b);
         Assert.False(a.AsSpan().SequenceEqual(b));
     }
@@ -151,6 +152,47 @@ public sealed class PayloadTests
         Assert.Null(Locate(wav[..(wav.Length - 50)], out _));
         var flac = FlacFixture.File(1, (1, new byte[100]));
         Assert.Null(Locate(flac[..60], out _));
+    }
+
+    [Theory]
+    [InlineData(1)]
+    [InlineData(2)]
+    [InlineData(3)]
+    public void Flac_behind_stray_id3_tags_is_located_as_flac(int tags)
+    {
+        var flac = FlacFixture.File(1, (1, new byte[100]));
+        var tagged = ByteWriter.Concat([.. Enumerable.Range(0, tags).Select(n => Mp3Fixture.Id3v2(3, $"tag {n}", padding: 20)), flac]);
+
+        Assert.NotNull(Locate(tagged, out var format));
+        Assert.Equal(MediaFormat.Flac, format);
+        Assert.Equal(Payload(flac), Payload(tagged));
+    }
+
+    [Fact]
+    public void Mp4_with_sample_to_chunk_runs_out_of_order_is_not_located()
+    {
+        var file = Mp4Fixture.File(Mp4Fixture.Tracks(1), new Mp4Fixture.Layout());
+        Assert.NotNull(Locate(file, out _));
+
+        // Give the second run of a table with several runs the first run's chunk number (1).
+        var broken = false;
+        for (var at = file.AsSpan().IndexOf("stsc"u8); at >= 0 && !broken; at = NextIndexOf(file, "stsc"u8, at + 4))
+        {
+            if (System.Buffers.Binary.BinaryPrimitives.ReadUInt32BigEndian(file.AsSpan(at + 8)) >= 2)
+            {
+                System.Buffers.Binary.BinaryPrimitives.WriteUInt32BigEndian(file.AsSpan(at + 12 + 12), 1);
+                broken = true;
+            }
+        }
+
+        Assert.True(broken, "the fixture has no sample-to-chunk table with two runs");
+        Assert.Null(Locate(file, out _));
+    }
+
+    private static int NextIndexOf(byte[] data, ReadOnlySpan<byte> value, int from)
+    {
+        var found = data.AsSpan(from).IndexOf(value);
+        return found < 0 ? -1 : from + found;
     }
 
     [Fact]
