@@ -157,6 +157,14 @@ internal sealed class ActingCommand
             var groups = new List<DuplicateGroup>();
             foreach (var element in groupsElement.EnumerateArray())
             {
+                // A media-payload group's size is its payload length, and its files differ byte for byte: the planner
+                // refuses such groups, so say that here instead of "size changed" for every file.
+                if (element.TryGetProperty("match", out var match) && match.ValueEquals("mediaPayload"u8))
+                {
+                    await Console.Error.WriteLineAsync($"dedup: left out a media-payload group ({element.GetProperty("files").GetArrayLength()} files): their bytes differ (tags or metadata), so neither replaces the other").ConfigureAwait(false);
+                    continue;
+                }
+
                 var size = element.GetProperty("size").GetInt64();
                 var names = new List<string>();
                 foreach (var entry in element.GetProperty("files").EnumerateArray())

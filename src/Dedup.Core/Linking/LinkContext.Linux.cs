@@ -71,7 +71,10 @@ internal sealed class LinkContext : IDisposable
     public int FolderFd => (_folder ??= OpenFolder(Folder, "duplicate's folder", "left untouched")).Fd;
 
     /// <summary>The kept file's folder, opened at the action's first use of it.</summary>
-    public int KeptFolderFd => (_keptFolder ??= OpenFolder(KeptFolder, "kept file's folder", "nothing done")).Fd;
+    /// <remarks>When both files share a folder (the common case), it is opened once.</remarks>
+    public int KeptFolderFd => string.Equals(KeptFolder, Folder, StringComparison.Ordinal)
+        ? (_folder ??= OpenFolder(Folder, "kept file's folder", "nothing done")).Fd
+        : (_keptFolder ??= OpenFolder(KeptFolder, "kept file's folder", "nothing done")).Fd;
 
     /// <summary>The duplicate name's status at the last check (mode, owner, times).</summary>
     public StatxBuffer DuplicateStatus { get; private set; }
@@ -88,12 +91,8 @@ internal sealed class LinkContext : IDisposable
             throw ActionStoppedException.Skip($"kept file {KeptPath}: {LinkNative.Message(errno)}; nothing done");
         }
 
+        // No fstat of KeptHandle as well: it was checked at open to be this inode, whose size and times the name just gave.
         var change = Describe(status, Action.Kept);
-        if (change is null && KeptHandle is not null && (errno = LinkNative.FStat(Fd(KeptHandle), out var opened)) == 0)
-        {
-            change = Describe(opened, Action.Kept);
-        }
-
         if (change is not null)
         {
             throw ActionStoppedException.Skip($"kept file {KeptPath} {change} since the scan; nothing done");
