@@ -9,7 +9,7 @@ namespace Dedup.Core.Tests.Infrastructure;
 /// </summary>
 internal static class PlatformRequirements
 {
-    public static string? SkipReason(bool requiresRoot, string? tool)
+    public static string? SkipReason(bool requiresRoot, string? tool, string? tempFileSystem = null)
     {
         if (!OperatingSystem.IsLinux())
         {
@@ -26,11 +26,24 @@ internal static class PlatformRequirements
             return $"{tool} not installed (not found on PATH).";
         }
 
+        if (tempFileSystem is not null)
+        {
+            var temp = Path.GetTempPath();
+            var found = MountTable.FileSystemTypeOf(temp);
+            if (found != tempFileSystem)
+            {
+                return $"Needs the temp folder ({temp}) on {tempFileSystem}; it is on {found ?? "an unknown file system"}.";
+            }
+        }
+
         return null;
     }
 }
 
-/// <summary>A fact that runs only on Linux (and, if asked, as root with a given tool); otherwise skipped with the reason.</summary>
+/// <summary>
+/// A fact that runs only on Linux (and, if asked, as root, with a given tool, or with the temp folder on a given
+/// file system); otherwise skipped with the reason.
+/// </summary>
 [AttributeUsage(AttributeTargets.Method, AllowMultiple = false)]
 public sealed class LinuxFactAttribute : FactAttribute
 {
@@ -42,9 +55,12 @@ public sealed class LinuxFactAttribute : FactAttribute
     /// <summary>A command that must be on PATH.</summary>
     public string? Tool { get; set; }
 
+    /// <summary>The file system type (as in /proc/self/mounts, e.g. "ext4") the temp folder must be on.</summary>
+    public string? TempFileSystem { get; set; }
+
     public override string? Skip
     {
-        get => _skip ?? PlatformRequirements.SkipReason(RequiresRoot, Tool);
+        get => _skip ?? PlatformRequirements.SkipReason(RequiresRoot, Tool, TempFileSystem);
         set => _skip = value;
     }
 }

@@ -4,6 +4,7 @@ using Dedup.Core.Tests.Infrastructure;
 namespace Dedup.Core.Tests.Linking;
 
 /// <summary>A full file system (<c>DEDUP_TEST_SMALLFS</c>: a small ext4 with few inodes) while acting.</summary>
+[Collection(SmallFsCollection.Name)]
 public sealed class FullDiskTests
 {
     [FactRequiringFolder("DEDUP_TEST_SMALLFS", "a small mounted file system to fill up")]
@@ -25,6 +26,7 @@ public sealed class FullDiskTests
             foreach (var linker in linkers)
             {
                 var report = await LinkTree.Plan(groups, linker, KeepRule.PreferUnder(tree.PathOf("keep"))).ApplyAsync();
+                Assert.Equal(3, report.Outcomes.Count); // dups/b.bin, c.bin and d.bin
                 Assert.All(report.Outcomes, o => Assert.True(
                     o.Status == DuplicateActionStatus.Done || o.Reason!.Contains("No space left", StringComparison.Ordinal) || o.Reason.Contains("since the scan", StringComparison.Ordinal),
                     $"{linker.Description}: {o}"));

@@ -130,14 +130,10 @@ public sealed class LinkerTests
         LinkTree.AssertNoContentLost(before);
     }
 
-    [LinkingFact]
+    // Only meaningful where the temp folder cannot clone; btrfs clones are tested in BtrfsTests.
+    [LinuxFact(TempFileSystem = "ext4")]
     public async Task Clone_on_a_file_system_without_reflinks_is_refused_without_a_fallback()
     {
-        if (!IsOn(Path.GetTempPath(), "ext4"))
-        {
-            return; // only meaningful where the temp folder cannot clone; btrfs clones are tested in BtrfsTests
-        }
-
         using var tree = new LinkTree();
         var a = tree.Write("a.bin", Content);
         var b = tree.Write("b.bin", Content);
@@ -151,14 +147,9 @@ public sealed class LinkerTests
         tree.AssertNoTemporaryFiles();
     }
 
-    [LinkingFact]
+    [LinuxFact(TempFileSystem = "ext4")]
     public async Task Dedupe_on_a_file_system_without_it_is_refused()
     {
-        if (!IsOn(Path.GetTempPath(), "ext4"))
-        {
-            return;
-        }
-
         using var tree = new LinkTree();
         tree.Write("a.bin", Content);
         tree.Write("b.bin", Content);
@@ -187,22 +178,5 @@ public sealed class LinkerTests
         var report = await LinkTree.Plan([group], Linkers.HardLink).ApplyAsync();
         Assert.Equal(2, report.Done);
         Assert.Equal(Content.Length, report.ReclaimedBytes);
-    }
-
-    internal static bool IsOn(string path, string type)
-    {
-        var full = Path.GetFullPath(path).TrimEnd('/');
-        var best = (Length: -1, Type: string.Empty);
-        foreach (var line in File.ReadAllLines("/proc/self/mounts"))
-        {
-            var parts = line.Split(' ');
-            var point = parts[1] == "/" ? string.Empty : parts[1];
-            if ((full == point || full.StartsWith(point + "/", StringComparison.Ordinal)) && point.Length > best.Length)
-            {
-                best = (point.Length, parts[2]);
-            }
-        }
-
-        return best.Type == type;
     }
 }

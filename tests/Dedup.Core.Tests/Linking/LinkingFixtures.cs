@@ -21,6 +21,16 @@ public sealed class FactRequiringFolderAttribute : FactAttribute
     }
 }
 
+/// <summary>
+/// Tests that use the <c>DEDUP_TEST_SMALLFS</c> mount: one collection, so they never run in parallel (one of
+/// them fills the file system up).
+/// </summary>
+[CollectionDefinition(Name)]
+public sealed class SmallFsCollection
+{
+    public const string Name = "SmallFs";
+}
+
 /// <summary>A fact that needs Linux and root (chattr, trash owner checks).</summary>
 public sealed class LinkingFactAttribute : FactAttribute
 {

@@ -72,6 +72,41 @@ internal static class MediaTestSupport
         return Has("perl") ? candidates.FirstOrDefault(c => !string.IsNullOrEmpty(c) && File.Exists(c)) : null;
     }
 
+    private static readonly Lazy<bool> s_ffmpegHasLibWebP = new(() => FfmpegHasEncoder("libwebp"));
+
+    /// <summary>Whether ffmpeg is installed with the libwebp encoder (many builds lack it); checked once.</summary>
+    public static bool FfmpegHasLibWebP => s_ffmpegHasLibWebP.Value;
+
+    /// <summary>Whether <c>ffmpeg -hide_banner -encoders</c> lists <paramref name="encoder"/>; false when ffmpeg is missing or fails.</summary>
+    private static bool FfmpegHasEncoder(string encoder)
+    {
+        if (!Has("ffmpeg"))
+        {
+            return false;
+        }
+
+        try
+        {
+            var psi = new ProcessStartInfo("ffmpeg") { RedirectStandardError = true, RedirectStandardOutput = true, RedirectStandardInput = true };
+            psi.ArgumentList.Add("-hide_banner");
+            psi.ArgumentList.Add("-encoders");
+            using var process = Process.Start(psi)!;
+            process.StandardInput.Close();
+            var errorTask = process.StandardError.ReadToEndAsync();
+            var output = process.StandardOutput.ReadToEnd();
+            process.WaitForExit();
+            _ = errorTask.Result;
+
+            // Lines look like " V....D libwebp              libwebp WebP image (codec webp)".
+            return process.ExitCode == 0 && output.Split('\n').Any(line =>
+                line.Split(' ', StringSplitOptions.RemoveEmptyEntries) is [_, var name, ..] && name == encoder);
+        }
+        catch (Exception ex) when (ex is System.ComponentModel.Win32Exception or InvalidOperationException or IOException)
+        {
+            return false;
+        }
+    }
+
     /// <summary>Runs a tool, failing the test with its error output when it exits non-zero; returns standard output.</summary>
     public static string Run(string file, params string[] args)
     {
@@ -91,16 +126,26 @@ internal static class MediaTestSupport
     }
 }
 
-/// <summary>A fact skipped (with the reason) when a command-line tool it needs is not installed.</summary>
+/// <summary>
+/// A fact skipped (with the reason) when a command-line tool it needs is not installed. Pseudo-tools:
+/// "exiftool-13" (an ExifTool with ImageDataHash, see <see cref="MediaTestSupport.ModernExifTool"/>) and
+/// "ffmpeg-libwebp" (ffmpeg with the libwebp encoder).
+/// </summary>
 public sealed class MediaToolFactAttribute : FactAttribute
 {
     public MediaToolFactAttribute(params string[] tools)
     {
-        var missing = tools.Where(t => t == "exiftool-13" ? MediaTestSupport.ModernExifTool() is null : !MediaTestSupport.Has(t)).ToList();
+        var missing = tools.Where(t => t switch
+        {
+            "exiftool-13" => MediaTestSupport.ModernExifTool() is null,
+            "ffmpeg-libwebp" => !MediaTestSupport.FfmpegHasLibWebP,
+            _ => !MediaTestSupport.Has(t),
+        }).ToList();
         if (missing.Count > 0)
         {
             Skip = $"Needs {string.Join(", ", missing)} (install: apt-get install ffmpeg id3v2 flac libimage-exiftool-perl; "
-                 + "npm install --prefix /tmp/exiftool-npm exiftool-vendored.pl or set DEDUP_EXIFTOOL)";
+                 + "npm install --prefix /tmp/exiftool-npm exiftool-vendored.pl or set DEDUP_EXIFTOOL; "
+                 + "ffmpeg-libwebp: an ffmpeg built with the libwebp encoder, listed by ffmpeg -hide_banner -encoders)";
         }
     }
 }

@@ -99,12 +99,15 @@ public sealed class CancellationTests
         // A consumer that breaks out after the first group must not leave the scan reading in the background.
         using var tree = SlowTree();
         var strategy = new SlowStrategy(Delay);
+        var received = false;
         await foreach (var group in Finder(tree, strategy).FindAsync())
         {
+            received = true;
             break;
         }
 
         var startedAtBreak = strategy.Started;
+        Assert.True(received, "the scan yielded no group, so the consumer never left early");
         await Task.Delay(TimeSpan.FromSeconds(1));
 
         Assert.True(strategy.Started <= startedAtBreak + Parallelism, $"{strategy.Started - startedAtBreak} comparisons started after the consumer left.");

@@ -25,12 +25,15 @@ public sealed class FolderHandleTests
     {
         using var tree = BuildTree();
         var scan = new DuplicateFinderBuilder().AddRoot(tree.Root).Build().FindAsync();
+        var received = false;
         await foreach (var group in scan)
         {
+            received = true;
             Assert.Equal(3, group.Files.Count);
             break;
         }
 
+        Assert.True(received, "the scan yielded no group, so the caller never stopped early");
         Assert.Empty(OpenDescriptorsUnder(tree.Root));
     }
 

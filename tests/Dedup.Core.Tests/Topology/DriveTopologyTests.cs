@@ -142,6 +142,10 @@ public sealed class DriveTopologyTests
             Assert.All(nodes, n => Assert.True(n.PhysicalOffset > 0, $"no physical offset recorded for {n.Primary.Path}"));
             Assert.NotEqual(nodes[0].PhysicalOffset, nodes[1].PhysicalOffset);
         }
+        else
+        {
+            Assert.All(nodes, n => Assert.Equal(-1, n.PhysicalOffset)); // tmpfs and others: FileNode's "unknown"
+        }
     }
 
     private static string WrittenToDisk(TempTree tree, string name, int seed)
