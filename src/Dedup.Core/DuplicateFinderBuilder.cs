@@ -173,7 +173,10 @@ public sealed class DuplicateFinderBuilder
     /// <summary>
     /// Compares MP3, FLAC, JPEG, PNG, WAV, WebP and MP4/MOV files by their media payload, ignoring tags and
     /// metadata (the same song retagged, the same photo with edited EXIF). Formats are detected by content;
-    /// other or malformed files are compared whole. Every file is opened once more to locate its payload.
+    /// other or malformed files are compared whole. Byte-identical files are found first, as without media
+    /// mode, and reported as whole-file groups; one file of each such set, and each file of a unique size, is
+    /// then opened once more to locate its payload, and sets with equal payloads are reported together as a
+    /// <see cref="Media.ContentMatch.MediaPayload"/> group.
     /// </summary>
     /// <param name="enable">Use media mode.</param>
     /// <returns>This builder.</returns>

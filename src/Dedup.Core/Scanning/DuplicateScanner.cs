@@ -10,7 +10,7 @@ namespace Dedup.Core.Scanning;
 /// The scan pipeline: enumerate → group by size → fold hard links → probe → compare, with groups
 /// streamed out as each candidate set is settled.
 /// </summary>
-internal static class DuplicateScanner
+internal static partial class DuplicateScanner
 {
     public static async IAsyncEnumerable<DuplicateGroup> ScanAsync(ScanState state, [EnumeratorCancellation] CancellationToken cancellationToken)
     {
@@ -28,7 +28,8 @@ internal static class DuplicateScanner
             state.Phase = ScanPhase.Comparing;
 
             var channel = Channel.CreateUnbounded<DuplicateGroup>(new UnboundedChannelOptions { SingleReader = true });
-            compareTask = Task.Run(() => Compare(state, candidates, channel.Writer, token), CancellationToken.None);
+            Action<ScanState, List<CandidateSet>, ChannelWriter<DuplicateGroup>, CancellationToken> compare = options.MediaMode ? CompareMedia : Compare;
+            compareTask = Task.Run(() => compare(state, candidates, channel.Writer, token), CancellationToken.None);
             await foreach (var group in channel.Reader.ReadAllAsync(token).ConfigureAwait(false))
             {
                 yield return group;
@@ -86,20 +87,21 @@ internal static class DuplicateScanner
             list.Add(file);
         }
 
-        var sets = options.MediaMode ? LocateMedia(state, bySize, cancellationToken) : FoldHardLinks(bySize);
+        // Media mode keeps files of a unique size too: their payload may still equal another file's.
+        var sets = FoldHardLinks(bySize, keepSingles: options.MediaMode);
 
         // Longest work first, so one big set does not finish last on a single thread.
         sets.Sort(static (a, b) => b.Cost.CompareTo(a.Cost));
         return sets;
     }
 
-    private static List<CandidateSet> FoldHardLinks(Dictionary<long, List<ScannedFile>> bySize)
+    private static List<CandidateSet> FoldHardLinks(Dictionary<long, List<ScannedFile>> bySize, bool keepSingles)
     {
         var sets = new List<CandidateSet>();
         var byIdentity = new Dictionary<FileIdentity, FileNode>();
         foreach (var (size, files) in bySize)
         {
-            if (files.Count < 2)
+            if (files.Count < 2 && !keepSingles)
             {
                 continue;
             }
@@ -117,88 +119,9 @@ internal static class DuplicateScanner
                 }
             }
 
-            if (byIdentity.Count >= 2)
+            if (byIdentity.Count >= 2 || keepSingles)
             {
                 sets.Add(new CandidateSet(size, [.. byIdentity.Values]));
-            }
-        }
-
-        return sets;
-    }
-
-    /// <summary>
-    /// Media mode: every distinct file is opened once to find its payload ranges; sets are then formed
-    /// by (format, payload length) instead of file size. Unknown or malformed files keep whole-file content.
-    /// </summary>
-    private static List<CandidateSet> LocateMedia(ScanState state, Dictionary<long, List<ScannedFile>> bySize, CancellationToken cancellationToken)
-    {
-        var byIdentity = new Dictionary<FileIdentity, List<ScannedFile>>();
-        foreach (var files in bySize.Values)
-        {
-            foreach (var file in files)
-            {
-                if (!byIdentity.TryGetValue(file.Identity, out var names))
-                {
-                    byIdentity[file.Identity] = names = new List<ScannedFile>(1);
-                }
-
-                names.Add(file);
-            }
-        }
-
-        var identities = byIdentity.Values.ToArray();
-
-        // Largest first: a PNG's chunk walk reads the whole file, so a big file located last would leave the other
-        // readers idle before comparing can start.
-        Array.Sort(identities, static (a, b) => b[0].Length.CompareTo(a[0].Length));
-        var nodes = new FileNode?[identities.Length];
-        var parallel = new ParallelOptions { MaxDegreeOfParallelism = state.Options.MaxDegreeOfParallelism, CancellationToken = cancellationToken };
-        Parallel.For(0, identities.Length, parallel, i =>
-        {
-            var primary = identities[i][0];
-            using var handle = FileOpener.TryOpen(primary, state);
-            if (handle is null)
-            {
-                return; // reported; left out
-            }
-
-            var ranges = new List<Media.ByteRange>();
-            var located = Media.MediaContent.TryLocate(handle, primary.Length, Media.MediaOptions.Default, out var format, ranges, out var locateRead);
-            state.AddBytesRead(locateRead);
-            var node = located ? new FileNode(primary, [.. ranges], format) : new FileNode(primary);
-            for (var n = 1; n < identities[i].Count; n++)
-            {
-                node.AddName(identities[i][n].Path);
-            }
-
-            nodes[i] = node;
-        });
-
-        // A plain dictionary rather than LINQ's GroupBy: ReadyToRun cannot precompile GroupBy's internals for this key,
-        // so they were jitted at start-up of every media scan.
-        var groups = new Dictionary<(Media.MediaFormat Format, bool IsMedia, long Length), List<FileNode>>();
-        foreach (var node in nodes)
-        {
-            if (node is null)
-            {
-                continue;
-            }
-
-            var key = (node.Format, node.Ranges is not null, node.ContentLength);
-            if (!groups.TryGetValue(key, out var members))
-            {
-                groups[key] = members = new List<FileNode>(2);
-            }
-
-            members.Add(node);
-        }
-
-        var sets = new List<CandidateSet>();
-        foreach (var (key, members) in groups)
-        {
-            if (members.Count >= 2 && (key.Length > 0 || state.Options.IncludeEmptyFiles))
-            {
-                sets.Add(new CandidateSet(key.Length, members));
             }
         }
 
@@ -210,7 +133,8 @@ internal static class DuplicateScanner
         try
         {
             var parallel = new ParallelOptions { MaxDegreeOfParallelism = state.Options.MaxDegreeOfParallelism, CancellationToken = cancellationToken };
-            Parallel.ForEach(sets, parallel, candidate => CompareSet(state, candidate, writer, cancellationToken));
+            Action<FileComparisonSet> settled = set => Emit(state, set, writer);
+            Parallel.ForEach(sets, parallel, candidate => CompareSet(state, candidate, settled, cancellationToken));
             writer.Complete();
         }
         catch (Exception ex)
@@ -219,7 +143,8 @@ internal static class DuplicateScanner
         }
     }
 
-    private static void CompareSet(ScanState state, CandidateSet candidate, ChannelWriter<DuplicateGroup> writer, CancellationToken cancellationToken)
+    /// <summary>Probes and compares one set; each settled <see cref="FileComparisonSet"/> (the probe's, then each bucket's) goes to <paramref name="settled"/>, possibly in parallel.</summary>
+    private static void CompareSet(ScanState state, CandidateSet candidate, Action<FileComparisonSet> settled, CancellationToken cancellationToken)
     {
         // One token per device the set touches, taken in global order (HDD: one reader at a time).
         var devices = DevicesOf(candidate.Files);
@@ -242,7 +167,7 @@ internal static class DuplicateScanner
         using (var set = new FileComparisonSet(candidate.Files, candidate.Size, state) { RecordPhysicalOffsets = rotational })
         {
             ProbeStage.Run(set, readers, unsettled, cancellationToken);
-            Emit(state, set, writer);
+            settled(set);
         }
 
         // Buckets are independent; a set with many (same size, same probes) must not keep one core busy
@@ -263,7 +188,7 @@ internal static class DuplicateScanner
 
             using var subset = new FileComparisonSet(files, candidate.Size, state);
             state.Options.Strategy.Partition(subset, cancellationToken);
-            Emit(state, subset, writer);
+            settled(subset);
         }
 
         if (unsettled.Count > 1 && readers > 1)
@@ -304,8 +229,7 @@ internal static class DuplicateScanner
             }
 
             files.Sort(static (a, b) => a.Path.CompareTo(b.Path));
-            var match = set[members[0]].Ranges is null ? Media.ContentMatch.WholeFile : Media.ContentMatch.MediaPayload;
-            var group = new DuplicateGroup(set.Length, files, verified, match);
+            var group = new DuplicateGroup(set.Length, files, verified);
             state.AddGroup(group);
             writer.TryWrite(group);
         }

@@ -98,6 +98,7 @@ internal sealed class FileComparisonSet : ComparisonSet, IDisposable
             else
             {
                 _failed[index] = true;
+                _files[index].Dropped = true;
             }
         }
 
@@ -127,6 +128,7 @@ internal sealed class FileComparisonSet : ComparisonSet, IDisposable
         if (handle is null)
         {
             _failed[index] = true;
+            _files[index].Dropped = true;
             return null;
         }
 
@@ -152,6 +154,7 @@ internal sealed class FileComparisonSet : ComparisonSet, IDisposable
     private void Fail(int index)
     {
         _failed[index] = true;
+        _files[index].Dropped = true;
         Release(index);
     }
 }

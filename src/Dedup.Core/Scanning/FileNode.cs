@@ -44,6 +44,12 @@ internal sealed class FileNode
     /// <summary>The length of the compared content: the payload in media mode, else the file.</summary>
     public long ContentLength { get; }
 
+    /// <summary>
+    /// Set when the file dropped out of the scan (unreadable, vanished or changed; its error was reported).
+    /// Media mode reads it to leave such files out of the payload stage.
+    /// </summary>
+    public bool Dropped { get; set; }
+
     /// <summary>Physical offset of the first extent (rotational disks only), or -1 when unknown.</summary>
     public long PhysicalOffset { get; set; } = -1;
 

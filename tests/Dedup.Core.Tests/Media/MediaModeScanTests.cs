@@ -94,4 +94,56 @@ public sealed class MediaModeScanTests
         Assert.Equal(Math.Min(variants[0].Length, variants[1].Length), group.WastedBytes);
         Assert.Equal(new[] { first, second }.Order(StringComparer.Ordinal), group.Files.Select(f => f.Path.ToString()).Order(StringComparer.Ordinal));
     }
+
+    [Fact]
+    public async Task Byte_identical_copies_are_one_whole_file_group_and_located_once()
+    {
+        // A PNG's chunk walk reads the whole file, so bytes read tell how many copies were located.
+        using var tree = new TempTree();
+        var png = PngFixture.File(seed: 3, idatParts: 40, beforeData: [], afterData: []);
+        var first = tree.Write("a/image.png", png);
+        var second = tree.Write("b/image.png", png);
+
+        var (groups, summary) = await Scan.RunAsync(b => b.AddRoot(tree.Root).UseMediaMode());
+
+        Assert.Empty(summary.Errors);
+        var group = Assert.Single(groups);
+        Assert.Equal(ContentMatch.WholeFile, group.Match);
+        Assert.Equal(png.Length, group.Size);
+        Assert.Equal(new[] { first, second }.Order(StringComparer.Ordinal), group.Files.Select(f => f.Path.ToString()));
+        Assert.InRange(summary.BytesRead, 2L * png.Length, 3L * png.Length);
+    }
+
+    [Theory]
+    [MemberData(nameof(FixtureNames))]
+    public async Task Copies_of_retagged_variants_merge_into_one_payload_group(string name)
+    {
+        // Two classes of byte-identical copies with one payload, a lone variant, and a copied near-miss.
+        using var tree = new TempTree();
+        var fixture = MediaTestSupport.Fixture(name);
+        var variants = fixture.Variants(seed: 31).Select(v => v.Bytes).DistinctBy(Convert.ToHexString).Take(3).ToArray();
+        Assert.Equal(3, variants.Length);
+        var expected = new List<string>
+        {
+            tree.Write("one/a.bin", variants[0]), tree.Write("one/b.bin", variants[0]),
+            tree.Write("two/a.bin", variants[1]), tree.Write("two/b.bin", variants[1]), tree.Write("two/c.bin", variants[1]),
+            tree.Write("three/a.bin", variants[2]),
+        };
+        var other = fixture.Create(seed: 32);
+        var others = new[] { tree.Write("other/a.bin", other), tree.Write("other/b.bin", other) };
+
+        var (groups, summary) = await Scan.RunAsync(b => b.AddRoot(tree.Root).UseMediaMode());
+
+        Assert.Empty(summary.Errors);
+        Assert.Equal(2, groups.Count);
+        var merged = Assert.Single(groups, g => g.Match == ContentMatch.MediaPayload);
+        Assert.Equal(expected.Order(StringComparer.Ordinal), merged.Files.Select(f => f.Path.ToString()));
+        Assert.True(merged.Size < variants.Min(v => v.Length));
+        Assert.True(merged.VerifiedByBytes);
+        var copies = Assert.Single(groups, g => g.Match == ContentMatch.WholeFile);
+        Assert.Equal(others.Order(StringComparer.Ordinal), copies.Files.Select(f => f.Path.ToString()));
+        Assert.Equal(other.Length, copies.Size);
+    }
+
+    public static TheoryData<string> FixtureNames() => [.. MediaTestSupport.AllFixtures.Select(MediaTestSupport.Name)];
 }

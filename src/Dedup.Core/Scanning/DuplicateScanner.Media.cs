@@ -1,0 +1,227 @@
+using System.Threading.Channels;
+using Dedup.Core.Media;
+
+namespace Dedup.Core.Scanning;
+
+/// <summary>
+/// Media mode. Byte-identical files have identical payloads, so same-size files are first settled exactly as in
+/// whole-file mode (sequential reads, probes that stop at the first differing page); only one file per resulting
+/// class — and each file of a unique size — is then opened to locate its payload. Classes whose payloads are
+/// equal merge into one group. Locating costs a few reads for most formats, but a PNG's chunk walk reads the
+/// whole file: locating every copy too made media mode a third slower than whole-file mode on a folder of copies.
+/// </summary>
+internal static partial class DuplicateScanner
+{
+    private static void CompareMedia(ScanState state, List<CandidateSet> sets, ChannelWriter<DuplicateGroup> writer, CancellationToken cancellationToken)
+    {
+        try
+        {
+            var parallel = new ParallelOptions { MaxDegreeOfParallelism = state.Options.MaxDegreeOfParallelism, CancellationToken = cancellationToken };
+
+            // Stage 1: whole-file classes, each located through its first member while its pages are still cached.
+            var located = new List<ContentClass>();
+            Parallel.ForEach(sets, parallel, candidate =>
+            {
+                foreach (var found in WholeFileClasses(state, candidate, cancellationToken))
+                {
+                    if (found.Locate(state))
+                    {
+                        lock (located)
+                        {
+                            located.Add(found);
+                        }
+                    }
+                    else
+                    {
+                        EmitClass(found, writer, state); // not media (or gone): its whole-file group is final
+                    }
+                }
+            });
+
+            // Stage 2: classes of the same format and payload length are compared by payload.
+            var byPayload = new Dictionary<FileNode, ContentClass>(ReferenceEqualityComparer.Instance);
+            var keys = new Dictionary<(MediaFormat Format, long Length), List<FileNode>>();
+            foreach (var found in located)
+            {
+                byPayload[found.Payload!] = found;
+                var key = (found.Payload!.Format, found.Payload.ContentLength);
+                if (!keys.TryGetValue(key, out var members))
+                {
+                    keys[key] = members = new List<FileNode>(1);
+                }
+
+                members.Add(found.Payload);
+            }
+
+            var payloadSets = new List<CandidateSet>();
+            foreach (var (key, members) in keys)
+            {
+                if (members.Count >= 2)
+                {
+                    payloadSets.Add(new CandidateSet(key.Length, members));
+                }
+                else
+                {
+                    EmitClass(byPayload[members[0]], writer, state);
+                }
+            }
+
+            payloadSets.Sort(static (a, b) => b.Cost.CompareTo(a.Cost));
+            Action<FileComparisonSet> settled = set => EmitMerged(state, set, byPayload, writer);
+            Parallel.ForEach(payloadSets, parallel, candidate => CompareSet(state, candidate, settled, cancellationToken));
+
+            // Classes whose payload matched no other class's.
+            foreach (var found in located)
+            {
+                if (!found.Reported)
+                {
+                    EmitClass(found, writer, state);
+                }
+            }
+
+            writer.Complete();
+        }
+        catch (Exception ex)
+        {
+            writer.Complete(ex);
+        }
+    }
+
+    /// <summary>Splits one same-size set into byte-identical classes (a file of a unique size is a class of one).</summary>
+    private static List<ContentClass> WholeFileClasses(ScanState state, CandidateSet candidate, CancellationToken cancellationToken)
+    {
+        var classes = new List<ContentClass>();
+        if (candidate.Files.Count == 1)
+        {
+            classes.Add(new ContentClass([candidate.Files[0]], verified: true));
+            return classes;
+        }
+
+        var grouped = new HashSet<FileNode>(ReferenceEqualityComparer.Instance);
+        CompareSet(state, candidate, set =>
+        {
+            // Buckets of one set may settle in parallel.
+            lock (classes)
+            {
+                foreach (var (members, verified) in set.Groups)
+                {
+                    var nodes = new FileNode[members.Length];
+                    for (var i = 0; i < members.Length; i++)
+                    {
+                        nodes[i] = set[members[i]];
+                        grouped.Add(nodes[i]);
+                    }
+
+                    classes.Add(new ContentClass(nodes, verified));
+                }
+            }
+        }, cancellationToken);
+
+        foreach (var node in candidate.Files)
+        {
+            if (!node.Dropped && !grouped.Contains(node))
+            {
+                classes.Add(new ContentClass([node], verified: true));
+            }
+        }
+
+        return classes;
+    }
+
+    /// <summary>Emits groups of payload-equal classes: every member of each class, one group per match.</summary>
+    private static void EmitMerged(ScanState state, FileComparisonSet set, Dictionary<FileNode, ContentClass> byPayload, ChannelWriter<DuplicateGroup> writer)
+    {
+        foreach (var (members, verified) in set.Groups)
+        {
+            var files = new List<DuplicateFile>();
+            var allVerified = verified;
+            foreach (var index in members)
+            {
+                var found = byPayload[set[index]];
+                found.Reported = true; // each class's payload node is in exactly one group
+                allVerified &= found.Verified;
+                foreach (var node in found.Members)
+                {
+                    if (!node.Dropped)
+                    {
+                        files.Add(node.ToDuplicateFile());
+                    }
+                }
+            }
+
+            files.Sort(static (a, b) => a.Path.CompareTo(b.Path));
+            var group = new DuplicateGroup(set.Length, files, allVerified, ContentMatch.MediaPayload);
+            state.AddGroup(group);
+            writer.TryWrite(group);
+        }
+    }
+
+    /// <summary>Emits a class on its own, as a whole-file group, when it still has two files.</summary>
+    private static void EmitClass(ContentClass found, ChannelWriter<DuplicateGroup> writer, ScanState state)
+    {
+        found.Reported = true;
+        if (found.Payload is { Dropped: true })
+        {
+            found.Members[0].Dropped = true; // changed or vanished while its payload was compared
+        }
+
+        var files = new List<DuplicateFile>(found.Members.Length);
+        foreach (var node in found.Members)
+        {
+            if (!node.Dropped)
+            {
+                files.Add(node.ToDuplicateFile());
+            }
+        }
+
+        if (files.Count < 2)
+        {
+            return;
+        }
+
+        files.Sort(static (a, b) => a.Path.CompareTo(b.Path));
+        var group = new DuplicateGroup(found.Members[0].Primary.Length, files, found.Verified);
+        state.AddGroup(group);
+        writer.TryWrite(group);
+    }
+
+    /// <summary>Byte-identical distinct files (or one file), and where located, its payload.</summary>
+    private sealed class ContentClass(FileNode[] members, bool verified)
+    {
+        public FileNode[] Members { get; } = members;
+
+        /// <summary>Whether the members were compared byte by byte (not accepted on hash equality).</summary>
+        public bool Verified { get; } = verified;
+
+        /// <summary>The first member with its payload ranges, once located.</summary>
+        public FileNode? Payload { get; private set; }
+
+        /// <summary>Set once the class was emitted, alone or merged with payload-equal classes (or found too small to emit).</summary>
+        public bool Reported { get; set; }
+
+        /// <summary>Opens the first live member once to find its payload; <see langword="false"/> when it is not media or cannot be read.</summary>
+        public bool Locate(ScanState state)
+        {
+            // Probes and comparison never drop a grouped file, so the first member is live.
+            var first = Members[0];
+
+            using var handle = FileOpener.TryOpen(first.Primary, state);
+            if (handle is null)
+            {
+                first.Dropped = true; // reported; the other members may still form a group
+                return false;
+            }
+
+            var ranges = new List<ByteRange>();
+            var located = MediaContent.TryLocate(handle, first.Primary.Length, MediaOptions.Default, out var format, ranges, out var bytesRead);
+            state.AddBytesRead(bytesRead);
+            if (!located)
+            {
+                return false;
+            }
+
+            Payload = new FileNode(first.Primary, [.. ranges], format);
+            return true;
+        }
+    }
+}
