@@ -24,7 +24,7 @@ internal static partial class DuplicateScanner
             {
                 foreach (var found in WholeFileClasses(state, candidate, cancellationToken))
                 {
-                    if (found.Locate(state))
+                    if (found.Locate(state, cancellationToken))
                     {
                         lock (located)
                         {
@@ -200,10 +200,13 @@ internal static partial class DuplicateScanner
         public bool Reported { get; set; }
 
         /// <summary>Opens the first live member once to find its payload; <see langword="false"/> when it is not media or cannot be read.</summary>
-        public bool Locate(ScanState state)
+        public bool Locate(ScanState state, CancellationToken cancellationToken)
         {
             // Probes and comparison never drop a grouped file, so the first member is live.
             var first = Members[0];
+
+            // A reader like any other: on a disk that admits one reader, locating waits its turn.
+            using var token = state.Drives.Enter(first.Primary.Identity.Device, cancellationToken);
 
             using var handle = FileOpener.TryOpen(first.Primary, state);
             if (handle is null)
