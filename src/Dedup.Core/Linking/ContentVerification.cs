@@ -1,4 +1,3 @@
-using System.Buffers;
 using System.Globalization;
 using Microsoft.Win32.SafeHandles;
 
@@ -12,8 +11,8 @@ internal static class ContentVerification
     /// <summary>Compares the two open files from the start; throws a skip when they differ or do not hold <paramref name="length"/> bytes.</summary>
     public static void RequireEqual(SafeFileHandle kept, SafeFileHandle duplicate, long length)
     {
-        var a = ArrayPool<byte>.Shared.Rent(ChunkSize);
-        var b = ArrayPool<byte>.Shared.Rent(ChunkSize);
+        var a = Pooling.BufferPool.Shared.Rent(ChunkSize);
+        var b = Pooling.BufferPool.Shared.Rent(ChunkSize);
         try
         {
             long offset = 0;
@@ -41,8 +40,8 @@ internal static class ContentVerification
         }
         finally
         {
-            ArrayPool<byte>.Shared.Return(a);
-            ArrayPool<byte>.Shared.Return(b);
+            Pooling.BufferPool.Shared.Return(a);
+            Pooling.BufferPool.Shared.Return(b);
         }
     }
 }

@@ -46,7 +46,10 @@ internal sealed class FlacLocator : IMediaLocator
                     return false;
                 }
 
-                ranges.Add(new ByteRange(body, length));
+                if (!reader.TryAddRange(ranges, body, length))
+                {
+                    return false;
+                }
             }
 
             position = body + length;
@@ -57,8 +60,7 @@ internal sealed class FlacLocator : IMediaLocator
                     return false;
                 }
 
-                ranges.Add(new ByteRange(position, reader.Length - position));
-                return true;
+                return reader.TryAddRange(ranges, position, reader.Length - position);
             }
         }
 

@@ -61,9 +61,9 @@ internal sealed class JpegLocator : IMediaLocator
 
             var segmentEnd = position + length;
             var isMetadata = code is >= 0xE0 and <= 0xEF or 0xFE;
-            if (!isMetadata)
+            if (!isMetadata && !reader.TryAddRange(ranges, markerStart, segmentEnd - markerStart))
             {
-                ranges.Add(new ByteRange(markerStart, segmentEnd - markerStart));
+                return false;
             }
 
             if (code is >= 0xC0 and <= 0xCF and not 0xC4 and not 0xC8 and not 0xCC or 0xF7)
@@ -89,8 +89,7 @@ internal sealed class JpegLocator : IMediaLocator
                     return false;
                 }
 
-                ranges.Add(new ByteRange(position, eoi - position));
-                return true;
+                return reader.TryAddRange(ranges, position, eoi - position);
             }
         }
 
@@ -101,7 +100,7 @@ internal sealed class JpegLocator : IMediaLocator
     private static long FindLastEoi(MediaReader reader, long start)
     {
         const int Block = 64 * 1024;
-        var buffer = System.Buffers.ArrayPool<byte>.Shared.Rent(Block);
+        var buffer = reader.Options.Buffers.Rent(Block);
         try
         {
             var end = reader.Length;
@@ -129,7 +128,7 @@ internal sealed class JpegLocator : IMediaLocator
         }
         finally
         {
-            System.Buffers.ArrayPool<byte>.Shared.Return(buffer);
+            reader.Options.Buffers.Return(buffer);
         }
     }
 }

@@ -17,6 +17,9 @@ internal sealed record MediaOptions
     /// <summary>Parser steps (segments, chunks, boxes, frames, table entries) before giving up.</summary>
     public long MaxSteps { get; init; } = 64L << 20;
 
+    /// <summary>The pool the reader's buffers come from (a scan passes its own).</summary>
+    public Pooling.BufferPool Buffers { get; init; } = Pooling.BufferPool.Shared;
+
     /// <summary>Payload ranges kept before giving up (memory bound: 16 bytes each).</summary>
     public int MaxRanges { get; init; } = 1 << 20;
 }

@@ -1,4 +1,3 @@
-using System.Buffers;
 using System.Numerics;
 using System.Runtime.CompilerServices;
 using Microsoft.Win32.SafeHandles;
@@ -50,7 +49,7 @@ internal sealed class MediaReader : IDisposable
     {
         Length = length;
         Options = options;
-        _buffer = ArrayPool<byte>.Shared.Rent(BufferSize);
+        _buffer = Options.Buffers.Rent(BufferSize);
         _bytesLeft = (2 * length) + options.ExtraParseBytes;
         _stepsLeft = options.MaxSteps;
     }
@@ -70,6 +69,22 @@ internal sealed class MediaReader : IDisposable
 
     /// <summary>Whether [offset, offset + length) lies inside the file.</summary>
     public bool Contains(long offset, long length) => offset >= 0 && length >= 0 && offset <= Length && length <= Length - offset;
+
+    /// <summary>
+    /// Appends a payload range, or returns <see langword="false"/> (the locate fails) once
+    /// <see cref="MediaOptions.MaxRanges"/> are held. Checked where ranges are added, so a crafted file of
+    /// millions of empty chunks cannot grow the list before the limit is seen.
+    /// </summary>
+    public bool TryAddRange(List<ByteRange> ranges, long offset, long length)
+    {
+        if (ranges.Count >= Options.MaxRanges)
+        {
+            return false;
+        }
+
+        ranges.Add(new ByteRange(offset, length));
+        return true;
+    }
 
     /// <summary>Reads exactly <paramref name="destination"/>.Length bytes at <paramref name="offset"/>.</summary>
     public bool TryRead(long offset, Span<byte> destination)
@@ -126,8 +141,8 @@ internal sealed class MediaReader : IDisposable
         _bufferCount = 0;
         if (count > _buffer.Length)
         {
-            ArrayPool<byte>.Shared.Return(_buffer);
-            _buffer = ArrayPool<byte>.Shared.Rent(count);
+            Options.Buffers.Return(_buffer);
+            _buffer = Options.Buffers.Rent(count);
         }
 
         if (!ReadDirect(offset, _buffer.AsSpan(0, count)))
@@ -167,7 +182,7 @@ internal sealed class MediaReader : IDisposable
         _bufferCount = 0;
         if (buffer.Length > 0)
         {
-            ArrayPool<byte>.Shared.Return(buffer);
+            Options.Buffers.Return(buffer);
         }
     }
 

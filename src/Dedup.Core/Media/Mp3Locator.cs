@@ -56,8 +56,7 @@ internal sealed class Mp3Locator : IMediaLocator
 
         // One range: from the first audio frame to the tags. Walking every frame would not change it, as
         // bytes that do not parse as frames (a truncated last frame, junk) are kept as payload anyway.
-        ranges.Add(new ByteRange(payload, end - payload));
-        return true;
+        return reader.TryAddRange(ranges, payload, end - payload);
     }
 
     /// <summary>The first offset in [start, start + 64 KiB) where a run of valid consistent frames begins, or -1.</summary>

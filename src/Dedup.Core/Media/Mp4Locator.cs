@@ -136,7 +136,11 @@ internal sealed class Mp4Locator : IMediaLocator
             return -1;
         }
 
-        ranges.Add(new ByteRange(stsd, stsdEnd - stsd));
+        if (!reader.TryAddRange(ranges, stsd, stsdEnd - stsd))
+        {
+            return -1;
+        }
+
         var table = new SampleTable(reader, stsz, stszEnd, stsc, stscEnd, stco, stcoEnd, wide);
         return table.AddChunks(ranges) ? 1 : -1;
     }

@@ -87,12 +87,11 @@ internal readonly struct SampleTable(MediaReader reader, long stsz, long stszEnd
                 }
             }
 
-            if (!reader.Contains(offset, bytes) || ranges.Count >= reader.Options.MaxRanges)
+            if (!reader.Contains(offset, bytes) || !reader.TryAddRange(ranges, offset, bytes))
             {
                 return false;
             }
 
-            ranges.Add(new ByteRange(offset, bytes));
             sample += perChunk;
         }
 

@@ -51,12 +51,18 @@ internal sealed class PngLocator : IMediaLocator
             if (type.SequenceEqual("IDAT"u8))
             {
                 sawData = true;
-                ranges.Add(new ByteRange(data, length));
+                if (!reader.TryAddRange(ranges, data, length))
+                {
+                    return false;
+                }
             }
             else if (IsKept(type))
             {
                 sawData |= type.SequenceEqual("fdAT"u8); // APNG frame data (sequence number + data)
-                ranges.Add(new ByteRange(position + 4, length + 4L)); // type + data, not the CRC
+                if (!reader.TryAddRange(ranges, position + 4, length + 4L)) // type + data, not the CRC
+                {
+                    return false;
+                }
             }
 
             position = data + length + 4;

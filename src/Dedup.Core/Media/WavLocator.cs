@@ -13,38 +13,45 @@ internal sealed class WavLocator : IMediaLocator
 
     public bool TryLocate(MediaReader reader, List<ByteRange> ranges)
     {
-        var format = -1;
-        var data = -1;
-        var ok = RiffChunks.Walk(reader, (id, offset, length) =>
+        var format = false;
+        var data = false;
+        var chunks = new RiffChunks(reader);
+        Span<byte> id = stackalloc byte[4];
+        while (chunks.TryNext(id, out var offset, out var length))
         {
+            bool added;
             if (id.SequenceEqual("fmt "u8))
             {
-                if (format >= 0 || length < 16)
+                if (format || length < 16)
                 {
                     return false;
                 }
 
-                format = ranges.Count;
-                ranges.Add(new ByteRange(offset - 8, length + 8));
+                format = true;
+                added = reader.TryAddRange(ranges, offset - 8, length + 8);
             }
             else if (id.SequenceEqual("data"u8))
             {
-                if (data >= 0 || format < 0)
+                if (data || !format)
                 {
                     return false;
                 }
 
-                data = ranges.Count;
-                ranges.Add(new ByteRange(offset, length));
+                data = true;
+                added = reader.TryAddRange(ranges, offset, length);
             }
-            else if (!IsMetadata(id))
+            else
             {
-                ranges.Add(new ByteRange(offset - 8, length + 8));
+                added = IsMetadata(id) || reader.TryAddRange(ranges, offset - 8, length + 8);
             }
 
-            return true;
-        });
-        return ok && format >= 0 && data >= 0;
+            if (!added)
+            {
+                return false;
+            }
+        }
+
+        return chunks.Completed && format && data;
     }
 
     private static bool IsMetadata(ReadOnlySpan<byte> id)

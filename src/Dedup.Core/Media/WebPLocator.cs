@@ -16,26 +16,33 @@ internal sealed class WebPLocator : IMediaLocator
     {
         var images = 0;
         var first = true;
-        var ok = RiffChunks.Walk(reader, (id, offset, length) =>
+        var chunks = new RiffChunks(reader);
+        Span<byte> id = stackalloc byte[4];
+        while (chunks.TryNext(id, out var offset, out var length))
         {
             var wasFirst = first;
             first = false;
             if (id.SequenceEqual("VP8X"u8))
             {
-                return wasFirst && length >= 10;
+                if (!wasFirst || length < 10)
+                {
+                    return false;
+                }
             }
             else if (id.SequenceEqual("VP8 "u8) || id.SequenceEqual("VP8L"u8) || id.SequenceEqual("ANMF"u8))
             {
                 images++;
-                ranges.Add(new ByteRange(offset - 8, length + 8));
+                if (!reader.TryAddRange(ranges, offset - 8, length + 8))
+                {
+                    return false;
+                }
             }
-            else if (id.SequenceEqual("ALPH"u8) || id.SequenceEqual("ANIM"u8))
+            else if ((id.SequenceEqual("ALPH"u8) || id.SequenceEqual("ANIM"u8)) && !reader.TryAddRange(ranges, offset - 8, length + 8))
             {
-                ranges.Add(new ByteRange(offset - 8, length + 8));
+                return false;
             }
+        }
 
-            return true;
-        });
-        return ok && images > 0;
+        return chunks.Completed && images > 0;
     }
 }

@@ -216,7 +216,7 @@ internal static partial class DuplicateScanner
             }
 
             var ranges = new List<ByteRange>();
-            var located = MediaContent.TryLocate(handle, first.Primary.Length, MediaOptions.Default, out var format, ranges, out var bytesRead);
+            var located = MediaContent.TryLocate(handle, first.Primary.Length, state.MediaOptions, out var format, ranges, out var bytesRead);
             state.AddBytesRead(bytesRead);
             if (!located)
             {

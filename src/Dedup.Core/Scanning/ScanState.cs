@@ -16,7 +16,11 @@ internal sealed class ScanState
     {
         Options = options;
         Drives = new Topology.DriveAccessManager(options.Topology, options.MaxDegreeOfParallelism);
+        MediaOptions = Media.MediaOptions.Default with { Buffers = options.Buffers };
     }
+
+    /// <summary>Media mode's locator settings, reading through this scan's buffer pool.</summary>
+    public Media.MediaOptions MediaOptions { get; }
 
     /// <summary>Per-device access tokens for this scan.</summary>
     public Topology.DriveAccessManager Drives { get; }

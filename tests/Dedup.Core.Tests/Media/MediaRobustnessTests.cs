@@ -66,6 +66,33 @@ public sealed class MediaRobustnessTests
         }
     }
 
+    [Fact]
+    public void The_range_limit_holds_while_ranges_are_added()
+    {
+        // 100,000 kept chunks against a limit of 1,000: the locate fails, and the list never grew past the limit
+        // (checked after the whole list was built, it reached 131,072 entries first).
+        var limit = MediaOptions.Default with { MaxRanges = 1000 };
+        var cases = new Dictionary<string, byte[]>
+        {
+            ["png"] = Png(idats: 100_000),
+            ["wav"] = WavFixture.Riff("WAVE", [WavFixture.Fmt(), .. Enumerable.Repeat(WavFixture.Chunk("fact", [1, 2]), 100_000), WavFixture.Data(1)]),
+            ["webp"] = WavFixture.Riff("WEBP", [.. Enumerable.Repeat(WavFixture.Chunk("ALPH", [1, 2]), 100_000), WavFixture.Chunk("VP8L", [1, 2])]),
+        };
+        foreach (var (name, bytes) in cases)
+        {
+            var ranges = new List<ByteRange>();
+            Assert.False(MediaContent.RunUnguarded(new MediaReader(bytes, limit), out _, ranges), name);
+            Assert.InRange(ranges.Capacity, 0, 1024);
+        }
+
+        // At the limit a file is still located: IHDR plus 999 IDAT chunks are 1,000 ranges.
+        Assert.NotNull(Locate(Png(idats: 999), out _, limit));
+        Assert.Null(Locate(Png(idats: 1000), out _, limit));
+
+        static byte[] Png(int idats)
+            => ByteWriter.Concat(PngFixture.Signature, PngFixture.Ihdr(), ByteWriter.Concat([.. Enumerable.Repeat(PngFixture.Chunk("IDAT", [1]), idats)]), PngFixture.Chunk("IEND", []));
+    }
+
     private static (int Located, TimeSpan Slowest) Mutate(IMediaFixture fixture, int seed)
     {
         var random = new Random(seed);
