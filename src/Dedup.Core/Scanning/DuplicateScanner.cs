@@ -156,12 +156,8 @@ internal static partial class DuplicateScanner
             candidate.Files.Sort(static (a, b) => a.Primary.Identity.FileId.CompareTo(b.Primary.Identity.FileId));
         }
 
-        // Readers within this set: the fewest any touched device admits (HDD: one).
-        var readers = int.MaxValue;
-        foreach (var device in devices)
-        {
-            readers = Math.Min(readers, state.Drives.GetSemaphore(device).Readers);
-        }
+        // Further readers within this set take further tokens of its device (one device only).
+        var readers = devices.Length == 1 ? new ReaderFanOut(state.Drives.GetSemaphore(devices[0])) : ReaderFanOut.Single;
 
         var unsettled = new List<List<int>>();
         using (var set = new FileComparisonSet(candidate.Files, candidate.Size, state) { RecordPhysicalOffsets = rotational })
@@ -191,14 +187,7 @@ internal static partial class DuplicateScanner
             settled(subset);
         }
 
-        if (unsettled.Count > 1 && readers > 1)
-        {
-            Parallel.ForEach(unsettled, new ParallelOptions { MaxDegreeOfParallelism = readers, CancellationToken = cancellationToken }, CompareBucket);
-        }
-        else
-        {
-            unsettled.ForEach(CompareBucket);
-        }
+        readers.For(unsettled.Count, i => CompareBucket(unsettled[i]), cancellationToken);
     }
 
     /// <summary>The distinct devices of a set's files; almost always one, so no LINQ or hash set per set.</summary>

@@ -29,7 +29,7 @@ internal static class ProbeStage
     /// Splits <paramref name="set"/>: groups settled exactly go to <see cref="Comparison.ComparisonSet.AddGroup"/>,
     /// buckets still to compare to <paramref name="unsettled"/>.
     /// </summary>
-    public static void Run(FileComparisonSet set, int readers, List<List<int>> unsettled, CancellationToken cancellationToken)
+    public static void Run(FileComparisonSet set, ReaderFanOut readers, List<List<int>> unsettled, CancellationToken cancellationToken)
     {
         if (set.Length <= WholeReadLimit)
         {
@@ -41,9 +41,9 @@ internal static class ProbeStage
         }
     }
 
-    private static void ForEachFile(FileComparisonSet set, int readers, CancellationToken cancellationToken, Action<int> body)
+    private static void ForEachFile(FileComparisonSet set, ReaderFanOut readers, CancellationToken cancellationToken, Action<int> body)
     {
-        if (set.Count < ParallelFrom || readers <= 1)
+        if (set.Count < ParallelFrom)
         {
             for (var i = 0; i < set.Count; i++)
             {
@@ -54,10 +54,10 @@ internal static class ProbeStage
             return;
         }
 
-        Parallel.For(0, set.Count, new ParallelOptions { MaxDegreeOfParallelism = readers, CancellationToken = cancellationToken }, body);
+        readers.For(set.Count, body, cancellationToken);
     }
 
-    private static void RunWhole(FileComparisonSet set, int readers, List<List<int>> unsettled, CancellationToken cancellationToken)
+    private static void RunWhole(FileComparisonSet set, ReaderFanOut readers, List<List<int>> unsettled, CancellationToken cancellationToken)
     {
         var length = (int)set.Length;
         var keepBytes = (long)set.Count * length <= SmallFileBudget;
@@ -93,7 +93,7 @@ internal static class ProbeStage
         }
     }
 
-    private static void RunPrefixSuffix(FileComparisonSet set, int readers, List<List<int>> unsettled, CancellationToken cancellationToken)
+    private static void RunPrefixSuffix(FileComparisonSet set, ReaderFanOut readers, List<List<int>> unsettled, CancellationToken cancellationToken)
     {
         var withSuffix = set.Length >= SuffixFrom;
         var keys = new ulong[set.Count];

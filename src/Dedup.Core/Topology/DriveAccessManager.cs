@@ -68,9 +68,10 @@ internal sealed class DriveAccessManager
     }
 
     /// <summary>Access to every device in <paramref name="devices"/>, taken in global order.</summary>
-    public MultiEnterToken EnterAll(IEnumerable<ulong> devices, CancellationToken cancellationToken)
+    public MultiEnterToken EnterAll(IReadOnlyCollection<ulong> devices, CancellationToken cancellationToken)
     {
-        var ordered = devices.Distinct().Order().ToArray();
+        // Almost every set is on one device: no sorting or copying then.
+        var ordered = devices.Count == 1 && devices is ulong[] one ? one : devices.Distinct().Order().ToArray();
         var tokens = new SingleEnterToken[ordered.Length];
         var taken = 0;
         try
@@ -106,6 +107,9 @@ internal sealed class DriveAccessSemaphore(StorageDevice device, int readers)
     public int Available => _semaphore.CurrentCount;
 
     public void Wait(CancellationToken cancellationToken) => _semaphore.Wait(cancellationToken);
+
+    /// <summary>Takes a reader's place only if one is free now (never waits, so a holder cannot deadlock on it).</summary>
+    public bool TryEnter() => _semaphore.Wait(0);
 
     public void Release() => _semaphore.Release();
 }

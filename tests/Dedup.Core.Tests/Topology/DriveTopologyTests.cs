@@ -134,7 +134,7 @@ public sealed class DriveTopologyTests
         using var set = new Core.Scanning.FileComparisonSet(nodes, nodes[0].ContentLength, state) { RecordPhysicalOffsets = true };
 
         var unsettled = new List<List<int>>();
-        Core.Scanning.ProbeStage.Run(set, readers: 1, unsettled, CancellationToken.None);
+        Core.Scanning.ProbeStage.Run(set, Core.Scanning.ReaderFanOut.Single, unsettled, CancellationToken.None);
 
         Assert.Single(unsettled);
         if (SupportsFiemap(tree.Root))

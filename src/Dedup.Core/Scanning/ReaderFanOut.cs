@@ -1,0 +1,104 @@
+using System.Runtime.ExceptionServices;
+using Dedup.Core.Topology;
+
+namespace Dedup.Core.Scanning;
+
+/// <summary>
+/// Runs the independent pieces of one candidate set (files to probe, buckets to compare) on the thread that
+/// holds the set's read token plus helpers, each of which first takes a further token of the same device
+/// without waiting. The device's reader limit therefore holds across all sets together: a set read while
+/// the others are busy runs on one thread, and the last big set of a scan spreads out as the others finish
+/// (a helper is added whenever a token is free between two pieces). Sets spanning several devices are not
+/// spread out.
+/// </summary>
+internal readonly struct ReaderFanOut(DriveAccessSemaphore? device)
+{
+    /// <summary>One reader only: for sets on several devices and for tests.</summary>
+    public static ReaderFanOut Single => default;
+
+    /// <summary>Calls <paramref name="body"/> for 0 … <paramref name="count"/> − 1; rethrows the first failure, or cancellation.</summary>
+    public void For(int count, Action<int> body, CancellationToken cancellationToken)
+    {
+        if (device is null || device.Readers <= 1 || count <= 1)
+        {
+            for (var i = 0; i < count; i++)
+            {
+                cancellationToken.ThrowIfCancellationRequested();
+                body(i);
+            }
+
+            return;
+        }
+
+        new Run(count, body, cancellationToken).Execute(device);
+    }
+
+    private sealed class Run(int count, Action<int> body, CancellationToken cancellationToken)
+    {
+        private int _next = -1;
+        private ExceptionDispatchInfo? _failure;
+
+        public void Execute(DriveAccessSemaphore device)
+        {
+            List<Task>? helpers = null;
+            while (true)
+            {
+                while ((helpers?.Count ?? 0) < device.Readers - 1 && Volatile.Read(ref _next) < count - 2 && device.TryEnter())
+                {
+                    (helpers ??= []).Add(Task.Run(() =>
+                    {
+                        try
+                        {
+                            while (TryRunNext())
+                            {
+                            }
+                        }
+                        finally
+                        {
+                            device.Release();
+                        }
+                    }, CancellationToken.None));
+                }
+
+                if (!TryRunNext())
+                {
+                    break;
+                }
+            }
+
+            if (helpers is not null)
+            {
+                Task.WaitAll([.. helpers]); // helpers catch their own failures
+            }
+
+            _failure?.Throw();
+            cancellationToken.ThrowIfCancellationRequested();
+        }
+
+        private bool TryRunNext()
+        {
+            if (Volatile.Read(ref _failure) is not null || cancellationToken.IsCancellationRequested)
+            {
+                return false;
+            }
+
+            var index = Interlocked.Increment(ref _next);
+            if (index >= count)
+            {
+                return false;
+            }
+
+            try
+            {
+                body(index);
+            }
+            catch (Exception ex)
+            {
+                Interlocked.CompareExchange(ref _failure, ExceptionDispatchInfo.Capture(ex), null);
+                return false;
+            }
+
+            return true;
+        }
+    }
+}
