@@ -52,6 +52,12 @@ internal static partial class PlanExecutor
         using var context = new LinkContext(action, faults);
         context.CheckKeptUnchanged();
         context.CheckDuplicateUnchanged();
+        if (linker.Kind is DuplicateActionKind.HardLink or DuplicateActionKind.SymbolicLink)
+        {
+            // Refused before reading either file; the linker checks again right before it links.
+            context.RequireSameOwnerAndMode();
+        }
+
         if (!linker.KernelVerifiesContent)
         {
             context.VerifyContent();

@@ -84,6 +84,31 @@ public sealed class SafetyReviewTests
         Assert.Equal(variants[1], await File.ReadAllBytesAsync(two));
     }
 
+    [LinuxFact]
+    public async Task Different_permissions_are_refused_before_the_content_is_read()
+    {
+        // The duplicate's bytes change after the scan with size and modification time restored: only reading
+        // would notice. The permission refusal comes first, so the reason names permissions, not content.
+        using var tree = new LinkTree();
+        var kept = tree.Write("keep/x.bin", Content);
+        var duplicate = tree.Write("dup/x.bin", Content);
+        TempTree.Run("chmod", "644", kept);
+        TempTree.Run("chmod", "600", duplicate);
+        var groups = await tree.ScanAsync(tree.PathOf("keep"), tree.PathOf("dup"));
+        var written = File.GetLastWriteTimeUtc(duplicate);
+        var changed = (byte[])Content.Clone();
+        changed[^1] ^= 0xFF;
+        await File.WriteAllBytesAsync(duplicate, changed);
+        File.SetLastWriteTimeUtc(duplicate, written);
+
+        var report = await LinkTree.Plan(groups, Linkers.HardLink, KeepRule.PreferUnder(tree.PathOf("keep"))).ApplyAsync();
+
+        var outcome = Assert.Single(report.Outcomes);
+        Assert.Equal(DuplicateActionStatus.Skipped, outcome.Status);
+        Assert.Contains("owner, group or permissions differ", outcome.Reason, StringComparison.Ordinal);
+        Assert.Equal(changed, await File.ReadAllBytesAsync(duplicate));
+    }
+
     [LinuxFact(RequiresRoot = true)] // chown to another user
     public async Task Files_of_different_owners_or_permissions_are_not_linked()
     {
