@@ -28,7 +28,6 @@ internal static unsafe partial class Libc
     public const int EPERM = 1;
     public const int ENOENT = 2;
     public const int EINTR = 4;
-    public const int EIO = 5;
     public const int EACCES = 13;
     public const int ENOTDIR = 20;
     public const int ELOOP = 40;
@@ -105,7 +104,6 @@ internal struct StatxBuffer
     [FieldOffset(28)] public ushort Mode;
     [FieldOffset(32)] public ulong Ino;
     [FieldOffset(40)] public ulong Size;
-    [FieldOffset(48)] public ulong Blocks;
     [FieldOffset(64)] public long AtimeSec;
     [FieldOffset(72)] public uint AtimeNsec;
     [FieldOffset(96)] public long CtimeSec;

@@ -74,10 +74,11 @@ public sealed class KeepRule
     /// <summary>Picks the file to keep: first rule that decides, then the ordinal path.</summary>
     internal static DuplicateFile SelectKept(IReadOnlyList<DuplicateFile> files, IReadOnlyList<KeepRule> rules)
     {
+        var xdgTrash = XdgTrash();
         var best = files[0];
         for (var i = 1; i < files.Count; i++)
         {
-            if (CompareAll(files[i], best, rules) < 0)
+            if (CompareAll(files[i], best, rules, xdgTrash) < 0)
             {
                 best = files[i];
             }
@@ -86,11 +87,11 @@ public sealed class KeepRule
         return best;
     }
 
-    private static int CompareAll(DuplicateFile x, DuplicateFile y, IReadOnlyList<KeepRule> rules)
+    private static int CompareAll(DuplicateFile x, DuplicateFile y, IReadOnlyList<KeepRule> rules, string? xdgTrash)
     {
         // Whatever the rules say, a copy in a trash folder or a leftover temporary file is never the one
         // kept: emptying the trash would then lose the data.
-        var disposable = IsDisposable(x).CompareTo(IsDisposable(y));
+        var disposable = IsDisposable(x, xdgTrash).CompareTo(IsDisposable(y, xdgTrash));
         if (disposable != 0)
         {
             return disposable;
@@ -114,14 +115,16 @@ public sealed class KeepRule
     /// Whether a file lies in a trash folder (freedesktop <c>…/.local/share/Trash</c>, <c>$XDG_DATA_HOME/Trash</c>,
     /// <c>$topdir/.Trash/$uid</c>, <c>$topdir/.Trash-$uid</c>) or is one of our temporary files.
     /// </summary>
-    internal static bool IsDisposable(DuplicateFile file)
+    internal static bool IsDisposable(DuplicateFile file) => IsDisposable(file, XdgTrash());
+
+    /// <summary>As above, with <c>$XDG_DATA_HOME/Trash</c> read once by the caller (a group's selection compares many pairs).</summary>
+    private static bool IsDisposable(DuplicateFile file, string? xdgTrash)
     {
-        if (file.Path.Name.StartsWith(".dedup-tmp-", StringComparison.Ordinal))
+        if (TemporaryFiles.IsTemporaryName(file.Path.Name))
         {
             return true;
         }
 
-        var xdgTrash = Environment.GetEnvironmentVariable("XDG_DATA_HOME") is { Length: > 0 } xdg ? Path.Combine(xdg, "Trash") : null;
         for (var node = file.Path.Parent; node is not null; node = node.Parent)
         {
             if (node.Name == ".Trash" || node.Name.StartsWith(".Trash-", StringComparison.Ordinal)
@@ -134,6 +137,9 @@ public sealed class KeepRule
 
         return false;
     }
+
+    private static string? XdgTrash()
+        => Environment.GetEnvironmentVariable("XDG_DATA_HOME") is { Length: > 0 } xdg ? Path.Combine(xdg, "Trash") : null;
 
     private static bool IsHidden(AbsolutePath path)
     {

@@ -34,11 +34,8 @@ internal static unsafe partial class LinkNative
     public const int EACCES = Libc.EACCES;
     public const int EEXIST = 17;
     public const int EXDEV = 18;
-    public const int EISDIR = 21;
     public const int EINVAL = 22;
     public const int ENOTTY = 25;
-    public const int ENOSPC = 28;
-    public const int EROFS = 30;
     public const int EMLINK = 31;
     public const int ENOSYS = Libc.ENOSYS;
     public const int EOPNOTSUPP = 95;

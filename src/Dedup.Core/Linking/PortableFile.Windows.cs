@@ -10,27 +10,12 @@ namespace Dedup.Core.Linking;
 
 internal static partial class PortableFile
 {
-    private const int MaxPath = 260;
-
-    /// <summary>
-    /// The name CreateFileW needs: beyond MAX_PATH only the <c>\\?\</c> form works (the BCL adds it for its own
-    /// calls, not for ours). Shorter names are passed as they are.
-    /// </summary>
-    internal static string WindowsLongPathForm(string path)
-    {
-        if (path.Length < MaxPath || path.StartsWith(@"\\?\", StringComparison.Ordinal))
-        {
-            return path;
-        }
-
-        return path.StartsWith(@"\\", StringComparison.Ordinal) ? @"\\?\UNC\" + path[2..] : @"\\?\" + path;
-    }
-
     [SupportedOSPlatform("windows")]
     private static SafeFileHandle? TryOpenWindows(string path, out string error)
     {
         var handle = Kernel32.CreateFile(
-            WindowsLongPathForm(path),
+            // Beyond MAX_PATH only the \\?\ form works (the BCL adds it for its own calls, not for ours).
+            Topology.WindowsStorageLayout.WithLongPathPrefix(path),
             Kernel32.GENERIC_READ,
             Kernel32.FILE_SHARE_READ | Kernel32.FILE_SHARE_WRITE | Kernel32.FILE_SHARE_DELETE,
             0,

@@ -140,6 +140,7 @@ internal static partial class DuplicateScanner
                 var found = byPayload[set[index]];
                 found.Reported = true; // each class's payload node is in exactly one group
                 allVerified &= found.Verified;
+                found.RecheckCopies(state);
                 foreach (var node in found.Members)
                 {
                     if (!node.Dropped)
@@ -147,6 +148,11 @@ internal static partial class DuplicateScanner
                         files.Add(node.ToDuplicateFile());
                     }
                 }
+            }
+
+            if (files.Count < 2)
+            {
+                continue;
             }
 
             files.Sort(static (a, b) => a.Path.CompareTo(b.Path));
@@ -160,9 +166,14 @@ internal static partial class DuplicateScanner
     private static void EmitClass(ContentClass found, ChannelWriter<DuplicateGroup> writer, ScanState state)
     {
         found.Reported = true;
-        if (found.Payload is { Dropped: true })
+        if (found.Payload is not null)
         {
-            found.Members[0].Dropped = true; // changed or vanished while its payload was compared
+            if (found.Payload.Dropped)
+            {
+                found.Representative!.Dropped = true; // changed or vanished while its payload was compared
+            }
+
+            found.RecheckCopies(state);
         }
 
         var files = new List<DuplicateFile>(found.Members.Length);
@@ -193,38 +204,65 @@ internal static partial class DuplicateScanner
         /// <summary>Whether the members were compared byte by byte (not accepted on hash equality).</summary>
         public bool Verified { get; } = verified;
 
-        /// <summary>The first member with its payload ranges, once located.</summary>
+        /// <summary>The member that was located (the first one that could be opened).</summary>
+        public FileNode? Representative { get; private set; }
+
+        /// <summary>The representative with its payload ranges, once located.</summary>
         public FileNode? Payload { get; private set; }
 
         /// <summary>Set once the class was emitted, alone or merged with payload-equal classes (or found too small to emit).</summary>
         public bool Reported { get; set; }
 
-        /// <summary>Opens the first live member once to find its payload; <see langword="false"/> when it is not media or cannot be read.</summary>
+        /// <summary>
+        /// Opens one live member to find the class's payload: the first that opens (a copy that vanished since the
+        /// first stage is reported and passed over). <see langword="false"/> when it is not media or none opens.
+        /// </summary>
         public bool Locate(ScanState state, CancellationToken cancellationToken)
         {
-            // Probes and comparison never drop a grouped file, so the first member is live.
-            var first = Members[0];
-
-            // A reader like any other: on a disk that admits one reader, locating waits its turn.
-            using var token = state.Drives.Enter(first.Primary.Identity.Device, cancellationToken);
-
-            using var handle = FileOpener.TryOpen(first.Primary, state);
-            if (handle is null)
+            foreach (var member in Members)
             {
-                first.Dropped = true; // reported; the other members may still form a group
-                return false;
+                if (member.Dropped)
+                {
+                    continue;
+                }
+
+                // A reader like any other: on a disk that admits one reader, locating waits its turn.
+                using var token = state.Drives.Enter(member.Primary.Identity.Device, cancellationToken);
+                using var handle = FileOpener.TryOpen(member.Primary, state);
+                if (handle is null)
+                {
+                    member.Dropped = true; // reported
+                    continue;
+                }
+
+                Representative = member;
+                var ranges = new List<ByteRange>();
+                var located = MediaContent.TryLocate(handle, member.Primary.Length, state.MediaOptions, out var format, ranges, out var bytesRead);
+                state.AddBytesRead(bytesRead);
+                if (located)
+                {
+                    Payload = new FileNode(member.Primary, [.. ranges], format);
+                }
+
+                return located;
             }
 
-            var ranges = new List<ByteRange>();
-            var located = MediaContent.TryLocate(handle, first.Primary.Length, state.MediaOptions, out var format, ranges, out var bytesRead);
-            state.AddBytesRead(bytesRead);
-            if (!located)
-            {
-                return false;
-            }
+            return false;
+        }
 
-            Payload = new FileNode(first.Primary, [.. ranges], format);
-            return true;
+        /// <summary>
+        /// The copies were last checked when the first stage ended, which may be long before a payload group is
+        /// reported; each is checked again (one status call) and left out, with an error, if it changed.
+        /// </summary>
+        public void RecheckCopies(ScanState state)
+        {
+            foreach (var member in Members)
+            {
+                if (member != Representative && !member.Dropped && !FileOpener.IsUnchanged(member.Primary, null, state))
+                {
+                    member.Dropped = true;
+                }
+            }
         }
     }
 }

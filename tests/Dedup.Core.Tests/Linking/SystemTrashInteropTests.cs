@@ -87,16 +87,6 @@ public sealed class SystemTrashInteropTests
     }
 
     [Fact]
-    public void Long_names_get_the_extended_form_for_CreateFileW()
-    {
-        var folder = new string('d', 300);
-        Assert.Equal(@"C:\short.bin", PortableFile.WindowsLongPathForm(@"C:\short.bin"));
-        Assert.Equal(@"\\?\C:\" + folder, PortableFile.WindowsLongPathForm(@"C:\" + folder));
-        Assert.Equal(@"\\?\UNC\server\share\" + folder, PortableFile.WindowsLongPathForm(@"\\server\share\" + folder));
-        Assert.Equal(@"\\?\C:\" + folder, PortableFile.WindowsLongPathForm(@"\\?\C:\" + folder));
-    }
-
-    [Fact]
     public void SHFileOperationW_results_are_named_with_their_code()
     {
         Assert.Equal("the path is invalid (SHFileOperationW result 0x7C)", RecycleBin.DescribeResult(0x7C));
