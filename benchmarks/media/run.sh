@@ -1,21 +1,24 @@
 #!/usr/bin/env bash
 # Media mode vs whole-file mode on a folder of large media files (issue 5's benchmark).
-# Usage: benchmarks/media/run.sh [--dir DIR] [--runs N] [--no-build]
+# Usage: benchmarks/media/run.sh [--dir DIR] [--runs N] [--no-build] [--include GLOB]
 # Builds a folder of real media made by ffmpeg (MP3, FLAC, WAV, MP4, JPEG, PNG; 5–60 MB each, ~1.3 GB), each
 # file with one byte-identical copy in another folder, plus unique files of the same formats. Both modes
 # then read the same duplicate bytes; media mode additionally opens every file to locate its payload.
-# Prints hyperfine's table and the ratio media/whole-file.
+# Prints hyperfine's table and the ratio media/whole-file. --include '*.png' times one format (both modes scan
+# only the matching files; the folder is still re-read whole before each run).
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 args="$*"
 dir=/var/tmp/dedup-bench/media
 runs=5
 build=1
+include=
 while [ $# -gt 0 ]; do
   case $1 in
     --dir) dir=$2; shift 2 ;;
     --runs) runs=$2; shift 2 ;;
     --no-build) build=0; shift ;;
+    --include) include="--include '$2'"; shift 2 ;;
     *) echo "unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -49,8 +52,8 @@ echo "Command: benchmarks/media/run.sh ${args}  ($(date -u +%FT%TZ))"
 echo "Folder: $dir — $(find "$dir" -type f ! -name .complete | wc -l) files, $(du -sh --apparent-size "$dir" | cut -f1)"
 hyperfine --warmup 1 --runs "$runs" --export-markdown /tmp/media-bench.md \
   --prepare "cat $dir/*/* > /dev/null" \
-  -n whole-file "$bin find $dir --format json -o /tmp/media-whole.json" \
-  -n media "$bin find $dir --media --format json -o /tmp/media-payload.json" >/dev/null
+  -n whole-file "$bin find $dir $include --format json -o /tmp/media-whole.json" \
+  -n media "$bin find $dir $include --media --format json -o /tmp/media-payload.json" >/dev/null
 cat /tmp/media-bench.md
 python3 - <<'PY'
 import json

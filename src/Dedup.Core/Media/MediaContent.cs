@@ -74,7 +74,7 @@ internal static class MediaContent
         ranges.Clear();
         format = MediaFormat.None;
         var locator = reader.Length > 0 ? MediaDetector.Detect(reader) : null;
-        if (locator is null || !locator.TryLocate(reader, ranges) || reader.Exhausted || !Normalize(reader, ranges))
+        if (locator is null || !locator.TryLocate(reader, ranges) || reader.Exhausted || !TryNormalize(ranges, reader.Length, reader.Options))
         {
             ranges.Clear();
             return false;
@@ -85,9 +85,9 @@ internal static class MediaContent
     }
 
     /// <summary>Checks every range lies in the file, drops empty ones and merges ranges that continue each other.</summary>
-    private static bool Normalize(MediaReader reader, List<ByteRange> ranges)
+    internal static bool TryNormalize(List<ByteRange> ranges, long fileLength, MediaOptions options)
     {
-        if (ranges.Count == 0 || ranges.Count > reader.Options.MaxRanges)
+        if (ranges.Count == 0 || ranges.Count > options.MaxRanges)
         {
             return false;
         }
@@ -96,7 +96,7 @@ internal static class MediaContent
         for (var i = 0; i < ranges.Count; i++)
         {
             var range = ranges[i];
-            if (!reader.Contains(range.Offset, range.Length))
+            if (range.Offset < 0 || range.Length < 0 || range.Offset > fileLength || range.Length > fileLength - range.Offset)
             {
                 return false;
             }

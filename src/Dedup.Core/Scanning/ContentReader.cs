@@ -84,6 +84,11 @@ internal static class ContentReader
                 }
             }
 
+            if (node.Ranges is null && state.Options.MediaMode)
+            {
+                FollowPng(node, state, offset, destination);
+            }
+
             return true;
         }
         catch (Exception ex) when (ex is IOException or UnauthorizedAccessException)
@@ -98,6 +103,17 @@ internal static class ContentReader
                 state.Options.Buffers.Return(window);
             }
         }
+    }
+
+    /// <summary>Media mode's first stage: feeds a PNG's bytes to its chunk walk as they are read for comparison.</summary>
+    private static void FollowPng(FileNode node, ScanState state, long offset, ReadOnlySpan<byte> bytes)
+    {
+        if (node.PngStream is null && Media.PngChunkStream.Starts(offset, bytes))
+        {
+            node.PngStream = new Media.PngChunkStream(node.Primary.Length, state.MediaOptions);
+        }
+
+        node.PngStream?.Feed(offset, bytes);
     }
 
     /// <summary>Most buffers one scatter read fills (payload pieces and the gaps between them).</summary>

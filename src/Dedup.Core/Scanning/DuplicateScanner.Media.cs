@@ -219,6 +219,11 @@ internal static partial class DuplicateScanner
         /// </summary>
         public bool Locate(ScanState state, CancellationToken cancellationToken)
         {
+            if (FollowedPng(state))
+            {
+                return true;
+            }
+
             foreach (var member in Members)
             {
                 if (member.Dropped)
@@ -248,6 +253,41 @@ internal static partial class DuplicateScanner
             }
 
             return false;
+        }
+
+        /// <summary>
+        /// A PNG member read whole in the first stage already has its chunk list: no open, no second pass. It must
+        /// still be there unchanged (one status call), as the payload stage will read it.
+        /// </summary>
+        private bool FollowedPng(ScanState state)
+        {
+            FileNode? followed = null;
+            ByteRange[]? ranges = null;
+            foreach (var member in Members)
+            {
+                if (followed is null && !member.Dropped && member.PngStream is { } stream && stream.TryGetPayload(out var found))
+                {
+                    if (FileOpener.IsUnchanged(member.Primary, null, state))
+                    {
+                        (followed, ranges) = (member, found);
+                    }
+                    else
+                    {
+                        member.Dropped = true; // reported
+                    }
+                }
+
+                member.PngStream = null; // its partial lists are not needed any more
+            }
+
+            if (followed is null)
+            {
+                return false;
+            }
+
+            Representative = followed;
+            Payload = new FileNode(followed.Primary, ranges, MediaFormat.Png);
+            return true;
         }
 
         /// <summary>

@@ -50,6 +50,12 @@ internal sealed class FileNode
     /// </summary>
     public bool Dropped { get; set; }
 
+    /// <summary>
+    /// Media mode, first stage: a PNG's chunk list followed through the comparison's own reads, so a copy read whole
+    /// needs no second pass to locate its payload.
+    /// </summary>
+    public Media.PngChunkStream? PngStream { get; set; }
+
     /// <summary>Physical offset of the first extent (rotational disks only), or -1 when unknown.</summary>
     public long PhysicalOffset { get; set; } = -1;
 

@@ -111,7 +111,33 @@ public sealed class MediaModeScanTests
         Assert.Equal(ContentMatch.WholeFile, group.Match);
         Assert.Equal(png.Length, group.Size);
         Assert.Equal(new[] { first, second }.Order(StringComparer.Ordinal), group.Files.Select(f => f.Path.ToString()));
-        Assert.InRange(summary.BytesRead, 2L * png.Length, 3L * png.Length);
+        Assert.Equal(2L * png.Length, summary.BytesRead); // read whole once each to compare, no walk after
+    }
+
+    [Fact]
+    public async Task A_large_png_read_whole_for_comparison_needs_no_second_pass_to_locate()
+    {
+        // 400 KB in 4 KiB IDAT chunks (as ffmpeg writes them): probes, one full read of each copy, nothing more.
+        using var tree = new TempTree();
+        var data = ByteWriter.Random(400_000, 4);
+        var chunks = Enumerable.Range(0, 100).Select(i => PngFixture.Chunk("IDAT", data[(i * 4000)..((i + 1) * 4000)]));
+        var png = ByteWriter.Concat([PngFixture.Signature, PngFixture.Ihdr(), .. chunks, PngFixture.Chunk("IEND", [])]);
+        tree.Write("a/image.png", png);
+        tree.Write("b/image.png", png);
+        var retagged = ByteWriter.Concat([PngFixture.Signature, PngFixture.Ihdr(), PngFixture.Text("Title", "retagged"), .. chunks, PngFixture.Chunk("IEND", [])]);
+        tree.Write("c/image.png", retagged);
+
+        var (groups, summary) = await Scan.RunAsync(b => b.AddRoot(tree.Root).UseMediaMode());
+
+        Assert.Empty(summary.Errors);
+        var group = Assert.Single(groups);
+        Assert.Equal(ContentMatch.MediaPayload, group.Match);
+        Assert.Equal(3, group.Files.Count);
+
+        // Stage 1 reads each copy once (plus 4 KiB probes); stage 2 locates the retagged file (one walk) and compares
+        // its payload with the copies' (one more read of one copy). Walking a copy as well would add 400 KB.
+        var expected = (3L * png.Length) + (2L * retagged.Length);
+        Assert.InRange(summary.BytesRead, expected - 40_000, expected + 40_000);
     }
 
     [Theory]
