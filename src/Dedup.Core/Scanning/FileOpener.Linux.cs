@@ -25,10 +25,12 @@ internal static unsafe partial class FileOpener
         int fd;
         fixed (byte* p = path)
         {
-            fd = Libc.OpenAt(dirfd, p, Flags | Libc.O_NOATIME, 0);
-            if (fd < 0 && Marshal.GetLastPInvokeError() == Libc.EPERM)
+            var noAtime = state.AskNoAtime;
+            fd = Libc.OpenAt(dirfd, p, noAtime ? Flags | Libc.O_NOATIME : Flags, 0);
+            if (fd < 0 && noAtime && Marshal.GetLastPInvokeError() == Libc.EPERM)
             {
-                // O_NOATIME is only allowed on files we own.
+                // O_NOATIME is only allowed on files we own (or with CAP_FOWNER).
+                state.NoteNoAtimeRefused();
                 fd = Libc.OpenAt(dirfd, p, Flags, 0);
             }
         }

@@ -11,6 +11,7 @@ internal sealed class ScanState
     private int _groups;
     private long _duplicateFiles;
     private long _wastedBytes;
+    private int _noAtimeRefusals;
 
     public ScanState(DuplicateFinderOptions options)
     {
@@ -42,6 +43,17 @@ internal sealed class ScanState
     public long BytesRead => Volatile.Read(ref _bytesRead);
 
     public int Groups => Volatile.Read(ref _groups);
+
+    /// <summary>
+    /// Whether opens still ask for <c>O_NOATIME</c>. The kernel refuses it (EPERM) on files the process does not own
+    /// unless it has CAP_FOWNER, and each refusal costs a second open; after <see cref="NoAtimeRefusalLimit"/>
+    /// refusals the scan stops asking (with relatime, the default, reads rarely write an access time anyway).
+    /// </summary>
+    public bool AskNoAtime => Volatile.Read(ref _noAtimeRefusals) < NoAtimeRefusalLimit;
+
+    public const int NoAtimeRefusalLimit = 16;
+
+    public void NoteNoAtimeRefused() => Interlocked.Increment(ref _noAtimeRefusals);
 
     public void AddFilesScanned(long count) => Interlocked.Add(ref _filesScanned, count);
 

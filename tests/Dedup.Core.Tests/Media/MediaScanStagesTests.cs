@@ -327,7 +327,7 @@ public sealed class MediaScanStagesTests
         // Root reads chmod-000 files, so the CLI runs as user nobody to meet a real EACCES: one unreadable copy
         // (fails in the whole-file stage) and one unreadable file of a unique size (fails when located).
         using var tree = new TempTree();
-        using var cli = new TempTree();
+        using var cli = new CliAsNobody();
         var image = Png(seed: 24, dataLength: LargeData, tagLength: 0);
         var expected = new[]
         {
@@ -338,18 +338,10 @@ public sealed class MediaScanStagesTests
         var lockedVariant = tree.Write("data/three/locked.png", Png(seed: 24, dataLength: LargeData, tagLength: 250));
         File.SetUnixFileMode(lockedCopy, UnixFileMode.None);
         File.SetUnixFileMode(lockedVariant, UnixFileMode.None);
-        MakeTraversable(tree.PathOf("data/one"));
-        MakeTraversable(tree.PathOf("data/two"));
-        MakeTraversable(tree.PathOf("data/three"));
-        MakeTraversable(cli.Root);
-        foreach (var file in Directory.EnumerateFiles(AppContext.BaseDirectory).Where(f => f.EndsWith(".dll", StringComparison.Ordinal) || Path.GetFileName(f).StartsWith("dedup.", StringComparison.Ordinal)))
-        {
-            File.Copy(file, cli.PathOf(Path.GetFileName(file)));
-        }
-
-        var dotnet = Environment.GetEnvironmentVariable("DOTNET_HOST_PATH") ?? RequiresToolFactAttribute.FindOnPath("dotnet") ?? "dotnet";
-        var (exitCode, stdout, stderr) = await ProcessRunner.RunAsync(
-            "setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", dotnet, cli.PathOf("dedup.dll"), "find", tree.PathOf("data"), "--media", "--format", "json"]);
+        CliAsNobody.MakeTraversable(tree.PathOf("data/one"));
+        CliAsNobody.MakeTraversable(tree.PathOf("data/two"));
+        CliAsNobody.MakeTraversable(tree.PathOf("data/three"));
+        var (exitCode, stdout, stderr) = await cli.RunAsync(["find", tree.PathOf("data"), "--media", "--format", "json"]);
 
         Assert.True(exitCode == 1, $"exit code {exitCode}; stderr: {stderr}");
         using var json = System.Text.Json.JsonDocument.Parse(stdout);
@@ -371,18 +363,6 @@ public sealed class MediaScanStagesTests
     }
 
     private static long PayloadLength(byte[] file) => MediaTestSupport.Payload(file)?.Length ?? throw new InvalidOperationException("Fixture PNG not located.");
-
-    /// <summary>Opens a folder and its ancestors up to the temp folder for others (755), so nobody can reach it.</summary>
-    [SupportedOSPlatform("linux")]
-    private static void MakeTraversable(string folder)
-    {
-        var stop = Path.TrimEndingDirectorySeparator(Path.GetTempPath());
-        for (var dir = new DirectoryInfo(folder); dir is not null && dir.FullName != stop && dir.FullName != "/"; dir = dir.Parent)
-        {
-            dir.UnixFileMode |= UnixFileMode.UserRead | UnixFileMode.UserWrite | UnixFileMode.UserExecute
-                | UnixFileMode.GroupRead | UnixFileMode.GroupExecute | UnixFileMode.OtherRead | UnixFileMode.OtherExecute;
-        }
-    }
 
     /// <summary>The given strategy, with hooks around its calls: whole-file sets (nodes without payload ranges) and payload sets.</summary>
     private sealed class StageHook(IComparerStrategy inner) : IComparerStrategy

@@ -168,22 +168,14 @@ public sealed class BadInputTests
     {
         // Root reads chmod-000 files, so the CLI runs as user nobody to meet a real EACCES.
         using var tree = new TempTree();
-        using var cli = new TempTree();
+        using var cli = new CliAsNobody();
         var content = TempTree.RandomBytes(20_000, 8);
         var a = tree.Write("data/a.bin", content);
         var b = tree.Write("data/sub/b.bin", content);
         var locked = tree.Write("data/locked.bin", content);
         File.SetUnixFileMode(locked, UnixFileMode.None);
-        MakeTraversable(tree.PathOf("data"));
-        MakeTraversable(cli.Root);
-        foreach (var file in Directory.EnumerateFiles(AppContext.BaseDirectory).Where(f => f.EndsWith(".dll", StringComparison.Ordinal) || Path.GetFileName(f).StartsWith("dedup.", StringComparison.Ordinal)))
-        {
-            File.Copy(file, cli.PathOf(Path.GetFileName(file)));
-        }
-
-        var dotnet = Environment.GetEnvironmentVariable("DOTNET_HOST_PATH") ?? RequiresToolFactAttribute.FindOnPath("dotnet") ?? "dotnet";
-        var (exitCode, stdout, stderr) = await ProcessRunner.RunAsync(
-            "setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", dotnet, cli.PathOf("dedup.dll"), "find", tree.PathOf("data"), "--format", "json"]);
+        CliAsNobody.MakeTraversable(tree.PathOf("data"));
+        var (exitCode, stdout, stderr) = await cli.RunAsync(["find", tree.PathOf("data"), "--format", "json"]);
 
         Assert.True(exitCode == 1, $"exit code {exitCode}; stderr: {stderr}");
         using var json = System.Text.Json.JsonDocument.Parse(stdout);
@@ -193,17 +185,5 @@ public sealed class BadInputTests
         Assert.Equal(nameof(ScanErrorKind.AccessDenied), error.GetProperty("kind").GetString());
         var group = Assert.Single(json.RootElement.GetProperty("groups").EnumerateArray());
         Assert.Equal([a, b], group.GetProperty("files").EnumerateArray().Select(f => f.GetProperty("path").GetString()!).Order(StringComparer.Ordinal));
-    }
-
-    /// <summary>Opens a folder and its ancestors up to the temp folder for others (755), so nobody can reach it.</summary>
-    [SupportedOSPlatform("linux")]
-    private static void MakeTraversable(string folder)
-    {
-        var stop = Path.TrimEndingDirectorySeparator(Path.GetTempPath());
-        for (var dir = new DirectoryInfo(folder); dir is not null && dir.FullName != stop && dir.FullName != "/"; dir = dir.Parent)
-        {
-            dir.UnixFileMode |= UnixFileMode.UserRead | UnixFileMode.UserWrite | UnixFileMode.UserExecute
-                | UnixFileMode.GroupRead | UnixFileMode.GroupExecute | UnixFileMode.OtherRead | UnixFileMode.OtherExecute;
-        }
     }
 }
