@@ -43,6 +43,9 @@ internal static unsafe partial class Libc
     public const byte DT_REG = 8;
     public const byte DT_LNK = 10;
 
+    [LibraryImport(LibraryName, EntryPoint = "geteuid")]
+    public static partial uint GetEuid();
+
     [LibraryImport(LibraryName, EntryPoint = "statx", SetLastError = true)]
     public static partial int Statx(int dirfd, byte* path, int flags, uint mask, StatxBuffer* buffer);
 

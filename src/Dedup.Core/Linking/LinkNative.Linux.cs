@@ -140,8 +140,7 @@ internal static unsafe partial class LinkNative
         }
     }
 
-    [LibraryImport(LibraryName, EntryPoint = "geteuid")]
-    public static partial uint GetEuid();
+    public static uint GetEuid() => Interop.Libc.GetEuid();
 
     public static int LastErrno => Marshal.GetLastPInvokeError();
 

@@ -5,7 +5,9 @@ namespace Dedup.Core.Media;
 /// reading each from offset 0 to its end, and a PNG seen that way needs no second pass to locate its payload (its
 /// chunk walk touches every page when the encoder writes small IDAT chunks). Bytes must arrive in file order;
 /// a read that starts past what was seen (a suffix probe) is ignored, and one that overlaps it is consumed from
-/// where the walk stands. Not thread-safe: a file is read by one thread at a time.
+/// where the walk stands. Not thread-safe: a file is read by one thread at a time. Its step budget counts chunks
+/// only (the locator also charges each buffer refill), so with a small <see cref="MediaOptions.MaxSteps"/> it may
+/// locate a file the locator gives up on; with the default budget that takes a crafted file of hundreds of MB.
 /// </summary>
 internal sealed class PngChunkStream
 {

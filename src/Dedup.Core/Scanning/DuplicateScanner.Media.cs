@@ -18,23 +18,34 @@ internal static partial class DuplicateScanner
         {
             var parallel = new ParallelOptions { MaxDegreeOfParallelism = state.Options.MaxDegreeOfParallelism, CancellationToken = cancellationToken };
 
-            // Stage 1: whole-file classes, each located through its first member while its pages are still cached.
+            // Stage 1: whole-file classes, each located through one member while its pages are still cached (the
+            // classes of one set in parallel: a set of many distinct files must not locate them on one thread).
             var located = new List<ContentClass>();
+            void Locate(ContentClass found)
+            {
+                if (found.Locate(state, cancellationToken))
+                {
+                    lock (located)
+                    {
+                        located.Add(found);
+                    }
+                }
+                else
+                {
+                    EmitClass(found, writer, state); // not media (or gone): its whole-file group is final
+                }
+            }
+
             Parallel.ForEach(sets, parallel, candidate =>
             {
-                foreach (var found in WholeFileClasses(state, candidate, cancellationToken))
+                var classes = WholeFileClasses(state, candidate, cancellationToken);
+                if (classes.Count == 1)
                 {
-                    if (found.Locate(state, cancellationToken))
-                    {
-                        lock (located)
-                        {
-                            located.Add(found);
-                        }
-                    }
-                    else
-                    {
-                        EmitClass(found, writer, state); // not media (or gone): its whole-file group is final
-                    }
+                    Locate(classes[0]);
+                }
+                else
+                {
+                    Parallel.ForEach(classes, parallel, Locate);
                 }
             });
 
@@ -119,7 +130,11 @@ internal static partial class DuplicateScanner
 
         foreach (var node in candidate.Files)
         {
-            if (!node.Dropped && !grouped.Contains(node))
+            if (node.Dropped)
+            {
+                node.PngStream = null; // in no class: its partial chunk list is not needed
+            }
+            else if (!grouped.Contains(node))
             {
                 classes.Add(new ContentClass([node], verified: true));
             }
@@ -140,7 +155,7 @@ internal static partial class DuplicateScanner
                 var found = byPayload[set[index]];
                 found.Reported = true; // each class's payload node is in exactly one group
                 allVerified &= found.Verified;
-                found.RecheckCopies(state);
+                found.RecheckMembers(state);
                 foreach (var node in found.Members)
                 {
                     if (!node.Dropped)
@@ -173,7 +188,7 @@ internal static partial class DuplicateScanner
                 found.Representative!.Dropped = true; // changed or vanished while its payload was compared
             }
 
-            found.RecheckCopies(state);
+            found.RecheckMembers(state);
         }
 
         var files = new List<DuplicateFile>(found.Members.Length);
@@ -291,14 +306,15 @@ internal static partial class DuplicateScanner
         }
 
         /// <summary>
-        /// The copies were last checked when the first stage ended, which may be long before a payload group is
-        /// reported; each is checked again (one status call) and left out, with an error, if it changed.
+        /// The members were last checked when the first stage ended or the class was located, which may be long
+        /// before its group is reported; each is checked again (one status call) and left out, with an error, if
+        /// it changed.
         /// </summary>
-        public void RecheckCopies(ScanState state)
+        public void RecheckMembers(ScanState state)
         {
             foreach (var member in Members)
             {
-                if (member != Representative && !member.Dropped && !FileOpener.IsUnchanged(member.Primary, null, state))
+                if (!member.Dropped && !FileOpener.IsUnchanged(member.Primary, null, state))
                 {
                     member.Dropped = true;
                 }

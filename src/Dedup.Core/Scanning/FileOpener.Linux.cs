@@ -25,13 +25,17 @@ internal static unsafe partial class FileOpener
         int fd;
         fixed (byte* p = path)
         {
-            var noAtime = state.AskNoAtime;
+            var noAtime = state.AskNoAtime(file);
             fd = Libc.OpenAt(dirfd, p, noAtime ? Flags | Libc.O_NOATIME : Flags, 0);
             if (fd < 0 && noAtime && Marshal.GetLastPInvokeError() == Libc.EPERM)
             {
                 // O_NOATIME is only allowed on files we own (or with CAP_FOWNER).
                 state.NoteNoAtimeRefused();
                 fd = Libc.OpenAt(dirfd, p, Flags, 0);
+            }
+            else if (fd >= 0 && noAtime)
+            {
+                state.NoteNoAtimeGranted();
             }
         }
 

@@ -8,7 +8,7 @@ namespace Dedup.Core.Scanning;
 /// holds the set's read token plus helpers, each of which first takes a further token of the same device
 /// without waiting. The device's reader limit therefore holds across all sets together: a set read while
 /// the others are busy runs on one thread, and the last big set of a scan spreads out as the others finish
-/// (a helper is added whenever a token is free between two pieces). Sets spanning several devices are not
+/// (a helper is started whenever a token is free between two pieces). Sets spanning several devices are not
 /// spread out.
 /// </summary>
 internal readonly struct ReaderFanOut(DriveAccessSemaphore? device)
@@ -30,34 +30,26 @@ internal readonly struct ReaderFanOut(DriveAccessSemaphore? device)
             return;
         }
 
-        new Run(count, body, cancellationToken).Execute(device);
+        new Run(device, count, body, cancellationToken).Execute();
     }
 
-    private sealed class Run(int count, Action<int> body, CancellationToken cancellationToken)
+    private sealed class Run(DriveAccessSemaphore device, int count, Action<int> body, CancellationToken cancellationToken)
     {
         private int _next = -1;
+        private int _helpers;
         private ExceptionDispatchInfo? _failure;
 
-        public void Execute(DriveAccessSemaphore device)
+        public void Execute()
         {
             List<Task>? helpers = null;
             while (true)
             {
-                while ((helpers?.Count ?? 0) < device.Readers - 1 && Volatile.Read(ref _next) < count - 2 && device.TryEnter())
+                // A helper takes its token itself once it runs: a token taken here for a helper still queued behind
+                // busy pool threads would sit idle while another set waits for it.
+                while (Volatile.Read(ref _helpers) < device.Readers - 1 && Volatile.Read(ref _next) < count - 2 && device.Available > 0)
                 {
-                    (helpers ??= []).Add(Task.Run(() =>
-                    {
-                        try
-                        {
-                            while (TryRunNext())
-                            {
-                            }
-                        }
-                        finally
-                        {
-                            device.Release();
-                        }
-                    }, CancellationToken.None));
+                    Interlocked.Increment(ref _helpers);
+                    (helpers ??= []).Add(Task.Run(Help, CancellationToken.None));
                 }
 
                 if (!TryRunNext())
@@ -73,6 +65,32 @@ internal readonly struct ReaderFanOut(DriveAccessSemaphore? device)
 
             _failure?.Throw();
             cancellationToken.ThrowIfCancellationRequested();
+        }
+
+        private void Help()
+        {
+            try
+            {
+                if (!device.TryEnter())
+                {
+                    return; // taken meanwhile; the owner may start another helper later
+                }
+
+                try
+                {
+                    while (TryRunNext())
+                    {
+                    }
+                }
+                finally
+                {
+                    device.Release();
+                }
+            }
+            finally
+            {
+                Interlocked.Decrement(ref _helpers);
+            }
         }
 
         private bool TryRunNext()

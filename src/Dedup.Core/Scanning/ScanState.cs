@@ -12,13 +12,18 @@ internal sealed class ScanState
     private long _duplicateFiles;
     private long _wastedBytes;
     private int _noAtimeRefusals;
+    private int _noAtimeOpens;
 
     public ScanState(DuplicateFinderOptions options)
     {
         Options = options;
         Drives = new Topology.DriveAccessManager(options.Topology, options.MaxDegreeOfParallelism);
         MediaOptions = Media.MediaOptions.Default with { Buffers = options.Buffers };
+        EffectiveUid = OperatingSystem.IsLinux() ? Interop.Libc.GetEuid() : Enumeration.ScannedFile.UnknownOwner;
     }
+
+    /// <summary>The process's effective user id (Linux), compared with file owners before asking for <c>O_NOATIME</c>.</summary>
+    public uint EffectiveUid { get; }
 
     /// <summary>Media mode's locator settings, reading through this scan's buffer pool.</summary>
     public Media.MediaOptions MediaOptions { get; }
@@ -45,15 +50,29 @@ internal sealed class ScanState
     public int Groups => Volatile.Read(ref _groups);
 
     /// <summary>
-    /// Whether opens still ask for <c>O_NOATIME</c>. The kernel refuses it (EPERM) on files the process does not own
-    /// unless it has CAP_FOWNER, and each refusal costs a second open; after <see cref="NoAtimeRefusalLimit"/>
-    /// refusals the scan stops asking (with relatime, the default, reads rarely write an access time anyway).
+    /// Whether an open of <paramref name="file"/> should ask for <c>O_NOATIME</c> (reads then write no access time,
+    /// which relatime still does for files not read in a day). The kernel refuses it (EPERM) on files the process
+    /// does not own unless it has CAP_FOWNER, and each refusal costs a second open: so only files the process owns
+    /// are asked for, or any file when running as root. Where owners are unknown (another enumerator) or root lacks
+    /// CAP_FOWNER (a user namespace), the scan stops asking once <see cref="NoAtimeRefusalLimit"/> refusals
+    /// outnumber the opens it was granted for.
     /// </summary>
-    public bool AskNoAtime => Volatile.Read(ref _noAtimeRefusals) < NoAtimeRefusalLimit;
+    public bool AskNoAtime(Enumeration.ScannedFile file)
+    {
+        if (file.OwnerId != Enumeration.ScannedFile.UnknownOwner && file.OwnerId != EffectiveUid && EffectiveUid != 0)
+        {
+            return false;
+        }
+
+        var refused = Volatile.Read(ref _noAtimeRefusals);
+        return refused < NoAtimeRefusalLimit || refused <= Volatile.Read(ref _noAtimeOpens);
+    }
 
     public const int NoAtimeRefusalLimit = 16;
 
     public void NoteNoAtimeRefused() => Interlocked.Increment(ref _noAtimeRefusals);
+
+    public void NoteNoAtimeGranted() => Interlocked.Increment(ref _noAtimeOpens);
 
     public void AddFilesScanned(long count) => Interlocked.Add(ref _filesScanned, count);
 
