@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Media mode vs whole-file mode on a folder of large media files (issue 5's benchmark).
-# Usage: benchmarks/media/run.sh [--dir DIR] [--runs N] [--no-build] [--include GLOB]
+# Usage: benchmarks/media/run.sh [--dir DIR] [--runs N] [--no-build] [--include GLOB] [--cold]
 # Builds a folder of real media made by ffmpeg (MP3, FLAC, WAV, MP4, JPEG, PNG; 5–60 MB each, ~1.3 GB), each
 # file with one byte-identical copy in another folder, plus unique files of the same formats. Both modes
 # then read the same duplicate bytes; media mode additionally opens every file to locate its payload.
 # Prints hyperfine's table and the ratio media/whole-file. --include '*.png' times one format (both modes scan
-# only the matching files; the folder is still re-read whole before each run).
+# only the matching files; the folder is still re-read whole before each run). --cold drops the page cache
+# before each run instead (needs root), so both modes read from the disk.
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 args="$*"
@@ -13,12 +14,14 @@ dir=/var/tmp/dedup-bench/media
 runs=5
 build=1
 include=
+prepare=
 while [ $# -gt 0 ]; do
   case $1 in
     --dir) dir=$2; shift 2 ;;
     --runs) runs=$2; shift 2 ;;
     --no-build) build=0; shift ;;
     --include) include="--include '$2'"; shift 2 ;;
+    --cold) prepare="sync; echo 3 > /proc/sys/vm/drop_caches"; shift ;;
     *) echo "unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -51,7 +54,7 @@ fi
 echo "Command: benchmarks/media/run.sh ${args}  ($(date -u +%FT%TZ))"
 echo "Folder: $dir — $(find "$dir" -type f ! -name .complete | wc -l) files, $(du -sh --apparent-size "$dir" | cut -f1)"
 hyperfine --warmup 1 --runs "$runs" --export-markdown /tmp/media-bench.md \
-  --prepare "cat $dir/*/* > /dev/null" \
+  --prepare "${prepare:-cat $dir/*/* > /dev/null}" \
   -n whole-file "$bin find $dir $include --format json -o /tmp/media-whole.json" \
   -n media "$bin find $dir $include --media --format json -o /tmp/media-payload.json" >/dev/null
 cat /tmp/media-bench.md
