@@ -156,24 +156,10 @@ internal static partial class DuplicateScanner
                 found.Reported = true; // each class's payload node is in exactly one group
                 allVerified &= found.Verified;
                 found.RecheckMembers(state);
-                foreach (var node in found.Members)
-                {
-                    if (!node.Dropped)
-                    {
-                        files.Add(node.ToDuplicateFile());
-                    }
-                }
+                found.AddLiveFiles(files);
             }
 
-            if (files.Count < 2)
-            {
-                continue;
-            }
-
-            files.Sort(static (a, b) => a.Path.CompareTo(b.Path));
-            var group = new DuplicateGroup(set.Length, files, allVerified, ContentMatch.MediaPayload);
-            state.AddGroup(group);
-            writer.TryWrite(group);
+            Publish(state, writer, set.Length, files, allVerified, ContentMatch.MediaPayload);
         }
     }
 
@@ -192,21 +178,20 @@ internal static partial class DuplicateScanner
         }
 
         var files = new List<DuplicateFile>(found.Members.Length);
-        foreach (var node in found.Members)
-        {
-            if (!node.Dropped)
-            {
-                files.Add(node.ToDuplicateFile());
-            }
-        }
+        found.AddLiveFiles(files);
+        Publish(state, writer, found.Members[0].Primary.Length, files, found.Verified, ContentMatch.WholeFile);
+    }
 
+    /// <summary>Reports a group that still has two files, in path order.</summary>
+    private static void Publish(ScanState state, ChannelWriter<DuplicateGroup> writer, long size, List<DuplicateFile> files, bool verified, ContentMatch match)
+    {
         if (files.Count < 2)
         {
             return;
         }
 
         files.Sort(static (a, b) => a.Path.CompareTo(b.Path));
-        var group = new DuplicateGroup(found.Members[0].Primary.Length, files, found.Verified);
+        var group = new DuplicateGroup(size, files, verified, match);
         state.AddGroup(group);
         writer.TryWrite(group);
     }
@@ -303,6 +288,18 @@ internal static partial class DuplicateScanner
             Representative = followed;
             Payload = new FileNode(followed.Primary, ranges, MediaFormat.Png);
             return true;
+        }
+
+        /// <summary>Adds the members still in the scan.</summary>
+        public void AddLiveFiles(List<DuplicateFile> files)
+        {
+            foreach (var member in Members)
+            {
+                if (!member.Dropped)
+                {
+                    files.Add(member.ToDuplicateFile());
+                }
+            }
         }
 
         /// <summary>
