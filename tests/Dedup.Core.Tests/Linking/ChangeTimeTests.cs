@@ -17,22 +17,13 @@ public sealed class ChangeTimeTests
     public async Task Duplicate_rewritten_with_its_modification_time_restored_after_verification_is_skipped(string kind)
     {
         using var tree = new LinkTree();
-        var a = tree.Write("a.bin", Content);
-        var b = tree.Write("b.bin", Content);
-        var inode = TestNative.Inode(b);
-        var plan = FaultInjectionTests.Plan(tree, await tree.ScanAsync(), kind);
-        var changed = Changed(Content);
-        plan.Faults = AfterVerification(kind, () => RewriteKeepingTime(b, changed));
 
-        var outcome = Assert.Single((await plan.ApplyAsync()).Outcomes);
+        var run = await RewriteAfterVerificationAsync(tree, kind, rewriteKept: false);
 
-        Assert.Equal(DuplicateActionStatus.Skipped, outcome.Status);
-        Assert.StartsWith("duplicate changed since this action's first check", outcome.Reason, StringComparison.Ordinal);
-        Assert.Contains("change time moved", outcome.Reason, StringComparison.Ordinal);
-        Assert.Equal(changed, await File.ReadAllBytesAsync(b));
-        Assert.Equal(inode, TestNative.Inode(b));
-        Assert.Null(new FileInfo(b).LinkTarget);
-        Assert.Equal(Content, await File.ReadAllBytesAsync(a));
+        Assert.StartsWith("duplicate changed since this action's first check", run.Reason, StringComparison.Ordinal);
+        Assert.Contains("change time moved", run.Reason, StringComparison.Ordinal);
+        AssertSameDuplicate(run, run.Changed);
+        Assert.Equal(Content, await File.ReadAllBytesAsync(run.Kept));
         tree.AssertNoTemporaryFiles();
     }
 
@@ -42,21 +33,40 @@ public sealed class ChangeTimeTests
     {
         // For a hard link this runs after the link to the kept file was made (which moved its change time itself).
         using var tree = new LinkTree();
+
+        var run = await RewriteAfterVerificationAsync(tree, kind, rewriteKept: true);
+
+        Assert.StartsWith($"kept file {run.Kept} changed since this action's first check", run.Reason, StringComparison.Ordinal);
+        AssertSameDuplicate(run, Content);
+        tree.AssertNoTemporaryFiles();
+    }
+
+    /// <summary>
+    /// a.bin (kept) and b.bin (its duplicate), planned for <paramref name="kind"/> from a real scan; after the byte
+    /// verification the kept file or the duplicate is rewritten with its modification time restored. Applies the
+    /// plan and asserts its one action was skipped.
+    /// </summary>
+    private static async Task<Rewrite> RewriteAfterVerificationAsync(LinkTree tree, string kind, bool rewriteKept)
+    {
         var a = tree.Write("a.bin", Content);
         var b = tree.Write("b.bin", Content);
         var inode = TestNative.Inode(b);
         var plan = FaultInjectionTests.Plan(tree, await tree.ScanAsync(), kind);
         var changed = Changed(Content);
-        plan.Faults = AfterVerification(kind, () => RewriteKeepingTime(a, changed));
+        plan.Faults = AfterVerification(kind, () => RewriteKeepingTime(rewriteKept ? a : b, changed));
 
         var outcome = Assert.Single((await plan.ApplyAsync()).Outcomes);
 
         Assert.Equal(DuplicateActionStatus.Skipped, outcome.Status);
-        Assert.StartsWith($"kept file {a} changed since this action's first check", outcome.Reason, StringComparison.Ordinal);
-        Assert.Equal(Content, await File.ReadAllBytesAsync(b));
-        Assert.Equal(inode, TestNative.Inode(b));
-        Assert.Null(new FileInfo(b).LinkTarget);
-        tree.AssertNoTemporaryFiles();
+        return new Rewrite(a, b, inode, changed, outcome.Reason);
+    }
+
+    /// <summary>The duplicate holds <paramref name="bytes"/> and is still the same plain file (same inode, no link).</summary>
+    private static void AssertSameDuplicate(Rewrite run, byte[] bytes)
+    {
+        Assert.Equal(bytes, File.ReadAllBytes(run.Duplicate));
+        Assert.Equal(run.DuplicateInode, TestNative.Inode(run.Duplicate));
+        Assert.Null(new FileInfo(run.Duplicate).LinkTarget);
     }
 
     /// <summary>The fault hook each kind runs after the byte verification and before its last re-check.</summary>
@@ -88,4 +98,7 @@ public sealed class ChangeTimeTests
         changed[12_345] ^= 0xFF;
         return changed;
     }
+
+    /// <summary>The paths, the duplicate's inode before the action, the bytes written, and why the action was skipped.</summary>
+    private sealed record Rewrite(string Kept, string Duplicate, ulong DuplicateInode, byte[] Changed, string? Reason);
 }

@@ -20,79 +20,58 @@ public sealed class PortableApplyTests
     [LinuxFact]
     public async Task Delete_removes_the_verified_duplicate_and_keeps_the_kept_file()
     {
-        using var tree = new LinkTree();
-        var a = tree.Write("a.bin", Content);
-        var b = tree.Write("b.bin", Content);
-        var trash = new StandInTrash(tree);
+        using var pair = new PlannedPair(Linkers.Delete);
 
-        var outcome = Assert.Single(Apply(Plan(Linkers.Delete, a, b), trash).Outcomes);
+        var outcome = Assert.Single(pair.Apply().Outcomes);
 
         Assert.Equal(DuplicateActionStatus.Done, outcome.Status);
-        Assert.False(File.Exists(b));
-        Assert.Equal(Content, await File.ReadAllBytesAsync(a));
-        Assert.Empty(trash.Moved);
+        Assert.False(File.Exists(pair.Duplicate));
+        Assert.Equal(Content, await File.ReadAllBytesAsync(pair.Kept));
+        Assert.Empty(pair.Trash.Moved);
     }
 
     [LinuxFact]
     public async Task Trash_hands_the_verified_duplicate_to_the_system_trash()
     {
-        using var tree = new LinkTree();
-        var a = tree.Write("a.bin", Content);
-        var b = tree.Write("b.bin", Content);
-        var trash = new StandInTrash(tree);
+        using var pair = new PlannedPair(Linkers.Trash);
 
-        var report = Apply(Plan(Linkers.Trash, a, b), trash);
+        var report = pair.Apply();
 
         Assert.Equal(1, report.Done);
         Assert.Equal(Content.Length, report.ReclaimedBytes);
-        var (from, to) = Assert.Single(trash.Moved);
-        Assert.Equal(b, from);
-        Assert.False(File.Exists(b));
+        var (from, to) = Assert.Single(pair.Trash.Moved);
+        Assert.Equal(pair.Duplicate, from);
+        Assert.False(File.Exists(pair.Duplicate));
         Assert.Equal(Content, await File.ReadAllBytesAsync(to));
-        Assert.Equal(Content, await File.ReadAllBytesAsync(a));
+        Assert.Equal(Content, await File.ReadAllBytesAsync(pair.Kept));
     }
 
     [LinuxTheory]
     [MemberData(nameof(Kinds))]
     public async Task Duplicate_modified_after_the_scan_is_skipped_and_untouched(string kind)
     {
-        using var tree = new LinkTree();
-        var a = tree.Write("a.bin", Content);
-        var b = tree.Write("b.bin", Content);
-        var plan = Plan(LinkerOf(kind), a, b);
-        await File.AppendAllTextAsync(b, "changed");
-        var before = tree.Snapshot();
-        var trash = new StandInTrash(tree);
+        using var pair = new PlannedPair(LinkerOf(kind));
+        await File.AppendAllTextAsync(pair.Duplicate, "changed");
+        var before = pair.Tree.Snapshot();
 
-        var outcome = Assert.Single(Apply(plan, trash).Outcomes);
-
-        Assert.Equal(DuplicateActionStatus.Skipped, outcome.Status);
-        Assert.Equal($"duplicate changed size from {Content.Length} to {Content.Length + 7} bytes since the scan; left untouched", outcome.Reason);
-        Assert.Equal(before[b], await File.ReadAllBytesAsync(b));
-        Assert.Empty(trash.Moved);
+        await AssertSkippedAsync(
+            pair,
+            reason => Assert.Equal($"duplicate changed size from {Content.Length} to {Content.Length + 7} bytes since the scan; left untouched", reason),
+            before[pair.Duplicate]);
     }
 
     [LinuxTheory]
     [MemberData(nameof(Kinds))]
     public async Task Same_size_and_time_but_different_bytes_is_caught_by_the_byte_comparison(string kind)
     {
-        using var tree = new LinkTree();
-        var a = tree.Write("a.bin", Content);
-        var b = tree.Write("b.bin", Content);
-        var plan = Plan(LinkerOf(kind), a, b);
-        var time = File.GetLastWriteTimeUtc(b);
+        using var pair = new PlannedPair(LinkerOf(kind));
+        var time = File.GetLastWriteTimeUtc(pair.Duplicate);
         var changed = (byte[])Content.Clone();
         changed[40_000] ^= 0xFF;
-        await File.WriteAllBytesAsync(b, changed);
-        File.SetLastWriteTimeUtc(b, time);
-        var trash = new StandInTrash(tree);
+        await File.WriteAllBytesAsync(pair.Duplicate, changed);
+        File.SetLastWriteTimeUtc(pair.Duplicate, time);
 
-        var outcome = Assert.Single(Apply(plan, trash).Outcomes);
-
-        Assert.Equal(DuplicateActionStatus.Skipped, outcome.Status);
-        Assert.Contains("content differs from the kept file", outcome.Reason, StringComparison.Ordinal);
-        Assert.Equal(changed, await File.ReadAllBytesAsync(b));
-        Assert.Empty(trash.Moved);
+        await AssertSkippedAsync(pair, reason => Assert.Contains("content differs from the kept file", reason, StringComparison.Ordinal), changed);
     }
 
     [LinuxTheory]
@@ -129,39 +108,24 @@ public sealed class PortableApplyTests
     [MemberData(nameof(Kinds))]
     public async Task Kept_file_modified_after_the_scan_stops_the_action(string kind)
     {
-        using var tree = new LinkTree();
-        var a = tree.Write("a.bin", Content);
-        var b = tree.Write("b.bin", Content);
-        var plan = Plan(LinkerOf(kind), a, b);
-        var time = File.GetLastWriteTimeUtc(a);
-        File.SetLastWriteTimeUtc(a, time.AddSeconds(-5));
-        var trash = new StandInTrash(tree);
+        using var pair = new PlannedPair(LinkerOf(kind));
+        var time = File.GetLastWriteTimeUtc(pair.Kept);
+        File.SetLastWriteTimeUtc(pair.Kept, time.AddSeconds(-5));
 
-        var outcome = Assert.Single(Apply(plan, trash).Outcomes);
-
-        Assert.Equal(DuplicateActionStatus.Skipped, outcome.Status);
-        Assert.Equal($"kept file {a} was modified since the scan; nothing done", outcome.Reason);
-        Assert.Equal(Content, await File.ReadAllBytesAsync(b));
-        Assert.Empty(trash.Moved);
+        await AssertSkippedAsync(pair, reason => Assert.Equal($"kept file {pair.Kept} was modified since the scan; nothing done", reason), Content);
     }
 
     [LinuxTheory]
     [MemberData(nameof(Kinds))]
     public async Task A_change_right_before_the_delete_or_move_is_caught_by_the_last_recheck(string kind)
     {
-        using var tree = new LinkTree();
-        var a = tree.Write("a.bin", Content);
-        var b = tree.Write("b.bin", Content);
-        var plan = Plan(LinkerOf(kind), a, b);
-        plan.Faults = Hook(kind, path => File.AppendAllText(path, "late"));
-        var trash = new StandInTrash(tree);
+        using var pair = new PlannedPair(LinkerOf(kind));
+        pair.Plan.Faults = Hook(kind, path => File.AppendAllText(path, "late"));
 
-        var outcome = Assert.Single(Apply(plan, trash).Outcomes);
-
-        Assert.Equal(DuplicateActionStatus.Skipped, outcome.Status);
-        Assert.Contains("duplicate changed size", outcome.Reason, StringComparison.Ordinal);
-        Assert.Equal(Content.Concat(System.Text.Encoding.ASCII.GetBytes("late")), await File.ReadAllBytesAsync(b));
-        Assert.Empty(trash.Moved);
+        await AssertSkippedAsync(
+            pair,
+            reason => Assert.Contains("duplicate changed size", reason, StringComparison.Ordinal),
+            Content.Concat(System.Text.Encoding.ASCII.GetBytes("late")));
     }
 
     [LinuxTheory]
@@ -169,26 +133,17 @@ public sealed class PortableApplyTests
     public async Task Duplicate_swapped_for_an_identical_copy_after_verification_is_skipped(string kind)
     {
         // Same bytes, size and time: only the identity taken at the first check tells the two files apart.
-        using var tree = new LinkTree();
-        var a = tree.Write("a.bin", Content);
-        var b = tree.Write("b.bin", Content);
-        var plan = Plan(LinkerOf(kind), a, b);
-        var time = File.GetLastWriteTimeUtc(b);
-        plan.Faults = Hook(kind, path =>
+        using var pair = new PlannedPair(LinkerOf(kind));
+        var time = File.GetLastWriteTimeUtc(pair.Duplicate);
+        pair.Plan.Faults = Hook(kind, path =>
         {
             // Created before the old file goes, so the file system cannot hand it the old inode number.
-            var copy = tree.Write("copy.tmp", Content);
+            var copy = pair.Tree.Write("copy.tmp", Content);
             File.SetLastWriteTimeUtc(copy, time);
             File.Move(copy, path, overwrite: true);
         });
-        var trash = new StandInTrash(tree);
 
-        var outcome = Assert.Single(Apply(plan, trash).Outcomes);
-
-        Assert.Equal(DuplicateActionStatus.Skipped, outcome.Status);
-        Assert.Equal("duplicate was replaced by another file since the last check; left untouched", outcome.Reason);
-        Assert.Equal(Content, await File.ReadAllBytesAsync(b));
-        Assert.Empty(trash.Moved);
+        await AssertSkippedAsync(pair, reason => Assert.Equal("duplicate was replaced by another file since the last check; left untouched", reason), Content);
     }
 
     [LinuxTheory]
@@ -203,12 +158,12 @@ public sealed class PortableApplyTests
         var alias = tree.PathOf("link/a.bin");
         var trash = new StandInTrash(tree);
 
-        var outcome = Assert.Single(Apply(Plan(LinkerOf(kind), real, alias), trash).Outcomes);
-
-        Assert.Equal(DuplicateActionStatus.Skipped, outcome.Status);
-        Assert.StartsWith("the duplicate is the kept file itself under another path", outcome.Reason, StringComparison.Ordinal);
-        Assert.Equal(Content, await File.ReadAllBytesAsync(real));
-        Assert.Empty(trash.Moved);
+        await AssertSkippedAsync(
+            Apply(Plan(LinkerOf(kind), real, alias), trash),
+            trash,
+            reason => Assert.StartsWith("the duplicate is the kept file itself under another path", reason, StringComparison.Ordinal),
+            real,
+            Content);
     }
 
     [LinuxFact]
@@ -218,23 +173,23 @@ public sealed class PortableApplyTests
         var a = tree.Write("a.bin", Content);
         var b = tree.PathOf("b.bin");
         Assert.Equal(0, LinkNative.LinkAt(LinkNative.AT_FDCWD, a, LinkNative.AT_FDCWD, b, 0));
+        var trash = new StandInTrash(tree);
 
-        var outcome = Assert.Single(Apply(Plan(Linkers.Delete, a, b), new StandInTrash(tree)).Outcomes);
-
-        Assert.Equal(DuplicateActionStatus.Skipped, outcome.Status);
-        Assert.StartsWith("the duplicate is the kept file itself", outcome.Reason, StringComparison.Ordinal);
-        Assert.Equal(Content, await File.ReadAllBytesAsync(b));
+        await AssertSkippedAsync(
+            Apply(Plan(Linkers.Delete, a, b), trash),
+            trash,
+            reason => Assert.StartsWith("the duplicate is the kept file itself", reason, StringComparison.Ordinal),
+            b,
+            Content);
     }
 
     [LinuxFact]
     public async Task A_refusing_system_trash_fails_the_action_and_says_the_duplicate_is_unchanged()
     {
-        using var tree = new LinkTree();
-        var a = tree.Write("a.bin", Content);
-        var b = tree.Write("b.bin", Content);
+        using var pair = new PlannedPair(Linkers.Trash);
 
         var report = PlanExecutor.ApplyPortable(
-            Plan(Linkers.Trash, a, b),
+            pair.Plan,
             path => throw PlanExecutor.TrashMoveFailed(path, "cannot move to the Recycle Bin: injected"),
             CancellationToken.None);
 
@@ -242,21 +197,19 @@ public sealed class PortableApplyTests
         Assert.Equal(DuplicateActionStatus.Failed, outcome.Status);
         Assert.Equal("cannot move to the Recycle Bin: injected; duplicate unchanged", outcome.Reason);
         Assert.Equal(0, report.ReclaimedBytes);
-        Assert.Equal(Content, await File.ReadAllBytesAsync(b));
+        Assert.Equal(Content, await File.ReadAllBytesAsync(pair.Duplicate));
     }
 
     [LinuxFact]
     public void Link_kinds_never_reach_the_portable_path()
     {
-        using var tree = new LinkTree();
-        var a = tree.Write("a.bin", Content);
-        var b = tree.Write("b.bin", Content);
+        using var pair = new PlannedPair(Linkers.HardLink);
 
-        var outcome = Assert.Single(Apply(Plan(Linkers.HardLink, a, b), new StandInTrash(tree)).Outcomes);
+        var outcome = Assert.Single(pair.Apply().Outcomes);
 
         Assert.Equal(DuplicateActionStatus.Skipped, outcome.Status);
         Assert.Equal("HardLink is implemented for Linux only; nothing done", outcome.Reason);
-        Assert.True(File.Exists(b));
+        Assert.True(File.Exists(pair.Duplicate));
     }
 
     private static ILinker LinkerOf(string kind) => kind == "delete" ? Linkers.Delete : Linkers.Trash;
@@ -280,6 +233,50 @@ public sealed class PortableApplyTests
 
     private static DuplicateActionReport Apply(DuplicateActionPlan plan, StandInTrash trash) =>
         PlanExecutor.ApplyPortable(plan, trash.Move, CancellationToken.None);
+
+    /// <summary>Applies the pair's plan; its one action was skipped, the duplicate holds <paramref name="duplicateBytes"/>, and nothing went to the trash.</summary>
+    private static Task AssertSkippedAsync(PlannedPair pair, Action<string?> reason, IEnumerable<byte> duplicateBytes) =>
+        AssertSkippedAsync(pair.Apply(), pair.Trash, reason, pair.Duplicate, duplicateBytes);
+
+    /// <summary>
+    /// The report's one action was skipped, <paramref name="reason"/> accepts its reason, <paramref name="path"/> still
+    /// holds <paramref name="bytes"/>, and nothing was handed to the trash.
+    /// </summary>
+    private static async Task AssertSkippedAsync(DuplicateActionReport report, StandInTrash trash, Action<string?> reason, string path, IEnumerable<byte> bytes)
+    {
+        var outcome = Assert.Single(report.Outcomes);
+
+        Assert.Equal(DuplicateActionStatus.Skipped, outcome.Status);
+        reason(outcome.Reason);
+        Assert.Equal(bytes, await File.ReadAllBytesAsync(path));
+        Assert.Empty(trash.Moved);
+    }
+
+    /// <summary>A tree with a.bin (the kept file) and b.bin (its duplicate), planned as the portable scan lists them, and a stand-in trash.</summary>
+    private sealed class PlannedPair : IDisposable
+    {
+        public PlannedPair(ILinker linker)
+        {
+            Kept = Tree.Write("a.bin", Content);
+            Duplicate = Tree.Write("b.bin", Content);
+            Plan = PortableApplyTests.Plan(linker, Kept, Duplicate);
+            Trash = new StandInTrash(Tree);
+        }
+
+        public LinkTree Tree { get; } = new();
+
+        public string Kept { get; }
+
+        public string Duplicate { get; }
+
+        public DuplicateActionPlan Plan { get; }
+
+        public StandInTrash Trash { get; }
+
+        public DuplicateActionReport Apply() => PortableApplyTests.Apply(Plan, Trash);
+
+        public void Dispose() => Tree.Dispose();
+    }
 
     /// <summary>Stands in for the Recycle Bin or Trash: moves the file into a folder of the tree and records it.</summary>
     private sealed class StandInTrash(LinkTree tree)

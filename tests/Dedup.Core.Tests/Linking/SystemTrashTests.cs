@@ -21,14 +21,9 @@ public sealed class SystemTrashTests
     public async Task Windows_trash_moves_the_duplicate_to_the_Recycle_Bin_and_keeps_the_kept_file()
     {
         using var tree = new LinkTree();
-        var kept = tree.Write("keep/a.bin", Content);
-        var duplicate = tree.Write("other/" + Guid.NewGuid().ToString("N") + ".bin", Content);
 
-        var report = await TrashDuplicatesAsync(tree);
+        var duplicate = await TrashTheDuplicateAsync(tree);
 
-        Assert.Equal(1, report.Done);
-        Assert.False(File.Exists(duplicate));
-        Assert.Equal(Content, await File.ReadAllBytesAsync(kept));
         var (info, data) = FindInRecycleBin(duplicate);
         try
         {
@@ -45,14 +40,8 @@ public sealed class SystemTrashTests
     public async Task MacOS_trash_moves_the_duplicate_to_the_Trash_and_keeps_the_kept_file()
     {
         using var tree = new LinkTree();
-        var kept = tree.Write("keep/a.bin", Content);
-        var duplicate = tree.Write("other/" + Guid.NewGuid().ToString("N") + ".bin", Content);
 
-        var report = await TrashDuplicatesAsync(tree);
-
-        Assert.Equal(1, report.Done);
-        Assert.False(File.Exists(duplicate));
-        Assert.Equal(Content, await File.ReadAllBytesAsync(kept));
+        await TrashTheDuplicateAsync(tree);
     }
 
     [MacOSFact]
@@ -103,19 +92,45 @@ public sealed class SystemTrashTests
     [MacOSFact]
     public void MacOS_refuses_link_modes_with_NotSupportedException() => LinkModesAreRefused();
 
-    private static async Task<DuplicateActionReport> TrashDuplicatesAsync(LinkTree tree)
+    /// <summary>
+    /// keep/a.bin and its duplicate under other/ with <paramref name="duplicateName"/>, scanned and planned through the
+    /// public API with <paramref name="linker"/>, keeping the file under keep/.
+    /// </summary>
+    private static async Task<(string Kept, string Duplicate, DuplicateActionPlan Plan)> PlanKeepAndOtherAsync(LinkTree tree, ILinker linker, string duplicateName = "b.bin")
     {
-        var plan = LinkTree.Plan(await tree.ScanAsync(), Linkers.Trash, KeepRule.PreferUnder(tree.PathOf("keep")));
+        var kept = tree.Write("keep/a.bin", Content);
+        var duplicate = tree.Write("other/" + duplicateName, Content);
+        return (kept, duplicate, LinkTree.Plan(await tree.ScanAsync(), linker, KeepRule.PreferUnder(tree.PathOf("keep"))));
+    }
+
+    /// <summary>Trashes a duplicate of a unique name through the public API; asserts it is gone and the kept file intact, and returns its old path.</summary>
+    private static async Task<string> TrashTheDuplicateAsync(LinkTree tree)
+    {
+        var (kept, duplicate, plan) = await PlanKeepAndOtherAsync(tree, Linkers.Trash, Guid.NewGuid().ToString("N") + ".bin");
         Assert.Single(plan.Actions);
-        return await plan.ApplyAsync();
+
+        var report = await plan.ApplyAsync();
+
+        Assert.Equal(1, report.Done);
+        Assert.False(File.Exists(duplicate));
+        Assert.Equal(Content, await File.ReadAllBytesAsync(kept));
+        return duplicate;
+    }
+
+    /// <summary>Applies the plan and asserts its one action was skipped, <paramref name="reason"/> accepts the reason, and the duplicate holds <paramref name="bytes"/>.</summary>
+    private static async Task AssertSkippedAsync(DuplicateActionPlan plan, Action<string?> reason, string duplicate, IEnumerable<byte> bytes)
+    {
+        var outcome = Assert.Single((await plan.ApplyAsync()).Outcomes);
+
+        Assert.Equal(DuplicateActionStatus.Skipped, outcome.Status);
+        reason(outcome.Reason);
+        Assert.Equal(bytes, await File.ReadAllBytesAsync(duplicate));
     }
 
     private static async Task DeleteRemovesTheDuplicateAsync()
     {
         using var tree = new LinkTree();
-        var kept = tree.Write("keep/a.bin", Content);
-        var duplicate = tree.Write("other/b.bin", Content);
-        var plan = LinkTree.Plan(await tree.ScanAsync(), Linkers.Delete, KeepRule.PreferUnder(tree.PathOf("keep")));
+        var (kept, duplicate, plan) = await PlanKeepAndOtherAsync(tree, Linkers.Delete);
 
         var report = await plan.ApplyAsync();
 
@@ -128,33 +143,21 @@ public sealed class SystemTrashTests
     private static async Task ChangedDuplicateIsSkippedAsync()
     {
         using var tree = new LinkTree();
-        var kept = tree.Write("keep/a.bin", Content);
-        var duplicate = tree.Write("other/b.bin", Content);
-        var plan = LinkTree.Plan(await tree.ScanAsync(), Linkers.Trash, KeepRule.PreferUnder(tree.PathOf("keep")));
+        var (kept, duplicate, plan) = await PlanKeepAndOtherAsync(tree, Linkers.Trash);
         await File.AppendAllTextAsync(duplicate, "changed");
 
-        var outcome = Assert.Single((await plan.ApplyAsync()).Outcomes);
-
-        Assert.Equal(DuplicateActionStatus.Skipped, outcome.Status);
-        Assert.Contains("duplicate changed size", outcome.Reason, StringComparison.Ordinal);
-        Assert.Equal(Content.Concat(Encoding.ASCII.GetBytes("changed")), await File.ReadAllBytesAsync(duplicate));
+        await AssertSkippedAsync(plan, reason => Assert.Contains("duplicate changed size", reason, StringComparison.Ordinal), duplicate, Content.Concat(Encoding.ASCII.GetBytes("changed")));
         Assert.Equal(Content, await File.ReadAllBytesAsync(kept));
     }
 
     private static async Task LateChangeIsSkippedAsync()
     {
         using var tree = new LinkTree();
-        tree.Write("keep/a.bin", Content);
-        var duplicate = tree.Write("other/b.bin", Content);
-        var plan = LinkTree.Plan(await tree.ScanAsync(), Linkers.Trash, KeepRule.PreferUnder(tree.PathOf("keep")));
+        var (_, duplicate, plan) = await PlanKeepAndOtherAsync(tree, Linkers.Trash);
         var time = File.GetLastWriteTimeUtc(duplicate);
         plan.Faults = new LinkerFaults { BeforeSystemTrashMove = path => File.SetLastWriteTimeUtc(path, time.AddSeconds(-10)) };
 
-        var outcome = Assert.Single((await plan.ApplyAsync()).Outcomes);
-
-        Assert.Equal(DuplicateActionStatus.Skipped, outcome.Status);
-        Assert.Equal("duplicate was modified since the scan; left untouched", outcome.Reason);
-        Assert.Equal(Content, await File.ReadAllBytesAsync(duplicate));
+        await AssertSkippedAsync(plan, reason => Assert.Equal("duplicate was modified since the scan; left untouched", reason), duplicate, Content);
     }
 
     private static void LinkModesAreRefused()
