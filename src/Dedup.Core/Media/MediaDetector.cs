@@ -23,7 +23,7 @@ internal static class MediaDetector
     public static IMediaLocator? Detect(MediaReader reader)
     {
         Span<byte> header = stackalloc byte[(int)Math.Min(HeaderSize, reader.Length)];
-        if (!reader.TryRead(0, header))
+        if (!reader.TryReadUnbuffered(0, header))
         {
             return null;
         }

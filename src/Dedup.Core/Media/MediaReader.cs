@@ -49,7 +49,7 @@ internal sealed class MediaReader : IDisposable
     {
         Length = length;
         Options = options;
-        _buffer = Options.Buffers.Rent(BufferSize);
+        _buffer = []; // rented at the first buffered read: a file that is no media never needs one
         _bytesLeft = (2 * length) + options.ExtraParseBytes;
         _stepsLeft = options.MaxSteps;
     }
@@ -113,6 +113,14 @@ internal sealed class MediaReader : IDisposable
         return Fill(offset, destination.Length, _fillSize) && TryRead(offset, destination);
     }
 
+    /// <summary>
+    /// Reads exactly <paramref name="destination"/> without filling the buffer: for the signature check, so that a
+    /// file that is no media costs a read of its first bytes, not of a whole refill (a scan in media mode checks
+    /// every file of a unique size).
+    /// </summary>
+    public bool TryReadUnbuffered(long offset, Span<byte> destination)
+        => Contains(offset, destination.Length) && ReadDirect(offset, destination);
+
     public bool TryReadByte(long offset, out byte value) => TryReadInteger(offset, bigEndian: true, out value);
 
     public bool TryReadUInt16BE(long offset, out ushort value) => TryReadInteger(offset, bigEndian: true, out value);
@@ -141,8 +149,12 @@ internal sealed class MediaReader : IDisposable
         _bufferCount = 0;
         if (count > _buffer.Length)
         {
-            Options.Buffers.Return(_buffer);
-            _buffer = Options.Buffers.Rent(count);
+            if (_buffer.Length > 0)
+            {
+                Options.Buffers.Return(_buffer);
+            }
+
+            _buffer = Options.Buffers.Rent(Math.Max(count, BufferSize));
         }
 
         if (!ReadDirect(offset, _buffer.AsSpan(0, count)))

@@ -231,8 +231,10 @@ internal static partial class DuplicateScanner
                     continue;
                 }
 
-                // A reader like any other: on a disk that admits one reader, locating waits its turn.
-                using var token = state.Drives.Enter(member.Primary.Identity.Device, cancellationToken);
+                // A reader like any other: on a disk that admits fewer readers than the scan has threads (an HDD:
+                // one), locating waits its turn; elsewhere the token could never make it wait, so none is taken.
+                var device = state.Drives.GetSemaphore(member.Primary.Identity.Device);
+                using var token = device.Readers < state.Options.MaxDegreeOfParallelism ? state.Drives.Enter(member.Primary.Identity.Device, cancellationToken) : default;
                 using var handle = FileOpener.TryOpen(member.Primary, state);
                 if (handle is null)
                 {

@@ -171,5 +171,23 @@ public sealed class MediaModeScanTests
         Assert.Equal(other.Length, copies.Size);
     }
 
+    [Fact]
+    public async Task Files_that_are_no_media_cost_a_read_of_their_signature_only()
+    {
+        // Twenty text files of unique sizes: media mode must open each (its payload could match another file's),
+        // but reads only the bytes that tell its format (a buffered refill read each file whole).
+        using var tree = new TempTree();
+        for (var i = 0; i < 20; i++)
+        {
+            tree.Write($"notes/{i}.txt", TempTree.RandomBytes(10_000 + i, i));
+        }
+
+        var (groups, summary) = await Scan.RunAsync(b => b.AddRoot(tree.Root).UseMediaMode());
+
+        Assert.Empty(groups);
+        Assert.Empty(summary.Errors);
+        Assert.Equal(20L * MediaDetector.HeaderSize, summary.BytesRead);
+    }
+
     public static TheoryData<string> FixtureNames() => [.. MediaTestSupport.AllFixtures.Select(MediaTestSupport.Name)];
 }
