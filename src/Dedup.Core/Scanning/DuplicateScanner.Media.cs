@@ -8,7 +8,8 @@ namespace Dedup.Core.Scanning;
 /// whole-file mode (sequential reads, probes that stop at the first differing page); only one file per resulting
 /// class — and each file of a unique size — is then opened to locate its payload. Classes whose payloads are
 /// equal merge into one group. Locating costs a few reads for most formats, but a PNG's chunk walk reads the
-/// whole file: locating every copy too made media mode a third slower than whole-file mode on a folder of copies.
+/// whole file: locating every copy too made media mode a third slower than whole-file mode on a folder of copies,
+/// and a PNG the first stage read whole is not walked at all (<see cref="PngChunkStream"/>).
 /// </summary>
 internal static partial class DuplicateScanner
 {
