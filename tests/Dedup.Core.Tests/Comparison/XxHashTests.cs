@@ -1,4 +1,3 @@
-using System.Diagnostics;
 using System.Runtime.InteropServices;
 using System.Text.RegularExpressions;
 using Dedup.Core.Comparison.Hashing;
@@ -320,25 +319,8 @@ public sealed partial class XxHashTests
     /// <summary>Runs xxhsum once over all files and returns file name -> upper-case hex digest.</summary>
     private static Dictionary<string, string> RunXxhsum(string directory, string algorithm, string[] names)
     {
-        var startInfo = new ProcessStartInfo("xxhsum")
-        {
-            WorkingDirectory = directory,
-            RedirectStandardOutput = true,
-            RedirectStandardError = true,
-            UseShellExecute = false,
-        };
-        startInfo.ArgumentList.Add(algorithm);
-        startInfo.ArgumentList.Add("--tag");
-        foreach (string name in names)
-        {
-            startInfo.ArgumentList.Add(name);
-        }
-
-        using Process process = Process.Start(startInfo) ?? throw new InvalidOperationException("could not start xxhsum");
-        var error = process.StandardError.ReadToEndAsync();
-        string output = process.StandardOutput.ReadToEnd();
-        Assert.True(process.WaitForExit(120_000), "xxhsum timed out");
-        Assert.True(process.ExitCode == 0, $"xxhsum {algorithm} failed ({process.ExitCode}): {error.Result}");
+        var (exitCode, output, error) = ProcessRunner.Run("xxhsum", [algorithm, "--tag", .. names], workingDirectory: directory, timeoutSeconds: 120);
+        Assert.True(exitCode == 0, $"xxhsum {algorithm} failed ({exitCode}): {error}");
 
         var digests = new Dictionary<string, string>(StringComparer.Ordinal);
         foreach (string line in output.Split('\n', StringSplitOptions.RemoveEmptyEntries | StringSplitOptions.TrimEntries))

@@ -2,19 +2,44 @@ using System.Diagnostics;
 
 namespace Dedup.Core.Tests.Infrastructure;
 
-/// <summary>Runs a process to the end (killed after a time limit) and returns its exit code and output.</summary>
+/// <summary>
+/// Runs an external process to the end (killed after a time limit) with standard input closed and both outputs
+/// captured, and returns its exit code and output. The one place tests start processes.
+/// </summary>
 public static class ProcessRunner
 {
-    public static async Task<(int ExitCode, string Stdout, string Stderr)> RunAsync(string file, IEnumerable<string> args, int timeoutSeconds = 120)
+    /// <summary>Runs <paramref name="file"/> and returns its exit code and output; a <see cref="TimeoutException"/> if it does not finish in time.</summary>
+    public static (int ExitCode, string Stdout, string Stderr) Run(string file, IEnumerable<string> args, string? workingDirectory = null, int timeoutSeconds = 120)
     {
-        var psi = new ProcessStartInfo(file) { RedirectStandardOutput = true, RedirectStandardError = true, RedirectStandardInput = true };
-        foreach (var arg in args)
+        using var process = Start(file, args, workingDirectory);
+        var stdout = process.StandardOutput.ReadToEndAsync();
+        var stderr = process.StandardError.ReadToEndAsync();
+        if (!process.WaitForExit(TimeSpan.FromSeconds(timeoutSeconds)))
         {
-            psi.ArgumentList.Add(arg);
+            process.Kill(entireProcessTree: true);
+            throw new TimeoutException($"{Describe(process)} did not finish in {timeoutSeconds} s.");
         }
 
-        using var process = Process.Start(psi)!;
-        process.StandardInput.Close();
+        process.WaitForExit();
+        return (process.ExitCode, stdout.GetAwaiter().GetResult(), stderr.GetAwaiter().GetResult());
+    }
+
+    /// <summary>Runs <paramref name="file"/> and returns its standard output; an <see cref="InvalidOperationException"/> (with the error output) if it exits non-zero.</summary>
+    public static string RunChecked(string file, params string[] args)
+    {
+        var (exitCode, stdout, stderr) = Run(file, args);
+        if (exitCode != 0)
+        {
+            throw new InvalidOperationException($"{file} {string.Join(' ', args)} exited {exitCode}: {stderr}");
+        }
+
+        return stdout;
+    }
+
+    /// <summary>The asynchronous <see cref="Run"/>.</summary>
+    public static async Task<(int ExitCode, string Stdout, string Stderr)> RunAsync(string file, IEnumerable<string> args, int timeoutSeconds = 120)
+    {
+        using var process = Start(file, args, workingDirectory: null);
         var stdout = process.StandardOutput.ReadToEndAsync();
         var stderr = process.StandardError.ReadToEndAsync();
         using var cts = new CancellationTokenSource(TimeSpan.FromSeconds(timeoutSeconds));
@@ -25,9 +50,29 @@ public static class ProcessRunner
         catch (OperationCanceledException)
         {
             process.Kill(entireProcessTree: true);
-            throw new TimeoutException($"{file} {string.Join(' ', psi.ArgumentList)} did not finish in {timeoutSeconds} s.");
+            throw new TimeoutException($"{Describe(process)} did not finish in {timeoutSeconds} s.");
         }
 
         return (process.ExitCode, await stdout, await stderr);
     }
+
+    private static Process Start(string file, IEnumerable<string> args, string? workingDirectory)
+    {
+        var psi = new ProcessStartInfo(file) { RedirectStandardOutput = true, RedirectStandardError = true, RedirectStandardInput = true };
+        foreach (var arg in args)
+        {
+            psi.ArgumentList.Add(arg);
+        }
+
+        if (workingDirectory is not null)
+        {
+            psi.WorkingDirectory = workingDirectory;
+        }
+
+        var process = Process.Start(psi) ?? throw new InvalidOperationException($"could not start {file}");
+        process.StandardInput.Close();
+        return process;
+    }
+
+    private static string Describe(Process process) => $"{process.StartInfo.FileName} {string.Join(' ', process.StartInfo.ArgumentList)}";
 }

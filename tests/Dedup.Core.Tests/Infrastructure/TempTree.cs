@@ -1,13 +1,11 @@
-using System.Diagnostics;
-
 namespace Dedup.Core.Tests.Infrastructure;
 
-/// <summary>A real temporary folder for one test, deleted afterwards.</summary>
+/// <summary>A real temporary folder for one test (under the temp folder, or another base folder such as a test mount), deleted afterwards.</summary>
 public sealed class TempTree : IDisposable
 {
-    public TempTree()
+    public TempTree(string? baseFolder = null)
     {
-        Root = Path.Combine(Path.GetTempPath(), "dedup-tests", Guid.NewGuid().ToString("N"));
+        Root = Path.Combine(baseFolder ?? Path.Combine(Path.GetTempPath(), "dedup-tests"), Guid.NewGuid().ToString("N"));
         Directory.CreateDirectory(Root);
     }
 
@@ -50,21 +48,8 @@ public sealed class TempTree : IDisposable
         return bytes;
     }
 
-    public static void Run(string file, params string[] args)
-    {
-        var psi = new ProcessStartInfo(file) { RedirectStandardError = true, RedirectStandardOutput = true };
-        foreach (var arg in args)
-        {
-            psi.ArgumentList.Add(arg);
-        }
-
-        using var process = Process.Start(psi)!;
-        process.WaitForExit();
-        if (process.ExitCode != 0)
-        {
-            throw new InvalidOperationException($"{file} {string.Join(' ', args)} failed: {process.StandardError.ReadToEnd()}");
-        }
-    }
+    /// <summary>Runs a tool; an <see cref="InvalidOperationException"/> with its error output if it exits non-zero.</summary>
+    public static void Run(string file, params string[] args) => ProcessRunner.RunChecked(file, args);
 
     public void Dispose()
     {

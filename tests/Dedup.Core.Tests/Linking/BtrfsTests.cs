@@ -1,4 +1,3 @@
-using System.Diagnostics;
 using Dedup.Core.Linking;
 using Dedup.Core.Tests.Infrastructure;
 
@@ -223,10 +222,7 @@ public sealed class BtrfsTests
 
     private static long FreeBytes()
     {
-        using (var process = Process.Start("btrfs", ["filesystem", "sync", LinkTree.BtrfsMount!]))
-        {
-            process.WaitForExit();
-        }
+        ProcessRunner.Run("btrfs", ["filesystem", "sync", LinkTree.BtrfsMount!]);
 
         return new DriveInfo(LinkTree.BtrfsMount!).AvailableFreeSpace;
     }

@@ -133,7 +133,7 @@ public sealed class FaultInjectionTests
         tree.AssertNoTemporaryFiles();
     }
 
-    [LinkingFact]
+    [LinuxFact]
     public async Task Duplicate_changed_while_the_temporary_link_exists_is_not_replaced()
     {
         using var tree = new LinkTree();
@@ -169,7 +169,7 @@ public sealed class FaultInjectionTests
         tree.AssertNoTemporaryFiles();
     }
 
-    [LinkingFact]
+    [LinuxFact]
     public async Task Leftover_temporary_files_of_an_interrupted_run_are_removed_and_nothing_else()
     {
         using var tree = new LinkTree();
@@ -201,7 +201,7 @@ public sealed class FaultInjectionTests
         Assert.True(Directory.Exists(folderDecoy));
     }
 
-    [LinkingFact]
+    [LinuxFact]
     public async Task Cancellation_before_apply_skips_every_action()
     {
         using var tree = new LinkTree();

@@ -8,7 +8,7 @@ public sealed class LinkerTests
 {
     private static readonly byte[] Content = TempTree.RandomBytes(100_000, 1);
 
-    [LinkingFact]
+    [LinuxFact]
     public async Task Hard_link_replaces_the_duplicate_and_reclaims_its_size()
     {
         using var tree = new LinkTree();
@@ -28,7 +28,7 @@ public sealed class LinkerTests
         tree.AssertNoTemporaryFiles();
     }
 
-    [LinkingFact]
+    [LinuxFact]
     public async Task Names_already_linked_to_the_kept_file_reclaim_nothing_and_extra_links_outside_the_scan_keep_the_data()
     {
         using var tree = new LinkTree();
@@ -48,7 +48,7 @@ public sealed class LinkerTests
         Assert.Equal(Content, File.ReadAllBytes(tree.PathOf("outside.bin")));
     }
 
-    [LinkingFact]
+    [LinuxFact]
     public async Task Every_name_of_a_duplicate_is_replaced_and_the_bytes_count_once()
     {
         using var tree = new LinkTree();
@@ -65,7 +65,7 @@ public sealed class LinkerTests
         Assert.Equal(TestNative.Inode(kept), TestNative.Inode(tree.PathOf("b2.bin")));
     }
 
-    [LinkingFact]
+    [LinuxFact]
     public async Task Dry_run_lists_every_operation_and_touches_nothing()
     {
         using var tree = new LinkTree();
@@ -86,7 +86,7 @@ public sealed class LinkerTests
         LinkTree.AssertNoContentLost(before);
     }
 
-    [LinkingFact]
+    [LinuxFact]
     public async Task Relative_symbolic_link_points_to_the_kept_file()
     {
         using var tree = new LinkTree();
@@ -101,7 +101,7 @@ public sealed class LinkerTests
         tree.AssertNoTemporaryFiles();
     }
 
-    [LinkingFact]
+    [LinuxFact]
     public async Task Absolute_symbolic_link_points_to_the_kept_file()
     {
         using var tree = new LinkTree();
@@ -114,7 +114,7 @@ public sealed class LinkerTests
         Assert.Equal(Content, File.ReadAllBytes(b));
     }
 
-    [LinkingFact]
+    [LinuxFact]
     public async Task Delete_removes_the_verified_duplicate_only()
     {
         using var tree = new LinkTree();
@@ -160,7 +160,7 @@ public sealed class LinkerTests
         LinkTree.AssertNoContentLost(before);
     }
 
-    [LinkingFact]
+    [LinuxFact]
     public async Task Reported_paths_rebuild_a_group_from_the_files_as_they_are_now()
     {
         using var tree = new LinkTree();

@@ -31,48 +31,26 @@ public sealed class SmallFsCollection
     public const string Name = "SmallFs";
 }
 
-/// <summary>A fact that needs Linux and root (chattr, trash owner checks).</summary>
-public sealed class LinkingFactAttribute : FactAttribute
-{
-    public LinkingFactAttribute(bool needsRoot = false)
-    {
-        if (!OperatingSystem.IsLinux())
-        {
-            Skip = "Needs Linux: links, clone and dedupe are Linux-only, and these tests check the Linux steps (Delete and Trash on Windows and macOS are tested by SystemTrashTests).";
-        }
-        else if (needsRoot && Environment.UserName != "root")
-        {
-            Skip = "Needs root (chattr +i).";
-        }
-    }
-}
-
-/// <summary>A temporary tree (optionally on a given file system) plus scanning, planning and the content-safety check.</summary>
+/// <summary>
+/// A <see cref="TempTree"/> (optionally on a given file system) plus immutable files, scanning, planning and the
+/// content-safety check.
+/// </summary>
 public sealed class LinkTree : IDisposable
 {
+    private readonly TempTree _tree;
     private readonly List<string> _immutable = [];
 
-    public LinkTree(string? baseFolder = null)
-    {
-        Root = Path.Combine(baseFolder ?? Path.Combine(Path.GetTempPath(), "dedup-tests"), "link-" + Guid.NewGuid().ToString("N"));
-        Directory.CreateDirectory(Root);
-    }
+    public LinkTree(string? baseFolder = null) => _tree = new TempTree(baseFolder);
 
-    public string Root { get; }
+    public string Root => _tree.Root;
 
     public static string? BtrfsMount => Environment.GetEnvironmentVariable("DEDUP_TEST_BTRFS");
 
     public static string? SmallMount => Environment.GetEnvironmentVariable("DEDUP_TEST_SMALLFS");
 
-    public string PathOf(string relative) => Path.Combine(Root, relative);
+    public string PathOf(string relative) => _tree.PathOf(relative);
 
-    public string Write(string relative, byte[] content)
-    {
-        var full = PathOf(relative);
-        Directory.CreateDirectory(Path.GetDirectoryName(full)!);
-        File.WriteAllBytes(full, content);
-        return full;
-    }
+    public string Write(string relative, byte[] content) => _tree.Write(relative, content);
 
     /// <summary>Makes a file or folder immutable (a real EPERM even for root); undone on dispose.</summary>
     public void MakeImmutable(string full)
@@ -160,13 +138,7 @@ public sealed class LinkTree : IDisposable
             }
         }
 
-        try
-        {
-            Directory.Delete(Root, recursive: true);
-        }
-        catch (Exception ex) when (ex is IOException or UnauthorizedAccessException)
-        {
-        }
+        _tree.Dispose();
     }
 }
 

@@ -9,7 +9,7 @@ public sealed class SafetyReviewTests
 {
     private static readonly byte[] Content = TempTree.RandomBytes(30_000, 17);
 
-    [LinkingFact]
+    [LinuxFact]
     public async Task A_copy_in_a_trash_folder_is_never_the_one_kept_even_when_it_sorts_first()
     {
         using var tree = new LinkTree();
@@ -29,7 +29,7 @@ public sealed class SafetyReviewTests
         LinkTree.AssertNoContentLost(before);
     }
 
-    [LinkingFact]
+    [LinuxFact]
     public async Task When_every_copy_is_in_the_trash_nothing_is_deleted()
     {
         using var tree = new LinkTree();
@@ -45,7 +45,7 @@ public sealed class SafetyReviewTests
         Assert.True(File.Exists(a) && File.Exists(b));
     }
 
-    [LinkingFact]
+    [LinuxFact]
     public async Task A_user_file_named_like_a_temporary_file_but_ending_in_a_newline_is_not_cleaned_up()
     {
         using var tree = new LinkTree();
@@ -65,7 +65,7 @@ public sealed class SafetyReviewTests
         Assert.Equal([1, 2, 3], await File.ReadAllBytesAsync(lookAlike));
     }
 
-    [LinkingFact]
+    [LinuxFact]
     public async Task Media_payload_matches_are_refused_at_plan_time()
     {
         using var tree = new LinkTree();

@@ -8,7 +8,7 @@ public sealed class TrashTests
 {
     private static readonly byte[] Content = TempTree.RandomBytes(20_000, 3);
 
-    [LinkingFact]
+    [LinuxFact]
     public async Task Name_collisions_get_a_numeric_suffix_and_each_info_file_names_its_origin()
     {
         using var tree = new LinkTree();
@@ -40,7 +40,7 @@ public sealed class TrashTests
         LinkTree.AssertNoContentLost(before);
     }
 
-    [LinkingFact]
+    [LinuxFact]
     public async Task A_failure_after_the_info_file_is_written_removes_it_and_keeps_the_file()
     {
         using var tree = new LinkTree();

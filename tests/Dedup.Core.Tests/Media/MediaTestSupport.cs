@@ -1,5 +1,5 @@
-using System.Diagnostics;
 using Dedup.Core.Media;
+using Dedup.Core.Tests.Infrastructure;
 using Dedup.Core.Tests.Media.Fixtures;
 
 namespace Dedup.Core.Tests.Media;
@@ -87,18 +87,10 @@ internal static class MediaTestSupport
 
         try
         {
-            var psi = new ProcessStartInfo("ffmpeg") { RedirectStandardError = true, RedirectStandardOutput = true, RedirectStandardInput = true };
-            psi.ArgumentList.Add("-hide_banner");
-            psi.ArgumentList.Add("-encoders");
-            using var process = Process.Start(psi)!;
-            process.StandardInput.Close();
-            var errorTask = process.StandardError.ReadToEndAsync();
-            var output = process.StandardOutput.ReadToEnd();
-            process.WaitForExit();
-            _ = errorTask.Result;
+            var (exitCode, output, _) = ProcessRunner.Run("ffmpeg", ["-hide_banner", "-encoders"]);
 
             // Lines look like " V....D libwebp              libwebp WebP image (codec webp)".
-            return process.ExitCode == 0 && output.Split('\n').Any(line =>
+            return exitCode == 0 && output.Split('\n').Any(line =>
                 line.Split(' ', StringSplitOptions.RemoveEmptyEntries) is [_, var name, ..] && name == encoder);
         }
         catch (Exception ex) when (ex is System.ComponentModel.Win32Exception or InvalidOperationException or IOException)
@@ -110,18 +102,8 @@ internal static class MediaTestSupport
     /// <summary>Runs a tool, failing the test with its error output when it exits non-zero; returns standard output.</summary>
     public static string Run(string file, params string[] args)
     {
-        var psi = new ProcessStartInfo(file) { RedirectStandardError = true, RedirectStandardOutput = true };
-        foreach (var arg in args)
-        {
-            psi.ArgumentList.Add(arg);
-        }
-
-        using var process = Process.Start(psi)!;
-        var errorTask = process.StandardError.ReadToEndAsync();
-        var output = process.StandardOutput.ReadToEnd();
-        process.WaitForExit();
-        var error = errorTask.Result;
-        Assert.True(process.ExitCode == 0, $"{file} {string.Join(' ', args)} exited {process.ExitCode}: {error}");
+        var (exitCode, output, error) = ProcessRunner.Run(file, args);
+        Assert.True(exitCode == 0, $"{file} {string.Join(' ', args)} exited {exitCode}: {error}");
         return output;
     }
 }

@@ -142,35 +142,12 @@ public sealed class CancellationTests
     private static async Task AssertNoFileOpenUnderAsync(string root, SlowStrategy strategy, TimeSpan? wait = null)
     {
         var deadline = DateTime.UtcNow + (wait ?? Bound);
-        while ((strategy.Active > 0 || OpenUnder(root).Count > 0) && DateTime.UtcNow < deadline)
+        while ((strategy.Active > 0 || OpenDescriptors.Under(root, includeRoot: false).Count > 0) && DateTime.UtcNow < deadline)
         {
             await Task.Delay(50);
         }
 
-        Assert.Empty(OpenUnder(root));
-    }
-
-    /// <summary>Paths under <paramref name="root"/> held open by this process, from /proc/self/fd (other tests' files do not count).</summary>
-    private static List<string> OpenUnder(string root)
-    {
-        var open = new List<string>();
-        foreach (var fd in Directory.EnumerateFileSystemEntries("/proc/self/fd"))
-        {
-            try
-            {
-                var target = new FileInfo(fd).LinkTarget;
-                if (target is not null && target.StartsWith(root + "/", StringComparison.Ordinal))
-                {
-                    open.Add(target);
-                }
-            }
-            catch (IOException)
-            {
-                // The descriptor was closed while listing.
-            }
-        }
-
-        return open;
+        Assert.Empty(OpenDescriptors.Under(root, includeRoot: false));
     }
 
     /// <summary>Reports synchronously on the reporting thread (no synchronization context in between).</summary>

@@ -17,7 +17,7 @@ public sealed class FolderHandleTests
 
         Assert.Equal(40, groups.Count);
         Assert.All(groups, g => Assert.Equal(3, g.Files.Count));
-        Assert.Empty(OpenDescriptorsUnder(tree.Root));
+        Assert.Empty(OpenDescriptors.Under(tree.Root, includeRoot: true));
     }
 
     [LinuxFact]
@@ -34,7 +34,7 @@ public sealed class FolderHandleTests
         }
 
         Assert.True(received, "the scan yielded no group, so the caller never stopped early");
-        Assert.Empty(OpenDescriptorsUnder(tree.Root));
+        Assert.Empty(OpenDescriptors.Under(tree.Root, includeRoot: true));
     }
 
     [LinuxFact]
@@ -57,7 +57,7 @@ public sealed class FolderHandleTests
         Assert.Equal(Folders / 2, groups.Count);
         Assert.All(groups, g => Assert.Equal(2, g.Files.Count));
         Assert.Empty(summary.Errors);
-        Assert.Empty(OpenDescriptorsUnder(tree.Root));
+        Assert.Empty(OpenDescriptors.Under(tree.Root, includeRoot: true));
     }
 
     [LinuxFact(Tool = "prlimit")]
@@ -98,27 +98,5 @@ public sealed class FolderHandleTests
         }
 
         return tree;
-    }
-
-    private static List<string> OpenDescriptorsUnder(string root)
-    {
-        var found = new List<string>();
-        foreach (var fd in Directory.EnumerateFileSystemEntries("/proc/self/fd"))
-        {
-            try
-            {
-                var target = new FileInfo(fd).LinkTarget;
-                if (target is not null && (target == root || target.StartsWith(root + "/", StringComparison.Ordinal)))
-                {
-                    found.Add(target);
-                }
-            }
-            catch (IOException)
-            {
-                // closed while listing
-            }
-        }
-
-        return found;
     }
 }

@@ -171,10 +171,7 @@ public sealed class DriveTopologyTests
 
     private static ulong Inode(string path)
     {
-        var psi = new System.Diagnostics.ProcessStartInfo("stat", ["-c", "%i", path]) { RedirectStandardOutput = true };
-        using var process = System.Diagnostics.Process.Start(psi)!;
-        var text = process.StandardOutput.ReadToEnd().Trim();
-        process.WaitForExit();
-        return ulong.Parse(text, System.Globalization.CultureInfo.InvariantCulture);
+        var (_, stdout, _) = ProcessRunner.Run("stat", ["-c", "%i", path]);
+        return ulong.Parse(stdout.Trim(), System.Globalization.CultureInfo.InvariantCulture);
     }
 }
