@@ -11,8 +11,13 @@ namespace Dedup.Core.Media;
 /// </summary>
 internal sealed class PngChunkStream
 {
+    /// <summary>Ranges taken from the budget at a time (one interlocked operation per this many chunks).</summary>
+    private const int BudgetStep = 1024;
+
     private readonly long _length;
     private readonly MediaOptions _options;
+    private readonly RangeBudget _budget;
+    private int _reserved;
     private readonly List<ByteRange> _ranges = [];
     private readonly byte[] _header = new byte[PngChunks.HeaderSize];
     private PngChunks _chunks;
@@ -22,10 +27,11 @@ internal sealed class PngChunkStream
     private long _steps;
     private PngChunkStep? _result;
 
-    public PngChunkStream(long length, MediaOptions options)
+    public PngChunkStream(long length, MediaOptions options, RangeBudget budget)
     {
         _length = length;
         _options = options;
+        _budget = budget;
     }
 
     /// <summary>Whether a read at offset 0 of this content starts a PNG (the only reads that create a stream).</summary>
@@ -95,7 +101,29 @@ internal sealed class PngChunkStream
             {
                 _result = step;
             }
+
+            if (_ranges.Count > _reserved)
+            {
+                if (!_budget.TryTake(BudgetStep))
+                {
+                    Release(); // over the scan's allowance: located the usual way if needed
+                    _result = PngChunkStep.Invalid;
+                    return;
+                }
+
+                _reserved += BudgetStep;
+            }
         }
+    }
+
+    /// <summary>Drops the chunk list and gives its ranges back to the budget (the stream is done with).</summary>
+    public void Release()
+    {
+        _budget.Return(_reserved);
+        _reserved = 0;
+        _ranges.Clear();
+        _ranges.TrimExcess();
+        _result ??= PngChunkStep.Invalid;
     }
 
     private void Consume(ref ReadOnlySpan<byte> span, int count)

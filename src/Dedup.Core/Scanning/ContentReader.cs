@@ -110,7 +110,7 @@ internal static class ContentReader
     {
         if (node.PngStream is null && Media.PngChunkStream.Starts(offset, bytes))
         {
-            node.PngStream = new Media.PngChunkStream(node.Primary.Length, state.MediaOptions);
+            node.PngStream = new Media.PngChunkStream(node.Primary.Length, state.MediaOptions, state.PngRanges);
         }
 
         node.PngStream?.Feed(offset, bytes);

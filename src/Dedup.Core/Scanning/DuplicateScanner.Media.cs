@@ -133,7 +133,8 @@ internal static partial class DuplicateScanner
         {
             if (node.Dropped)
             {
-                node.PngStream = null; // in no class: its partial chunk list is not needed
+                node.PngStream?.Release(); // in no class: its partial chunk list is not needed
+                node.PngStream = null;
             }
             else if (!grouped.Contains(node))
             {
@@ -280,7 +281,8 @@ internal static partial class DuplicateScanner
                     }
                 }
 
-                member.PngStream = null; // its partial lists are not needed any more
+                member.PngStream?.Release(); // the lists are not needed any more
+                member.PngStream = null;
             }
 
             if (followed is null)

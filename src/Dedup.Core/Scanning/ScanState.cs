@@ -25,6 +25,9 @@ internal sealed class ScanState
     /// <summary>The process's effective user id (Linux), compared with file owners before asking for <c>O_NOATIME</c>.</summary>
     public uint EffectiveUid { get; }
 
+    /// <summary>Ranges that PNG chunk lists followed in media mode's first stage may hold at once (64 MiB of ranges).</summary>
+    public Media.RangeBudget PngRanges { get; } = new(4L << 20);
+
     /// <summary>Media mode's locator settings, reading through this scan's buffer pool.</summary>
     public Media.MediaOptions MediaOptions { get; }
 

@@ -48,7 +48,7 @@ public sealed class PngChunkStreamTests
     public void Reads_that_skip_ahead_are_ignored_and_a_gap_leaves_the_payload_unknown()
     {
         var file = Large(9);
-        var stream = new PngChunkStream(file.Length, MediaOptions.Default);
+        var stream = new PngChunkStream(file.Length, MediaOptions.Default, new RangeBudget(1 << 20));
         stream.Feed(0, file.AsSpan(0, 4096));
         stream.Feed(file.Length - 4096, file.AsSpan(file.Length - 4096)); // a suffix probe
         Assert.False(stream.TryGetPayload(out _));
@@ -56,6 +56,29 @@ public sealed class PngChunkStreamTests
         Assert.False(stream.TryGetPayload(out _));
         stream.Feed(0, file); // from the start again: consumed from where the walk stands
         Assert.True(stream.TryGetPayload(out var ranges));
+        Assert.Equal(MediaTestSupport.Locate(file, out _), ranges);
+    }
+
+    [Fact]
+    public void A_stream_over_the_scans_range_budget_gives_up_and_returns_what_it_took()
+    {
+        // 200 IDAT chunks against a budget of 1,024 ranges: the first stream fits, a second one does not.
+        var file = Large(10);
+        var budget = new RangeBudget(1024);
+        var first = new PngChunkStream(file.Length, MediaOptions.Default, budget);
+        first.Feed(0, file);
+        Assert.True(first.TryGetPayload(out _));
+        Assert.Equal(0, budget.Left);
+
+        var second = new PngChunkStream(file.Length, MediaOptions.Default, budget);
+        second.Feed(0, file);
+        Assert.False(second.TryGetPayload(out _));
+
+        first.Release();
+        Assert.Equal(1024, budget.Left);
+        var third = new PngChunkStream(file.Length, MediaOptions.Default, budget);
+        third.Feed(0, file);
+        Assert.True(third.TryGetPayload(out var ranges));
         Assert.Equal(MediaTestSupport.Locate(file, out _), ranges);
     }
 
@@ -90,7 +113,7 @@ public sealed class PngChunkStreamTests
     /// <summary>Feeds the file as a scan would: a prefix probe, maybe a suffix probe, then sequential pieces from 0 (overlapping the prefix).</summary>
     private static PngChunkStream Feed(byte[] file, Random random, out bool complete)
     {
-        var stream = new PngChunkStream(file.Length, MediaOptions.Default);
+        var stream = new PngChunkStream(file.Length, MediaOptions.Default, new RangeBudget(1 << 20));
         var prefix = Math.Min(file.Length, 4096);
         stream.Feed(0, file.AsSpan(0, prefix));
         if (file.Length > 8192)
