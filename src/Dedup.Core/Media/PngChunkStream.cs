@@ -11,13 +11,14 @@ namespace Dedup.Core.Media;
 /// </summary>
 internal sealed class PngChunkStream
 {
-    /// <summary>Ranges taken from the budget at a time (one interlocked operation per this many chunks).</summary>
-    private const int BudgetStep = 1024;
+    /// <summary>Most ranges taken from the budget at a time; the first take is small, so many small PNGs fit.</summary>
+    private const int MaxBudgetStep = 1024;
 
     private readonly long _length;
     private readonly MediaOptions _options;
     private readonly RangeBudget _budget;
     private int _reserved;
+    private int _budgetStep = 16;
     private readonly List<ByteRange> _ranges = [];
     private readonly byte[] _header = new byte[PngChunks.HeaderSize];
     private PngChunks _chunks;
@@ -104,14 +105,15 @@ internal sealed class PngChunkStream
 
             if (_ranges.Count > _reserved)
             {
-                if (!_budget.TryTake(BudgetStep))
+                if (!_budget.TryTake(_budgetStep))
                 {
                     Release(); // over the scan's allowance: located the usual way if needed
                     _result = PngChunkStep.Invalid;
                     return;
                 }
 
-                _reserved += BudgetStep;
+                _reserved += _budgetStep;
+                _budgetStep = Math.Min(_budgetStep * 2, MaxBudgetStep);
             }
         }
     }

@@ -19,9 +19,11 @@ internal static partial class DuplicateScanner
         {
             var parallel = new ParallelOptions { MaxDegreeOfParallelism = state.Options.MaxDegreeOfParallelism, CancellationToken = cancellationToken };
 
-            // Stage 1: whole-file classes, each located through one member while its pages are still cached (the
-            // classes of one set in parallel: a set of many distinct files must not locate them on one thread).
+            // Stage 1: whole-file classes, each located through one member while its pages are still cached. The
+            // classes of a set that split are located after the loop, in parallel: a set of many distinct files must
+            // not locate them all on one thread, and a nested loop would exceed the scan's thread limit.
             var located = new List<ContentClass>();
+            var deferred = new List<ContentClass>();
             void Locate(ContentClass found)
             {
                 if (found.Locate(state, cancellationToken))
@@ -46,9 +48,13 @@ internal static partial class DuplicateScanner
                 }
                 else
                 {
-                    Parallel.ForEach(classes, parallel, Locate);
+                    lock (deferred)
+                    {
+                        deferred.AddRange(classes);
+                    }
                 }
             });
+            Parallel.ForEach(deferred, parallel, Locate);
 
             // Stage 2: classes of the same format and payload length are compared by payload.
             var byPayload = new Dictionary<FileNode, ContentClass>(ReferenceEqualityComparer.Instance);
@@ -233,10 +239,8 @@ internal static partial class DuplicateScanner
                     continue;
                 }
 
-                // A reader like any other: on a disk that admits fewer readers than the scan has threads (an HDD:
-                // one), locating waits its turn; elsewhere the token could never make it wait, so none is taken.
-                var device = state.Drives.GetSemaphore(member.Primary.Identity.Device);
-                using var token = device.Readers < state.Options.MaxDegreeOfParallelism ? state.Drives.Enter(member.Primary.Identity.Device, cancellationToken) : default;
+                // A reader like any other: on a disk that admits one reader, locating waits its turn.
+                using var token = state.Drives.Enter(member.Primary.Identity.Device, cancellationToken);
                 using var handle = FileOpener.TryOpen(member.Primary, state);
                 if (handle is null)
                 {

@@ -46,7 +46,8 @@ internal readonly struct ReaderFanOut(DriveAccessSemaphore? device)
             {
                 // A helper takes its token itself once it runs: a token taken here for a helper still queued behind
                 // busy pool threads would sit idle while another set waits for it.
-                while (Volatile.Read(ref _helpers) < device.Readers - 1 && Volatile.Read(ref _next) < count - 2 && device.Available > 0)
+                // At most as many as tokens are free now: Available drops only once a helper has taken its token.
+                for (var free = device.Available; free > 0 && Volatile.Read(ref _helpers) < device.Readers - 1 && Volatile.Read(ref _next) < count - 2; free--)
                 {
                     Interlocked.Increment(ref _helpers);
                     (helpers ??= []).Add(Task.Run(Help, CancellationToken.None));
