@@ -85,8 +85,7 @@ internal static partial class DuplicateScanner
             }
 
             payloadSets.Sort(static (a, b) => b.Cost.CompareTo(a.Cost));
-            Action<FileComparisonSet> settled = set => EmitMerged(state, set, byPayload, writer);
-            Parallel.ForEach(payloadSets, parallel, candidate => CompareSet(state, candidate, settled, cancellationToken));
+            Parallel.ForEach(payloadSets, parallel, candidate => ComparePayloads(state, candidate, byPayload, writer, cancellationToken));
 
             // Classes whose payload matched no other class's.
             foreach (var found in located)
@@ -151,23 +150,76 @@ internal static partial class DuplicateScanner
         return classes;
     }
 
-    /// <summary>Emits groups of payload-equal classes: every member of each class, one group per match.</summary>
-    private static void EmitMerged(ScanState state, FileComparisonSet set, Dictionary<FileNode, ContentClass> byPayload, ChannelWriter<DuplicateGroup> writer)
+    /// <summary>
+    /// Compares the located classes of one (format, payload length) by payload and reports each set of equal ones as
+    /// one group, every member of each class in it. A class whose located copy drops out meanwhile (vanished, changed)
+    /// is compared again through its next live copy (byte-identical, so the same ranges apply) against one class of
+    /// each group found so far and each class still alone; the groups are reported once no class is left to retry.
+    /// </summary>
+    private static void ComparePayloads(ScanState state, CandidateSet candidate, Dictionary<FileNode, ContentClass> byPayload, ChannelWriter<DuplicateGroup> writer, CancellationToken cancellationToken)
     {
-        foreach (var (members, verified) in set.Groups)
+        var classes = candidate.Files.ConvertAll(node => byPayload[node]); // the shared map is only read here
+        var groups = new List<PayloadGroup>();
+        var nodes = candidate.Files;
+        while (nodes.Count >= 2)
+        {
+            var classOf = new Dictionary<FileNode, ContentClass>(ReferenceEqualityComparer.Instance);
+            foreach (var found in classes)
+            {
+                classOf[found.Payload!] = found;
+            }
+
+            var matches = new List<(ContentClass[] Classes, bool Verified)>();
+            CompareSet(state, new CandidateSet(candidate.Size, nodes), set =>
+            {
+                lock (matches) // buckets may settle in parallel
+                {
+                    foreach (var (members, verified) in set.Groups)
+                    {
+                        matches.Add((Array.ConvertAll(members, i => classOf[set[i]]), verified));
+                    }
+                }
+            }, cancellationToken);
+            foreach (var (matched, verified) in matches)
+            {
+                PayloadGroup.Merge(groups, matched, verified);
+            }
+
+            var retried = false;
+            foreach (var found in classes)
+            {
+                retried |= found.Payload!.Dropped && found.TryNextCopy();
+            }
+
+            if (!retried)
+            {
+                break;
+            }
+
+            // One live class per group and every live class still alone.
+            nodes = [];
+            foreach (var group in groups)
+            {
+                if (group.Classes.Find(c => !c.Payload!.Dropped) is { } live)
+                {
+                    nodes.Add(live.Payload!);
+                }
+            }
+
+            nodes.AddRange(classes.Where(c => c.Group is null && !c.Payload!.Dropped).Select(c => c.Payload!));
+        }
+
+        foreach (var group in groups)
         {
             var files = new List<DuplicateFile>();
-            var allVerified = verified;
-            foreach (var index in members)
+            foreach (var found in group.Classes)
             {
-                var found = byPayload[set[index]];
-                found.Reported = true; // each class's payload node is in exactly one group
-                allVerified &= found.Verified;
+                found.Reported = true;
                 found.RecheckMembers(state);
                 found.AddLiveFiles(files);
             }
 
-            Publish(state, writer, set.Length, files, allVerified, ContentMatch.MediaPayload);
+            Publish(state, writer, candidate.Size, files, group.Verified, ContentMatch.MediaPayload);
         }
     }
 
@@ -202,129 +254,5 @@ internal static partial class DuplicateScanner
         var group = new DuplicateGroup(size, files, verified, match);
         state.AddGroup(group);
         writer.TryWrite(group);
-    }
-
-    /// <summary>Byte-identical distinct files (or one file), and where located, its payload.</summary>
-    private sealed class ContentClass(FileNode[] members, bool verified)
-    {
-        public FileNode[] Members { get; } = members;
-
-        /// <summary>Whether the members were compared byte by byte (not accepted on hash equality).</summary>
-        public bool Verified { get; } = verified;
-
-        /// <summary>The member that was located (the first one that could be opened).</summary>
-        public FileNode? Representative { get; private set; }
-
-        /// <summary>The representative with its payload ranges, once located.</summary>
-        public FileNode? Payload { get; private set; }
-
-        /// <summary>Set once the class was emitted, alone or merged with payload-equal classes (or found too small to emit).</summary>
-        public bool Reported { get; set; }
-
-        /// <summary>
-        /// Opens one live member to find the class's payload: the first that opens (a copy that vanished since the
-        /// first stage is reported and passed over). <see langword="false"/> when it is not media or none opens.
-        /// </summary>
-        public bool Locate(ScanState state, CancellationToken cancellationToken)
-        {
-            if (FollowedPng(state))
-            {
-                return true;
-            }
-
-            foreach (var member in Members)
-            {
-                if (member.Dropped)
-                {
-                    continue;
-                }
-
-                // A reader like any other: on a disk that admits one reader, locating waits its turn.
-                using var token = state.Drives.Enter(member.Primary.Identity.Device, cancellationToken);
-                using var handle = FileOpener.TryOpen(member.Primary, state);
-                if (handle is null)
-                {
-                    member.Dropped = true; // reported
-                    continue;
-                }
-
-                Representative = member;
-                var ranges = new List<ByteRange>();
-                var located = MediaContent.TryLocate(handle, member.Primary.Length, state.MediaOptions, out var format, ranges, out var bytesRead);
-                state.AddBytesRead(bytesRead);
-                if (located)
-                {
-                    Payload = new FileNode(member.Primary, [.. ranges], format);
-                }
-
-                return located;
-            }
-
-            return false;
-        }
-
-        /// <summary>
-        /// A PNG member read whole in the first stage already has its chunk list: no open, no second pass. It must
-        /// still be there unchanged (one status call), as the payload stage will read it.
-        /// </summary>
-        private bool FollowedPng(ScanState state)
-        {
-            FileNode? followed = null;
-            ByteRange[]? ranges = null;
-            foreach (var member in Members)
-            {
-                if (followed is null && !member.Dropped && member.PngStream is { } stream && stream.TryGetPayload(out var found))
-                {
-                    if (FileOpener.IsUnchanged(member.Primary, null, state))
-                    {
-                        (followed, ranges) = (member, found);
-                    }
-                    else
-                    {
-                        member.Dropped = true; // reported
-                    }
-                }
-
-                member.PngStream?.Release(); // the lists are not needed any more
-                member.PngStream = null;
-            }
-
-            if (followed is null)
-            {
-                return false;
-            }
-
-            Representative = followed;
-            Payload = new FileNode(followed.Primary, ranges, MediaFormat.Png);
-            return true;
-        }
-
-        /// <summary>Adds the members still in the scan.</summary>
-        public void AddLiveFiles(List<DuplicateFile> files)
-        {
-            foreach (var member in Members)
-            {
-                if (!member.Dropped)
-                {
-                    files.Add(member.ToDuplicateFile());
-                }
-            }
-        }
-
-        /// <summary>
-        /// The members were last checked when the first stage ended or the class was located, which may be long
-        /// before its group is reported; each is checked again (one status call) and left out, with an error, if
-        /// it changed.
-        /// </summary>
-        public void RecheckMembers(ScanState state)
-        {
-            foreach (var member in Members)
-            {
-                if (!member.Dropped && !FileOpener.IsUnchanged(member.Primary, null, state))
-                {
-                    member.Dropped = true;
-                }
-            }
-        }
     }
 }

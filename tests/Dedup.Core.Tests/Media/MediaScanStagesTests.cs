@@ -320,6 +320,40 @@ public sealed class MediaScanStagesTests
         Assert.Single(groups, g => live.All(c => g.Files.Any(f => f.Path.ToString() == c)));
     }
 
+    [LinuxFact]
+    public async Task When_the_located_copy_vanishes_during_the_payload_comparison_the_next_copy_still_merges()
+    {
+        // The copy compared for the class is deleted once the payload comparison has begun: the class is compared
+        // again through a live copy, and the copies still merge with the retagged variant.
+        using var tree = new TempTree();
+        var image = Png(seed: 25, dataLength: LargeData, tagLength: 0);
+        var copies = new[] { tree.Write("one/a.png", image), tree.Write("one/b.png", image), tree.Write("one/c.png", image) };
+        var variant = tree.Write("two/a.png", Png(seed: 25, dataLength: LargeData, tagLength: 100));
+        string? deleted = null;
+        var hook = new StageHook(ComparerStrategies.Hybrid)
+        {
+            BeforePayload = set =>
+            {
+                if (deleted is null)
+                {
+                    deleted = Enumerable.Range(0, set.Count).Select(i => set[i].Primary.Path.ToString()).Single(copies.Contains);
+                    File.Delete(deleted);
+                }
+            },
+        };
+
+        var (groups, summary) = await Scan.RunAsync(b => b.AddRoot(tree.Root).UseMediaMode().UseComparer(hook).WithMaxDegreeOfParallelism(1));
+
+        Assert.NotNull(deleted);
+        var error = Assert.Single(summary.Errors);
+        Assert.Equal((deleted, ScanErrorKind.NotFound), (error.Path, error.Kind));
+        Assert.Equal(2, hook.PayloadCalls); // the first comparison, and the one through the next copy
+        var group = Assert.Single(groups);
+        Assert.Equal(ContentMatch.MediaPayload, group.Match);
+        Assert.True(group.VerifiedByBytes);
+        Assert.Equal(Expect.Groups([.. copies.Where(c => c != deleted), variant]), Scan.Canonical(groups));
+    }
+
     [LinuxFact(RequiresRoot = true, Tool = "setpriv")]
     [SupportedOSPlatform("linux")]
     public async Task Unreadable_files_are_reported_by_the_cli_and_the_readable_classes_still_merge()

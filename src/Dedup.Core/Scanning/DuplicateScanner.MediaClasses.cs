@@ -1,0 +1,192 @@
+using Dedup.Core.Media;
+
+namespace Dedup.Core.Scanning;
+
+/// <summary>Media mode's units of work: classes of byte-identical files and groups of payload-equal classes.</summary>
+internal static partial class DuplicateScanner
+{
+    /// <summary>Byte-identical distinct files (or one file), and where located, its payload.</summary>
+    private sealed class ContentClass(FileNode[] members, bool verified)
+    {
+        public FileNode[] Members { get; } = members;
+
+        /// <summary>Whether the members were compared byte by byte (not accepted on hash equality).</summary>
+        public bool Verified { get; } = verified;
+
+        /// <summary>The member that was located (the first one that could be opened).</summary>
+        public FileNode? Representative { get; private set; }
+
+        /// <summary>The representative with its payload ranges, once located.</summary>
+        public FileNode? Payload { get; private set; }
+
+        /// <summary>Set once the class was emitted, alone or merged with payload-equal classes (or found too small to emit).</summary>
+        public bool Reported { get; set; }
+
+        /// <summary>The payload-equal classes this one was merged with, if any.</summary>
+        public PayloadGroup? Group { get; set; }
+
+        /// <summary>
+        /// After the located copy dropped out: the next live copy becomes the representative, with the same payload
+        /// ranges (the copies are byte-identical). <see langword="false"/> when none is left.
+        /// </summary>
+        public bool TryNextCopy()
+        {
+            Representative!.Dropped = true;
+            var next = Array.Find(Members, static m => !m.Dropped);
+            if (next is null)
+            {
+                return false;
+            }
+
+            Representative = next;
+            Payload = new FileNode(next.Primary, Payload!.Ranges, Payload.Format);
+            return true;
+        }
+
+        /// <summary>
+        /// Opens one live member to find the class's payload: the first that opens (a copy that vanished since the
+        /// first stage is reported and passed over). <see langword="false"/> when it is not media or none opens.
+        /// </summary>
+        public bool Locate(ScanState state, CancellationToken cancellationToken)
+        {
+            if (FollowedPng(state))
+            {
+                return true;
+            }
+
+            foreach (var member in Members)
+            {
+                if (member.Dropped)
+                {
+                    continue;
+                }
+
+                // A reader like any other: on a disk that admits one reader, locating waits its turn.
+                using var token = state.Drives.Enter(member.Primary.Identity.Device, cancellationToken);
+                using var handle = FileOpener.TryOpen(member.Primary, state);
+                if (handle is null)
+                {
+                    member.Dropped = true; // reported
+                    continue;
+                }
+
+                Representative = member;
+                var ranges = new List<ByteRange>();
+                var located = MediaContent.TryLocate(handle, member.Primary.Length, state.MediaOptions, out var format, ranges, out var bytesRead);
+                state.AddBytesRead(bytesRead);
+                if (located)
+                {
+                    Payload = new FileNode(member.Primary, [.. ranges], format);
+                }
+
+                return located;
+            }
+
+            return false;
+        }
+
+        /// <summary>
+        /// A PNG member read whole in the first stage already has its chunk list: no open, no second pass. It must
+        /// still be there unchanged (one status call), as the payload stage will read it.
+        /// </summary>
+        private bool FollowedPng(ScanState state)
+        {
+            FileNode? followed = null;
+            ByteRange[]? ranges = null;
+            foreach (var member in Members)
+            {
+                if (followed is null && !member.Dropped && member.PngStream is { } stream && stream.TryGetPayload(out var found))
+                {
+                    if (FileOpener.IsUnchanged(member.Primary, null, state))
+                    {
+                        (followed, ranges) = (member, found);
+                    }
+                    else
+                    {
+                        member.Dropped = true; // reported
+                    }
+                }
+
+                member.PngStream?.Release(); // the lists are not needed any more
+                member.PngStream = null;
+            }
+
+            if (followed is null)
+            {
+                return false;
+            }
+
+            Representative = followed;
+            Payload = new FileNode(followed.Primary, ranges, MediaFormat.Png);
+            return true;
+        }
+
+        /// <summary>Adds the members still in the scan.</summary>
+        public void AddLiveFiles(List<DuplicateFile> files)
+        {
+            foreach (var member in Members)
+            {
+                if (!member.Dropped)
+                {
+                    files.Add(member.ToDuplicateFile());
+                }
+            }
+        }
+
+        /// <summary>
+        /// The members were last checked when the first stage ended or the class was located, which may be long
+        /// before its group is reported; each is checked again (one status call) and left out, with an error, if
+        /// it changed.
+        /// </summary>
+        public void RecheckMembers(ScanState state)
+        {
+            foreach (var member in Members)
+            {
+                if (!member.Dropped && !FileOpener.IsUnchanged(member.Primary, null, state))
+                {
+                    member.Dropped = true;
+                }
+            }
+        }
+    }
+
+    /// <summary>Classes found payload-equal, and whether every comparison behind that was byte by byte.</summary>
+    private sealed class PayloadGroup
+    {
+        public List<ContentClass> Classes { get; } = [];
+
+        public bool Verified { get; private set; } = true;
+
+        /// <summary>Adds a match to the groups: its classes, and every group one of them is already in, become one.</summary>
+        public static void Merge(List<PayloadGroup> groups, ContentClass[] matched, bool verified)
+        {
+            var target = Array.Find(matched, static c => c.Group is not null)?.Group;
+            if (target is null)
+            {
+                target = new PayloadGroup();
+                groups.Add(target);
+            }
+
+            target.Verified &= verified;
+            foreach (var found in matched)
+            {
+                if (found.Group is { } other && other != target)
+                {
+                    groups.Remove(other);
+                    target.Verified &= other.Verified;
+                    foreach (var moved in other.Classes)
+                    {
+                        moved.Group = target;
+                        target.Classes.Add(moved);
+                    }
+                }
+                else if (found.Group is null)
+                {
+                    found.Group = target;
+                    target.Verified &= found.Verified;
+                    target.Classes.Add(found);
+                }
+            }
+        }
+    }
+}
