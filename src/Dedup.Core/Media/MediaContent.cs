@@ -96,7 +96,7 @@ internal static class MediaContent
         for (var i = 0; i < ranges.Count; i++)
         {
             var range = ranges[i];
-            if (range.Offset < 0 || range.Length < 0 || range.Offset > fileLength || range.Length > fileLength - range.Offset)
+            if (!ByteRange.Fits(range.Offset, range.Length, fileLength))
             {
                 return false;
             }

@@ -68,23 +68,10 @@ internal sealed class MediaReader : IDisposable
     public bool Step() => --_stepsLeft >= 0;
 
     /// <summary>Whether [offset, offset + length) lies inside the file.</summary>
-    public bool Contains(long offset, long length) => offset >= 0 && length >= 0 && offset <= Length && length <= Length - offset;
+    public bool Contains(long offset, long length) => ByteRange.Fits(offset, length, Length);
 
-    /// <summary>
-    /// Appends a payload range, or returns <see langword="false"/> (the locate fails) once
-    /// <see cref="MediaOptions.MaxRanges"/> are held. Checked where ranges are added, so a crafted file of
-    /// millions of empty chunks cannot grow the list before the limit is seen.
-    /// </summary>
-    public bool TryAddRange(List<ByteRange> ranges, long offset, long length)
-    {
-        if (ranges.Count >= Options.MaxRanges)
-        {
-            return false;
-        }
-
-        ranges.Add(new ByteRange(offset, length));
-        return true;
-    }
+    /// <summary>Appends a payload range within <see cref="MediaOptions.MaxRanges"/> (see <see cref="ByteRange.TryAdd"/>).</summary>
+    public bool TryAddRange(List<ByteRange> ranges, long offset, long length) => ByteRange.TryAdd(ranges, Options.MaxRanges, offset, length);
 
     /// <summary>Reads exactly <paramref name="destination"/>.Length bytes at <paramref name="offset"/>.</summary>
     public bool TryRead(long offset, Span<byte> destination)

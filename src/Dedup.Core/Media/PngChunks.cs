@@ -33,7 +33,7 @@ internal struct PngChunks
         var length = System.Buffers.Binary.BinaryPrimitives.ReadUInt32BigEndian(header);
         var type = header.Slice(4, 4);
         var data = position + HeaderSize;
-        if (length > int.MaxValue || !IsChunkType(type) || data > fileLength || length + 4L > fileLength - data)
+        if (length > int.MaxValue || !IsChunkType(type) || !ByteRange.Fits(data, length + 4L, fileLength))
         {
             return PngChunkStep.Invalid;
         }
@@ -52,7 +52,7 @@ internal struct PngChunks
         if (type.SequenceEqual("IDAT"u8))
         {
             _sawData = true;
-            if (!Add(ranges, maxRanges, data, length))
+            if (!ByteRange.TryAdd(ranges, maxRanges, data, length))
             {
                 return PngChunkStep.Invalid;
             }
@@ -60,7 +60,7 @@ internal struct PngChunks
         else if (IsKept(type))
         {
             _sawData |= type.SequenceEqual("fdAT"u8); // APNG frame data (sequence number + data)
-            if (!Add(ranges, maxRanges, position + 4, length + 4L)) // type + data, not the CRC
+            if (!ByteRange.TryAdd(ranges, maxRanges, position + 4, length + 4L)) // type + data, not the CRC
             {
                 return PngChunkStep.Invalid;
             }
@@ -70,16 +70,6 @@ internal struct PngChunks
         return PngChunkStep.Next;
     }
 
-    private static bool Add(List<ByteRange> ranges, int maxRanges, long offset, long length)
-    {
-        if (ranges.Count >= maxRanges)
-        {
-            return false;
-        }
-
-        ranges.Add(new ByteRange(offset, length));
-        return true;
-    }
 
     private static bool IsKept(ReadOnlySpan<byte> type)
         => (type[0] & 0x20) == 0 // critical: IHDR, PLTE and any unknown critical chunk

@@ -84,11 +84,6 @@ internal static class ContentReader
                 }
             }
 
-            if (node.Ranges is null && state.Options.MediaMode)
-            {
-                FollowPng(node, state, offset, destination);
-            }
-
             return true;
         }
         catch (Exception ex) when (ex is IOException or UnauthorizedAccessException)
@@ -105,9 +100,18 @@ internal static class ContentReader
         }
     }
 
-    /// <summary>Media mode's first stage: feeds a PNG's bytes to its chunk walk as they are read for comparison.</summary>
-    private static void FollowPng(FileNode node, ScanState state, long offset, ReadOnlySpan<byte> bytes)
+    /// <summary>
+    /// Media mode's first stage: feeds a PNG's bytes to its chunk walk as they are read for comparison. Called for
+    /// whole reads (small files, comparer strategies), not for probes: a file told apart by its probe would only
+    /// hold a list it never needs.
+    /// </summary>
+    public static void FollowPng(FileNode node, ScanState state, long offset, ReadOnlySpan<byte> bytes)
     {
+        if (node.Ranges is not null || !state.Options.MediaMode)
+        {
+            return;
+        }
+
         if (node.PngStream is null && Media.PngChunkStream.Starts(offset, bytes))
         {
             node.PngStream = new Media.PngChunkStream(node.Primary.Length, state.MediaOptions, state.PngRanges);

@@ -57,40 +57,26 @@ internal static partial class DuplicateScanner
             Parallel.ForEach(deferred, parallel, Locate);
 
             // Stage 2: classes of the same format and payload length are compared by payload.
-            var byPayload = new Dictionary<FileNode, ContentClass>(ReferenceEqualityComparer.Instance);
-            var keys = new Dictionary<(MediaFormat Format, long Length), List<FileNode>>();
+            var byKey = new Dictionary<(MediaFormat Format, long Length), List<ContentClass>>();
             foreach (var found in located)
             {
-                byPayload[found.Payload!] = found;
                 var key = (found.Payload!.Format, found.Payload.ContentLength);
-                if (!keys.TryGetValue(key, out var members))
+                if (!byKey.TryGetValue(key, out var classes))
                 {
-                    keys[key] = members = new List<FileNode>(1);
+                    byKey[key] = classes = new List<ContentClass>(1);
                 }
 
-                members.Add(found.Payload);
+                classes.Add(found);
             }
 
-            var payloadSets = new List<CandidateSet>();
-            foreach (var (key, members) in keys)
-            {
-                if (members.Count >= 2)
-                {
-                    payloadSets.Add(new CandidateSet(key.Length, members));
-                }
-                else
-                {
-                    EmitClass(byPayload[members[0]], writer, state);
-                }
-            }
+            var payloadSets = byKey.Where(static k => k.Value.Count >= 2).ToList();
+            payloadSets.Sort(static (a, b) => (b.Value.Count * b.Key.Length).CompareTo(a.Value.Count * a.Key.Length)); // longest work first
+            Parallel.ForEach(payloadSets, parallel, keyed => ComparePayloads(state, keyed.Key.Length, keyed.Value, writer, cancellationToken));
 
-            payloadSets.Sort(static (a, b) => b.Cost.CompareTo(a.Cost));
-            Parallel.ForEach(payloadSets, parallel, candidate => ComparePayloads(state, candidate, byPayload, writer, cancellationToken));
-
-            // Classes whose payload matched no other class's.
+            // Classes whose payload matched no other class's (or had no other of its format and length).
             foreach (var found in located)
             {
-                if (!found.Reported)
+                if (found.Group is null)
                 {
                     EmitClass(found, writer, state);
                 }
@@ -156,27 +142,34 @@ internal static partial class DuplicateScanner
     /// is compared again through its next live copy (byte-identical, so the same ranges apply) against one class of
     /// each group found so far and each class still alone; the groups are reported once no class is left to retry.
     /// </summary>
-    private static void ComparePayloads(ScanState state, CandidateSet candidate, Dictionary<FileNode, ContentClass> byPayload, ChannelWriter<DuplicateGroup> writer, CancellationToken cancellationToken)
+    private static void ComparePayloads(ScanState state, long length, List<ContentClass> classes, ChannelWriter<DuplicateGroup> writer, CancellationToken cancellationToken)
     {
-        var classes = candidate.Files.ConvertAll(node => byPayload[node]); // the shared map is only read here
         var groups = new List<PayloadGroup>();
-        var nodes = candidate.Files;
-        while (nodes.Count >= 2)
+        var compared = classes;
+        while (compared.Count >= 2)
         {
-            var classOf = new Dictionary<FileNode, ContentClass>(ReferenceEqualityComparer.Instance);
-            foreach (var found in classes)
+            var nodes = new List<FileNode>(compared.Count);
+            var classOf = new Dictionary<FileNode, ContentClass>(compared.Count, ReferenceEqualityComparer.Instance);
+            foreach (var found in compared)
             {
+                nodes.Add(found.Payload!);
                 classOf[found.Payload!] = found;
             }
 
             var matches = new List<(ContentClass[] Classes, bool Verified)>();
-            CompareSet(state, new CandidateSet(candidate.Size, nodes), set =>
+            CompareSet(state, new CandidateSet(length, nodes), set =>
             {
                 lock (matches) // buckets may settle in parallel
                 {
                     foreach (var (members, verified) in set.Groups)
                     {
-                        matches.Add((Array.ConvertAll(members, i => classOf[set[i]]), verified));
+                        var matched = new ContentClass[members.Length];
+                        for (var i = 0; i < members.Length; i++)
+                        {
+                            matched[i] = classOf[set[members[i]]];
+                        }
+
+                        matches.Add((matched, verified));
                     }
                 }
             }, cancellationToken);
@@ -186,7 +179,7 @@ internal static partial class DuplicateScanner
             }
 
             var retried = false;
-            foreach (var found in classes)
+            foreach (var found in compared)
             {
                 retried |= found.Payload!.Dropped && found.TryNextCopy();
             }
@@ -196,17 +189,23 @@ internal static partial class DuplicateScanner
                 break;
             }
 
-            // One live class per group and every live class still alone.
-            nodes = [];
+            // Again: one live class per group and every live class still alone.
+            compared = [];
             foreach (var group in groups)
             {
-                if (group.Classes.Find(c => !c.Payload!.Dropped) is { } live)
+                if (group.Classes.Find(static c => !c.Payload!.Dropped) is { } live)
                 {
-                    nodes.Add(live.Payload!);
+                    compared.Add(live);
                 }
             }
 
-            nodes.AddRange(classes.Where(c => c.Group is null && !c.Payload!.Dropped).Select(c => c.Payload!));
+            foreach (var found in classes)
+            {
+                if (found.Group is null && !found.Payload!.Dropped)
+                {
+                    compared.Add(found);
+                }
+            }
         }
 
         foreach (var group in groups)
@@ -214,19 +213,17 @@ internal static partial class DuplicateScanner
             var files = new List<DuplicateFile>();
             foreach (var found in group.Classes)
             {
-                found.Reported = true;
-                found.RecheckMembers(state);
+                found.RecheckMembers(state, representativeChecked: true);
                 found.AddLiveFiles(files);
             }
 
-            Publish(state, writer, candidate.Size, files, group.Verified, ContentMatch.MediaPayload);
+            Publish(state, writer, length, files, group.Verified, ContentMatch.MediaPayload);
         }
     }
 
     /// <summary>Emits a class on its own, as a whole-file group, when it still has two files.</summary>
     private static void EmitClass(ContentClass found, ChannelWriter<DuplicateGroup> writer, ScanState state)
     {
-        found.Reported = true;
         if (found.Payload is not null)
         {
             if (found.Payload.Dropped)
@@ -234,25 +231,11 @@ internal static partial class DuplicateScanner
                 found.Representative!.Dropped = true; // changed or vanished while its payload was compared
             }
 
-            found.RecheckMembers(state);
+            found.RecheckMembers(state, representativeChecked: false);
         }
 
         var files = new List<DuplicateFile>(found.Members.Length);
         found.AddLiveFiles(files);
         Publish(state, writer, found.Members[0].Primary.Length, files, found.Verified, ContentMatch.WholeFile);
-    }
-
-    /// <summary>Reports a group that still has two files, in path order.</summary>
-    private static void Publish(ScanState state, ChannelWriter<DuplicateGroup> writer, long size, List<DuplicateFile> files, bool verified, ContentMatch match)
-    {
-        if (files.Count < 2)
-        {
-            return;
-        }
-
-        files.Sort(static (a, b) => a.Path.CompareTo(b.Path));
-        var group = new DuplicateGroup(size, files, verified, match);
-        state.AddGroup(group);
-        writer.TryWrite(group);
     }
 }

@@ -19,9 +19,6 @@ internal static partial class DuplicateScanner
         /// <summary>The representative with its payload ranges, once located.</summary>
         public FileNode? Payload { get; private set; }
 
-        /// <summary>Set once the class was emitted, alone or merged with payload-equal classes (or found too small to emit).</summary>
-        public bool Reported { get; set; }
-
         /// <summary>The payload-equal classes this one was merged with, if any.</summary>
         public PayloadGroup? Group { get; set; }
 
@@ -49,7 +46,7 @@ internal static partial class DuplicateScanner
         /// </summary>
         public bool Locate(ScanState state, CancellationToken cancellationToken)
         {
-            if (FollowedPng(state))
+            if (FollowedPng())
             {
                 return true;
             }
@@ -86,10 +83,11 @@ internal static partial class DuplicateScanner
         }
 
         /// <summary>
-        /// A PNG member read whole in the first stage already has its chunk list: no open, no second pass. It must
-        /// still be there unchanged (one status call), as the payload stage will read it.
+        /// A PNG member read whole in the first stage already has its chunk list: no open, no second pass. Should it
+        /// have changed since, the payload stage's open notices and moves on to the next copy, and a class reported
+        /// alone is re-checked first.
         /// </summary>
-        private bool FollowedPng(ScanState state)
+        private bool FollowedPng()
         {
             FileNode? followed = null;
             ByteRange[]? ranges = null;
@@ -97,14 +95,7 @@ internal static partial class DuplicateScanner
             {
                 if (followed is null && !member.Dropped && member.PngStream is { } stream && stream.TryGetPayload(out var found))
                 {
-                    if (FileOpener.IsUnchanged(member.Primary, null, state))
-                    {
-                        (followed, ranges) = (member, found);
-                    }
-                    else
-                    {
-                        member.Dropped = true; // reported
-                    }
+                    (followed, ranges) = (member, found);
                 }
 
                 member.PngStream?.Release(); // the lists are not needed any more
@@ -136,12 +127,18 @@ internal static partial class DuplicateScanner
         /// <summary>
         /// The members were last checked when the first stage ended or the class was located, which may be long
         /// before its group is reported; each is checked again (one status call) and left out, with an error, if
-        /// it changed.
+        /// it changed. With <paramref name="representativeChecked"/> (its payload was just grouped, and the group
+        /// checked) the representative is not checked twice.
         /// </summary>
-        public void RecheckMembers(ScanState state)
+        public void RecheckMembers(ScanState state, bool representativeChecked)
         {
             foreach (var member in Members)
             {
+                if (representativeChecked && member == Representative && !Payload!.Dropped)
+                {
+                    continue;
+                }
+
                 if (!member.Dropped && !FileOpener.IsUnchanged(member.Primary, null, state))
                 {
                     member.Dropped = true;

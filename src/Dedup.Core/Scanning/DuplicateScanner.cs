@@ -190,7 +190,7 @@ internal static partial class DuplicateScanner
         readers.For(unsettled.Count, i => CompareBucket(unsettled[i]), cancellationToken);
     }
 
-    /// <summary>The distinct devices of a set's files; almost always one, so no LINQ or hash set per set.</summary>
+    /// <summary>The distinct devices of a set's files, ascending; almost always one, so no LINQ or hash set per set.</summary>
     private static ulong[] DevicesOf(List<FileNode> files)
     {
         var first = files[0].Primary.Identity.Device;
@@ -204,7 +204,14 @@ internal static partial class DuplicateScanner
             }
         }
 
-        return more is null ? [first] : [first, .. more];
+        if (more is null)
+        {
+            return [first];
+        }
+
+        ulong[] devices = [first, .. more];
+        Array.Sort(devices); // EnterAll takes them in ascending order
+        return devices;
     }
 
     private static void Emit(ScanState state, FileComparisonSet set, ChannelWriter<DuplicateGroup> writer)
@@ -217,11 +224,22 @@ internal static partial class DuplicateScanner
                 files.Add(set[index].ToDuplicateFile());
             }
 
-            files.Sort(static (a, b) => a.Path.CompareTo(b.Path));
-            var group = new DuplicateGroup(set.Length, files, verified);
-            state.AddGroup(group);
-            writer.TryWrite(group);
+            Publish(state, writer, set.Length, files, verified, Media.ContentMatch.WholeFile);
         }
+    }
+
+    /// <summary>Reports a group that still has two files, in path order, as it is found.</summary>
+    private static void Publish(ScanState state, ChannelWriter<DuplicateGroup> writer, long size, List<DuplicateFile> files, bool verified, Media.ContentMatch match)
+    {
+        if (files.Count < 2)
+        {
+            return;
+        }
+
+        files.Sort(static (a, b) => a.Path.CompareTo(b.Path));
+        var group = new DuplicateGroup(size, files, verified, match);
+        state.AddGroup(group);
+        writer.TryWrite(group);
     }
 
     private static async Task ReportProgressAsync(ScanState state, IProgress<ScanProgress> progress, CancellationToken cancellationToken)

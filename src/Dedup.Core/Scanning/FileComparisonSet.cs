@@ -15,7 +15,6 @@ internal sealed class FileComparisonSet : ComparisonSet, IDisposable
     private readonly long _length;
     private readonly ScanState _state;
     private readonly SafeFileHandle?[] _handles;
-    private readonly bool[] _failed;
     private readonly List<(int[] Members, bool Verified)> _groups = [];
     private int _openCount;
     private int _clock;
@@ -27,7 +26,6 @@ internal sealed class FileComparisonSet : ComparisonSet, IDisposable
         _length = length;
         _state = state;
         _handles = new SafeFileHandle?[files.Count];
-        _failed = new bool[files.Count];
     }
 
     public override int Count => _files.Count;
@@ -44,12 +42,16 @@ internal sealed class FileComparisonSet : ComparisonSet, IDisposable
     /// <summary>The scan's state (for stages that read files themselves, in parallel).</summary>
     public ScanState State => _state;
 
-    /// <summary>Marks a file failed (its error was already reported).</summary>
-    public void MarkFailed(int index) => Fail(index);
+    /// <summary>Marks a file failed (its error was already reported): it drops out of this set and of the scan.</summary>
+    public void MarkFailed(int index)
+    {
+        _files[index].Dropped = true;
+        Release(index);
+    }
 
     public override bool TryRead(int index, long offset, Span<byte> destination)
     {
-        if (_failed[index])
+        if (_files[index].Dropped)
         {
             return false;
         }
@@ -62,10 +64,11 @@ internal sealed class FileComparisonSet : ComparisonSet, IDisposable
 
         if (ContentReader.TryRead(_files[index], handle, _state, offset, destination))
         {
+            ContentReader.FollowPng(_files[index], _state, offset, destination);
             return true;
         }
 
-        Fail(index);
+        MarkFailed(index);
         return false;
     }
 
@@ -91,13 +94,12 @@ internal sealed class FileComparisonSet : ComparisonSet, IDisposable
         var kept = new List<int>(indices.Length);
         foreach (var index in indices)
         {
-            if (!_failed[index] && FileOpener.IsUnchanged(_files[index].Primary, _handles[index], _state))
+            if (!_files[index].Dropped && FileOpener.IsUnchanged(_files[index].Primary, _handles[index], _state))
             {
                 kept.Add(index);
             }
             else
             {
-                _failed[index] = true;
                 _files[index].Dropped = true;
             }
         }
@@ -127,7 +129,6 @@ internal sealed class FileComparisonSet : ComparisonSet, IDisposable
         var handle = FileOpener.TryOpen(_files[index].Primary, _state);
         if (handle is null)
         {
-            _failed[index] = true;
             _files[index].Dropped = true;
             return null;
         }
@@ -149,12 +150,5 @@ internal sealed class FileComparisonSet : ComparisonSet, IDisposable
                 return;
             }
         }
-    }
-
-    private void Fail(int index)
-    {
-        _failed[index] = true;
-        _files[index].Dropped = true;
-        Release(index);
     }
 }

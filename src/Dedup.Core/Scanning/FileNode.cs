@@ -45,8 +45,8 @@ internal sealed class FileNode
     public long ContentLength { get; }
 
     /// <summary>
-    /// Set when the file dropped out of the scan (unreadable, vanished or changed; its error was reported).
-    /// Media mode reads it to leave such files out of the payload stage.
+    /// Set when the file dropped out of the scan (unreadable, vanished or changed; its error was reported): the
+    /// comparison sets skip it, and media mode leaves it out of the payload stage.
     /// </summary>
     public bool Dropped { get; set; }
 

@@ -42,20 +42,7 @@ internal static class ProbeStage
     }
 
     private static void ForEachFile(FileComparisonSet set, ReaderFanOut readers, CancellationToken cancellationToken, Action<int> body)
-    {
-        if (set.Count < ParallelFrom)
-        {
-            for (var i = 0; i < set.Count; i++)
-            {
-                cancellationToken.ThrowIfCancellationRequested();
-                body(i);
-            }
-
-            return;
-        }
-
-        readers.For(set.Count, body, cancellationToken);
-    }
+        => (set.Count < ParallelFrom ? ReaderFanOut.Single : readers).For(set.Count, body, cancellationToken);
 
     private static void RunWhole(FileComparisonSet set, ReaderFanOut readers, List<List<int>> unsettled, CancellationToken cancellationToken)
     {
@@ -74,6 +61,7 @@ internal static class ProbeStage
                 if (ok[i])
                 {
                     hashes[i] = XxHash3.HashToUInt64(data);
+                    ContentReader.FollowPng(set[i], set.State, 0, data);
                 }
 
                 if (buffer is not null)

@@ -67,11 +67,9 @@ internal sealed class DriveAccessManager
         }
     }
 
-    /// <summary>Access to every device in <paramref name="devices"/>, taken in global order.</summary>
-    public MultiEnterToken EnterAll(IReadOnlyCollection<ulong> devices, CancellationToken cancellationToken)
+    /// <summary>Access to every device in <paramref name="ordered"/> (distinct, ascending: the global order that avoids deadlock).</summary>
+    public MultiEnterToken EnterAll(ulong[] ordered, CancellationToken cancellationToken)
     {
-        // Almost every set is on one device: no sorting or copying then.
-        var ordered = devices.Count == 1 && devices is ulong[] one ? one : devices.Distinct().Order().ToArray();
         var tokens = new SingleEnterToken[ordered.Length];
         var taken = 0;
         try
