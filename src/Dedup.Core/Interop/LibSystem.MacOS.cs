@@ -18,20 +18,12 @@ internal static partial class LibSystem
     public const int O_NOFOLLOW = 0x100;
     public const int O_CLOEXEC = 0x1000000;
 
-    public const ushort S_IFMT = 0xF000;
-    public const ushort S_IFREG = 0x8000;
-    public const ushort S_IFDIR = 0x4000;
-    public const ushort S_IFLNK = 0xA000;
-
     /// <summary>
     /// open(2) is variadic; Apple arm64 passes variadic arguments on the stack, so the optional mode is not
     /// declared at all (it is read only with O_CREAT, which is never passed here).
     /// </summary>
     [LibraryImport(LibraryName, EntryPoint = "open", SetLastError = true, StringMarshalling = StringMarshalling.Utf8)]
     public static partial int Open(string path, int flags);
-
-    [LibraryImport(LibraryName, EntryPoint = "close", SetLastError = true)]
-    public static partial int Close(int fd);
 
     /// <summary>arm64 has only the 64-bit-inode <c>struct stat</c>, under the plain name.</summary>
     [LibraryImport(LibraryName, EntryPoint = "fstat", SetLastError = true)]

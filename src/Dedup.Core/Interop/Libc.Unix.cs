@@ -25,6 +25,7 @@ internal static unsafe partial class Libc
 
     private static bool HasArmLayout => RuntimeInformation.ProcessArchitecture is Architecture.Arm or Architecture.Arm64 or Architecture.Armv6 or Architecture.Ppc64le;
 
+    public const int O_PATH = 0x200000; // the same on every Linux architecture
     public const int EPERM = 1;
     public const int ENOENT = 2;
     public const int EINTR = 4;

@@ -45,7 +45,7 @@ internal sealed unsafe class CloneLinker : ILinker
                 return LinkNative.LastErrno;
             }
 
-            if (LinkNative.GetEuid() == 0)
+            if (Interop.Libc.GetEuid() == 0)
             {
                 _ = LinkNative.Fchown(fd, duplicate.Uid, duplicate.Gid);
             }

@@ -80,7 +80,7 @@ internal sealed class FolderHandle : IDisposable
     /// <summary>Opens the sub-folder <paramref name="name"/> without following a symbolic link in its place.</summary>
     public FolderHandle? TryOpenChild(string name, out string problem)
     {
-        var fd = LinkNative.OpenAt(Fd, name, LinkNative.O_PATH | LinkNative.O_DIRECTORY | LinkNative.O_NOFOLLOW | LinkNative.O_CLOEXEC, 0);
+        var fd = LinkNative.OpenAt(Fd, name, Interop.Libc.O_PATH | LinkNative.O_DIRECTORY | LinkNative.O_NOFOLLOW | LinkNative.O_CLOEXEC, 0);
         if (fd < 0)
         {
             problem = LinkNative.Message(LinkNative.LastErrno);
@@ -105,7 +105,7 @@ internal sealed class FolderHandle : IDisposable
     /// <summary>Opens an absolute, already resolved path one component at a time, never following a link; -1 and the errno on failure.</summary>
     private static int Walk(string resolved, out int errno)
     {
-        const int PathFlags = LinkNative.O_PATH | LinkNative.O_CLOEXEC;
+        const int PathFlags = Interop.Libc.O_PATH | LinkNative.O_CLOEXEC;
         var fd = LinkNative.OpenAt(LinkNative.AT_FDCWD, "/", PathFlags | LinkNative.O_DIRECTORY, 0);
         if (fd < 0)
         {

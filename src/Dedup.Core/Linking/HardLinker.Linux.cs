@@ -16,7 +16,6 @@ internal sealed class HardLinker : ILinker
 
     void ILinker.Apply(LinkContext context)
     {
-        context.RequireSameOwnerAndMode();
         context.ReplaceViaTemporary(
             context.LinkKeptAs,
             errno => errno switch
@@ -25,10 +24,10 @@ internal sealed class HardLinker : ILinker
                 LinkNative.EMLINK => ActionStoppedException.Skip("the kept file has the most hard links its file system allows (EMLINK)"),
                 _ => ActionStoppedException.Fail($"cannot create a hard link in {context.Folder}: {LinkNative.Message(errno)}; duplicate unchanged"),
             },
-            temporary =>
+            _ =>
             {
-                // The new name must lead to the kept file itself, not to whatever its path holds now.
-                if (LinkNative.LStatAt(context.FolderFd, temporary, out var status) != 0 || status.Device != context.Action.Kept.Identity.Device || status.Ino != context.Action.Kept.Identity.FileId)
+                // The new name must lead to the kept file itself, not to whatever its path holds now (LinkKeptAs looked).
+                if (!context.LinkedKept)
                 {
                     throw ActionStoppedException.Skip("the kept file's path was replaced while linking; nothing done");
                 }

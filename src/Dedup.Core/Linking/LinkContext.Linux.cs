@@ -76,6 +76,12 @@ internal sealed class LinkContext : IDisposable
         ? (_folder ??= OpenFolder(Folder, "kept file's folder", "nothing done")).Fd
         : (_keptFolder ??= OpenFolder(KeptFolder, "kept file's folder", "nothing done")).Fd;
 
+    /// <summary>The kept file's status at the last check (mode, owner, times).</summary>
+    public StatxBuffer KeptStatus { get; private set; }
+
+    /// <summary>Whether the name <see cref="LinkKeptAs"/> created was found to lead to the kept file itself.</summary>
+    public bool LinkedKept { get; private set; }
+
     /// <summary>The duplicate name's status at the last check (mode, owner, times).</summary>
     public StatxBuffer DuplicateStatus { get; private set; }
 
@@ -104,6 +110,7 @@ internal sealed class LinkContext : IDisposable
         }
 
         _keptLinks = status.NLink;
+        KeptStatus = status;
     }
 
     /// <summary>The duplicate's name must still lead to the scanned file, with the change time of the first check.</summary>
@@ -135,11 +142,9 @@ internal sealed class LinkContext : IDisposable
     /// </summary>
     public void RequireSameOwnerAndMode()
     {
-        if (LinkNative.LStatAt(KeptFolderFd, KeptName, out var kept) != 0 || LinkNative.LStatAt(FolderFd, DuplicateName, out var duplicate) != 0)
-        {
-            return; // the unchanged-checks that follow report the missing file
-        }
-
+        // The statuses of the two checks just made: no further status calls. A chmod or chown after them moves the
+        // change time, which the re-checks before the rename catch.
+        var (kept, duplicate) = (KeptStatus, DuplicateStatus);
         const int Permissions = 0xFFF; // 07777
         if (kept.Uid != duplicate.Uid || kept.Gid != duplicate.Gid || (kept.Mode & Permissions) != (duplicate.Mode & Permissions))
         {
@@ -180,7 +185,8 @@ internal sealed class LinkContext : IDisposable
             return LinkNative.LastErrno;
         }
 
-        if (LinkNative.LStatAt(FolderFd, temporary, out var linked) == 0 && Describe(linked, Action.Kept) is null && linked.NLink == links + 1)
+        LinkedKept = LinkNative.LStatAt(FolderFd, temporary, out var linked) == 0 && Describe(linked, Action.Kept) is null;
+        if (LinkedKept && linked.NLink == links + 1)
         {
             _keptChanged = (linked.CtimeSec, linked.CtimeNsec);
         }

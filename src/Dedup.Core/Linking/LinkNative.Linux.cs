@@ -23,7 +23,6 @@ internal static unsafe partial class LinkNative
     public const int O_NONBLOCK = Libc.O_NONBLOCK;
     public static readonly int O_NOFOLLOW = Libc.O_NOFOLLOW;
     public static readonly int O_DIRECTORY = Libc.O_DIRECTORY;
-    public const int O_PATH = 0x200000; // the same on every Linux architecture
     public const int O_CLOEXEC = Libc.O_CLOEXEC;
 
     public const uint RENAME_NOREPLACE = 1;
@@ -139,8 +138,6 @@ internal static unsafe partial class LinkNative
             NativeMemory.Free((void*)resolved);
         }
     }
-
-    public static uint GetEuid() => Interop.Libc.GetEuid();
 
     public static int LastErrno => Marshal.GetLastPInvokeError();
 

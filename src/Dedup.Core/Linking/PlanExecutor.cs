@@ -54,7 +54,7 @@ internal static partial class PlanExecutor
         context.CheckDuplicateUnchanged();
         if (linker.Kind is DuplicateActionKind.HardLink or DuplicateActionKind.SymbolicLink)
         {
-            // Refused before reading either file; the linker checks again right before it links.
+            // From the statuses the checks just took, before reading either file.
             context.RequireSameOwnerAndMode();
         }
 

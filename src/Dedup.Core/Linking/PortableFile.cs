@@ -57,11 +57,12 @@ internal static partial class PortableFile
         return OperatingSystem.IsLinux() ? StatusLinux(handle) : throw new PlatformNotSupportedException();
     }
 
-    private static PortableFileKind KindOfUnixMode(ushort mode) => (mode & 0xF000) switch
+    // The file-type bits are the same on Linux and Darwin.
+    private static PortableFileKind KindOfUnixMode(ushort mode) => (mode & Interop.Libc.S_IFMT) switch
     {
-        0x8000 => PortableFileKind.RegularFile,
-        0x4000 => PortableFileKind.Directory,
-        0xA000 => PortableFileKind.Link,
+        Interop.Libc.S_IFREG => PortableFileKind.RegularFile,
+        Interop.Libc.S_IFDIR => PortableFileKind.Directory,
+        Interop.Libc.S_IFLNK => PortableFileKind.Link,
         _ => PortableFileKind.Other,
     };
 }

@@ -20,7 +20,6 @@ internal sealed class SymbolicLinker : ILinker
 
     void ILinker.Apply(LinkContext context)
     {
-        context.RequireSameOwnerAndMode();
         var target = _relative ? Path.GetRelativePath(context.Folder, context.KeptPath) : context.KeptPath;
         context.ReplaceViaTemporary(
             temporary => LinkNative.SymlinkAt(target, context.FolderFd, temporary) == 0 ? 0 : LinkNative.LastErrno,

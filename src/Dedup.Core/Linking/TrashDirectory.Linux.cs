@@ -60,18 +60,18 @@ internal sealed class TrashDirectory
         }
 
         var top = TopDirectoryOf(path, device);
-        var uid = LinkNative.GetEuid().ToString(System.Globalization.CultureInfo.InvariantCulture);
+        var uid = Interop.Libc.GetEuid().ToString(System.Globalization.CultureInfo.InvariantCulture);
         var shared = Path.Combine(top, ".Trash");
         if (LinkNative.LStat(shared, out var sharedStatus) == 0 && sharedStatus.IsDirectory && (sharedStatus.Mode & LinkNative.S_ISVTX) != 0)
         {
-            var perUser = new TrashDirectory(Path.Combine(shared, uid), top, LinkNative.GetEuid());
+            var perUser = new TrashDirectory(Path.Combine(shared, uid), top, Interop.Libc.GetEuid());
             if (perUser.EnsureFolders(out _))
             {
                 return perUser;
             }
         }
 
-        var own = new TrashDirectory(Path.Combine(top, ".Trash-" + uid), top, LinkNative.GetEuid());
+        var own = new TrashDirectory(Path.Combine(top, ".Trash-" + uid), top, Interop.Libc.GetEuid());
         return own.EnsureFolders(out var reason)
             ? own
             : throw ActionStoppedException.Fail($"no usable trash on the file system mounted at {top} ({own.Root}: {reason}); not moved");

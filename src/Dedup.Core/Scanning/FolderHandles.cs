@@ -21,7 +21,6 @@ internal sealed unsafe class FolderHandles : IDisposable
     /// </summary>
     private static readonly int s_capacity = ComputeCapacity();
 
-    private const int O_PATH = 0x200000; // the same value on every Linux architecture
 
     private readonly ConcurrentDictionary<AbsolutePath, int> _fds = new(ReferenceEqualityComparer.Instance);
     private volatile bool _disposed;
@@ -53,7 +52,7 @@ internal sealed unsafe class FolderHandles : IDisposable
 
         fixed (byte* p = path)
         {
-            fd = Interop.Libc.OpenAt(Interop.Libc.AT_FDCWD, p, O_PATH | Interop.Libc.O_DIRECTORY | Interop.Libc.O_CLOEXEC, 0);
+            fd = Interop.Libc.OpenAt(Interop.Libc.AT_FDCWD, p, Interop.Libc.O_PATH | Interop.Libc.O_DIRECTORY | Interop.Libc.O_CLOEXEC, 0);
         }
 
         if (fd < 0)
