@@ -22,7 +22,8 @@ public sealed class MediaModeScanTests
 
         Assert.Empty(groups);
         Assert.Equal(0, whole.BytesRead); // sizes differ: whole-file mode opens neither
-        Assert.InRange(media.BytesRead, small.Length + large.Length - 64, 2L * (small.Length + large.Length));
+        // Per file: the 64-byte signature read, then the chunk walk from offset 8 to the end, each byte once.
+        Assert.Equal((2L * MediaDetector.HeaderSize) + (small.Length - 8) + (large.Length - 8), media.BytesRead);
     }
 
     [Fact]

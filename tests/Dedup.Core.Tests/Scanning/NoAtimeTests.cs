@@ -23,8 +23,8 @@ public sealed class NoAtimeTests
             tree.Write($"data/root/a{i}.bin", foreign);
             tree.Write($"data/root/b{i}.bin", foreign);
             var own = TempTree.RandomBytes(20_000 + i, 100 + i);
-            tree.Write($"data/own/a{i}.bin", own);
-            tree.Write($"data/own/b{i}.bin", own);
+            tree.Write($"data/own/own-a{i}.bin", own);
+            tree.Write($"data/own/own-b{i}.bin", own);
         }
 
         TempTree.Run("chown", "-R", "65534:65534", tree.PathOf("data/own"));
@@ -43,5 +43,6 @@ public sealed class NoAtimeTests
         Assert.True(opens.Count >= 160, $"only {opens.Count} opens of the data files were traced");
         Assert.True(refused.Count == 0, $"{refused.Count} opens refused, first: {refused.FirstOrDefault()}");
         Assert.Equal(opens.Count / 2, withFlag); // the own files, as many as the root-owned ones
+        Assert.All(opens, l => Assert.Equal(l.Contains("\"own-", StringComparison.Ordinal), l.Contains("O_NOATIME", StringComparison.Ordinal)));
     }
 }

@@ -8,8 +8,11 @@ namespace Dedup.Core.Tests.Topology;
 /// A device's reader limit holds for the whole scan, not per candidate set: comparisons running at once on
 /// one device, counted by a strategy that wraps the built-in one, never exceed it.
 /// </summary>
+[Collection(Name)] // it raises the thread pool's minimum: no other test runs meanwhile
 public sealed class ReaderLimitTests
 {
+    public const string Name = "ThreadPoolMinimum";
+
     [Theory]
     [InlineData(DriveKind.Network, 4)]
     [InlineData(DriveKind.Hdd, 1)]
@@ -92,4 +95,10 @@ public sealed class ReaderLimitTests
             }
         }
     }
+}
+
+/// <summary>Tests that change process-wide thread-pool settings run alone.</summary>
+[CollectionDefinition(ReaderLimitTests.Name, DisableParallelization = true)]
+public sealed class ThreadPoolMinimumCollection
+{
 }
