@@ -118,25 +118,7 @@ internal static unsafe partial class LinkNative
     public static string CanonicalFolderPath(string path)
     {
         var folder = Path.GetDirectoryName(path);
-        if (folder is null)
-        {
-            return path;
-        }
-
-        var resolved = RealPath(folder, 0);
-        if (resolved == 0)
-        {
-            return path;
-        }
-
-        try
-        {
-            return Path.Combine(Marshal.PtrToStringUTF8(resolved)!, Path.GetFileName(path));
-        }
-        finally
-        {
-            NativeMemory.Free((void*)resolved);
-        }
+        return folder is not null && RealPathOf(folder, out _) is { } resolved ? Path.Combine(resolved, Path.GetFileName(path)) : path;
     }
 
     public static int LastErrno => Marshal.GetLastPInvokeError();
