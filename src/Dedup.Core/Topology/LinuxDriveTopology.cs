@@ -7,7 +7,9 @@ namespace Dedup.Core.Topology;
 
 /// <summary>
 /// Linux topology: a device number is looked up in <c>/proc/self/mountinfo</c> (network and memory file
-/// systems, and the source device of anonymous-device mounts such as btrfs), then in
+/// systems, and the source device of anonymous-device mounts such as btrfs), or, when no entry has that number, by
+/// the device its mount point reports (btrfs gives each subvolume its own anonymous number, so a file's
+/// <c>st_dev</c> is not the one mountinfo lists), then in
 /// <c>/sys/dev/block/MAJ:MIN</c>: a partition's parent disk, dm/md <c>slaves/</c>, a loop device's backing
 /// file, and <c>queue/rotational</c>. Virtual disks (virtio, xen) often claim to be rotational; they are
 /// reported as <see cref="DriveKind.Unknown"/> rather than trusted.
@@ -17,15 +19,20 @@ internal sealed class LinuxDriveTopology : IDriveTopology
     private static readonly HashSet<string> s_network = new(StringComparer.Ordinal) { "nfs", "nfs4", "cifs", "smb3", "smbfs", "fuse.sshfs", "9p", "ceph", "glusterfs", "fuse.glusterfs" };
     private static readonly HashSet<string> s_memory = new(StringComparer.Ordinal) { "tmpfs", "ramfs", "devtmpfs", "shm" };
 
+    private const int AtNoAutomount = 0x800; // an autofs mount point is not mounted just to be looked at
+
     private readonly string _root;
     private readonly ConcurrentDictionary<ulong, StorageDevice> _cache = new();
     private readonly Lazy<Dictionary<string, (string FsType, string Source)>> _mounts;
+    private readonly Lazy<Dictionary<ulong, (string FsType, string Source)>> _mountsByPointDevice;
+    private readonly List<(string MountPoint, string Key)> _mountPoints = [];
 
     /// <param name="root">The file-system root holding <c>proc</c> and <c>sys</c> (<c>/</c>; tests may point elsewhere).</param>
     public LinuxDriveTopology(string root)
     {
         _root = root;
         _mounts = new Lazy<Dictionary<string, (string, string)>>(ReadMountInfo);
+        _mountsByPointDevice = new Lazy<Dictionary<ulong, (string, string)>>(StatMountPoints);
     }
 
     public StorageDevice GetDevice(ulong deviceId) =>
@@ -37,7 +44,7 @@ internal sealed class LinuxDriveTopology : IDriveTopology
         var minor = (uint)id;
         var key = string.Create(CultureInfo.InvariantCulture, $"{major}:{minor}");
         string? fsType = null;
-        if (_mounts.Value.TryGetValue(key, out var mount))
+        if (_mounts.Value.TryGetValue(key, out var mount) || _mountsByPointDevice.Value.TryGetValue(id, out mount))
         {
             fsType = mount.FsType;
             if (s_network.Contains(fsType))
@@ -150,6 +157,7 @@ internal sealed class LinuxDriveTopology : IDriveTopology
                 }
 
                 result.TryAdd(fields[2], (fields[dash + 1], fields[dash + 2]));
+                _mountPoints.Add((Unescape(fields[4]), fields[2]));
             }
         }
         catch (IOException)
@@ -160,6 +168,69 @@ internal sealed class LinuxDriveTopology : IDriveTopology
         }
 
         return result;
+    }
+
+    /// <summary>
+    /// The device each anonymous-device mount's mount point reports (<c>stat</c>), mapped to its mountinfo entry: on
+    /// btrfs that number differs from the one mountinfo lists. Only a miss in mountinfo gets here.
+    /// </summary>
+    private Dictionary<ulong, (string FsType, string Source)> StatMountPoints()
+    {
+        var mounts = _mounts.Value;
+
+        // A later mount on the same point hides the earlier ones: only the last is what the point shows.
+        var visible = new Dictionary<string, string>(StringComparer.Ordinal);
+        foreach (var (point, key) in _mountPoints)
+        {
+            visible[point] = key;
+        }
+
+        var result = new Dictionary<ulong, (string, string)>();
+        foreach (var (point, key) in visible)
+        {
+            var mount = mounts[key];
+
+            // Network and FUSE mount points are not stat-ed: a dead server would hang the lookup (their numbers match mountinfo anyway).
+            if (!key.StartsWith("0:", StringComparison.Ordinal) || s_network.Contains(mount.FsType) || mount.FsType.StartsWith("fuse", StringComparison.Ordinal))
+            {
+                continue;
+            }
+
+            if (Stat(Path.Combine(_root, point.TrimStart('/')), out var stx, AtNoAutomount))
+            {
+                result.TryAdd(stx.Device, mount);
+            }
+        }
+
+        return result;
+    }
+
+    /// <summary>Undoes mountinfo's octal escapes (<c>\040</c> for a space, also tab, newline and backslash).</summary>
+    private static string Unescape(string field)
+    {
+        if (!field.Contains('\\', StringComparison.Ordinal))
+        {
+            return field;
+        }
+
+        // The kernel escapes only ASCII (space, tab, newline, backslash), so each escape is one character.
+        var builder = new StringBuilder(field.Length);
+        for (var i = 0; i < field.Length; i++)
+        {
+            if (field[i] == '\\' && i + 3 < field.Length && IsOctal(field[i + 1]) && IsOctal(field[i + 2]) && IsOctal(field[i + 3]))
+            {
+                builder.Append((char)(((field[i + 1] - '0') << 6) | ((field[i + 2] - '0') << 3) | (field[i + 3] - '0')));
+                i += 3;
+            }
+            else
+            {
+                builder.Append(field[i]);
+            }
+        }
+
+        return builder.ToString();
+
+        static bool IsOctal(char c) => c is >= '0' and <= '7';
     }
 
     private static string? ReadText(string path)
@@ -198,13 +269,13 @@ internal sealed class LinuxDriveTopology : IDriveTopology
         return true;
     }
 
-    private static unsafe bool Stat(string path, out StatxBuffer stx)
+    private static unsafe bool Stat(string path, out StatxBuffer stx, int flags = 0)
     {
         var bytes = Encoding.UTF8.GetBytes(path + "\0");
         fixed (byte* p = bytes)
         fixed (StatxBuffer* s = &stx)
         {
-            return Libc.Statx(Libc.AT_FDCWD, p, 0, Libc.STATX_BASIC_STATS, s) == 0;
+            return Libc.Statx(Libc.AT_FDCWD, p, flags, Libc.STATX_BASIC_STATS, s) == 0;
         }
     }
 }

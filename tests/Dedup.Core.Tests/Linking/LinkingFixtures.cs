@@ -19,6 +19,13 @@ public sealed class FactRequiringFolderAttribute : FactAttribute
             Skip = $"{variable} is not set to a mounted folder ({purpose}); run .ci/btrfs-setup.sh as root and export its output.";
         }
     }
+
+    /// <summary>Skipped unless both variables name existing folders.</summary>
+    public FactRequiringFolderAttribute(string variable, string purpose, string otherVariable, string otherPurpose)
+        : this(variable, purpose)
+    {
+        Skip ??= new FactRequiringFolderAttribute(otherVariable, otherPurpose).Skip;
+    }
 }
 
 /// <summary>

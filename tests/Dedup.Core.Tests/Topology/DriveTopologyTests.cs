@@ -1,4 +1,5 @@
 using Dedup.Core.Tests.Infrastructure;
+using Dedup.Core.Tests.Linking;
 using Dedup.Core.Topology;
 
 namespace Dedup.Core.Tests.Topology;
@@ -58,6 +59,23 @@ public sealed class DriveTopologyTests
         Assert.Equal(DriveKind.Hdd, topology.GetDevice(Dev(252, 0)).Kind);  // dm over an HDD and an SSD behaves as an HDD
         Assert.Equal(DriveKind.Unknown, topology.GetDevice(Dev(254, 0)).Kind); // virtio claims rotational: not trusted
         Assert.Equal(DriveKind.Unknown, topology.GetDevice(Dev(9, 9)).Kind);   // no such device
+    }
+
+    [LinuxFact]
+    public void A_device_mountinfo_does_not_list_is_found_by_its_mount_points_device()
+    {
+        using var tree = FakeSystem();
+
+        // As on btrfs: the mount lists 0:77, but the folder at its (escaped) mount point reports another number.
+        var point = tree.PathOf("mnt/my data");
+        Directory.CreateDirectory(point);
+        File.AppendAllText(tree.PathOf("proc/self/mountinfo"),
+            "60 27 0:77 / /mnt/my\\040data rw - btrfs /dev/sdb rw,subvol=/\n");
+        var topology = new LinuxDriveTopology(tree.Root);
+
+        var device = topology.GetDevice(TestNative.Device(point));
+
+        Assert.Equal("btrfs", device.FileSystemType);
     }
 
     [LinuxFact]
