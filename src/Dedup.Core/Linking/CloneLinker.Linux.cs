@@ -1,9 +1,13 @@
 using Dedup.Core.Interop;
+using Microsoft.Win32.SafeHandles;
+using System.Runtime.InteropServices;
+using System.Text;
+
 namespace Dedup.Core.Linking;
 
 /// <summary>
 /// Replaces the duplicate with a copy-on-write clone of the kept file (FICLONE) made under a temporary name,
-/// with the duplicate's permissions, owner (when permitted) and times, then renamed over it.
+/// with the duplicate's permissions, owner (when permitted), extended attributes and times, then renamed over it.
 /// </summary>
 internal sealed unsafe class CloneLinker : ILinker
 {
@@ -22,15 +26,22 @@ internal sealed unsafe class CloneLinker : ILinker
     {
         var kept = context.OpenKept();
         var duplicate = context.DuplicateStatus;
+
+        // The attributes are read from the duplicate opened and checked as the scanned file (O_NOFOLLOW, identity, change time).
+        using var source = context.OpenDuplicate();
+        string? failedAttribute = null;
         context.ReplaceViaTemporary(
-            temporary => CreateClone(context.FolderFd, temporary, LinkContext.Fd(kept), duplicate),
-            errno => errno is LinkNative.EOPNOTSUPP or LinkNative.EINVAL or LinkNative.EXDEV or LinkNative.ENOTTY or LinkNative.ENOSYS
+            temporary => CreateClone(context.FolderFd, temporary, LinkContext.Fd(kept), source, duplicate, out failedAttribute),
+            errno => failedAttribute is not null
+                ? ActionStoppedException.Fail($"cannot give the clone the duplicate's extended attributes ({failedAttribute}): {LinkNative.Message(errno)}; duplicate unchanged")
+                : errno is LinkNative.EOPNOTSUPP or LinkNative.EINVAL or LinkNative.EXDEV or LinkNative.ENOTTY or LinkNative.ENOSYS
                 ? ActionStoppedException.Skip($"the file system cannot clone this file (FICLONE: {LinkNative.Message(errno)}); no copy or link is made instead")
                 : ActionStoppedException.Fail($"cannot create a clone in {context.Folder}: {LinkNative.Message(errno)}; duplicate unchanged"));
     }
 
-    private static int CreateClone(int folderFd, string temporary, int keptFd, StatxBuffer duplicate)
+    private static int CreateClone(int folderFd, string temporary, int keptFd, SafeFileHandle source, StatxBuffer duplicate, out string? failedAttribute)
     {
+        failedAttribute = null;
         var mode = duplicate.Mode & 0xFFF;
         var fd = LinkNative.OpenAt(folderFd, temporary, LinkNative.O_WRONLY | LinkNative.O_CREAT | LinkNative.O_EXCL | LinkNative.O_NOFOLLOW | LinkNative.O_CLOEXEC, 0x180);
         if (fd < 0)
@@ -50,6 +61,13 @@ internal sealed unsafe class CloneLinker : ILinker
                 _ = LinkNative.Fchown(fd, duplicate.Uid, duplicate.Gid);
             }
 
+            // After fchown, which clears security.capability; before fchmod, so the mode wins over an access ACL's.
+            var errno = CopyExtendedAttributes(LinkContext.Fd(source), fd, out failedAttribute);
+            if (errno != 0)
+            {
+                return errno;
+            }
+
             var times = stackalloc TimeSpec[2];
             times[0] = new TimeSpec { Seconds = duplicate.AtimeSec, Nanoseconds = duplicate.AtimeNsec };
             times[1] = new TimeSpec { Seconds = duplicate.MtimeSec, Nanoseconds = duplicate.MtimeNsec };
@@ -59,5 +77,74 @@ internal sealed unsafe class CloneLinker : ILinker
         {
             _ = LinkNative.Close(fd);
         }
+    }
+
+    /// <summary>
+    /// Gives <paramref name="to"/> every extended attribute of <paramref name="from"/> that this process can see
+    /// (user.*, security.*, system.* ACLs; trusted.* as root); 0, or the errno and the attribute that could not be set.
+    /// A value the clone already holds (say the security label it was created with) is left alone.
+    /// </summary>
+    internal static int CopyExtendedAttributes(int from, int to, out string? failedAttribute)
+    {
+        failedAttribute = null;
+        var listed = LinkNative.FListXattr(from, null, 0);
+        if (listed <= 0)
+        {
+            // None, or a file system without extended attributes: nothing to carry over.
+            if (listed == 0 || LinkNative.LastErrno is LinkNative.EOPNOTSUPP or LinkNative.ENOSYS)
+            {
+                return 0;
+            }
+
+            failedAttribute = "listing them";
+            return LinkNative.LastErrno;
+        }
+
+        var names = new byte[LinkNative.XattrMax];
+        var value = new byte[LinkNative.XattrMax];
+        var present = new byte[LinkNative.XattrMax];
+        fixed (byte* list = names)
+        fixed (byte* v = value)
+        fixed (byte* p = present)
+        {
+            var length = LinkNative.FListXattr(from, list, (nuint)names.Length);
+            if (length < 0)
+            {
+                failedAttribute = "listing them";
+                return LinkNative.LastErrno;
+            }
+
+            for (var start = 0; start < length;)
+            {
+                var name = list + start;
+                var nameLength = names.AsSpan(start, (int)length - start).IndexOf((byte)0);
+                start += nameLength + 1;
+                var size = LinkNative.FGetXattr(from, name, v, (nuint)value.Length);
+                if (size < 0)
+                {
+                    if (LinkNative.LastErrno == LinkNative.ENODATA)
+                    {
+                        continue; // removed meanwhile: its change time moved, which the last check catches
+                    }
+
+                    failedAttribute = Encoding.UTF8.GetString(name, nameLength);
+                    return LinkNative.LastErrno;
+                }
+
+                var held = LinkNative.FGetXattr(to, name, p, (nuint)present.Length);
+                if (held == size && value.AsSpan(0, (int)size).SequenceEqual(present.AsSpan(0, (int)held)))
+                {
+                    continue;
+                }
+
+                if (LinkNative.FSetXattr(to, name, v, (nuint)size, 0) != 0)
+                {
+                    failedAttribute = Encoding.UTF8.GetString(name, nameLength);
+                    return Marshal.GetLastPInvokeError();
+                }
+            }
+        }
+
+        return 0;
     }
 }

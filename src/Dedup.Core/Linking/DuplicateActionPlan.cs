@@ -59,6 +59,11 @@ public sealed class DuplicateActionPlan
             writer.WriteLine(line);
         }
 
+        if (Actions.Count > 0 && Note(Linker.Kind) is { } note)
+        {
+            writer.WriteLine(note);
+        }
+
         writer.WriteLine(string.Create(CultureInfo.InvariantCulture, $"{Actions.Count} actions, {ReclaimableBytes} bytes to reclaim"));
     }
 
@@ -75,6 +80,14 @@ public sealed class DuplicateActionPlan
     {
         return await Task.Run(() => PlanExecutor.Apply(this, cancellationToken), cancellationToken).ConfigureAwait(false);
     }
+
+    /// <summary>What a link loses of the duplicate's own metadata (a clone keeps it): said once per plan.</summary>
+    private static string? Note(DuplicateActionKind kind) => kind switch
+    {
+        DuplicateActionKind.HardLink => "note: hard links give each duplicate name the kept file's modification time, permissions and extended attributes",
+        DuplicateActionKind.SymbolicLink => "note: symbolic links show the kept file's modification time, permissions and extended attributes under each duplicate name",
+        _ => null,
+    };
 
     private static string Verb(DuplicateActionKind kind) => kind switch
     {

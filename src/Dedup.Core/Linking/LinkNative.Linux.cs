@@ -37,7 +37,12 @@ internal static unsafe partial class LinkNative
     public const int ENOTTY = 25;
     public const int EMLINK = 31;
     public const int ENOSYS = Libc.ENOSYS;
+    public const int ENODATA = 61;
+    public const int ERANGE = 34;
     public const int EOPNOTSUPP = 95;
+
+    /// <summary>The largest extended-attribute value and name list the kernel allows (<c>XATTR_SIZE_MAX</c>, <c>XATTR_LIST_MAX</c>).</summary>
+    public const int XattrMax = 65536;
 
     public const ulong FICLONE = 0x40049409;
     public const ulong FIDEDUPERANGE = 0xC0189436;
@@ -89,6 +94,15 @@ internal static unsafe partial class LinkNative
 
     [LibraryImport(LibraryName, EntryPoint = "fsync", SetLastError = true)]
     public static partial int Fsync(int fd);
+
+    [LibraryImport(LibraryName, EntryPoint = "flistxattr", SetLastError = true)]
+    public static partial nint FListXattr(int fd, byte* list, nuint size);
+
+    [LibraryImport(LibraryName, EntryPoint = "fgetxattr", SetLastError = true)]
+    public static partial nint FGetXattr(int fd, byte* name, byte* value, nuint size);
+
+    [LibraryImport(LibraryName, EntryPoint = "fsetxattr", SetLastError = true)]
+    public static partial int FSetXattr(int fd, byte* name, byte* value, nuint size, int flags);
 
     [LibraryImport(LibraryName, EntryPoint = "realpath", SetLastError = true, StringMarshalling = StringMarshalling.Utf8)]
     private static partial nint RealPath(string path, nint resolved);

@@ -83,6 +83,70 @@ public sealed class BtrfsTests
         LinkTree.AssertNoContentLost(before);
     }
 
+    [FactRequiringFolder(Variable, Purpose, RequiresRoot = true)]
+    public async Task Clone_keeps_the_duplicates_extended_attributes_and_not_the_kept_files()
+    {
+        using var tree = new LinkTree(LinkTree.BtrfsMount);
+        var content = TempTree.RandomBytes(200_000, 15);
+        var a = tree.Write("a.bin", content);
+        var b = tree.Write("b.bin", content);
+        byte[] binary = [0, 1, 2, 255, 0, 7];
+        var large = TempTree.RandomBytes(3_000, 16);
+        TestNative.SetXattr(a, "user.kept-only", [1]);
+        TestNative.SetXattr(b, "user.comment", "holiday"u8.ToArray());
+        TestNative.SetXattr(b, "user.binary", binary);
+        TestNative.SetXattr(b, "user.large", large);
+        TestNative.SetXattr(b, "security.dedup-test", [9]); // root may set any security.* name
+        TestNative.SetXattr(b, "trusted.dedup-test", [8]);  // visible and settable for root only
+        var plan = LinkTree.Plan(await tree.ScanAsync(), Linkers.Clone);
+        var before = tree.Snapshot();
+
+        var report = await plan.ApplyAsync();
+
+        Assert.Equal(DuplicateActionStatus.Done, Assert.Single(report.Outcomes).Status);
+        AssertSharedExtents(a, b);
+        Assert.Equal("holiday"u8.ToArray(), TestNative.GetXattr(b, "user.comment"));
+        Assert.Equal(binary, TestNative.GetXattr(b, "user.binary"));
+        Assert.Equal(large, TestNative.GetXattr(b, "user.large"));
+        Assert.Equal([9], TestNative.GetXattr(b, "security.dedup-test"));
+        Assert.Equal([8], TestNative.GetXattr(b, "trusted.dedup-test"));
+        Assert.Null(TestNative.GetXattr(b, "user.kept-only"));
+        Assert.Equal([1], TestNative.GetXattr(a, "user.kept-only"));
+        Assert.Null(TestNative.GetXattr(a, "user.comment"));
+        LinkTree.AssertNoContentLost(before);
+        tree.AssertNoTemporaryFiles();
+    }
+
+    [FactRequiringFolder(Variable, Purpose, RequiresRoot = true)]
+    [System.Runtime.Versioning.SupportedOSPlatform("linux")]
+    public async Task A_clone_that_cannot_get_an_attribute_fails_and_leaves_the_duplicate()
+    {
+        // Run as nobody, who may read the duplicate's security.* attribute but not set it (a real EPERM).
+        using var tree = new LinkTree(LinkTree.BtrfsMount);
+        using var cli = new CliAsNobody();
+        var content = TempTree.RandomBytes(50_000, 17);
+        var a = tree.Write("data/a.bin", content);
+        var b = tree.Write("data/b.bin", content);
+        foreach (var path in new[] { tree.PathOf("data"), a, b })
+        {
+            File.SetUnixFileMode(path, File.GetUnixFileMode(path) | UnixFileMode.OtherWrite | UnixFileMode.OtherRead | UnixFileMode.OtherExecute);
+        }
+
+        TestNative.SetXattr(b, "user.comment", [1]);
+        TestNative.SetXattr(b, "security.dedup-test", [9]);
+        CliAsNobody.MakeTraversable(tree.PathOf("data"));
+        var inode = TestNative.Inode(b);
+
+        var (exitCode, stdout, stderr) = await cli.RunAsync(["link", "--mode", "clone", "--yes", tree.PathOf("data")]);
+
+        Assert.True(exitCode == 1, $"exit code {exitCode}; stdout: {stdout}; stderr: {stderr}");
+        Assert.Contains("cannot give the clone the duplicate's extended attributes (security.dedup-test)", stderr, StringComparison.Ordinal);
+        Assert.Equal(inode, TestNative.Inode(b));
+        Assert.Equal(content, await File.ReadAllBytesAsync(b));
+        Assert.Equal([9], TestNative.GetXattr(b, "security.dedup-test"));
+        tree.AssertNoTemporaryFiles();
+    }
+
     [FactRequiringFolder(Variable, Purpose)]
     public async Task Cross_device_pairs_are_refused_for_hard_links_clones_and_dedupe()
     {

@@ -87,6 +87,31 @@ public sealed class LinkerTests
     }
 
     [LinuxFact]
+    public async Task Dry_run_of_links_notes_once_that_they_give_the_kept_files_metadata()
+    {
+        using var tree = new LinkTree();
+        tree.Write("a.bin", Content);
+        tree.Write("b.bin", Content);
+        tree.Write("c.bin", Content);
+        var groups = await tree.ScanAsync();
+
+        foreach (var (linker, note) in new[]
+        {
+            (Linkers.HardLink, "note: hard links give each duplicate name the kept file's modification time, permissions and extended attributes"),
+            (Linkers.SymbolicLink(), "note: symbolic links show the kept file's modification time, permissions and extended attributes under each duplicate name"),
+        })
+        {
+            var text = new StringWriter();
+            LinkTree.Plan(groups, linker).WriteTo(text);
+            Assert.Single(text.ToString().Split('\n'), line => line == note);
+        }
+
+        var clone = new StringWriter();
+        LinkTree.Plan(groups, Linkers.Clone).WriteTo(clone);
+        Assert.DoesNotContain("note:", clone.ToString(), StringComparison.Ordinal);
+    }
+
+    [LinuxFact]
     public async Task Relative_symbolic_link_points_to_the_kept_file()
     {
         using var tree = new LinkTree();

@@ -20,6 +20,20 @@ public sealed class FactRequiringFolderAttribute : FactAttribute
         }
     }
 
+    /// <summary>Whether the test must also run as root (to set security.* attributes, or to drop privileges to nobody).</summary>
+    public bool RequiresRoot
+    {
+        get => field;
+        set
+        {
+            field = value;
+            if (value && !Environment.IsPrivilegedProcess)
+            {
+                Skip ??= "Needs to run as root.";
+            }
+        }
+    }
+
     /// <summary>Skipped unless both variables name existing folders.</summary>
     public FactRequiringFolderAttribute(string variable, string purpose, string otherVariable, string otherPurpose)
         : this(variable, purpose)
@@ -171,6 +185,24 @@ internal static unsafe partial class TestNative
     }
 
     public static int FileStatusOf(string path, out Dedup.Core.Interop.StatxBuffer status) => LinkNative.LStat(path, out status);
+
+    [LibraryImport("libc", EntryPoint = "lsetxattr", SetLastError = true, StringMarshalling = StringMarshalling.Utf8)]
+    private static partial int LSetXattr(string path, string name, byte[] value, nuint size, int flags);
+
+    [LibraryImport("libc", EntryPoint = "lgetxattr", SetLastError = true, StringMarshalling = StringMarshalling.Utf8)]
+    private static partial nint LGetXattr(string path, string name, byte[] value, nuint size);
+
+    /// <summary>Sets an extended attribute of the file itself (<c>lsetxattr</c>).</summary>
+    public static void SetXattr(string path, string name, byte[] value) =>
+        Assert.True(LSetXattr(path, name, value, (nuint)value.Length, 0) == 0, $"lsetxattr {name} on {path}: {Marshal.GetPInvokeErrorMessage(Marshal.GetLastPInvokeError())}");
+
+    /// <summary>The attribute's value, or <see langword="null"/> when the file has none of that name.</summary>
+    public static byte[]? GetXattr(string path, string name)
+    {
+        var buffer = new byte[65536];
+        var size = LGetXattr(path, name, buffer, (nuint)buffer.Length);
+        return size < 0 ? null : buffer[..(int)size];
+    }
 
     /// <summary>The file's extents as (physical offset, length, shared flag), from FS_IOC_FIEMAP.</summary>
     public static List<(ulong Physical, ulong Length, bool Shared)> Extents(string path)
