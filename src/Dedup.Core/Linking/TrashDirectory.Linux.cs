@@ -1,4 +1,5 @@
 using System.Text;
+using System.Text.RegularExpressions;
 
 namespace Dedup.Core.Linking;
 
@@ -7,7 +8,7 @@ namespace Dedup.Core.Linking;
 /// (<c>$XDG_DATA_HOME/Trash</c>) for files on its file system, otherwise <c>$topdir/.Trash/$uid</c> when
 /// <c>$topdir/.Trash</c> is a real folder (not a symbolic link) with the sticky bit, else <c>$topdir/.Trash-$uid</c>.
 /// </summary>
-internal sealed class TrashDirectory
+internal sealed partial class TrashDirectory
 {
     private const int PrivateMode = 0x1C0; // 0700
 
@@ -121,6 +122,158 @@ internal sealed class TrashDirectory
         }
 
         return (files, info);
+    }
+
+    /// <summary>
+    /// How old an info file without its file must be (by modification time) before it counts as an interrupted
+    /// trashing: a trashing in progress (this run's or another program's) writes its info file moments before it moves the file.
+    /// </summary>
+    public static readonly TimeSpan OrphanGracePeriod = TimeSpan.FromMinutes(2);
+
+    private const string InfoSuffix = ".trashinfo";
+    private const int MaxInfoLength = 8192;
+
+    /// <summary>Exactly what <see cref="TrashLinker"/> writes: the header, <c>Path=</c> in its encoding and <c>DeletionDate=</c>.</summary>
+    [GeneratedRegex("^\\[Trash Info\\]\nPath=[A-Za-z0-9/_.~%-]+\nDeletionDate=[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\n\\z", RegexOptions.CultureInvariant | RegexOptions.ExplicitCapture)]
+    private static partial Regex OurInfo();
+
+    /// <summary>
+    /// Removes what an interrupted trashing (a run killed, a power loss) left in <c>info/</c>: an info file whose
+    /// <c>files/</c> name does not exist, that is empty or holds exactly what this tool writes, and that is older than
+    /// <see cref="OrphanGracePeriod"/>. Such a file restores nothing (its file never moved, or is gone). An info file
+    /// with its file, a young one, another program's, or anything that is not a regular file is never touched.
+    /// </summary>
+    /// <returns>The info file names removed.</returns>
+    public static List<string> RemoveIncompleteTrashings(FolderHandle files, FolderHandle info, DateTime nowUtc)
+    {
+        var removed = new List<string>();
+        foreach (var infoName in ListNames(info.Fd))
+        {
+            if (!infoName.EndsWith(InfoSuffix, StringComparison.Ordinal) || infoName.Length == InfoSuffix.Length)
+            {
+                continue;
+            }
+
+            var name = infoName[..^InfoSuffix.Length];
+            if (LinkNative.LStatAt(files.Fd, name, out _) != LinkNative.ENOENT
+                || ReadIncompleteTrashing(info.Fd, infoName, nowUtc) is not { } content
+                || LinkNative.UnlinkAt(info.Fd, infoName, 0) != 0)
+            {
+                continue;
+            }
+
+            // A trashing that was only slow may have moved its file in meanwhile: it gets its info file back.
+            if (LinkNative.LStatAt(files.Fd, name, out _) != LinkNative.ENOENT)
+            {
+                Restore(info.Fd, infoName, content);
+                continue;
+            }
+
+            removed.Add(infoName);
+        }
+
+        return removed;
+    }
+
+    /// <summary><c>fsync</c> of a folder opened with <c>O_PATH</c> (which cannot be synced itself): 0 or an errno.</summary>
+    public static int SyncFolder(int folderFd)
+    {
+        var fd = LinkNative.OpenAt(folderFd, ".", LinkNative.O_RDONLY | LinkNative.O_DIRECTORY | LinkNative.O_CLOEXEC, 0);
+        if (fd < 0)
+        {
+            return LinkNative.LastErrno;
+        }
+
+        var errno = LinkNative.Fsync(fd) == 0 ? 0 : LinkNative.LastErrno;
+        _ = LinkNative.Close(fd);
+        return errno;
+    }
+
+    /// <summary>The info file's bytes when it is a regular file older than the grace period, empty or ours; otherwise <see langword="null"/>.</summary>
+    private static byte[]? ReadIncompleteTrashing(int infoFolder, string infoName, DateTime nowUtc)
+    {
+        var fd = LinkNative.OpenAt(infoFolder, infoName, LinkNative.O_RDONLY | LinkNative.O_NOFOLLOW | LinkNative.O_NONBLOCK | LinkNative.O_CLOEXEC, 0);
+        if (fd < 0)
+        {
+            return null;
+        }
+
+        using var handle = new Microsoft.Win32.SafeHandles.SafeFileHandle(fd, ownsHandle: true);
+        if (LinkNative.FStat(fd, out var status) != 0 || !status.IsRegularFile || status.Size > MaxInfoLength
+            || nowUtc - status.LastWriteTimeUtc < OrphanGracePeriod)
+        {
+            return null;
+        }
+
+        var content = new byte[(int)status.Size];
+        try
+        {
+            if (RandomAccess.Read(handle, content, 0) != content.Length)
+            {
+                return null;
+            }
+        }
+        catch (IOException)
+        {
+            return null;
+        }
+
+        // Empty: killed between creating the info file and writing it. NUL bytes: a power loss before the write reached the disk.
+        return content.AsSpan().IndexOfAnyExcept((byte)0) < 0 || OurInfo().IsMatch(Encoding.UTF8.GetString(content)) ? content : null;
+    }
+
+    private static void Restore(int infoFolder, string infoName, byte[] content)
+    {
+        var fd = LinkNative.OpenAt(infoFolder, infoName, LinkNative.O_WRONLY | LinkNative.O_CREAT | LinkNative.O_EXCL | LinkNative.O_NOFOLLOW | LinkNative.O_CLOEXEC, 0x180);
+        if (fd >= 0)
+        {
+            using var handle = new Microsoft.Win32.SafeHandles.SafeFileHandle(fd, ownsHandle: true);
+            RandomAccess.Write(handle, content, 0);
+            _ = LinkNative.Fsync(fd);
+        }
+    }
+
+    /// <summary>The names in a folder (<c>getdents64</c> on the folder itself, not on its path).</summary>
+    private static unsafe List<string> ListNames(int folderFd)
+    {
+        var names = new List<string>();
+        var fd = LinkNative.OpenAt(folderFd, ".", LinkNative.O_RDONLY | LinkNative.O_DIRECTORY | LinkNative.O_CLOEXEC, 0);
+        if (fd < 0)
+        {
+            return names;
+        }
+
+        try
+        {
+            var buffer = new byte[32 * 1024];
+            fixed (byte* start = buffer)
+            {
+                nint read;
+                while ((read = Interop.Libc.GetDents64(fd, start, (nuint)buffer.Length)) > 0)
+                {
+                    // struct linux_dirent64: u64 d_ino, i64 d_off, u16 d_reclen, u8 d_type, char d_name[].
+                    for (var offset = 0; offset < read;)
+                    {
+                        var length = *(ushort*)(start + offset + 16);
+                        var name = new ReadOnlySpan<byte>(start + offset + 19, length - 19);
+                        name = name[..name.IndexOf((byte)0)];
+                        // A name that is not UTF-8 could not be named back exactly: left alone.
+                        if (!name.SequenceEqual("."u8) && !name.SequenceEqual(".."u8) && System.Text.Unicode.Utf8.IsValid(name))
+                        {
+                            names.Add(Encoding.UTF8.GetString(name));
+                        }
+
+                        offset += length;
+                    }
+                }
+            }
+        }
+        finally
+        {
+            _ = LinkNative.Close(fd);
+        }
+
+        return names;
     }
 
     private bool EnsureFolders(out string problem)

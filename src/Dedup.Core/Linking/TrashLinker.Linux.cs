@@ -14,6 +14,9 @@ internal sealed class TrashLinker : ILinker
     private const int MaxAttempts = 10_000;
     private readonly string? _homeTrash;
 
+    /// <summary>When each trash was last repaired: once per grace period is enough (a long-lived process repairs again).</summary>
+    private readonly Dictionary<string, DateTime> _repaired = new(StringComparer.Ordinal);
+
     public TrashLinker(string? homeTrash)
     {
         _homeTrash = homeTrash;
@@ -38,6 +41,7 @@ internal sealed class TrashLinker : ILinker
         using (files)
         using (infoFolder)
         {
+            RepairOnce(trash, files, infoFolder);
             for (var attempt = 1; attempt <= MaxAttempts; attempt++)
             {
                 var candidate = attempt == 1 ? name : Path.GetFileNameWithoutExtension(name) + "." + attempt.ToString(CultureInfo.InvariantCulture) + Path.GetExtension(name);
@@ -56,6 +60,11 @@ internal sealed class TrashLinker : ILinker
                     context.Faults?.AfterLastCheck?.Invoke(context.DuplicatePath);
                     if (LinkNative.RenameAt2(context.FolderFd, context.DuplicateName, files.Fd, candidate, LinkNative.RENAME_NOREPLACE) == 0)
                     {
+                        // Make the move durable; the info file's entry already is (see TryReserve). The move is done
+                        // either way: a failed sync cannot be undone and leaves at worst the file back in place
+                        // beside its info file after a power loss, which the next run repairs.
+                        _ = TrashDirectory.SyncFolder(files.Fd);
+                        _ = TrashDirectory.SyncFolder(context.FolderFd);
                         return;
                     }
 
@@ -78,6 +87,22 @@ internal sealed class TrashLinker : ILinker
         throw ActionStoppedException.Fail($"no free name in the trash {trash.Root} for {name}");
     }
 
+    private void RepairOnce(TrashDirectory trash, FolderHandle files, FolderHandle info)
+    {
+        var now = DateTime.UtcNow;
+        lock (_repaired)
+        {
+            if (_repaired.TryGetValue(trash.Root, out var last) && now - last < TrashDirectory.OrphanGracePeriod)
+            {
+                return;
+            }
+
+            _repaired[trash.Root] = now;
+        }
+
+        _ = TrashDirectory.RemoveIncompleteTrashings(files, info, now);
+    }
+
     /// <summary>Creates the info file with O_EXCL; <see langword="false"/> when the name is taken, throws on other errors.</summary>
     private static bool TryReserve(int infoFolder, string infoName, string infoPath, byte[] content)
     {
@@ -94,9 +119,18 @@ internal sealed class TrashLinker : ILinker
         try
         {
             RandomAccess.Write(handle, content, 0);
+
+            // The info file and its name in info/ reach the disk before the file is moved: after a power loss a file
+            // in files/ always has its info file.
             if (LinkNative.Fsync(fd) != 0)
             {
                 throw new IOException(LinkNative.Message(LinkNative.LastErrno));
+            }
+
+            var synced = TrashDirectory.SyncFolder(infoFolder);
+            if (synced != 0)
+            {
+                throw new IOException(LinkNative.Message(synced));
             }
         }
         catch (IOException ex)

@@ -58,4 +58,76 @@ public sealed class TrashTests
         Assert.Empty(Directory.EnumerateFileSystemEntries(Path.Combine(home, "info")));
         Assert.Empty(Directory.EnumerateFileSystemEntries(Path.Combine(home, "files")));
     }
+
+    [LinuxFact]
+    public async Task Info_files_of_interrupted_trashings_are_removed_before_the_trash_is_used_and_nothing_else()
+    {
+        using var tree = new LinkTree();
+        var home = tree.PathOf("home/Trash");
+        var info = Path.Combine(home, "info");
+        var files = Path.Combine(home, "files");
+        Directory.CreateDirectory(info);
+        Directory.CreateDirectory(files);
+        var old = DateTime.UtcNow.AddMinutes(-3);
+        var stillThere = tree.Write("data/still-there.bin", Content);
+        string Ours(string path) => "[Trash Info]\nPath=" + path + "\nDeletionDate=2026-01-02T03:04:05\n";
+        string Info(string name, string content, DateTime? time = null, bool withFile = false)
+        {
+            var path = Path.Combine(info, name + ".trashinfo");
+            File.WriteAllText(path, content);
+            File.SetLastWriteTimeUtc(path, time ?? old);
+            if (withFile)
+            {
+                File.WriteAllText(Path.Combine(files, name), "trashed " + name);
+            }
+
+            return path;
+        }
+
+        // As a killed run leaves them: created and not written, written and the file never moved (still in place, or gone since).
+        var empty = Info("empty.bin", string.Empty);
+        var complete = Info("still-there.bin", Ours(stillThere));
+        var gone = Info("gone.bin", Ours(tree.PathOf("data/gone%20now.bin")));
+        var zeros = Info("zeros.bin", "\0\0\0\0");
+
+        // Never touched: a young one (a trashing in progress), one with its file, one of another program, not a file.
+        var young = Info("young.bin", Ours("/x/young.bin"), DateTime.UtcNow.AddSeconds(-30));
+        var youngEmpty = Info("young-empty.bin", string.Empty, DateTime.UtcNow);
+        var paired = Info("paired.bin", Ours("/x/paired.bin"), withFile: true);
+        var pairedEmpty = Info("paired-empty.bin", string.Empty, withFile: true);
+        var foreign = Info("foreign.bin", Ours("/x/foreign.bin") + "X-Other=1\n");
+        var foreignPath = Info("foreign-path.bin", "[Trash Info]\nPath=/x/it's.bin\nDeletionDate=2026-01-02T03:04:05\n");
+        var notInfo = Info("note.txt", string.Empty).Replace(".trashinfo", ".txt", StringComparison.Ordinal);
+        File.Move(Path.Combine(info, "note.txt.trashinfo"), notInfo);
+        var folder = Path.Combine(info, "folder.bin.trashinfo");
+        Directory.CreateDirectory(folder);
+        Directory.SetLastWriteTimeUtc(folder, old);
+        var link = Path.Combine(info, "link.bin.trashinfo");
+        File.CreateSymbolicLink(link, empty);
+
+        tree.Write("data/a.bin", Content);
+        var b = tree.Write("data/b.bin", Content);
+        var plan = LinkTree.Plan(await tree.ScanAsync(tree.PathOf("data")), new TrashLinker(home), KeepRule.PreferPrefix(tree.PathOf("data/a.bin")));
+
+        var report = await plan.ApplyAsync();
+
+        Assert.Equal(2, report.Done); // b.bin and still-there.bin go to the trash, each with its own info file
+        Assert.False(File.Exists(b));
+        Assert.False(File.Exists(empty));
+        Assert.False(File.Exists(gone));
+        Assert.False(File.Exists(zeros));
+        foreach (var kept in new[] { young, youngEmpty, paired, pairedEmpty, foreign, foreignPath, notInfo })
+        {
+            Assert.True(File.Exists(kept), kept + " was removed");
+        }
+
+        Assert.True(Directory.Exists(folder));
+        Assert.NotNull(new FileInfo(link).LinkTarget);
+
+        // still-there.bin's stale info was removed before its real trashing took the name again.
+        Assert.NotEqual(old, File.GetLastWriteTimeUtc(complete));
+        Assert.StartsWith("[Trash Info]\nPath=" + stillThere + "\n", await File.ReadAllTextAsync(complete), StringComparison.Ordinal);
+        Assert.Equal(Content, await File.ReadAllBytesAsync(Path.Combine(files, "still-there.bin")));
+        Assert.Equal(Content, await File.ReadAllBytesAsync(Path.Combine(files, "b.bin")));
+    }
 }
