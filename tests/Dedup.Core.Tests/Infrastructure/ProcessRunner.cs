@@ -56,9 +56,43 @@ public static class ProcessRunner
         return (process.ExitCode, await stdout, await stderr);
     }
 
-    private static Process Start(string file, IEnumerable<string> args, string? workingDirectory)
+    /// <summary>
+    /// Runs <paramref name="file"/> with extra environment variables and kills it (SIGKILL, no chance to clean up)
+    /// after <paramref name="killAfter"/> unless it exited by then; returns whether it was killed, and its exit code otherwise.
+    /// </summary>
+    public static async Task<(bool Killed, int ExitCode, string Stderr)> RunAndKillAsync(string file, IEnumerable<string> args, IReadOnlyDictionary<string, string> environment, TimeSpan killAfter)
+    {
+        using var process = Start(file, args, workingDirectory: null, environment);
+        var stdout = process.StandardOutput.ReadToEndAsync();
+        var stderr = process.StandardError.ReadToEndAsync();
+        var killed = false;
+        using (var cts = new CancellationTokenSource(killAfter))
+        {
+            try
+            {
+                await process.WaitForExitAsync(cts.Token);
+            }
+            catch (OperationCanceledException)
+            {
+                process.Kill();
+                killed = true;
+            }
+        }
+
+        await process.WaitForExitAsync();
+        await stdout;
+        const int KilledBySigkill = 128 + 9; // an exit of its own just as the time ran out does not count as killed
+        return (killed && process.ExitCode == KilledBySigkill, process.ExitCode, await stderr);
+    }
+
+    private static Process Start(string file, IEnumerable<string> args, string? workingDirectory, IReadOnlyDictionary<string, string>? environment = null)
     {
         var psi = new ProcessStartInfo(file) { RedirectStandardOutput = true, RedirectStandardError = true, RedirectStandardInput = true };
+        foreach (var (name, value) in environment ?? new Dictionary<string, string>())
+        {
+            psi.Environment[name] = value;
+        }
+
         foreach (var arg in args)
         {
             psi.ArgumentList.Add(arg);
