@@ -6,7 +6,8 @@ namespace Dedup.Core.Linking;
 
 /// <summary>
 /// Linux: moves the duplicate to the trash: the info file is created first with O_EXCL (reserving the name; a taken
-/// name gets a numeric suffix), then the duplicate is renamed into <c>files/</c> without replacing anything.
+/// name gets a numeric suffix), then the duplicate is renamed into <c>files/</c> without replacing anything. Info files
+/// that interrupted runs left without their file are removed before a trash is used (<see cref="TrashDirectory.RemoveIncompleteTrashings"/>).
 /// On Windows and macOS the executor moves it to the Recycle Bin or Trash instead (<c>PlanExecutor.Portable.cs</c>).
 /// </summary>
 internal sealed class TrashLinker : ILinker
