@@ -140,6 +140,7 @@ internal static class FindCommand
             }
 
             progress?.Complete(scan.Summary);
+            writer.WriteRoots(scan.Roots);
             writer.WriteSummary(scan.Summary);
             writer.Flush();
             await buffered.FlushAsync(CancellationToken.None).ConfigureAwait(false);

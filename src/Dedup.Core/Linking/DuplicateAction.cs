@@ -115,4 +115,10 @@ public sealed class DuplicateActionReport
 
     /// <summary>Leftover temporary files of an interrupted earlier run that were removed first.</summary>
     public int TemporaryFilesRemoved { get; }
+
+    /// <summary>
+    /// Files named like leftover temporary files that were left alone because removing them could lose data (not
+    /// another name, link or byte-identical copy of a file the plan keeps), each as <c>path: reason</c>.
+    /// </summary>
+    public IReadOnlyList<string> TemporaryFilesLeftAlone { get; internal init; } = [];
 }

@@ -31,6 +31,12 @@ public sealed class DuplicateActionPlan
     /// </summary>
     public IReadOnlyList<string> LeftoverTemporaryFiles { get; }
 
+    /// <summary>
+    /// Groups left alone because the keep rules leave several copies tied for the one to keep (nothing is guessed;
+    /// add <see cref="KeepRule.PathOrder"/> last to decide every group).
+    /// </summary>
+    public IReadOnlyList<DuplicateGroup> UndecidedGroups { get; internal init; } = [];
+
     /// <summary>Test seam: called at fixed points of each action (between creating the temporary link and the rename).</summary>
     internal LinkerFaults? Faults { get; set; }
 
@@ -57,6 +63,15 @@ public sealed class DuplicateActionPlan
                 ? $"  skip {action.Path}: {action.Refusal}"
                 : string.Create(CultureInfo.InvariantCulture, $"  {Verb(action.Kind)} {action.Path}{(action.ReclaimableBytes > 0 ? $" (frees {action.ReclaimableBytes} bytes)" : string.Empty)}");
             writer.WriteLine(line);
+        }
+
+        foreach (var group in UndecidedGroups)
+        {
+            writer.WriteLine(string.Create(CultureInfo.InvariantCulture, $"leave {group.Files.Count} copies ({group.Size} bytes): no keep rule decides which one stays"));
+            foreach (var file in group.Files)
+            {
+                writer.WriteLine($"  leave {file.Path}");
+            }
         }
 
         writer.WriteLine(string.Create(CultureInfo.InvariantCulture, $"{Actions.Count} actions, {ReclaimableBytes} bytes to reclaim"));

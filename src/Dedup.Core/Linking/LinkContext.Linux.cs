@@ -44,9 +44,9 @@ internal sealed class LinkContext : IDisposable
         KeptPath = action.Kept.Path.ToString();
         DuplicatePath = action.Path.ToString();
         Folder = action.Path.Parent?.ToString() ?? throw ActionStoppedException.Skip("a root cannot be replaced");
-        DuplicateName = Path.GetFileName(DuplicatePath);
-        KeptFolder = Path.GetDirectoryName(KeptPath) ?? throw ActionStoppedException.Skip("a root cannot be kept");
-        KeptName = Path.GetFileName(KeptPath);
+        DuplicateName = action.Path.Name;
+        KeptFolder = action.Kept.Path.Parent?.ToString() ?? throw ActionStoppedException.Skip("a root cannot be kept");
+        KeptName = action.Kept.Path.Name;
     }
 
     public DuplicateAction Action { get; }
@@ -68,13 +68,13 @@ internal sealed class LinkContext : IDisposable
     public string KeptName { get; }
 
     /// <summary>The duplicate's folder, opened at the action's first use of it.</summary>
-    public int FolderFd => (_folder ??= OpenFolder(Folder, "duplicate's folder", "left untouched")).Fd;
+    public int FolderFd => (_folder ??= OpenFolder(Action.Path.Parent!, "duplicate's folder", "left untouched")).Fd;
 
     /// <summary>The kept file's folder, opened at the action's first use of it.</summary>
     /// <remarks>When both files share a folder (the common case), it is opened once.</remarks>
     public int KeptFolderFd => string.Equals(KeptFolder, Folder, StringComparison.Ordinal)
-        ? (_folder ??= OpenFolder(Folder, "kept file's folder", "nothing done")).Fd
-        : (_keptFolder ??= OpenFolder(KeptFolder, "kept file's folder", "nothing done")).Fd;
+        ? (_folder ??= OpenFolder(Action.Path.Parent!, "kept file's folder", "nothing done")).Fd
+        : (_keptFolder ??= OpenFolder(Action.Kept.Path.Parent!, "kept file's folder", "nothing done")).Fd;
 
     /// <summary>The kept file's status at the last check (mode, owner, times).</summary>
     public StatxBuffer KeptStatus { get; private set; }
@@ -282,8 +282,9 @@ internal sealed class LinkContext : IDisposable
         return baseline != time;
     }
 
-    private static FolderHandle OpenFolder(string path, string role, string consequence) =>
-        FolderHandle.TryOpen(path, followLast: true, out var problem)
+    /// <summary>Opens a folder from the scanned root that holds it, following no link below the root (see <see cref="FolderHandle.TryOpenBeneath"/>).</summary>
+    private FolderHandle OpenFolder(Paths.AbsolutePath path, string role, string consequence) =>
+        FolderHandle.TryOpenBeneath(Action.Group.Roots, path, out var problem)
         ?? throw ActionStoppedException.Skip($"{role} {path}: {problem}; {consequence}");
 
     private void RemoveQuietly(string temporary)
