@@ -3,6 +3,7 @@ using System.Text.Json;
 using Dedup.Cli.Output;
 using Dedup.Core;
 using Dedup.Core.Linking;
+using Dedup.Core.Paths;
 
 namespace Dedup.Cli.Acting;
 
@@ -96,7 +97,7 @@ internal sealed class ActingCommand
         var outcome = await plan.ApplyAsync(cancellationToken).ConfigureAwait(false);
         foreach (var item in outcome.Outcomes.Where(o => o.Status != DuplicateActionStatus.Done))
         {
-            await Console.Error.WriteLineAsync($"dedup: {item.Status.ToString().ToLowerInvariant()} {item.Action.Path}: {item.Reason}").ConfigureAwait(false);
+            await Console.Error.WriteLineAsync($"dedup: {item.Status.ToString().ToLowerInvariant()} {item.Action.Path.ToDisplayString()}: {PathText.EscapeMessage(item.Reason ?? string.Empty)}").ConfigureAwait(false);
         }
 
         var removed = outcome.TemporaryFilesRemoved > 0 ? $", {outcome.TemporaryFilesRemoved} leftover temporary files removed" : string.Empty;
@@ -136,7 +137,7 @@ internal sealed class ActingCommand
 
         foreach (var error in scan.Summary.Errors.Take(20))
         {
-            await Console.Error.WriteLineAsync($"dedup: {error.Path}: {error.Message}").ConfigureAwait(false);
+            await Console.Error.WriteLineAsync($"dedup: {PathText.Escape(error.Path)}: {PathText.EscapeMessage(error.Message)}").ConfigureAwait(false);
         }
 
         return groups;
@@ -151,7 +152,7 @@ internal sealed class ActingCommand
             using var json = await JsonDocument.ParseAsync(stream, default, cancellationToken).ConfigureAwait(false);
             if (!json.RootElement.TryGetProperty("groups", out var groupsElement) || groupsElement.ValueKind != JsonValueKind.Array)
             {
-                throw new InvalidOperationException($"{file.FullName} is not a 'dedup find --format json' report (no \"groups\" array)");
+                throw new InvalidOperationException($"{PathText.Escape(file.FullName)} is not a 'dedup find --format json' report (no \"groups\" array)");
             }
 
             var groups = new List<DuplicateGroup>();
@@ -179,7 +180,7 @@ internal sealed class ActingCommand
                 var group = ReportedDuplicates.FromPaths(size, names, out var problems);
                 foreach (var problem in problems)
                 {
-                    await Console.Error.WriteLineAsync($"dedup: left out {problem}").ConfigureAwait(false);
+                    await Console.Error.WriteLineAsync($"dedup: left out {PathText.EscapeMessage(problem)}").ConfigureAwait(false);
                 }
 
                 if (group is not null)
@@ -194,7 +195,7 @@ internal sealed class ActingCommand
 
     private static async Task<int> BadUsageAsync(string reason)
     {
-        await Console.Error.WriteLineAsync($"dedup: {reason}").ConfigureAwait(false);
+        await Console.Error.WriteLineAsync($"dedup: {PathText.EscapeMessage(reason)}").ConfigureAwait(false);
         return ExitCodes.BadUsage;
     }
 }
