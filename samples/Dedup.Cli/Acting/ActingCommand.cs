@@ -2,6 +2,7 @@ using System.CommandLine;
 using Dedup.Cli.Output;
 using Dedup.Core;
 using Dedup.Core.Linking;
+using Dedup.Core.Paths;
 
 namespace Dedup.Cli.Acting;
 
@@ -76,7 +77,7 @@ internal sealed class ActingCommand
         var incomplete = scanErrors > 0 || plan.UndecidedGroups.Count > 0;
         if (plan.UndecidedGroups.Count > 0)
         {
-            await Console.Error.WriteLineAsync($"dedup: left alone {plan.UndecidedGroups.Count} groups where no --keep rule decides which copy stays (add '--keep path-order' last to decide by path), such as: {string.Join(", ", plan.UndecidedGroups[0].Files)}").ConfigureAwait(false);
+            await Console.Error.WriteLineAsync($"dedup: left alone {plan.UndecidedGroups.Count} groups where no --keep rule decides which copy stays (add '--keep path-order' last to decide by path), such as: {string.Join(", ", plan.UndecidedGroups[0].Files.Select(f => f.Path.ToDisplayString()))}").ConfigureAwait(false);
         }
 
         var dryRun = result.GetValue(_dryRun);
@@ -111,12 +112,12 @@ internal sealed class ActingCommand
         var outcome = await plan.ApplyAsync(cancellationToken).ConfigureAwait(false);
         foreach (var item in outcome.Outcomes.Where(o => o.Status != DuplicateActionStatus.Done))
         {
-            await Console.Error.WriteLineAsync($"dedup: {item.Status.ToString().ToLowerInvariant()} {item.Action.Path}: {item.Reason}").ConfigureAwait(false);
+            await Console.Error.WriteLineAsync($"dedup: {item.Status.ToString().ToLowerInvariant()} {item.Action.Path.ToDisplayString()}: {PathText.EscapeMessage(item.Reason ?? string.Empty)}").ConfigureAwait(false);
         }
 
         foreach (var leftAlone in outcome.TemporaryFilesLeftAlone)
         {
-            await Console.Error.WriteLineAsync($"dedup: note: {leftAlone}").ConfigureAwait(false);
+            await Console.Error.WriteLineAsync($"dedup: note: {PathText.EscapeMessage(leftAlone)}").ConfigureAwait(false);
         }
 
         var removed = outcome.TemporaryFilesRemoved > 0 ? $", {outcome.TemporaryFilesRemoved} leftover temporary files removed" : string.Empty;
@@ -168,7 +169,7 @@ internal sealed class ActingCommand
 
         foreach (var error in scan.Summary.Errors.Take(20))
         {
-            await Console.Error.WriteLineAsync($"dedup: {error.Path}: {error.Message}").ConfigureAwait(false);
+            await Console.Error.WriteLineAsync($"dedup: {PathText.Escape(error.Path)}: {PathText.EscapeMessage(error.Message)}").ConfigureAwait(false);
         }
 
         return (groups, scan.Summary.Errors.Count);
@@ -176,7 +177,7 @@ internal sealed class ActingCommand
 
     private static async Task<int> BadUsageAsync(string reason)
     {
-        await Console.Error.WriteLineAsync($"dedup: {reason}").ConfigureAwait(false);
+        await Console.Error.WriteLineAsync($"dedup: {PathText.EscapeMessage(reason)}").ConfigureAwait(false);
         return ExitCodes.BadUsage;
     }
 }

@@ -28,7 +28,7 @@ internal static class ReportReader
         }
         catch (JsonException ex)
         {
-            throw new InvalidReportException($"report {file.FullName} is not valid JSON: {ex.Message}");
+            throw new InvalidReportException($"report {PathText.Escape(file.FullName)} is not valid JSON: {ex.Message}");
         }
 
         using (json)
@@ -36,12 +36,12 @@ internal static class ReportReader
             var root = json.RootElement;
             if (root.ValueKind != JsonValueKind.Object || !root.TryGetProperty("groups", out var groupsElement) || groupsElement.ValueKind != JsonValueKind.Array)
             {
-                throw new InvalidReportException($"report {file.FullName} is not a 'dedup find --format json' report (no \"groups\" array)");
+                throw new InvalidReportException($"report {PathText.Escape(file.FullName)} is not a 'dedup find --format json' report (no \"groups\" array)");
             }
 
             if (!root.TryGetProperty("roots", out var rootsElement) || rootsElement.ValueKind != JsonValueKind.Array)
             {
-                throw new InvalidReportException($"report {file.FullName} records no \"roots\" and file identities (written by an older dedup?); run 'dedup find --format json' again");
+                throw new InvalidReportException($"report {PathText.Escape(file.FullName)} records no \"roots\" and file identities (written by an older dedup?); run 'dedup find --format json' again");
             }
 
             var roots = new List<ScanRoot>();
@@ -99,7 +99,7 @@ internal static class ReportReader
                 leftOut += left.Count;
                 foreach (var problem in left)
                 {
-                    await problems.WriteLineAsync($"dedup: left out {problem}").ConfigureAwait(false);
+                    await problems.WriteLineAsync($"dedup: left out {PathText.EscapeMessage(problem)}").ConfigureAwait(false);
                 }
 
                 if (group is not null)

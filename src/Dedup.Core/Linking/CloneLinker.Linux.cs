@@ -1,4 +1,6 @@
 using Dedup.Core.Interop;
+using Dedup.Core.Paths;
+
 namespace Dedup.Core.Linking;
 
 /// <summary>
@@ -26,7 +28,7 @@ internal sealed unsafe class CloneLinker : ILinker
             temporary => CreateClone(context.FolderFd, temporary, LinkContext.Fd(kept), duplicate),
             errno => errno is LinkNative.EOPNOTSUPP or LinkNative.EINVAL or LinkNative.EXDEV or LinkNative.ENOTTY or LinkNative.ENOSYS
                 ? ActionStoppedException.Skip($"the file system cannot clone this file (FICLONE: {LinkNative.Message(errno)}); no copy or link is made instead")
-                : ActionStoppedException.Fail($"cannot create a clone in {context.Folder}: {LinkNative.Message(errno)}; duplicate unchanged"));
+                : ActionStoppedException.Fail($"cannot create a clone in {PathText.Escape(context.Folder)}: {LinkNative.Message(errno)}; duplicate unchanged"));
     }
 
     private static int CreateClone(int folderFd, string temporary, int keptFd, StatxBuffer duplicate)

@@ -1,4 +1,5 @@
 using System.Globalization;
+using Dedup.Core.Paths;
 
 namespace Dedup.Core.Linking;
 
@@ -40,14 +41,18 @@ public sealed class DuplicateActionPlan
     /// <summary>Test seam: called at fixed points of each action (between creating the temporary link and the rename).</summary>
     internal LinkerFaults? Faults { get; set; }
 
-    /// <summary>Writes the plan, one line per action, and the total (a dry run).</summary>
+    /// <summary>
+    /// Writes the plan, one line per action, and the total (a dry run). Paths are shown with
+    /// <see cref="AbsolutePath.ToDisplayString"/> (control and invisible characters escaped), so every action is one
+    /// line and no name can pass for another; refusals are escaped with <see cref="PathText.EscapeMessage"/>.
+    /// </summary>
     /// <param name="writer">Where to write.</param>
     public void WriteTo(TextWriter writer)
     {
         ArgumentNullException.ThrowIfNull(writer);
         foreach (var path in LeftoverTemporaryFiles)
         {
-            writer.WriteLine($"remove leftover temporary file {path}");
+            writer.WriteLine($"remove leftover temporary file {PathText.Escape(path)}");
         }
 
         DuplicateFile? lastKept = null;
@@ -55,13 +60,13 @@ public sealed class DuplicateActionPlan
         {
             if (!ReferenceEquals(action.Kept, lastKept))
             {
-                writer.WriteLine(string.Create(CultureInfo.InvariantCulture, $"keep {action.Kept.Path} ({action.Group.Size} bytes)"));
+                writer.WriteLine(string.Create(CultureInfo.InvariantCulture, $"keep {action.Kept.Path.ToDisplayString()} ({action.Group.Size} bytes)"));
                 lastKept = action.Kept;
             }
 
             var line = action.Refusal is not null
-                ? $"  skip {action.Path}: {action.Refusal}"
-                : string.Create(CultureInfo.InvariantCulture, $"  {Verb(action.Kind)} {action.Path}{(action.ReclaimableBytes > 0 ? $" (frees {action.ReclaimableBytes} bytes)" : string.Empty)}");
+                ? $"  skip {action.Path.ToDisplayString()}: {PathText.EscapeMessage(action.Refusal)}"
+                : string.Create(CultureInfo.InvariantCulture, $"  {Verb(action.Kind)} {action.Path.ToDisplayString()}{(action.ReclaimableBytes > 0 ? $" (frees {action.ReclaimableBytes} bytes)" : string.Empty)}");
             writer.WriteLine(line);
         }
 

@@ -68,7 +68,7 @@ public sealed class DuplicateActionPlanner
 
         if (KeepRule.IsDisposable(kept))
         {
-            return $"every copy is in a trash folder or is a temporary file ({kept.Path}); nothing is kept outside it";
+            return $"every copy is in a trash folder or is a temporary file ({kept.Path.ToDisplayString()}); nothing is kept outside it";
         }
 
         // Overlay, FUSE and network mounts can show one file under two identities; across devices, deleting

@@ -61,7 +61,7 @@ internal sealed class FolderHandle : IDisposable
         var fd = Walk(resolved, out errno);
         if (fd < 0)
         {
-            problem = $"changed while being opened (at {resolved}: {LinkNative.Message(errno)})";
+            problem = $"changed while being opened (at {PathText.Escape(resolved)}: {LinkNative.Message(errno)})";
             return null;
         }
 
@@ -97,14 +97,14 @@ internal sealed class FolderHandle : IDisposable
         var handle = TryOpen(rootPath, followLast: true, out problem);
         if (handle is null)
         {
-            problem = $"scanned root {rootPath}: {problem}";
+            problem = $"scanned root {PathText.Escape(rootPath)}: {problem}";
             return null;
         }
 
         if (root.Identity != default && (LinkNative.FStat(handle.Fd, out var opened) != 0 || opened.Device != root.Identity.Device || opened.Ino != root.Identity.FileId))
         {
             handle.Dispose();
-            problem = $"scanned root {rootPath} is no longer the folder that was scanned (another device or inode)";
+            problem = $"scanned root {PathText.Escape(rootPath)} is no longer the folder that was scanned (another device or inode)";
             return null;
         }
 
@@ -121,7 +121,7 @@ internal sealed class FolderHandle : IDisposable
             handle.Dispose();
             if (next is null)
             {
-                problem = childProblem.Length == 0 ? "cannot be opened" : $"{System.IO.Path.Join(rootPath, string.Join('/', below.Skip(i).Reverse()))}: {childProblem}";
+                problem = childProblem.Length == 0 ? "cannot be opened" : $"{PathText.Escape(System.IO.Path.Join(rootPath, string.Join('/', below.Skip(i).Reverse())))}: {childProblem}";
                 return null;
             }
 

@@ -56,9 +56,9 @@ public sealed class KeepRule
         ArgumentNullException.ThrowIfNull(folders);
         var parsed = folders.Select(AbsolutePath.Parse).ToArray();
         return new KeepRule(
-            "under " + string.Join(", ", parsed.Select(p => p.ToString())),
+            "under " + string.Join(", ", parsed.Select(p => p.ToDisplayString())),
             (a, b) => Rank(a, parsed).CompareTo(Rank(b, parsed)),
-            () => parsed.FirstOrDefault(p => !Directory.Exists(p.ToString())) is { } missing ? $"The keep rule's folder '{missing}' does not exist or is not a folder." : null);
+            () => parsed.FirstOrDefault(p => !Directory.Exists(p.ToString())) is { } missing ? $"The keep rule's folder '{missing.ToDisplayString()}' does not exist or is not a folder." : null);
     }
 
     /// <summary>
@@ -71,7 +71,7 @@ public sealed class KeepRule
     {
         ArgumentNullException.ThrowIfNull(prefixes);
         var copy = prefixes.ToArray();
-        return new KeepRule("prefix " + string.Join(", ", copy), (a, b) => PrefixRank(a, copy).CompareTo(PrefixRank(b, copy)));
+        return new KeepRule("prefix " + string.Join(", ", copy.Select(PathText.Escape)), (a, b) => PrefixRank(a, copy).CompareTo(PrefixRank(b, copy)));
     }
 
     /// <summary>A rule of your own: return a negative number to keep <c>x</c> rather than <c>y</c>, positive for <c>y</c>, zero for no preference.</summary>

@@ -39,7 +39,7 @@ internal static class LeftoverCleaner
             }
             else if (reason.Length > 0)
             {
-                leftAlone.Add($"{path}: {reason}");
+                leftAlone.Add($"{path.ToDisplayString()}: {reason}");
             }
         }
 
@@ -72,7 +72,7 @@ internal static class LeftoverCleaner
             var resolved = target is null ? null : Path.GetFullPath(target, path.Parent.ToString());
             return resolved is not null && names.Contains(resolved)
                 ? Unlink(folder, name, status)
-                : $"a symbolic link to {target ?? "?"}, not to a file of this plan; left alone";
+                : $"a symbolic link to {PathText.Escape(target ?? "?")}, not to a file of this plan; left alone";
         }
 
         if (!status.IsRegularFile)

@@ -1,4 +1,5 @@
 using Dedup.Core.Interop;
+using Dedup.Core.Paths;
 using System.Globalization;
 using Microsoft.Win32.SafeHandles;
 
@@ -94,19 +95,19 @@ internal sealed class LinkContext : IDisposable
         var errno = LinkNative.LStatAt(KeptFolderFd, KeptName, out var status);
         if (errno != 0)
         {
-            throw ActionStoppedException.Skip($"kept file {KeptPath}: {LinkNative.Message(errno)}; nothing done");
+            throw ActionStoppedException.Skip($"kept file {PathText.Escape(KeptPath)}: {LinkNative.Message(errno)}; nothing done");
         }
 
         // No fstat of KeptHandle as well: it was checked at open to be this inode, whose size and times the name just gave.
         var change = Describe(status, Action.Kept);
         if (change is not null)
         {
-            throw ActionStoppedException.Skip($"kept file {KeptPath} {change} since the scan; nothing done");
+            throw ActionStoppedException.Skip($"kept file {PathText.Escape(KeptPath)} {change} since the scan; nothing done");
         }
 
         if (ChangeTimeMoved(status, ref _keptChanged))
         {
-            throw ActionStoppedException.Skip($"kept file {KeptPath} {ChangedSinceFirstCheck}; nothing done");
+            throw ActionStoppedException.Skip($"kept file {PathText.Escape(KeptPath)} {ChangedSinceFirstCheck}; nothing done");
         }
 
         _keptLinks = status.NLink;
@@ -285,7 +286,7 @@ internal sealed class LinkContext : IDisposable
     /// <summary>Opens a folder from the scanned root that holds it, following no link below the root (see <see cref="FolderHandle.TryOpenBeneath"/>).</summary>
     private FolderHandle OpenFolder(Paths.AbsolutePath path, string role, string consequence) =>
         FolderHandle.TryOpenBeneath(Action.Group.Roots, path, out var problem)
-        ?? throw ActionStoppedException.Skip($"{role} {path}: {problem}; {consequence}");
+        ?? throw ActionStoppedException.Skip($"{role} {path.ToDisplayString()}: {problem}; {consequence}");
 
     private void RemoveQuietly(string temporary)
     {
@@ -303,7 +304,7 @@ internal sealed class LinkContext : IDisposable
         if (fd < 0)
         {
             var errno = LinkNative.LastErrno;
-            throw ActionStoppedException.Skip($"cannot open the {role}{(path is null ? string.Empty : " " + path)}: {LinkNative.Message(errno)}; {consequence}");
+            throw ActionStoppedException.Skip($"cannot open the {role}{(path is null ? string.Empty : " " + PathText.Escape(path))}: {LinkNative.Message(errno)}; {consequence}");
         }
 
         var handle = new SafeFileHandle(fd, ownsHandle: true);

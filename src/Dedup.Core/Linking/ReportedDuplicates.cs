@@ -42,7 +42,7 @@ public static class ReportedDuplicates
             var problem = LookUp(roots, size, file, out var status);
             if (problem is not null)
             {
-                issues.Add($"{file.Path}: {problem}");
+                issues.Add($"{file.Path.ToDisplayString()}: {problem}");
                 continue;
             }
 
