@@ -157,6 +157,12 @@ internal static unsafe partial class TestNative
         return status.Ino;
     }
 
+    public static uint LinkCount(string path)
+    {
+        Assert.Equal(0, FileStatusOf(path, out var status));
+        return status.NLink;
+    }
+
     public static ulong Device(string path)
     {
         Assert.Equal(0, FileStatusOf(path, out var status));
