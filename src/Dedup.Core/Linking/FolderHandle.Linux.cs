@@ -66,11 +66,14 @@ internal sealed class FolderHandle : IDisposable
         }
 
         var handle = new FolderHandle(fd, path);
-        var lookup = LinkNative.Statx(LinkNative.AT_FDCWD, path, followLast ? 0 : LinkNative.AT_SYMLINK_NOFOLLOW, LinkNative.STATX_BASIC_STATS, out var named) == 0;
-        if (!lookup || LinkNative.FStat(fd, out var opened) != 0 || !SameFile(opened, named))
+        // Each errno is read right after its call: close() in Dispose resets it (a "…: Success" message otherwise).
+        var lookupErrno = LinkNative.Statx(LinkNative.AT_FDCWD, path, followLast ? 0 : LinkNative.AT_SYMLINK_NOFOLLOW, LinkNative.STATX_BASIC_STATS, out var named) == 0 ? 0 : LinkNative.LastErrno;
+        StatxBuffer opened = default;
+        var openErrno = lookupErrno != 0 ? 0 : LinkNative.FStat(fd, out opened);
+        if (lookupErrno != 0 || openErrno != 0 || !SameFile(opened, named))
         {
             handle.Dispose();
-            problem = lookup ? "was replaced while being opened" : LinkNative.Message(LinkNative.LastErrno);
+            problem = lookupErrno != 0 || openErrno != 0 ? LinkNative.Message(lookupErrno != 0 ? lookupErrno : openErrno) : "was replaced while being opened";
             return null;
         }
 

@@ -37,9 +37,9 @@ public static class ProcessRunner
     }
 
     /// <summary>The asynchronous <see cref="Run"/>.</summary>
-    public static async Task<(int ExitCode, string Stdout, string Stderr)> RunAsync(string file, IEnumerable<string> args, int timeoutSeconds = 120)
+    public static async Task<(int ExitCode, string Stdout, string Stderr)> RunAsync(string file, IEnumerable<string> args, int timeoutSeconds = 120, IReadOnlyDictionary<string, string>? environment = null)
     {
-        using var process = Start(file, args, workingDirectory: null);
+        using var process = Start(file, args, workingDirectory: null, environment);
         var stdout = process.StandardOutput.ReadToEndAsync();
         var stderr = process.StandardError.ReadToEndAsync();
         using var cts = new CancellationTokenSource(TimeSpan.FromSeconds(timeoutSeconds));
@@ -56,9 +56,14 @@ public static class ProcessRunner
         return (process.ExitCode, await stdout, await stderr);
     }
 
-    private static Process Start(string file, IEnumerable<string> args, string? workingDirectory)
+    private static Process Start(string file, IEnumerable<string> args, string? workingDirectory, IReadOnlyDictionary<string, string>? environment = null)
     {
         var psi = new ProcessStartInfo(file) { RedirectStandardOutput = true, RedirectStandardError = true, RedirectStandardInput = true };
+        foreach (var (name, value) in environment ?? new Dictionary<string, string>())
+        {
+            psi.Environment[name] = value;
+        }
+
         foreach (var arg in args)
         {
             psi.ArgumentList.Add(arg);
