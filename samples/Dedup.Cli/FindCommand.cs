@@ -2,6 +2,7 @@ using System.CommandLine;
 using Dedup.Cli.Output;
 using Dedup.Core;
 using Dedup.Core.Comparison;
+using Dedup.Core.Paths;
 
 namespace Dedup.Cli;
 
@@ -105,7 +106,7 @@ internal static class FindCommand
         }
         catch (Exception ex) when (ex is ArgumentException or InvalidOperationException or IOException)
         {
-            await Console.Error.WriteLineAsync($"dedup: {ex.Message}").ConfigureAwait(false);
+            await Console.Error.WriteLineAsync($"dedup: {PathText.EscapeMessage(ex.Message)}").ConfigureAwait(false);
             return ExitCodes.BadUsage;
         }
 
@@ -116,7 +117,7 @@ internal static class FindCommand
         }
         catch (Exception ex) when (ex is IOException or UnauthorizedAccessException)
         {
-            await Console.Error.WriteLineAsync($"dedup: cannot write '{output?.FullName}': {ex.Message}").ConfigureAwait(false);
+            await Console.Error.WriteLineAsync($"dedup: cannot write '{PathText.Escape(output?.FullName ?? string.Empty)}': {PathText.EscapeMessage(ex.Message)}").ConfigureAwait(false);
             return ExitCodes.BadUsage;
         }
 
@@ -140,12 +141,13 @@ internal static class FindCommand
             }
 
             progress?.Complete(scan.Summary);
+            writer.WriteRoots(scan.Roots);
             writer.WriteSummary(scan.Summary);
             writer.Flush();
             await buffered.FlushAsync(CancellationToken.None).ConfigureAwait(false);
             foreach (var error in scan.Summary.Errors.Take(20))
             {
-                await Console.Error.WriteLineAsync($"dedup: {error.Path}: {error.Message}").ConfigureAwait(false);
+                await Console.Error.WriteLineAsync($"dedup: {PathText.Escape(error.Path)}: {PathText.EscapeMessage(error.Message)}").ConfigureAwait(false);
             }
 
             if (scan.Summary.Errors.Count > 20)

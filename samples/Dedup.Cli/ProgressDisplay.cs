@@ -5,10 +5,14 @@ using Spectre.Console;
 
 namespace Dedup.Cli;
 
-/// <summary>A one-line live progress display on standard error, shown only when it is a terminal.</summary>
+/// <summary>
+/// A one-line live progress display on standard error, shown only when it is a terminal; plain (no bold or colour)
+/// when the <c>NO_COLOR</c> environment variable is set and not empty (https://no-color.org). It shows counts only, never a name.
+/// </summary>
 internal sealed class ProgressDisplay : IProgress<ScanProgress>, IDisposable
 {
     private readonly IAnsiConsole _console;
+    private readonly bool _plain = !string.IsNullOrEmpty(Environment.GetEnvironmentVariable("NO_COLOR"));
     private readonly Stopwatch _stopwatch = Stopwatch.StartNew();
     private long _lastDraw;
 
@@ -43,7 +47,7 @@ internal sealed class ProgressDisplay : IProgress<ScanProgress>, IDisposable
         lock (_console)
         {
             _console.Write(new ControlCode("\r\u001b[2K"));
-            _console.Markup(line);
+            Write(line);
         }
     }
 
@@ -52,7 +56,20 @@ internal sealed class ProgressDisplay : IProgress<ScanProgress>, IDisposable
         lock (_console)
         {
             _console.Write(new ControlCode("\r\u001b[2K"));
-            _console.MarkupLine($"[green]done[/] in {summary.Elapsed.TotalSeconds:0.00} s: {summary.FilesScanned:N0} files, {summary.Groups:N0} groups, {Markup.Escape(TextReportWriter.Format(summary.WastedBytes))} wasted");
+            Write($"[green]done[/] in {summary.Elapsed.TotalSeconds:0.00} s: {summary.FilesScanned:N0} files, {summary.Groups:N0} groups, {Markup.Escape(TextReportWriter.Format(summary.WastedBytes))} wasted{Environment.NewLine}");
+        }
+    }
+
+    /// <summary>Writes <paramref name="markup"/> styled, or as plain text under <c>NO_COLOR</c>.</summary>
+    private void Write(string markup)
+    {
+        if (_plain)
+        {
+            _console.Write(new Text(Markup.Remove(markup)));
+        }
+        else
+        {
+            _console.Markup(markup);
         }
     }
 

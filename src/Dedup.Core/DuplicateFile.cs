@@ -34,6 +34,13 @@ public sealed class DuplicateFile
     /// <summary>Last modification time, UTC, when scanned.</summary>
     public DateTime LastWriteTimeUtc { get; }
 
+    /// <summary>
+    /// Status change time (Unix ctime: moves with every write, chmod, chown, link or rename and cannot be set) when
+    /// scanned, UTC, to 100 ns; <see cref="DateTime.MinValue"/> where the platform's enumerator does not record it.
+    /// Reports carry it so a later action can tell the file it finds from the one that was compared.
+    /// </summary>
+    public DateTime LastChangeTimeUtc { get; internal init; }
+
     /// <inheritdoc />
     public override string ToString() => Path.ToString();
 }

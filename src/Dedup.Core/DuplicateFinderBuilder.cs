@@ -283,15 +283,15 @@ public sealed class DuplicateFinderBuilder
 
             if (root.Contains('\0', StringComparison.Ordinal))
             {
-                throw new ArgumentException($"The root path '{root.Replace("\0", "\\0", StringComparison.Ordinal)}' contains a NUL character.");
+                throw new ArgumentException($"The root path '{PathText.Escape(root)}' contains a NUL character.");
             }
 
             var full = Path.GetFullPath(root);
             if (!Directory.Exists(full))
             {
                 throw new DirectoryNotFoundException(File.Exists(full)
-                    ? $"The root '{full}' is a file, not a folder."
-                    : $"The root folder '{full}' does not exist.");
+                    ? $"The root '{PathText.Escape(full)}' is a file, not a folder."
+                    : $"The root folder '{PathText.Escape(full)}' does not exist.");
             }
 
             var parsed = AbsolutePath.Parse(full);
@@ -339,7 +339,7 @@ public sealed class DuplicateFinderBuilder
         var full = Path.GetFullPath(path);
         if (!Path.Exists(full))
         {
-            throw new DirectoryNotFoundException($"The path '{full}' given for a drive kind does not exist.");
+            throw new DirectoryNotFoundException($"The path '{PathText.Escape(full)}' given for a drive kind does not exist.");
         }
 
         if (OperatingSystem.IsLinux())

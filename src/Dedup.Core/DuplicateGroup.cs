@@ -30,6 +30,12 @@ public sealed class DuplicateGroup
     public bool VerifiedByBytes { get; }
 
     /// <summary>
+    /// The roots the group was found under, with the identities they had when the scan started (shared by every
+    /// group of a scan): actions reach each file from its root without following links.
+    /// </summary>
+    internal IReadOnlyList<ScanRoot> Roots { get; init; } = [];
+
+    /// <summary>
     /// Bytes freed by keeping one file: <c>Size × (Files.Count − 1)</c>; for media payload matches, the
     /// files' total size less the largest one.
     /// </summary>

@@ -26,6 +26,12 @@ public sealed class DuplicateScan : IAsyncEnumerable<DuplicateGroup>
     /// <exception cref="InvalidOperationException">The enumeration has not ended yet.</exception>
     public ScanSummary Summary => _state.Summary ?? throw new InvalidOperationException("The summary is available once the scan has been enumerated to the end.");
 
+    /// <summary>
+    /// The scanned roots with the identities their folders had when the scan started; empty until the enumeration
+    /// has started. Reports that may be acted on later record them (see <see cref="Linking.ReportedDuplicates"/>).
+    /// </summary>
+    public IReadOnlyList<ScanRoot> Roots => _state.Roots;
+
     /// <summary>Starts the scan.</summary>
     /// <param name="cancellationToken">Cancels the scan, together with the token given to <see cref="DuplicateFinder.FindAsync"/>.</param>
     /// <returns>The enumerator.</returns>

@@ -1,8 +1,8 @@
 using System.CommandLine;
-using System.Text.Json;
 using Dedup.Cli.Output;
 using Dedup.Core;
 using Dedup.Core.Linking;
+using Dedup.Core.Paths;
 
 namespace Dedup.Cli.Acting;
 
@@ -13,7 +13,7 @@ namespace Dedup.Cli.Acting;
 internal sealed class ActingCommand
 {
     private readonly Argument<string[]> _paths = new("path") { Arity = ArgumentArity.ZeroOrMore, Description = "Folders to scan (or use --from-report)." };
-    private readonly Option<string[]> _keep = new("--keep") { Description = "Which file stays: first-root, oldest, newest, shortest-path or prefix:PATH (repeatable; the first rule that decides wins; default first-root).", AllowMultipleArgumentsPerToken = false };
+    private readonly Option<string[]> _keep = new("--keep") { Description = "Which file stays: first-root, oldest, newest, shortest-path, path-order or prefix:FOLDER (repeatable; the first rule that decides wins; a group no rule decides is left alone; default first-root then path-order).", AllowMultipleArgumentsPerToken = false };
     private readonly Option<bool> _dryRun = new("--dry-run") { Description = "Print every planned operation and the bytes it would reclaim; change nothing." };
     private readonly Option<bool> _yes = new("--yes", "-y") { Description = "Do not ask for confirmation (required when standard input is not a terminal)." };
     private readonly Option<FileInfo?> _fromReport = new("--from-report") { Description = "Act on the groups of a JSON report from 'dedup find --format json' (re-verified before acting) instead of scanning." };
@@ -54,27 +54,43 @@ internal sealed class ActingCommand
         }
 
         List<DuplicateGroup> groups;
+        var scanErrors = 0;
         try
         {
-            groups = report is not null ? await ReadReportAsync(report, cancellationToken).ConfigureAwait(false) : await ScanAsync(paths, result.GetValue(_hidden), cancellationToken).ConfigureAwait(false);
+            if (report is not null)
+            {
+                (groups, scanErrors) = await ReportReader.ReadAsync(report, Console.Error, cancellationToken).ConfigureAwait(false);
+            }
+            else
+            {
+                (groups, scanErrors) = await ScanAsync(paths, result.GetValue(_hidden), cancellationToken).ConfigureAwait(false);
+            }
         }
-        catch (Exception ex) when (ex is ArgumentException or InvalidOperationException or IOException or JsonException or UnauthorizedAccessException)
+        catch (Exception ex) when (ex is ArgumentException or InvalidOperationException or IOException or InvalidReportException or UnauthorizedAccessException)
         {
             return await BadUsageAsync(ex.Message).ConfigureAwait(false);
         }
 
         var plan = planner.Plan(groups);
+
+        // Groups the keep rules leave tied, a scan with errors and reported files left out are reported and make the exit code 1.
+        var incomplete = scanErrors > 0 || plan.UndecidedGroups.Count > 0;
+        if (plan.UndecidedGroups.Count > 0)
+        {
+            await Console.Error.WriteLineAsync($"dedup: left alone {plan.UndecidedGroups.Count} groups where no --keep rule decides which copy stays (add '--keep path-order' last to decide by path), such as: {string.Join(", ", plan.UndecidedGroups[0].Files.Select(f => f.Path.ToDisplayString()))}").ConfigureAwait(false);
+        }
+
         var dryRun = result.GetValue(_dryRun);
         if (dryRun)
         {
             plan.WriteTo(Console.Out);
-            return ExitCodes.Success;
+            return incomplete ? ExitCodes.CompletedWithErrors : ExitCodes.Success;
         }
 
         Console.WriteLine($"{plan.Actions.Count} actions ({planner.Linker.Description}), {TextReportWriter.Format(plan.ReclaimableBytes)} to reclaim");
         if (plan.Actions.Count == 0)
         {
-            return ExitCodes.Success;
+            return incomplete ? ExitCodes.CompletedWithErrors : ExitCodes.Success;
         }
 
         if (!result.GetValue(_yes))
@@ -96,35 +112,52 @@ internal sealed class ActingCommand
         var outcome = await plan.ApplyAsync(cancellationToken).ConfigureAwait(false);
         foreach (var item in outcome.Outcomes.Where(o => o.Status != DuplicateActionStatus.Done))
         {
-            await Console.Error.WriteLineAsync($"dedup: {item.Status.ToString().ToLowerInvariant()} {item.Action.Path}: {item.Reason}").ConfigureAwait(false);
+            await Console.Error.WriteLineAsync($"dedup: {item.Status.ToString().ToLowerInvariant()} {item.Action.Path.ToDisplayString()}: {PathText.EscapeMessage(item.Reason ?? string.Empty)}").ConfigureAwait(false);
+        }
+
+        foreach (var leftAlone in outcome.TemporaryFilesLeftAlone)
+        {
+            await Console.Error.WriteLineAsync($"dedup: note: {PathText.EscapeMessage(leftAlone)}").ConfigureAwait(false);
         }
 
         var removed = outcome.TemporaryFilesRemoved > 0 ? $", {outcome.TemporaryFilesRemoved} leftover temporary files removed" : string.Empty;
         Console.WriteLine($"{outcome.Done} done, {outcome.Skipped} skipped, {outcome.Failed} failed{removed}; {TextReportWriter.Format(outcome.ReclaimedBytes)} ({outcome.ReclaimedBytes} bytes) reclaimed");
-        return outcome.Skipped + outcome.Failed == 0 ? ExitCodes.Success : ExitCodes.CompletedWithErrors;
+        return outcome.Skipped + outcome.Failed == 0 && !incomplete ? ExitCodes.Success : ExitCodes.CompletedWithErrors;
     }
 
     internal static List<KeepRule> ParseRules(string[] values, string[] roots)
     {
         var rules = new List<KeepRule>();
-        foreach (var value in values.Length == 0 && roots.Length > 0 ? ["first-root"] : values)
+        // The default (no --keep) is documented: the first PATH is the reference, then path order. Rules given
+        // explicitly get no implicit fallback: a group they leave tied is left alone and reported.
+        foreach (var value in values.Length == 0 ? (roots.Length > 0 ? ["first-root", "path-order"] : ["path-order"]) : values)
         {
             rules.Add(value switch
             {
                 "first-root" when roots.Length == 0 => throw new ArgumentException("--keep first-root needs folders to scan (it is not available with --from-report)"),
-                "first-root" => KeepRule.PreferUnder(roots),
+                "first-root" => KeepRule.PreferUnder(roots.Select(r => Path.GetFullPath(r)).ToArray()),
                 "oldest" => KeepRule.Oldest,
                 "newest" => KeepRule.Newest,
                 "shortest-path" => KeepRule.ShortestPath,
-                _ when value.StartsWith("prefix:", StringComparison.Ordinal) && value.Length > 7 => KeepRule.PreferPrefix(Path.GetFullPath(value[7..])),
-                _ => throw new ArgumentException($"'--keep {value}' is not a rule (use first-root, oldest, newest, shortest-path or prefix:PATH)"),
+                "path-order" => KeepRule.PathOrder,
+                _ when value.StartsWith("prefix:", StringComparison.Ordinal) && value.Length > 7 => PreferFolder(value[7..]),
+                _ => throw new ArgumentException($"'--keep {value}' is not a rule (use first-root, oldest, newest, shortest-path, path-order or prefix:FOLDER)"),
             });
         }
 
         return rules;
     }
 
-    private static async Task<List<DuplicateGroup>> ScanAsync(string[] paths, bool hidden, CancellationToken cancellationToken)
+    /// <summary><c>prefix:FOLDER</c>: files under that folder stay; a folder that does not exist is a usage error, not a rule that silently matches nothing.</summary>
+    private static KeepRule PreferFolder(string folder)
+    {
+        var full = Path.GetFullPath(folder);
+        return Directory.Exists(full)
+            ? KeepRule.PreferUnder(full)
+            : throw new ArgumentException($"'--keep prefix:{folder}': no folder {full}; a keep rule must name an existing folder");
+    }
+
+    private static async Task<(List<DuplicateGroup> Groups, int Errors)> ScanAsync(string[] paths, bool hidden, CancellationToken cancellationToken)
     {
         var finder = new DuplicateFinderBuilder().AddRoots(paths).IncludeHidden(hidden).Build();
         var groups = new List<DuplicateGroup>();
@@ -136,65 +169,15 @@ internal sealed class ActingCommand
 
         foreach (var error in scan.Summary.Errors.Take(20))
         {
-            await Console.Error.WriteLineAsync($"dedup: {error.Path}: {error.Message}").ConfigureAwait(false);
+            await Console.Error.WriteLineAsync($"dedup: {PathText.Escape(error.Path)}: {PathText.EscapeMessage(error.Message)}").ConfigureAwait(false);
         }
 
-        return groups;
-    }
-
-    /// <summary>Reads the <c>dedup find --format json</c> contract (docs/usage.md) and rebuilds each group from the files as they are now.</summary>
-    private static async Task<List<DuplicateGroup>> ReadReportAsync(FileInfo file, CancellationToken cancellationToken)
-    {
-        var stream = file.OpenRead();
-        await using (stream.ConfigureAwait(false))
-        {
-            using var json = await JsonDocument.ParseAsync(stream, default, cancellationToken).ConfigureAwait(false);
-            if (!json.RootElement.TryGetProperty("groups", out var groupsElement) || groupsElement.ValueKind != JsonValueKind.Array)
-            {
-                throw new InvalidOperationException($"{file.FullName} is not a 'dedup find --format json' report (no \"groups\" array)");
-            }
-
-            var groups = new List<DuplicateGroup>();
-            foreach (var element in groupsElement.EnumerateArray())
-            {
-                // A media-payload group's size is its payload length, and its files differ byte for byte: the planner
-                // refuses such groups, so say that here instead of "size changed" for every file.
-                if (element.TryGetProperty("match", out var match) && match.ValueEquals("mediaPayload"u8))
-                {
-                    await Console.Error.WriteLineAsync($"dedup: left out a media-payload group ({element.GetProperty("files").GetArrayLength()} files): their bytes differ (tags or metadata), so neither replaces the other").ConfigureAwait(false);
-                    continue;
-                }
-
-                var size = element.GetProperty("size").GetInt64();
-                var names = new List<string>();
-                foreach (var entry in element.GetProperty("files").EnumerateArray())
-                {
-                    names.Add(entry.GetProperty("path").GetString()!);
-                    if (entry.TryGetProperty("links", out var links))
-                    {
-                        names.AddRange(links.EnumerateArray().Select(l => l.GetString()!));
-                    }
-                }
-
-                var group = ReportedDuplicates.FromPaths(size, names, out var problems);
-                foreach (var problem in problems)
-                {
-                    await Console.Error.WriteLineAsync($"dedup: left out {problem}").ConfigureAwait(false);
-                }
-
-                if (group is not null)
-                {
-                    groups.Add(group);
-                }
-            }
-
-            return groups;
-        }
+        return (groups, scan.Summary.Errors.Count);
     }
 
     private static async Task<int> BadUsageAsync(string reason)
     {
-        await Console.Error.WriteLineAsync($"dedup: {reason}").ConfigureAwait(false);
+        await Console.Error.WriteLineAsync($"dedup: {PathText.EscapeMessage(reason)}").ConfigureAwait(false);
         return ExitCodes.BadUsage;
     }
 }

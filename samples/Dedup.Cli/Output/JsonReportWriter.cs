@@ -1,3 +1,4 @@
+using System.Globalization;
 using System.Text.Encodings.Web;
 using System.Text.Json;
 using Dedup.Core;
@@ -6,14 +7,16 @@ using Dedup.Core.Reporting;
 namespace Dedup.Cli.Output;
 
 /// <summary>
-/// The JSON contract: <c>{"groups":[{"size":N,"files":[{"path":"…","links":["…"]}]}],"summary":{…}}</c>,
-/// streamed: each group is written when it arrives.
+/// The JSON contract: <c>{"groups":[{"size":N,"files":[{"path":"…","device":D,"inode":I,"mtime":"…","ctime":"…","links":["…"]}]}],
+/// "roots":[{"path":"…","device":D,"inode":I}],"summary":{…}}</c>, streamed: each group is written when it arrives.
+/// The identities (device, inode, times) let <c>--from-report</c> act only on the very files that were compared.
 /// </summary>
 internal sealed class JsonReportWriter : ReportWriter
 {
     private readonly Utf8JsonWriter _json;
     private readonly Stream _stream;
     private bool _ended;
+    private IReadOnlyList<ScanRoot> _roots = [];
 
     public JsonReportWriter(Stream stream)
     {
@@ -32,6 +35,14 @@ internal sealed class JsonReportWriter : ReportWriter
         {
             _json.WriteStartObject();
             _json.WriteString("path", file.Path.ToString());
+            _json.WriteNumber("device", file.Identity.Device);
+            _json.WriteNumber("inode", file.Identity.FileId);
+            _json.WriteString("mtime", file.LastWriteTimeUtc.ToString("O", CultureInfo.InvariantCulture));
+            if (file.LastChangeTimeUtc != DateTime.MinValue)
+            {
+                _json.WriteString("ctime", file.LastChangeTimeUtc.ToString("O", CultureInfo.InvariantCulture));
+            }
+
             if (group.Match == Dedup.Core.Media.ContentMatch.MediaPayload)
             {
                 _json.WriteNumber("size", file.Length);
@@ -69,8 +80,21 @@ internal sealed class JsonReportWriter : ReportWriter
         }
     }
 
+    public override void WriteRoots(IReadOnlyList<ScanRoot> roots) => _roots = roots;
+
     public override void WriteSummary(ScanSummary summary)
     {
+        _json.WriteEndArray();
+        _json.WriteStartArray("roots");
+        foreach (var root in _roots)
+        {
+            _json.WriteStartObject();
+            _json.WriteString("path", root.Path.ToString());
+            _json.WriteNumber("device", root.Identity.Device);
+            _json.WriteNumber("inode", root.Identity.FileId);
+            _json.WriteEndObject();
+        }
+
         _json.WriteEndArray();
         _json.WriteStartObject("summary");
         _json.WriteNumber("files", summary.FilesScanned);

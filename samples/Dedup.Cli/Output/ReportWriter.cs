@@ -15,6 +15,11 @@ internal abstract class ReportWriter : IDisposable
 
     public abstract void WriteGroup(DuplicateGroup group);
 
+    /// <summary>The scan's roots with their identities; formats that can be acted on later record them.</summary>
+    public virtual void WriteRoots(IReadOnlyList<ScanRoot> roots)
+    {
+    }
+
     public abstract void WriteSummary(ScanSummary summary);
 
     public abstract void Flush();

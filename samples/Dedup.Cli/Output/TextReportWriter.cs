@@ -1,11 +1,16 @@
 using System.Globalization;
 using System.Text;
 using Dedup.Core;
+using Dedup.Core.Paths;
 using Dedup.Core.Reporting;
 
 namespace Dedup.Cli.Output;
 
-/// <summary>Human-readable output: one block per group, hard links indented under their file.</summary>
+/// <summary>
+/// Human-readable output: one block per group, hard links indented under their file. Paths are shown with
+/// <see cref="AbsolutePath.ToDisplayString"/>, so a name holding a newline or an escape sequence stays on its line.
+/// No colour or other terminal control is written.
+/// </summary>
 internal sealed class TextReportWriter(Stream stream) : ReportWriter
 {
     private readonly StreamWriter _writer = new(stream, new UTF8Encoding(false), 64 * 1024, leaveOpen: true);
@@ -18,11 +23,11 @@ internal sealed class TextReportWriter(Stream stream) : ReportWriter
         foreach (var file in group.Files)
         {
             _writer.Write("  ");
-            _writer.WriteLine(file.Path.ToString());
+            _writer.WriteLine(file.Path.ToDisplayString());
             foreach (var link in file.OtherLinks)
             {
                 _writer.Write("    = ");
-                _writer.WriteLine(link.ToString());
+                _writer.WriteLine(link.ToDisplayString());
             }
         }
 

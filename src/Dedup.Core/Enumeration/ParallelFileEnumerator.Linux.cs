@@ -172,7 +172,7 @@ internal sealed partial class ParallelFileEnumerator
             }
 
             var identity = new FileIdentity(stx.Device, stx.Ino);
-            batch.Add(new ScannedFile(work.Path.ChildFile(chars), (long)stx.Size, identity, (int)stx.NLink, stx.LastWriteTimeUtc) { OwnerId = stx.Uid });
+            batch.Add(new ScannedFile(work.Path.ChildFile(chars), (long)stx.Size, identity, (int)stx.NLink, stx.LastWriteTimeUtc) { OwnerId = stx.Uid, LastChangeTimeUtc = stx.ChangeTimeUtc });
         }
 
         private bool IsIncluded(string relativeFolder, ReadOnlySpan<char> name)

@@ -43,6 +43,9 @@ public sealed class ScannedFile
 
     internal const uint UnknownOwner = uint.MaxValue;
 
+    /// <summary>Status change time (ctime) when scanned, UTC, where the enumerator knows it (Linux); else <see cref="DateTime.MinValue"/>.</summary>
+    internal DateTime LastChangeTimeUtc { get; init; }
+
     /// <inheritdoc />
     public override string ToString() => Path.ToString();
 }

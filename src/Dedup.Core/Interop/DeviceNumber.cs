@@ -14,7 +14,7 @@ internal static unsafe class DeviceNumber
         {
             if (Libc.Statx(Libc.AT_FDCWD, p, 0, Libc.STATX_BASIC_STATS, &stx) != 0)
             {
-                throw new IOException($"Cannot stat '{path}': {Marshal.GetPInvokeErrorMessage(Marshal.GetLastPInvokeError())}");
+                throw new IOException($"Cannot stat '{Paths.PathText.Escape(path)}': {Marshal.GetPInvokeErrorMessage(Marshal.GetLastPInvokeError())}");
             }
         }
 

@@ -131,6 +131,10 @@ internal struct StatxBuffer
 
     public readonly DateTime LastWriteTimeUtc =>
         DateTime.UnixEpoch.AddTicks((MtimeSec * TimeSpan.TicksPerSecond) + (MtimeNsec / 100));
+
+    /// <summary>The status change time (ctime) to 100 ns, the precision reports carry.</summary>
+    public readonly DateTime ChangeTimeUtc =>
+        DateTime.UnixEpoch.AddTicks((CtimeSec * TimeSpan.TicksPerSecond) + (CtimeNsec / 100));
 }
 
 /// <summary><c>struct iovec</c>: one buffer of a scatter read.</summary>

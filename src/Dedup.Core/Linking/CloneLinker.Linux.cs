@@ -1,7 +1,8 @@
-using Dedup.Core.Interop;
-using Microsoft.Win32.SafeHandles;
 using System.Runtime.InteropServices;
 using System.Text;
+using Dedup.Core.Interop;
+using Dedup.Core.Paths;
+using Microsoft.Win32.SafeHandles;
 
 namespace Dedup.Core.Linking;
 
@@ -36,7 +37,7 @@ internal sealed unsafe class CloneLinker : ILinker
                 ? ActionStoppedException.Fail($"cannot give the clone the duplicate's extended attributes ({failedAttribute}): {LinkNative.Message(errno)}; duplicate unchanged")
                 : errno is LinkNative.EOPNOTSUPP or LinkNative.EINVAL or LinkNative.EXDEV or LinkNative.ENOTTY or LinkNative.ENOSYS
                 ? ActionStoppedException.Skip($"the file system cannot clone this file (FICLONE: {LinkNative.Message(errno)}); no copy or link is made instead")
-                : ActionStoppedException.Fail($"cannot create a clone in {context.Folder}: {LinkNative.Message(errno)}; duplicate unchanged"));
+                : ActionStoppedException.Fail($"cannot create a clone in {PathText.Escape(context.Folder)}: {LinkNative.Message(errno)}; duplicate unchanged"));
     }
 
     private static int CreateClone(int folderFd, string temporary, int keptFd, SafeFileHandle source, StatxBuffer duplicate, out string? failedAttribute)

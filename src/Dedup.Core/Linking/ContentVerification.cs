@@ -20,9 +20,11 @@ internal static class ContentVerification
             {
                 var na = Interop.PositionalRead.ReadFull(kept, a.AsSpan(0, ChunkSize), offset);
                 var nb = Interop.PositionalRead.ReadFull(duplicate, b.AsSpan(0, ChunkSize), offset);
-                if (na != nb || !a.AsSpan(0, na).SequenceEqual(b.AsSpan(0, nb)))
+                // The common prefix also covers one file ending early: the first difference is then where the shorter read stopped.
+                var same = a.AsSpan(0, na).CommonPrefixLength(b.AsSpan(0, nb));
+                if (same != na || na != nb)
                 {
-                    throw ActionStoppedException.Skip(string.Create(CultureInfo.InvariantCulture, $"content differs from the kept file near byte {offset}; left untouched"));
+                    throw ActionStoppedException.Skip(string.Create(CultureInfo.InvariantCulture, $"content differs from the kept file at byte {offset + same}; left untouched"));
                 }
 
                 if (na == 0)

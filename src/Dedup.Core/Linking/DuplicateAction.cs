@@ -40,8 +40,9 @@ public sealed class DuplicateAction
     /// <summary>Why the action will be skipped without touching anything (known at plan time), or <see langword="null"/>.</summary>
     public string? Refusal { get; }
 
-    /// <inheritdoc />
-    public override string ToString() => $"{Kind} {Path} -> {Kept.Path}";
+    /// <summary>The kind and both paths, for people: paths shown with <see cref="AbsolutePath.ToDisplayString"/>.</summary>
+    /// <returns>Such as <c>HardLink /a/copy.bin -> /a/original.bin</c>.</returns>
+    public override string ToString() => $"{Kind} {Path.ToDisplayString()} -> {Kept.Path.ToDisplayString()}";
 }
 
 /// <summary>How an applied <see cref="DuplicateAction"/> ended.</summary>
@@ -76,8 +77,9 @@ public sealed class DuplicateActionOutcome
     /// <summary>Why the action was skipped or failed; <see langword="null"/> when done.</summary>
     public string? Reason { get; }
 
-    /// <inheritdoc />
-    public override string ToString() => Reason is null ? $"{Status}: {Action}" : $"{Status}: {Action} ({Reason})";
+    /// <summary>The status, the action and the reason, for people: paths escaped as in <see cref="DuplicateAction.ToString"/>, the reason with <see cref="PathText.EscapeMessage"/>.</summary>
+    /// <returns>Such as <c>Skipped: HardLink /a/copy.bin -> /a/original.bin (duplicate changed since the scan; left untouched)</c>.</returns>
+    public override string ToString() => Reason is null ? $"{Status}: {Action}" : $"{Status}: {Action} ({PathText.EscapeMessage(Reason)})";
 }
 
 /// <summary>What <see cref="DuplicateActionPlan.ApplyAsync"/> did.</summary>
@@ -115,4 +117,10 @@ public sealed class DuplicateActionReport
 
     /// <summary>Leftover temporary files of an interrupted earlier run that were removed first.</summary>
     public int TemporaryFilesRemoved { get; }
+
+    /// <summary>
+    /// Files named like leftover temporary files that were left alone because removing them could lose data (not
+    /// another name, link or byte-identical copy of a file the plan keeps), each as <c>path: reason</c>.
+    /// </summary>
+    public IReadOnlyList<string> TemporaryFilesLeftAlone { get; internal init; } = [];
 }

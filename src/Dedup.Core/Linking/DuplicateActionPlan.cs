@@ -1,4 +1,5 @@
 using System.Globalization;
+using Dedup.Core.Paths;
 
 namespace Dedup.Core.Linking;
 
@@ -31,17 +32,27 @@ public sealed class DuplicateActionPlan
     /// </summary>
     public IReadOnlyList<string> LeftoverTemporaryFiles { get; }
 
+    /// <summary>
+    /// Groups left alone because the keep rules leave several copies tied for the one to keep (nothing is guessed;
+    /// add <see cref="KeepRule.PathOrder"/> last to decide every group).
+    /// </summary>
+    public IReadOnlyList<DuplicateGroup> UndecidedGroups { get; internal init; } = [];
+
     /// <summary>Test seam: called at fixed points of each action (between creating the temporary link and the rename).</summary>
     internal LinkerFaults? Faults { get; set; }
 
-    /// <summary>Writes the plan, one line per action, and the total (a dry run).</summary>
+    /// <summary>
+    /// Writes the plan, one line per action, and the total (a dry run). Paths are shown with
+    /// <see cref="AbsolutePath.ToDisplayString"/> (control and invisible characters escaped), so every action is one
+    /// line and no name can pass for another; refusals are escaped with <see cref="PathText.EscapeMessage"/>.
+    /// </summary>
     /// <param name="writer">Where to write.</param>
     public void WriteTo(TextWriter writer)
     {
         ArgumentNullException.ThrowIfNull(writer);
         foreach (var path in LeftoverTemporaryFiles)
         {
-            writer.WriteLine($"remove leftover temporary file {path}");
+            writer.WriteLine($"remove leftover temporary file {PathText.Escape(path)}");
         }
 
         DuplicateFile? lastKept = null;
@@ -49,14 +60,23 @@ public sealed class DuplicateActionPlan
         {
             if (!ReferenceEquals(action.Kept, lastKept))
             {
-                writer.WriteLine(string.Create(CultureInfo.InvariantCulture, $"keep {action.Kept.Path} ({action.Group.Size} bytes)"));
+                writer.WriteLine(string.Create(CultureInfo.InvariantCulture, $"keep {action.Kept.Path.ToDisplayString()} ({action.Group.Size} bytes)"));
                 lastKept = action.Kept;
             }
 
             var line = action.Refusal is not null
-                ? $"  skip {action.Path}: {action.Refusal}"
-                : string.Create(CultureInfo.InvariantCulture, $"  {Verb(action.Kind)} {action.Path}{(action.ReclaimableBytes > 0 ? $" (frees {action.ReclaimableBytes} bytes)" : string.Empty)}");
+                ? $"  skip {action.Path.ToDisplayString()}: {PathText.EscapeMessage(action.Refusal)}"
+                : string.Create(CultureInfo.InvariantCulture, $"  {Verb(action.Kind)} {action.Path.ToDisplayString()}{(action.ReclaimableBytes > 0 ? $" (frees {action.ReclaimableBytes} bytes)" : string.Empty)}");
             writer.WriteLine(line);
+        }
+
+        foreach (var group in UndecidedGroups)
+        {
+            writer.WriteLine(string.Create(CultureInfo.InvariantCulture, $"leave {group.Files.Count} copies ({group.Size} bytes): no keep rule decides which one stays"));
+            foreach (var file in group.Files)
+            {
+                writer.WriteLine($"  leave {file.Path.ToDisplayString()}");
+            }
         }
 
         if (Actions.Count > 0 && Note(Linker.Kind) is { } note)

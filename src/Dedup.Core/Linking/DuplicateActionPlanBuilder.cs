@@ -9,7 +9,11 @@ public sealed class DuplicateActionPlanBuilder
     private readonly List<KeepRule> _rules = [];
     private ILinker? _linker;
 
-    /// <summary>Adds a rule deciding which file stays; the first rule that prefers one file decides.</summary>
+    /// <summary>
+    /// Adds a rule deciding which file stays; the first rule that prefers one file decides. Without any rule,
+    /// <see cref="KeepRule.PathOrder"/> decides; once a rule is added there is no implicit fallback (a group the rules
+    /// leave tied is left alone), so add <see cref="KeepRule.PathOrder"/> last to decide every group.
+    /// </summary>
     /// <param name="rule">The rule, such as <see cref="KeepRule.Oldest"/>.</param>
     /// <returns>This builder.</returns>
     public DuplicateActionPlanBuilder Keep(KeepRule rule)
@@ -32,6 +36,7 @@ public sealed class DuplicateActionPlanBuilder
     /// <summary>Validates the configuration and returns the planner.</summary>
     /// <returns>The planner.</returns>
     /// <exception cref="InvalidOperationException">No linker was set.</exception>
+    /// <exception cref="ArgumentException">A keep rule cannot be used, such as <see cref="KeepRule.PreferUnder"/> naming a folder that does not exist.</exception>
     /// <exception cref="NotSupportedException">
     /// On Windows and macOS, a linker other than <see cref="Linkers.Delete"/> and <see cref="Linkers.Trash"/>: hard
     /// links, symbolic links, clones and dedupe are implemented for Linux only. On any other system, every linker.
@@ -57,6 +62,14 @@ public sealed class DuplicateActionPlanBuilder
             }
         }
 
-        return new DuplicateActionPlanner(_linker, _rules.ToArray());
+        foreach (var rule in _rules)
+        {
+            if (rule.Validate() is { } problem)
+            {
+                throw new ArgumentException(problem);
+            }
+        }
+
+        return new DuplicateActionPlanner(_linker, _rules.Count == 0 ? [KeepRule.PathOrder] : _rules.ToArray());
     }
 }

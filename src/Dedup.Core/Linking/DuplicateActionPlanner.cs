@@ -16,18 +16,22 @@ public sealed class DuplicateActionPlanner
     public IReadOnlyList<KeepRule> KeepRules { get; }
 
     /// <summary>Plans the actions for <paramref name="groups"/>; nothing on disk is touched.</summary>
-    /// <param name="groups">Groups from a scan (or from <see cref="ReportedDuplicates.FromPaths"/>).</param>
+    /// <param name="groups">Groups from a scan (or from <see cref="ReportedDuplicates.FromReport"/>).</param>
     /// <returns>The plan.</returns>
     public DuplicateActionPlan Plan(IEnumerable<DuplicateGroup> groups)
     {
         ArgumentNullException.ThrowIfNull(groups);
         var actions = new List<DuplicateAction>();
+        var undecided = new List<DuplicateGroup>();
         foreach (var group in groups)
         {
-            PlanGroup(group, actions);
+            PlanGroup(group, actions, undecided);
         }
 
-        return new DuplicateActionPlan(Linker, actions, TemporaryFiles.FindLeftovers(actions.Select(a => a.Path.Parent?.ToString()).OfType<string>()));
+        return new DuplicateActionPlan(Linker, actions, TemporaryFiles.FindLeftovers(actions.Select(a => a.Path.Parent?.ToString()).OfType<string>()))
+        {
+            UndecidedGroups = undecided,
+        };
     }
 
     /// <summary>Plans the actions for groups as a scan streams them; nothing on disk is touched.</summary>
@@ -64,7 +68,7 @@ public sealed class DuplicateActionPlanner
 
         if (KeepRule.IsDisposable(kept))
         {
-            return $"every copy is in a trash folder or is a temporary file ({kept.Path}); nothing is kept outside it";
+            return $"every copy is in a trash folder or is a temporary file ({kept.Path.ToDisplayString()}); nothing is kept outside it";
         }
 
         // Overlay, FUSE and network mounts can show one file under two identities; across devices, deleting
@@ -83,7 +87,7 @@ public sealed class DuplicateActionPlanner
         return null;
     }
 
-    private void PlanGroup(DuplicateGroup group, List<DuplicateAction> actions)
+    private void PlanGroup(DuplicateGroup group, List<DuplicateAction> actions, List<DuplicateGroup> undecided)
     {
         if (group.Files.Count < 2)
         {
@@ -91,6 +95,12 @@ public sealed class DuplicateActionPlanner
         }
 
         var kept = KeepRule.SelectKept(group.Files, KeepRules);
+        if (kept is null)
+        {
+            undecided.Add(group); // no rule decides which copy stays: nothing is guessed
+            return;
+        }
+
         foreach (var duplicate in group.Files)
         {
             if (ReferenceEquals(duplicate, kept) || duplicate.Identity == kept.Identity)

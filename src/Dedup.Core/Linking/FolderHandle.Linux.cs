@@ -1,4 +1,5 @@
 using Dedup.Core.Interop;
+using Dedup.Core.Paths;
 
 namespace Dedup.Core.Linking;
 
@@ -60,17 +61,74 @@ internal sealed class FolderHandle : IDisposable
         var fd = Walk(resolved, out errno);
         if (fd < 0)
         {
-            problem = $"changed while being opened (at {resolved}: {LinkNative.Message(errno)})";
+            problem = $"changed while being opened (at {PathText.Escape(resolved)}: {LinkNative.Message(errno)})";
             return null;
         }
 
         var handle = new FolderHandle(fd, path);
-        var lookup = LinkNative.Statx(LinkNative.AT_FDCWD, path, followLast ? 0 : LinkNative.AT_SYMLINK_NOFOLLOW, LinkNative.STATX_BASIC_STATS, out var named) == 0;
-        if (!lookup || LinkNative.FStat(fd, out var opened) != 0 || !SameFile(opened, named))
+        // Each errno is read right after its call: close() in Dispose resets it (a "…: Success" message otherwise).
+        var lookupErrno = LinkNative.Statx(LinkNative.AT_FDCWD, path, followLast ? 0 : LinkNative.AT_SYMLINK_NOFOLLOW, LinkNative.STATX_BASIC_STATS, out var named) == 0 ? 0 : LinkNative.LastErrno;
+        StatxBuffer opened = default;
+        var openErrno = lookupErrno != 0 ? 0 : LinkNative.FStat(fd, out opened);
+        if (lookupErrno != 0 || openErrno != 0 || !SameFile(opened, named))
         {
             handle.Dispose();
-            problem = lookup ? "was replaced while being opened" : LinkNative.Message(LinkNative.LastErrno);
+            problem = lookupErrno != 0 || openErrno != 0 ? LinkNative.Message(lookupErrno != 0 ? lookupErrno : openErrno) : "was replaced while being opened";
             return null;
+        }
+
+        problem = string.Empty;
+        return handle;
+    }
+
+    /// <summary>
+    /// Opens <paramref name="folder"/> from the root of <paramref name="roots"/> that holds it: the root is opened as
+    /// above and must still be the folder the scan started from (same device and inode); every folder below it is
+    /// then opened with <c>O_NOFOLLOW</c>, one name at a time. So a folder on the way that is now a symbolic link
+    /// (swapped in since the scan, or one the scan followed) stops the action instead of leading out of the roots.
+    /// </summary>
+    public static FolderHandle? TryOpenBeneath(IReadOnlyList<ScanRoot> roots, AbsolutePath folder, out string problem)
+    {
+        var root = ScanRoot.Holding(roots, folder);
+        if (root is null)
+        {
+            problem = roots.Count == 0 ? "no scanned root is known for it" : "is not under any scanned root";
+            return null;
+        }
+
+        var rootPath = root.Path.ToString();
+        var handle = TryOpen(rootPath, followLast: true, out problem);
+        if (handle is null)
+        {
+            problem = $"scanned root {PathText.Escape(rootPath)}: {problem}";
+            return null;
+        }
+
+        if (root.Identity != default && (LinkNative.FStat(handle.Fd, out var opened) != 0 || opened.Device != root.Identity.Device || opened.Ino != root.Identity.FileId))
+        {
+            handle.Dispose();
+            problem = $"scanned root {PathText.Escape(rootPath)} is no longer the folder that was scanned (another device or inode)";
+            return null;
+        }
+
+        // The components below the root, outermost first.
+        var below = new List<string>(folder.Depth - root.Path.Depth);
+        for (var node = folder; node is not null && node.Depth > root.Path.Depth; node = node.Parent)
+        {
+            below.Add(node.Name);
+        }
+
+        for (var i = below.Count - 1; i >= 0; i--)
+        {
+            var next = handle.TryOpenChild(below[i], out var childProblem);
+            handle.Dispose();
+            if (next is null)
+            {
+                problem = childProblem.Length == 0 ? "cannot be opened" : $"{PathText.Escape(System.IO.Path.Join(rootPath, string.Join('/', below.Skip(i).Reverse())))}: {childProblem}";
+                return null;
+            }
+
+            handle = next;
         }
 
         problem = string.Empty;
@@ -83,7 +141,12 @@ internal sealed class FolderHandle : IDisposable
         var fd = LinkNative.OpenAt(Fd, name, Interop.Libc.O_PATH | LinkNative.O_DIRECTORY | LinkNative.O_NOFOLLOW | LinkNative.O_CLOEXEC, 0);
         if (fd < 0)
         {
-            problem = LinkNative.Message(LinkNative.LastErrno);
+            var errno = LinkNative.LastErrno;
+
+            // O_NOFOLLOW|O_DIRECTORY on a symbolic link fails with ELOOP or ENOTDIR: say which it is.
+            problem = LinkNative.LStatAt(Fd, name, out var status) == 0 && status.IsSymbolicLink
+                ? "is a symbolic link (actions never follow links below a scanned root)"
+                : LinkNative.Message(errno);
             return null;
         }
 

@@ -1,3 +1,5 @@
+using Dedup.Core.Paths;
+
 namespace Dedup.Core.Linking;
 
 /// <summary>Replaces the duplicate with a hard link to the kept file: link under a temporary name, then rename.</summary>
@@ -22,7 +24,7 @@ internal sealed class HardLinker : ILinker
             {
                 LinkNative.EXDEV => ActionStoppedException.Skip("kept file and duplicate are on different file systems (EXDEV); a hard link cannot cross devices (no other kind of link is made instead)"),
                 LinkNative.EMLINK => ActionStoppedException.Skip("the kept file has the most hard links its file system allows (EMLINK)"),
-                _ => ActionStoppedException.Fail($"cannot create a hard link in {context.Folder}: {LinkNative.Message(errno)}; duplicate unchanged"),
+                _ => ActionStoppedException.Fail($"cannot create a hard link in {PathText.Escape(context.Folder)}: {LinkNative.Message(errno)}; duplicate unchanged"),
             },
             _ =>
             {

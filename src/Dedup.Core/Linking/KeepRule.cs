@@ -4,16 +4,21 @@ namespace Dedup.Core.Linking;
 
 /// <summary>
 /// Decides which file of a duplicate group stays. Rules are combined in order: the first rule that prefers
-/// one file over another decides; when none does, the file with the ordinally smallest path stays.
+/// one file over another decides. When the rules leave several files tied for first place, nothing is guessed:
+/// the group is left alone and listed in <see cref="DuplicateActionPlan.UndecidedGroups"/>. Add
+/// <see cref="PathOrder"/> last to always decide.
 /// </summary>
 public sealed class KeepRule
 {
     private readonly Comparison<DuplicateFile> _compare;
 
-    private KeepRule(string description, Comparison<DuplicateFile> compare)
+    private readonly Func<string?>? _validate;
+
+    private KeepRule(string description, Comparison<DuplicateFile> compare, Func<string?>? validate = null)
     {
         Description = description;
         _compare = compare;
+        _validate = validate;
     }
 
     /// <summary>Keeps the file modified longest ago.</summary>
@@ -25,6 +30,16 @@ public sealed class KeepRule
     /// <summary>Keeps the file with the shortest path (in characters).</summary>
     public static KeepRule ShortestPath { get; } = new("shortest path", (a, b) => a.Path.Length.CompareTo(b.Path.Length));
 
+    /// <summary>
+    /// A tie-breaker that always decides: paths without hidden folders first, then the ordinally smallest path.
+    /// It is the default when a planner has no rule; with other rules, add it last to decide every group.
+    /// </summary>
+    public static KeepRule PathOrder { get; } = new("first in path order", (a, b) =>
+    {
+        var hidden = IsHidden(a.Path).CompareTo(IsHidden(b.Path));
+        return hidden != 0 ? hidden : string.CompareOrdinal(a.Path.ToString(), b.Path.ToString());
+    });
+
     /// <summary>A short description, such as <c>oldest</c>.</summary>
     public string Description { get; }
 
@@ -33,13 +48,17 @@ public sealed class KeepRule
     /// earlier folder win over files under a later one, and files under any of them win over files elsewhere.
     /// A file counts as under a folder when any of its names is.
     /// </summary>
-    /// <param name="folders">Folders in order of preference.</param>
+    /// <param name="folders">Folders in order of preference; each must exist when the planner is built.</param>
     /// <returns>The rule.</returns>
+    /// <remarks>A folder that does not exist (a typo) makes <see cref="DuplicateActionPlanBuilder.Build"/> throw instead of silently preferring nothing.</remarks>
     public static KeepRule PreferUnder(params string[] folders)
     {
         ArgumentNullException.ThrowIfNull(folders);
         var parsed = folders.Select(AbsolutePath.Parse).ToArray();
-        return new KeepRule("under " + string.Join(", ", parsed.Select(p => p.ToString())), (a, b) => Rank(a, parsed).CompareTo(Rank(b, parsed)));
+        return new KeepRule(
+            "under " + string.Join(", ", parsed.Select(p => p.ToDisplayString())),
+            (a, b) => Rank(a, parsed).CompareTo(Rank(b, parsed)),
+            () => parsed.FirstOrDefault(p => !Directory.Exists(p.ToString())) is { } missing ? $"The keep rule's folder '{missing.ToDisplayString()}' does not exist or is not a folder." : null);
     }
 
     /// <summary>
@@ -52,7 +71,7 @@ public sealed class KeepRule
     {
         ArgumentNullException.ThrowIfNull(prefixes);
         var copy = prefixes.ToArray();
-        return new KeepRule("prefix " + string.Join(", ", copy), (a, b) => PrefixRank(a, copy).CompareTo(PrefixRank(b, copy)));
+        return new KeepRule("prefix " + string.Join(", ", copy.Select(PathText.Escape)), (a, b) => PrefixRank(a, copy).CompareTo(PrefixRank(b, copy)));
     }
 
     /// <summary>A rule of your own: return a negative number to keep <c>x</c> rather than <c>y</c>, positive for <c>y</c>, zero for no preference.</summary>
@@ -71,8 +90,11 @@ public sealed class KeepRule
 
     internal int Compare(DuplicateFile x, DuplicateFile y) => _compare(x, y);
 
-    /// <summary>Picks the file to keep: first rule that decides, then the ordinal path.</summary>
-    internal static DuplicateFile SelectKept(IReadOnlyList<DuplicateFile> files, IReadOnlyList<KeepRule> rules)
+    /// <summary>Why this rule cannot be used (checked when the planner is built), or <see langword="null"/>.</summary>
+    internal string? Validate() => _validate?.Invoke();
+
+    /// <summary>Picks the file to keep: the first rule that decides; <see langword="null"/> when the rules leave a tie for first place.</summary>
+    internal static DuplicateFile? SelectKept(IReadOnlyList<DuplicateFile> files, IReadOnlyList<KeepRule> rules)
     {
         var xdgTrash = XdgTrash();
         var best = files[0];
@@ -81,6 +103,14 @@ public sealed class KeepRule
             if (CompareAll(files[i], best, rules, xdgTrash) < 0)
             {
                 best = files[i];
+            }
+        }
+
+        foreach (var file in files)
+        {
+            if (!ReferenceEquals(file, best) && CompareAll(file, best, rules, xdgTrash) == 0)
+            {
+                return null;
             }
         }
 
@@ -106,9 +136,7 @@ public sealed class KeepRule
             }
         }
 
-        // Tie-break: a path without hidden folders first, then ordinal order.
-        var hidden = IsHidden(x.Path).CompareTo(IsHidden(y.Path));
-        return hidden != 0 ? hidden : string.CompareOrdinal(x.Path.ToString(), y.Path.ToString());
+        return 0;
     }
 
     /// <summary>

@@ -1,4 +1,5 @@
 using Dedup.Core.Interop;
+using Dedup.Core.Paths;
 using System.Globalization;
 using Microsoft.Win32.SafeHandles;
 
@@ -44,9 +45,9 @@ internal sealed class LinkContext : IDisposable
         KeptPath = action.Kept.Path.ToString();
         DuplicatePath = action.Path.ToString();
         Folder = action.Path.Parent?.ToString() ?? throw ActionStoppedException.Skip("a root cannot be replaced");
-        DuplicateName = Path.GetFileName(DuplicatePath);
-        KeptFolder = Path.GetDirectoryName(KeptPath) ?? throw ActionStoppedException.Skip("a root cannot be kept");
-        KeptName = Path.GetFileName(KeptPath);
+        DuplicateName = action.Path.Name;
+        KeptFolder = action.Kept.Path.Parent?.ToString() ?? throw ActionStoppedException.Skip("a root cannot be kept");
+        KeptName = action.Kept.Path.Name;
     }
 
     public DuplicateAction Action { get; }
@@ -68,13 +69,13 @@ internal sealed class LinkContext : IDisposable
     public string KeptName { get; }
 
     /// <summary>The duplicate's folder, opened at the action's first use of it.</summary>
-    public int FolderFd => (_folder ??= OpenFolder(Folder, "duplicate's folder", "left untouched")).Fd;
+    public int FolderFd => (_folder ??= OpenFolder(Action.Path.Parent!, "duplicate's folder", "left untouched")).Fd;
 
     /// <summary>The kept file's folder, opened at the action's first use of it.</summary>
     /// <remarks>When both files share a folder (the common case), it is opened once.</remarks>
     public int KeptFolderFd => string.Equals(KeptFolder, Folder, StringComparison.Ordinal)
-        ? (_folder ??= OpenFolder(Folder, "kept file's folder", "nothing done")).Fd
-        : (_keptFolder ??= OpenFolder(KeptFolder, "kept file's folder", "nothing done")).Fd;
+        ? (_folder ??= OpenFolder(Action.Path.Parent!, "kept file's folder", "nothing done")).Fd
+        : (_keptFolder ??= OpenFolder(Action.Kept.Path.Parent!, "kept file's folder", "nothing done")).Fd;
 
     /// <summary>The kept file's status at the last check (mode, owner, times).</summary>
     public StatxBuffer KeptStatus { get; private set; }
@@ -94,19 +95,19 @@ internal sealed class LinkContext : IDisposable
         var errno = LinkNative.LStatAt(KeptFolderFd, KeptName, out var status);
         if (errno != 0)
         {
-            throw ActionStoppedException.Skip($"kept file {KeptPath}: {LinkNative.Message(errno)}; nothing done");
+            throw ActionStoppedException.Skip($"kept file {PathText.Escape(KeptPath)}: {LinkNative.Message(errno)}; nothing done");
         }
 
         // No fstat of KeptHandle as well: it was checked at open to be this inode, whose size and times the name just gave.
         var change = Describe(status, Action.Kept);
         if (change is not null)
         {
-            throw ActionStoppedException.Skip($"kept file {KeptPath} {change} since the scan; nothing done");
+            throw ActionStoppedException.Skip($"kept file {PathText.Escape(KeptPath)} {change} since the scan; nothing done");
         }
 
         if (ChangeTimeMoved(status, ref _keptChanged))
         {
-            throw ActionStoppedException.Skip($"kept file {KeptPath} {ChangedSinceFirstCheck}; nothing done");
+            throw ActionStoppedException.Skip($"kept file {PathText.Escape(KeptPath)} {ChangedSinceFirstCheck}; nothing done");
         }
 
         _keptLinks = status.NLink;
@@ -282,9 +283,10 @@ internal sealed class LinkContext : IDisposable
         return baseline != time;
     }
 
-    private static FolderHandle OpenFolder(string path, string role, string consequence) =>
-        FolderHandle.TryOpen(path, followLast: true, out var problem)
-        ?? throw ActionStoppedException.Skip($"{role} {path}: {problem}; {consequence}");
+    /// <summary>Opens a folder from the scanned root that holds it, following no link below the root (see <see cref="FolderHandle.TryOpenBeneath"/>).</summary>
+    private FolderHandle OpenFolder(Paths.AbsolutePath path, string role, string consequence) =>
+        FolderHandle.TryOpenBeneath(Action.Group.Roots, path, out var problem)
+        ?? throw ActionStoppedException.Skip($"{role} {path.ToDisplayString()}: {problem}; {consequence}");
 
     private void RemoveQuietly(string temporary)
     {
@@ -302,7 +304,7 @@ internal sealed class LinkContext : IDisposable
         if (fd < 0)
         {
             var errno = LinkNative.LastErrno;
-            throw ActionStoppedException.Skip($"cannot open the {role}{(path is null ? string.Empty : " " + path)}: {LinkNative.Message(errno)}; {consequence}");
+            throw ActionStoppedException.Skip($"cannot open the {role}{(path is null ? string.Empty : " " + PathText.Escape(path))}: {LinkNative.Message(errno)}; {consequence}");
         }
 
         var handle = new SafeFileHandle(fd, ownsHandle: true);

@@ -13,7 +13,7 @@ internal static partial class PlanExecutor
 
     private static DuplicateActionReport Apply(DuplicateActionPlan plan, Action<DuplicateAction> act, CancellationToken cancellationToken)
     {
-        var removed = TemporaryFiles.RemoveLeftovers(plan.LeftoverTemporaryFiles);
+        var (removed, leftAlone) = OperatingSystem.IsLinux() ? LeftoverCleaner.Remove(plan) : (0, []);
         var outcomes = new List<DuplicateActionOutcome>(plan.Actions.Count);
         foreach (var action in plan.Actions)
         {
@@ -22,7 +22,7 @@ internal static partial class PlanExecutor
                 : ApplyOne(action, act));
         }
 
-        return new DuplicateActionReport(outcomes, removed);
+        return new DuplicateActionReport(outcomes, removed) { TemporaryFilesLeftAlone = leftAlone };
     }
 
     private static DuplicateActionOutcome ApplyOne(DuplicateAction action, Action<DuplicateAction> act)

@@ -1,5 +1,6 @@
 using System.Globalization;
 using Dedup.Core.Enumeration;
+using Dedup.Core.Paths;
 using Microsoft.Win32.SafeHandles;
 
 namespace Dedup.Core.Linking;
@@ -34,7 +35,7 @@ internal sealed class PortableContext : IDisposable
 
     public string DuplicatePath { get; }
 
-    private string KeptRole => "kept file " + KeptPath;
+    private string KeptRole => "kept file " + PathText.Escape(KeptPath);
 
     /// <summary>The kept file's name must still be a regular file of the scanned size and time, and the same file as at the first check.</summary>
     public void CheckKeptUnchanged()

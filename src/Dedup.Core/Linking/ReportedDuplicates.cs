@@ -1,60 +1,57 @@
-using Dedup.Core.Interop;
 using Dedup.Core.Enumeration;
+using Dedup.Core.Interop;
 using Dedup.Core.Paths;
 
 namespace Dedup.Core.Linking;
 
 /// <summary>
-/// Rebuilds a <see cref="DuplicateGroup"/> from paths listed in an earlier report (such as <c>dedup find --format json</c>),
-/// from the files as they are now. Content is not compared here: every linker re-verifies it before acting.
+/// Rebuilds a <see cref="DuplicateGroup"/> from an earlier report (such as <c>dedup find --format json</c>): each
+/// name is looked up again from the report's root that holds it, without following a symbolic link below that
+/// root, and kept only while it still leads to the very file the report describes (device, inode, size,
+/// modification and change time). Content is not compared here: every linker re-verifies it before acting.
 /// </summary>
 public static class ReportedDuplicates
 {
-    /// <summary>
-    /// Looks up each path now (without following symbolic links) and groups the regular files of
-    /// <paramref name="size"/> bytes by identity; names of one file become its <see cref="DuplicateFile.OtherLinks"/>.
-    /// </summary>
+    /// <summary>Rebuilds one reported group from the files as they are now.</summary>
+    /// <param name="roots">The report's roots, with the identities they had when scanned; every name must lie under one.</param>
     /// <param name="size">The size the report gives for the group.</param>
-    /// <param name="paths">All names listed in the group (primary paths and hard links).</param>
-    /// <param name="problems">Paths left out and why (missing, another size, not a regular file).</param>
+    /// <param name="files">Every name listed in the group (primary paths and hard links), each with its reported identity.</param>
+    /// <param name="problems">Names left out and why (outside the roots, reached through a link, missing, another file, changed).</param>
     /// <returns>The group, or <see langword="null"/> when fewer than two distinct files remain.</returns>
     /// <exception cref="NotSupportedException">Not running on Linux.</exception>
-    public static DuplicateGroup? FromPaths(long size, IEnumerable<string> paths, out IReadOnlyList<string> problems)
+    public static DuplicateGroup? FromReport(IReadOnlyList<ScanRoot> roots, long size, IEnumerable<ReportedFile> files, out IReadOnlyList<string> problems)
     {
-        ArgumentNullException.ThrowIfNull(paths);
+        ArgumentNullException.ThrowIfNull(roots);
+        ArgumentNullException.ThrowIfNull(files);
         if (!OperatingSystem.IsLinux())
         {
             throw new NotSupportedException("Reading reported duplicates is implemented for Linux only.");
         }
 
         var issues = new List<string>();
-        var byIdentity = new Dictionary<FileIdentity, List<(AbsolutePath Path, StatxBuffer Status)>>();
-        foreach (var text in paths.Distinct(StringComparer.Ordinal))
+        var byIdentity = new Dictionary<FileIdentity, List<(ReportedFile File, StatxBuffer Status)>>();
+        var seen = new HashSet<AbsolutePath>();
+        foreach (var file in files)
         {
-            var path = AbsolutePath.Parse(text);
-            var errno = LinkNative.LStat(path.ToString(), out var status);
-            if (errno != 0)
+            ArgumentNullException.ThrowIfNull(file);
+            if (!seen.Add(file.Path))
             {
-                issues.Add($"{path}: {LinkNative.Message(errno)}");
+                continue;
             }
-            else if (!status.IsRegularFile)
-            {
-                issues.Add($"{path}: not a regular file");
-            }
-            else if ((long)status.Size != size)
-            {
-                issues.Add($"{path}: size is now {status.Size}, the report says {size}");
-            }
-            else
-            {
-                var identity = new FileIdentity(status.Device, status.Ino);
-                if (!byIdentity.TryGetValue(identity, out var names))
-                {
-                    byIdentity[identity] = names = [];
-                }
 
-                names.Add((path, status));
+            var problem = LookUp(roots, size, file, out var status);
+            if (problem is not null)
+            {
+                issues.Add($"{file.Path.ToDisplayString()}: {problem}");
+                continue;
             }
+
+            if (!byIdentity.TryGetValue(file.Identity, out var names))
+            {
+                byIdentity[file.Identity] = names = [];
+            }
+
+            names.Add((file, status));
         }
 
         problems = issues;
@@ -63,15 +60,102 @@ public static class ReportedDuplicates
             return null;
         }
 
-        var files = byIdentity
+        var duplicates = byIdentity
             .Select(pair =>
             {
-                var names = pair.Value.OrderBy(n => n.Path.ToString(), StringComparer.Ordinal).ToArray();
-                var first = names[0].Status;
-                return new DuplicateFile(names[0].Path, names.Skip(1).Select(n => n.Path).ToArray(), pair.Key, size, (int)first.NLink, first.LastWriteTimeUtc);
+                var names = pair.Value.OrderBy(n => n.File.Path).ToArray();
+                var first = names[0];
+                return new DuplicateFile(first.File.Path, names.Skip(1).Select(n => n.File.Path).ToArray(), pair.Key, size, (int)first.Status.NLink, first.Status.LastWriteTimeUtc)
+                {
+                    LastChangeTimeUtc = first.Status.ChangeTimeUtc,
+                };
             })
-            .OrderBy(f => f.Path.ToString(), StringComparer.Ordinal)
+            .OrderBy(f => f.Path)
             .ToArray();
-        return new DuplicateGroup(size, files, verifiedByBytes: false);
+        return new DuplicateGroup(size, duplicates, verifiedByBytes: false) { Roots = roots };
     }
+
+    /// <summary>Why the reported name no longer leads to the reported file, or <see langword="null"/> when it does.</summary>
+    private static string? LookUp(IReadOnlyList<ScanRoot> roots, long size, ReportedFile file, out StatxBuffer status)
+    {
+        status = default;
+        if (file.Path.Parent is not { } parent)
+        {
+            return "not a file name";
+        }
+
+        using var folder = FolderHandle.TryOpenBeneath(roots, parent, out var problem);
+        if (folder is null)
+        {
+            return problem;
+        }
+
+        var errno = LinkNative.LStatAt(folder.Fd, file.Path.Name, out status);
+        if (errno != 0)
+        {
+            return LinkNative.Message(errno);
+        }
+
+        if (!status.IsRegularFile)
+        {
+            return status.IsSymbolicLink ? "is now a symbolic link" : "is no longer a regular file";
+        }
+
+        if (status.Device != file.Identity.Device || status.Ino != file.Identity.FileId)
+        {
+            return $"is now another file (device and inode {new FileIdentity(status.Device, status.Ino)}, the report says {file.Identity})";
+        }
+
+        if ((long)status.Size != size || file.Length != size)
+        {
+            return $"size is now {status.Size}, the report says {size}";
+        }
+
+        if (status.LastWriteTimeUtc != file.LastWriteTimeUtc)
+        {
+            return "modified since the report";
+        }
+
+        return file.LastChangeTimeUtc != DateTime.MinValue && status.ChangeTimeUtc != file.LastChangeTimeUtc
+            ? "changed since the report (its change time moved: written, linked, renamed or its permissions changed)"
+            : null;
+    }
+}
+
+/// <summary>One name of a file as an earlier report listed it, with the identity the report recorded.</summary>
+public sealed class ReportedFile
+{
+    /// <summary>Creates a reported name.</summary>
+    /// <param name="path">The name as reported.</param>
+    /// <param name="identity">The file's device and inode when reported.</param>
+    /// <param name="length">The file's size when reported.</param>
+    /// <param name="lastWriteTimeUtc">The modification time when reported.</param>
+    /// <param name="lastChangeTimeUtc">The change time (ctime) when reported, to 100 ns; <see cref="DateTime.MinValue"/> when not recorded.</param>
+    public ReportedFile(AbsolutePath path, FileIdentity identity, long length, DateTime lastWriteTimeUtc, DateTime lastChangeTimeUtc)
+    {
+        ArgumentNullException.ThrowIfNull(path);
+        Path = path;
+        Identity = identity;
+        Length = length;
+        LastWriteTimeUtc = lastWriteTimeUtc;
+        LastChangeTimeUtc = lastChangeTimeUtc;
+    }
+
+    /// <summary>The name as reported.</summary>
+    public AbsolutePath Path { get; }
+
+    /// <summary>The file's device and inode when reported.</summary>
+    public FileIdentity Identity { get; }
+
+    /// <summary>The file's size when reported.</summary>
+    public long Length { get; }
+
+    /// <summary>The modification time when reported, UTC.</summary>
+    public DateTime LastWriteTimeUtc { get; }
+
+    /// <summary>The change time when reported, UTC; <see cref="DateTime.MinValue"/> when not recorded.</summary>
+    public DateTime LastChangeTimeUtc { get; }
+
+    /// <inheritdoc />
+    public override string ToString() => $"{Path} ({Identity})";
 }

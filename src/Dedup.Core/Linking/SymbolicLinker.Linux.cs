@@ -1,3 +1,5 @@
+using Dedup.Core.Paths;
+
 namespace Dedup.Core.Linking;
 
 /// <summary>Replaces the duplicate with a symbolic link (relative or absolute) to the kept file.</summary>
@@ -24,15 +26,15 @@ internal sealed class SymbolicLinker : ILinker
         context.ReplaceViaTemporary(
             temporary => LinkNative.SymlinkAt(target, context.FolderFd, temporary) == 0 ? 0 : LinkNative.LastErrno,
             errno => errno is LinkNative.EPERM or LinkNative.EACCES or LinkNative.EOPNOTSUPP
-                ? ActionStoppedException.Skip($"not permitted to create a symbolic link in {context.Folder}: {LinkNative.Message(errno)}; duplicate unchanged (no other kind of link is made instead)")
-                : ActionStoppedException.Fail($"cannot create a symbolic link in {context.Folder}: {LinkNative.Message(errno)}; duplicate unchanged"),
+                ? ActionStoppedException.Skip($"not permitted to create a symbolic link in {PathText.Escape(context.Folder)}: {LinkNative.Message(errno)}; duplicate unchanged (no other kind of link is made instead)")
+                : ActionStoppedException.Fail($"cannot create a symbolic link in {PathText.Escape(context.Folder)}: {LinkNative.Message(errno)}; duplicate unchanged"),
             temporary =>
             {
                 // Following the new link must reach the kept file.
                 var followed = LinkNative.Statx(context.FolderFd, temporary, 0, LinkNative.STATX_BASIC_STATS, out var status) == 0;
                 if (!followed || status.Device != context.Action.Kept.Identity.Device || status.Ino != context.Action.Kept.Identity.FileId)
                 {
-                    throw ActionStoppedException.Fail($"the symbolic link '{target}' does not lead to the kept file; duplicate unchanged");
+                    throw ActionStoppedException.Fail($"the symbolic link '{PathText.Escape(target)}' does not lead to the kept file; duplicate unchanged");
                 }
             });
     }

@@ -5,7 +5,8 @@ namespace Dedup.Core.Linking;
 /// <summary>
 /// Names replacements are created under before being renamed into place: <c>.dedup-tmp-</c> followed by 32
 /// lowercase hexadecimal digits, in the duplicate's own folder. Only names matching this exact pattern are
-/// ever treated as leftovers, and only regular files and symbolic links (never folders).
+/// ever listed as leftovers, and only regular files and symbolic links (never folders); a name alone proves
+/// nothing, so <see cref="LeftoverCleaner"/> removes only those whose content provably exists elsewhere.
 /// </summary>
 internal static partial class TemporaryFiles
 {
@@ -47,36 +48,6 @@ internal static partial class TemporaryFiles
 
         found.Sort(StringComparer.Ordinal);
         return found;
-    }
-
-    /// <summary>
-    /// Removes the leftovers that still match the pattern and are still files or links; returns how many. Each
-    /// folder is opened once and the check and the unlink work relative to it, so a folder swapped for a symbolic
-    /// link in between cannot send the unlink elsewhere.
-    /// </summary>
-    public static int RemoveLeftovers(IEnumerable<string> paths)
-    {
-        var removed = 0;
-        foreach (var inFolder in paths.GroupBy(System.IO.Path.GetDirectoryName, StringComparer.Ordinal))
-        {
-            using var folder = inFolder.Key is null ? null : FolderHandle.TryOpen(inFolder.Key, followLast: true, out _);
-            if (folder is null)
-            {
-                continue;
-            }
-
-            foreach (var path in inFolder)
-            {
-                var name = System.IO.Path.GetFileName(path);
-                if (IsTemporaryName(name) && LinkNative.LStatAt(folder.Fd, name, out var status) == 0 &&
-                    (status.IsRegularFile || status.IsSymbolicLink) && LinkNative.UnlinkAt(folder.Fd, name, 0) == 0)
-                {
-                    removed++;
-                }
-            }
-        }
-
-        return removed;
     }
 
     private static bool IsFileOrLink(string path) =>

@@ -1,5 +1,6 @@
 using System.Text;
 using System.Text.RegularExpressions;
+using Dedup.Core.Paths;
 
 namespace Dedup.Core.Linking;
 
@@ -57,7 +58,7 @@ internal sealed partial class TrashDirectory
             var home = new TrashDirectory(homeTrash, null, null);
             return home.EnsureFolders(out var problem)
                 ? home
-                : throw ActionStoppedException.Fail($"cannot use the trash {homeTrash}: {problem}; not moved");
+                : throw ActionStoppedException.Fail($"cannot use the trash {PathText.Escape(homeTrash)}: {problem}; not moved");
         }
 
         var top = TopDirectoryOf(path, device);
@@ -75,7 +76,7 @@ internal sealed partial class TrashDirectory
         var own = new TrashDirectory(Path.Combine(top, ".Trash-" + uid), top, Interop.Libc.GetEuid());
         return own.EnsureFolders(out var reason)
             ? own
-            : throw ActionStoppedException.Fail($"no usable trash on the file system mounted at {top} ({own.Root}: {reason}); not moved");
+            : throw ActionStoppedException.Fail($"no usable trash on the file system mounted at {PathText.Escape(top)} ({PathText.Escape(own.Root)}: {reason}); not moved");
     }
 
     /// <summary>The <c>Path=</c> value: relative to the top directory for a mount's trash, absolute for the home trash.</summary>
@@ -106,19 +107,19 @@ internal sealed partial class TrashDirectory
     public (FolderHandle Files, FolderHandle Info) Open()
     {
         using var root = FolderHandle.TryOpen(Root, followLast: false, out var problem)
-            ?? throw ActionStoppedException.Fail($"cannot open the trash {Root}: {problem}; not moved");
+            ?? throw ActionStoppedException.Fail($"cannot open the trash {PathText.Escape(Root)}: {problem}; not moved");
         if (LinkNative.FStat(root.Fd, out var status) != 0 || !status.IsDirectory || (_owner is { } uid && status.Uid != uid))
         {
-            throw ActionStoppedException.Fail($"the trash {Root} is not a folder owned by the user; not moved");
+            throw ActionStoppedException.Fail($"the trash {PathText.Escape(Root)} is not a folder owned by the user; not moved");
         }
 
         var files = root.TryOpenChild("files", out problem)
-            ?? throw ActionStoppedException.Fail($"cannot open {FilesFolder}: {problem}; not moved");
+            ?? throw ActionStoppedException.Fail($"cannot open {PathText.Escape(FilesFolder)}: {problem}; not moved");
         var info = root.TryOpenChild("info", out problem);
         if (info is null)
         {
             files.Dispose();
-            throw ActionStoppedException.Fail($"cannot open {InfoFolder}: {problem}; not moved");
+            throw ActionStoppedException.Fail($"cannot open {PathText.Escape(InfoFolder)}: {problem}; not moved");
         }
 
         return (files, info);
@@ -282,14 +283,14 @@ internal sealed partial class TrashDirectory
         {
             if (LinkNative.Mkdir(folder, PrivateMode) != 0 && LinkNative.LastErrno is var errno && errno != LinkNative.EEXIST)
             {
-                problem = $"cannot create {folder}: {LinkNative.Message(errno)}";
+                problem = $"cannot create {PathText.Escape(folder)}: {LinkNative.Message(errno)}";
                 return false;
             }
 
             // A symbolic link or a file in place of a trash folder is not used (the specification's safety rule).
             if (LinkNative.LStat(folder, out var status) != 0 || !status.IsDirectory || (_owner is { } uid && folder == Root && status.Uid != uid))
             {
-                problem = $"{folder} is not a folder owned by the user (or is a symbolic link)";
+                problem = $"{PathText.Escape(folder)} is not a folder owned by the user (or is a symbolic link)";
                 return false;
             }
         }

@@ -1,5 +1,6 @@
 using System.Globalization;
 using System.Text;
+using Dedup.Core.Paths;
 using Microsoft.Win32.SafeHandles;
 
 namespace Dedup.Core.Linking;
@@ -72,7 +73,7 @@ internal sealed class TrashLinker : ILinker
                     var errno = LinkNative.LastErrno;
                     if (errno != LinkNative.EEXIST)
                     {
-                        throw ActionStoppedException.Fail($"cannot move into the trash {trash.Root}: {LinkNative.Message(errno)}; duplicate unchanged");
+                        throw ActionStoppedException.Fail($"cannot move into the trash {PathText.Escape(trash.Root)}: {LinkNative.Message(errno)}; duplicate unchanged");
                     }
                 }
                 catch
@@ -85,7 +86,7 @@ internal sealed class TrashLinker : ILinker
             }
         }
 
-        throw ActionStoppedException.Fail($"no free name in the trash {trash.Root} for {name}");
+        throw ActionStoppedException.Fail($"no free name in the trash {PathText.Escape(trash.Root)} for {PathText.Escape(name)}");
     }
 
     private void RepairOnce(TrashDirectory trash, FolderHandle files, FolderHandle info)
@@ -113,7 +114,7 @@ internal sealed class TrashLinker : ILinker
             var errno = LinkNative.LastErrno;
             return errno == LinkNative.EEXIST
                 ? false
-                : throw ActionStoppedException.Fail($"cannot create the trash info file {infoPath}: {LinkNative.Message(errno)}; duplicate unchanged");
+                : throw ActionStoppedException.Fail($"cannot create the trash info file {PathText.Escape(infoPath)}: {LinkNative.Message(errno)}; duplicate unchanged");
         }
 
         using var handle = new SafeFileHandle(fd, ownsHandle: true);
@@ -137,7 +138,7 @@ internal sealed class TrashLinker : ILinker
         catch (IOException ex)
         {
             _ = LinkNative.UnlinkAt(infoFolder, infoName, 0);
-            throw ActionStoppedException.Fail($"cannot write the trash info file {infoPath}: {ex.Message}; duplicate unchanged");
+            throw ActionStoppedException.Fail($"cannot write the trash info file {PathText.Escape(infoPath)}: {ex.Message}; duplicate unchanged");
         }
 
         return true;

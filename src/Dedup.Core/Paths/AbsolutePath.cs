@@ -81,7 +81,7 @@ public class AbsolutePath : IEquatable<AbsolutePath>, IComparable<AbsolutePath>
         var rootText = System.IO.Path.GetPathRoot(full);
         if (string.IsNullOrEmpty(rootText))
         {
-            throw new ArgumentException($"'{path}' has no root.", nameof(path));
+            throw new ArgumentException($"'{PathText.Escape(path)}' has no root.", nameof(path));
         }
 
         AbsolutePath node = AbsolutePathDriveRoot.Get(rootText);
@@ -256,6 +256,15 @@ public class AbsolutePath : IEquatable<AbsolutePath>, IComparable<AbsolutePath>
         AppendTo(rented.Builder);
         return rented.Builder.ToString();
     }
+
+    /// <summary>
+    /// The full path for human-readable output: <see cref="ToString"/> with control characters, invisible format
+    /// characters and backslashes escaped by <see cref="PathText.Escape"/>, so a name holding a newline or an escape
+    /// sequence cannot pass for another path or drive the terminal. Use <see cref="ToString"/> for system calls and
+    /// machine-readable output.
+    /// </summary>
+    /// <returns>The escaped full path; the same text as <see cref="ToString"/> when nothing needs escaping.</returns>
+    public string ToDisplayString() => PathText.Escape(ToString());
 
     /// <summary>Appends the full path to <paramref name="builder"/>.</summary>
     /// <param name="builder">The destination.</param>

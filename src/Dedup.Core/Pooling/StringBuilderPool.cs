@@ -8,7 +8,8 @@ public sealed class StringBuilderPool
 {
     private readonly ObjectPool<StringBuilder> _pool;
 
-    private StringBuilderPool()
+    // Internal, not private: tests use a pool of their own, which parallel tests cannot rent from.
+    internal StringBuilderPool()
     {
         _pool = new DefaultObjectPoolProvider { MaximumRetained = Math.Max(32, Environment.ProcessorCount * 2) }
             .CreateStringBuilderPool(initialCapacity: 256, maximumRetainedCapacity: 16 * 1024);

@@ -1,3 +1,5 @@
+using Dedup.Core.Paths;
+
 namespace Dedup.Core.Reporting;
 
 /// <summary>What went wrong with one path during a scan.</summary>
@@ -38,7 +40,7 @@ public sealed class ScanError
         Message = message;
     }
 
-    /// <summary>The absolute path concerned.</summary>
+    /// <summary>The absolute path concerned, exactly (escape it with <see cref="PathText.Escape"/> to show it).</summary>
     public string Path { get; }
 
     /// <summary>The kind of problem.</summary>
@@ -47,6 +49,7 @@ public sealed class ScanError
     /// <summary>A human-readable reason, such as <c>Permission denied</c>.</summary>
     public string Message { get; }
 
-    /// <inheritdoc />
-    public override string ToString() => $"{Path}: {Message}";
+    /// <summary>The path and the message, for people: the path escaped with <see cref="PathText.Escape"/>, the message with <see cref="PathText.EscapeMessage"/>.</summary>
+    /// <returns>Such as <c>/data/x: Permission denied</c>.</returns>
+    public override string ToString() => $"{PathText.Escape(Path)}: {PathText.EscapeMessage(Message)}";
 }

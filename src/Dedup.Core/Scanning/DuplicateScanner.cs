@@ -16,6 +16,7 @@ internal static partial class DuplicateScanner
     {
         var options = state.Options;
         var stopwatch = Stopwatch.StartNew();
+        state.Roots = options.Roots.Select(ScanRoot.Capture).ToArray();
 
         // Cancelled when the caller cancels or stops enumerating early, so no work outlives the scan.
         using var scanCts = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
@@ -237,7 +238,7 @@ internal static partial class DuplicateScanner
         }
 
         files.Sort(static (a, b) => a.Path.CompareTo(b.Path));
-        var group = new DuplicateGroup(size, files, verified, match);
+        var group = new DuplicateGroup(size, files, verified, match) { Roots = state.Roots };
         state.AddGroup(group);
         writer.TryWrite(group);
     }

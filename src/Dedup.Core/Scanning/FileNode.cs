@@ -128,12 +128,12 @@ internal sealed class FileNode
         var file = Primary;
         if (OtherNames is null)
         {
-            return new DuplicateFile(file.Path, [], file.Identity, file.Length, file.LinkCount, file.LastWriteTimeUtc);
+            return new DuplicateFile(file.Path, [], file.Identity, file.Length, file.LinkCount, file.LastWriteTimeUtc) { LastChangeTimeUtc = file.LastChangeTimeUtc };
         }
 
         var names = new List<AbsolutePath>(OtherNames.Count + 1) { file.Path };
         names.AddRange(OtherNames);
         names.Sort();
-        return new DuplicateFile(names[0], names.GetRange(1, names.Count - 1), file.Identity, file.Length, file.LinkCount, file.LastWriteTimeUtc);
+        return new DuplicateFile(names[0], names.GetRange(1, names.Count - 1), file.Identity, file.Length, file.LinkCount, file.LastWriteTimeUtc) { LastChangeTimeUtc = file.LastChangeTimeUtc };
     }
 }

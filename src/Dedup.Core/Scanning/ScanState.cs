@@ -39,6 +39,9 @@ internal sealed class ScanState
 
     public DuplicateFinderOptions Options { get; }
 
+    /// <summary>The roots with their identities, taken when the scan starts; every group carries them.</summary>
+    public IReadOnlyList<ScanRoot> Roots { get; set; } = [];
+
     public ConcurrentQueue<ScanError> Errors { get; } = new();
 
     public ScanPhase Phase { get; set; } = ScanPhase.Enumerating;

@@ -46,7 +46,7 @@ internal sealed class WindowsDriveTopology : IDriveTopology
     public static ulong DeviceOf(string path) =>
         TryGetVolumeSerial(path, out var serial, out var error)
             ? serial
-            : throw new IOException($"Cannot read the volume serial of '{path}': {Marshal.GetPInvokeErrorMessage(error)}");
+            : throw new IOException($"Cannot read the volume serial of '{Paths.PathText.Escape(path)}': {Marshal.GetPInvokeErrorMessage(error)}");
 
     private static unsafe bool TryGetVolumeSerial(string path, out uint serial, out int error)
     {

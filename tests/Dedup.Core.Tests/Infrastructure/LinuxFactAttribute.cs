@@ -1,4 +1,5 @@
 using Xunit;
+using Xunit.Sdk;
 
 namespace Dedup.Core.Tests.Infrastructure;
 
@@ -21,9 +22,9 @@ internal static class PlatformRequirements
             return "Needs to run as root (to drop privileges to user nobody, or chattr +i).";
         }
 
-        if (tool is not null && RequiresToolFactAttribute.FindOnPath(tool) is null)
+        if (tool is not null && RequiresToolFactAttribute.FindOnPath(tool) is null && !CiRequirement.InCi)
         {
-            return $"{tool} not installed (not found on PATH).";
+            return MissingTool(tool);
         }
 
         if (tempFileSystem is not null)
@@ -38,6 +39,14 @@ internal static class PlatformRequirements
 
         return null;
     }
+
+    /// <summary>In CI, the failure for a missing tool once the platform requirements are met (see <see cref="CiRequirement"/>).</summary>
+    public static string? CiFailure(bool requiresRoot, string? tool, string? tempFileSystem) =>
+        tool is not null && RequiresToolFactAttribute.FindOnPath(tool) is null && SkipReason(requiresRoot, tool: null, tempFileSystem) is null
+            ? CiRequirement.FailureFor(MissingTool(tool))
+            : null;
+
+    private static string MissingTool(string tool) => $"{tool} not installed (not found on PATH).";
 }
 
 /// <summary>
@@ -45,7 +54,8 @@ internal static class PlatformRequirements
 /// file system); otherwise skipped with the reason.
 /// </summary>
 [AttributeUsage(AttributeTargets.Method, AllowMultiple = false)]
-public sealed class LinuxFactAttribute : FactAttribute
+[XunitTestCaseDiscoverer("Dedup.Core.Tests.Infrastructure.RequirementFactDiscoverer", "Dedup.Core.Tests")]
+public sealed class LinuxFactAttribute : FactAttribute, IRequirementFact
 {
     private string? _skip;
 
@@ -63,6 +73,8 @@ public sealed class LinuxFactAttribute : FactAttribute
         get => _skip ?? PlatformRequirements.SkipReason(RequiresRoot, Tool, TempFileSystem);
         set => _skip = value;
     }
+
+    string? IRequirementFact.CiFailure => _skip is null ? PlatformRequirements.CiFailure(RequiresRoot, Tool, TempFileSystem) : null;
 }
 
 /// <summary>A theory that runs only on Linux; otherwise skipped with the reason.</summary>

@@ -1,13 +1,16 @@
 using Xunit;
+using Xunit.Sdk;
 
 namespace Dedup.Core.Tests.Infrastructure;
 
 /// <summary>
 /// A <see cref="FactAttribute"/> that is reported as skipped, not passed, when any of the named
-/// command-line tools cannot be found on PATH (xunit 2 has no runtime skip without extra packages).
+/// command-line tools cannot be found on PATH (xunit 2 has no runtime skip without extra packages); in CI it is
+/// reported as failed (see <see cref="CiRequirement"/>).
 /// </summary>
 [AttributeUsage(AttributeTargets.Method, AllowMultiple = false)]
-public sealed class RequiresToolFactAttribute : FactAttribute
+[XunitTestCaseDiscoverer("Dedup.Core.Tests.Infrastructure.RequirementFactDiscoverer", "Dedup.Core.Tests")]
+public sealed class RequiresToolFactAttribute : FactAttribute, IRequirementFact
 {
     public RequiresToolFactAttribute(params string[] tools)
     {
@@ -16,9 +19,13 @@ public sealed class RequiresToolFactAttribute : FactAttribute
         string[] missing = tools.Where(tool => FindOnPath(tool) is null).ToArray();
         if (missing.Length > 0)
         {
-            Skip = $"{string.Join(", ", missing)} not installed (not found on PATH)";
+            var reason = $"{string.Join(", ", missing)} not installed (not found on PATH).";
+            CiFailure = CiRequirement.FailureFor(reason);
+            Skip = CiFailure is null ? reason : null;
         }
     }
+
+    public string? CiFailure { get; }
 
     /// <summary>The tools this test needs.</summary>
     public IReadOnlyList<string> Tools { get; }

@@ -4,7 +4,7 @@ using Dedup.Core.Paths;
 
 namespace Dedup.Core.Tests.Linking;
 
-/// <summary>Which file of a group stays: rules in order, the first that decides wins, then the ordinal path.</summary>
+/// <summary>Which file of a group stays: rules in order, the first that decides wins; a tie no rule breaks keeps nothing.</summary>
 public sealed class KeepRuleTests
 {
     private static readonly DateTime Early = new(2020, 1, 1, 0, 0, 0, DateTimeKind.Utc);
@@ -19,13 +19,33 @@ public sealed class KeepRuleTests
     ];
 
     [Fact]
-    public void Without_rules_the_ordinal_path_decides() => Assert.Equal("/b.bin", Kept());
+    public void Path_order_decides_by_the_ordinal_path() => Assert.Equal("/b.bin", Kept(KeepRule.PathOrder));
 
     [Fact]
-    public void Oldest_and_newest_break_their_own_ties_by_path()
+    public void Without_rules_nothing_is_kept() => Assert.Null(KeepRule.SelectKept(Files, []));
+
+    [Fact]
+    public void Path_order_puts_paths_with_hidden_folders_last()
     {
-        Assert.Equal("/data/a.bin", Kept(KeepRule.Oldest));
-        Assert.Equal("/b.bin", Kept(KeepRule.Newest));
+        DuplicateFile[] files = [File("/a/.cache/x.bin", Early, 1), File("/b/x.bin", Early, 2)];
+        Assert.Equal("/b/x.bin", KeepRule.SelectKept(files, [KeepRule.PathOrder])!.Path.ToString());
+    }
+
+    [Fact]
+    public void A_tie_no_rule_breaks_keeps_nothing_unless_a_fallback_is_added()
+    {
+        // Two files are equally old: Oldest alone cannot decide between them.
+        Assert.Null(KeepRule.SelectKept(Files, [KeepRule.Oldest]));
+        Assert.Null(KeepRule.SelectKept(Files, [KeepRule.Newest]));
+        Assert.Equal("/data/a.bin", Kept(KeepRule.Oldest, KeepRule.PathOrder));
+        Assert.Equal("/b.bin", Kept(KeepRule.Newest, KeepRule.PathOrder));
+    }
+
+    [Fact]
+    public void A_rule_that_singles_out_one_file_decides_alone()
+    {
+        DuplicateFile[] files = [File("/x/new.bin", Late, 1), File("/y/old.bin", Early, 2), File("/z/new.bin", Late, 3)];
+        Assert.Equal("/y/old.bin", KeepRule.SelectKept(files, [KeepRule.Oldest])!.Path.ToString());
     }
 
     [Fact]
@@ -35,7 +55,8 @@ public sealed class KeepRuleTests
     public void Reference_folders_win_in_their_order()
     {
         Assert.Equal("/ref/long/er/name.bin", Kept(KeepRule.PreferUnder("/ref", "/data")));
-        Assert.Equal("/data/a.bin", Kept(KeepRule.PreferUnder("/data", "/ref")));
+        Assert.Equal("/data/a.bin", Kept(KeepRule.PreferUnder("/data", "/ref"), KeepRule.PathOrder));
+        Assert.Null(KeepRule.SelectKept(Files, [KeepRule.PreferUnder("/data", "/ref")])); // two copies under /data: a tie
     }
 
     [Fact]
@@ -50,7 +71,8 @@ public sealed class KeepRuleTests
     {
         Assert.Equal("/data/a.bin", Kept(KeepRule.PreferPrefix("/data/"), KeepRule.Oldest));
         Assert.Equal("/data/zz/copy.bin", Kept(KeepRule.PreferPrefix("/data/zz"), KeepRule.Oldest));
-        Assert.Equal("/data/a.bin", Kept(KeepRule.PreferPrefix("/nowhere"), KeepRule.Oldest)); // undecided → next rule
+        Assert.Equal("/data/a.bin", Kept(KeepRule.PreferPrefix("/nowhere"), KeepRule.Oldest, KeepRule.PathOrder)); // undecided → next rule
+        Assert.Null(KeepRule.SelectKept(Files, [KeepRule.PreferPrefix("/nowhere")])); // no fallback is invented
     }
 
     [Fact]
@@ -58,11 +80,36 @@ public sealed class KeepRuleTests
     {
         var byIdentity = KeepRule.Custom("highest inode", (x, y) => y.Identity.FileId.CompareTo(x.Identity.FileId));
         Assert.Equal("/data/a.bin", Kept(byIdentity));
-        Assert.Equal("/data/a.bin", KeepRule.SelectKept(Files.Reverse().ToArray(), [byIdentity]).Path.ToString());
-        Assert.Equal("/b.bin", KeepRule.SelectKept(Files.Reverse().ToArray(), []).Path.ToString());
+        Assert.Equal("/data/a.bin", KeepRule.SelectKept(Files.Reverse().ToArray(), [byIdentity])!.Path.ToString());
+        Assert.Equal("/b.bin", KeepRule.SelectKept(Files.Reverse().ToArray(), [KeepRule.PathOrder])!.Path.ToString());
     }
 
-    private static string Kept(params KeepRule[] rules) => KeepRule.SelectKept(Files, rules).Path.ToString();
+    [Fact]
+    public void A_reference_folder_that_does_not_exist_is_refused_when_the_planner_is_built()
+    {
+        var builder = new DuplicateActionPlanBuilder().UseLinker(Linkers.Delete).Keep(KeepRule.PreferUnder("/nonexistent-" + Guid.NewGuid().ToString("N")));
+        var error = Assert.Throws<ArgumentException>(builder.Build);
+        Assert.Contains("does not exist", error.Message, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void A_planner_without_rules_keeps_the_first_in_path_order_and_one_with_rules_has_no_fallback()
+    {
+        var group = new DuplicateGroup(10, [Files[0], Files[3]], verifiedByBytes: true);
+        var defaulted = new DuplicateActionPlanBuilder().UseLinker(Linkers.Delete).Build().Plan([group]);
+        Assert.Equal("/data/a.bin", Assert.Single(defaulted.Actions).Kept.Path.ToString());
+        Assert.Empty(defaulted.UndecidedGroups);
+
+        var tied = new DuplicateGroup(10, [Files[0], Files[2]], verifiedByBytes: true); // both Late
+        var plan = new DuplicateActionPlanBuilder().UseLinker(Linkers.Delete).Keep(KeepRule.Newest).Build().Plan([tied]);
+        Assert.Empty(plan.Actions);
+        Assert.Same(tied, Assert.Single(plan.UndecidedGroups));
+        var text = new StringWriter();
+        plan.WriteTo(text);
+        Assert.Contains("no keep rule decides", text.ToString(), StringComparison.Ordinal);
+    }
+
+    private static string Kept(params KeepRule[] rules) => KeepRule.SelectKept(Files, rules)!.Path.ToString();
 
     private static DuplicateFile File(string path, DateTime time, ulong inode) =>
         new(AbsolutePath.Parse(path), [], new FileIdentity(1, inode), 10, 1, time);

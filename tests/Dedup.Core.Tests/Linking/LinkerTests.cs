@@ -1,3 +1,5 @@
+using Dedup.Core.Enumeration;
+using Dedup.Core.Paths;
 using Dedup.Core.Linking;
 using Dedup.Core.Tests.Infrastructure;
 
@@ -176,32 +178,71 @@ public sealed class LinkerTests
     public async Task Dedupe_on_a_file_system_without_it_is_refused()
     {
         using var tree = new LinkTree();
-        tree.Write("a.bin", Content);
-        tree.Write("b.bin", Content);
-        var before = tree.Snapshot();
+        var a = tree.Write("a.bin", Content);
+        var b = tree.Write("b.bin", Content);
+        var inodes = (TestNative.Inode(a), TestNative.Inode(b));
         var report = await LinkTree.Plan(await tree.ScanAsync(), Linkers.Dedupe).ApplyAsync();
 
-        Assert.NotEqual(DuplicateActionStatus.Done, Assert.Single(report.Outcomes).Status);
-        LinkTree.AssertNoContentLost(before);
+        // ext4 has no FIDEDUPERANGE: a refusal (skip), not an I/O failure, and both files exactly as they were.
+        var outcome = Assert.Single(report.Outcomes);
+        Assert.Equal(DuplicateActionStatus.Skipped, outcome.Status);
+        Assert.StartsWith("the file system cannot dedupe this file (FIDEDUPERANGE: ", outcome.Reason, StringComparison.Ordinal);
+        Assert.Equal(Content, File.ReadAllBytes(a));
+        Assert.Equal(Content, File.ReadAllBytes(b));
+        Assert.Equal(inodes, (TestNative.Inode(a), TestNative.Inode(b)));
+        Assert.Null(new FileInfo(b).LinkTarget);
     }
 
     [LinuxFact]
-    public async Task Reported_paths_rebuild_a_group_from_the_files_as_they_are_now()
+    public async Task Reported_files_rebuild_a_group_from_the_files_that_still_are_the_reported_ones()
     {
         using var tree = new LinkTree();
         var a = tree.Write("a.bin", Content);
         var b = tree.Write("b.bin", Content);
         TempTree.Run("ln", b, tree.PathOf("b-link.bin"));
         var shorter = tree.Write("c.bin", Content.AsSpan(0, 10).ToArray());
+        var replaced = tree.Write("d.bin", Content);
+        var reportedD = Reported(replaced);
+        File.Move(replaced, tree.PathOf("d.old")); // kept alive so its inode cannot be reused
+        tree.Write("d.bin", Content); // same name and bytes, another file: not the one reported
 
-        var group = ReportedDuplicates.FromPaths(Content.Length, [a, b, tree.PathOf("b-link.bin"), shorter, tree.PathOf("missing")], out var problems);
+        var roots = new[] { ScanRoot.Capture(AbsolutePath.Parse(tree.Root)) };
+        ReportedFile[] files = [Reported(a), Reported(b), Reported(tree.PathOf("b-link.bin")), Reported(shorter), reportedD, Reported(a, "/elsewhere/a.bin")];
+        var group = ReportedDuplicates.FromReport(roots, Content.Length, files, out var problems);
 
         Assert.NotNull(group);
         Assert.Equal(2, group.Files.Count);
         Assert.Equal(tree.PathOf("b.bin"), Assert.Single(group.Files[1].OtherLinks).ToString()); // "b-link" sorts first
-        Assert.Equal(2, problems.Count);
+        Assert.True(problems.Count == 3, string.Join("\n", problems));
+        Assert.Contains(problems, p => p.Contains("c.bin: size is now 10", StringComparison.Ordinal));
+        Assert.Contains(problems, p => p.Contains("d.bin: is now another file", StringComparison.Ordinal));
+        Assert.Contains(problems, p => p.Contains("/elsewhere/a.bin: is not under any scanned root", StringComparison.Ordinal));
         var report = await LinkTree.Plan([group], Linkers.HardLink).ApplyAsync();
         Assert.Equal(2, report.Done);
         Assert.Equal(Content.Length, report.ReclaimedBytes);
+    }
+
+    [LinuxFact]
+    public void A_reported_file_whose_change_time_moved_is_left_out()
+    {
+        using var tree = new LinkTree();
+        var a = tree.Write("a.bin", Content);
+        var b = tree.Write("b.bin", Content);
+        var reported = Reported(b);
+        Thread.Sleep(20);
+        TempTree.Run("chmod", "u+x", b); // permissions changed and put back: only the change time moved
+        TempTree.Run("chmod", "u-x", b);
+
+        var group = ReportedDuplicates.FromReport([ScanRoot.Capture(AbsolutePath.Parse(tree.Root))], Content.Length, [Reported(a), reported], out var problems);
+
+        Assert.Null(group);
+        Assert.Contains("change time moved", Assert.Single(problems), StringComparison.Ordinal);
+    }
+
+    /// <summary>The file as a report made now would list it (under <paramref name="name"/> when given).</summary>
+    private static ReportedFile Reported(string path, string? name = null)
+    {
+        Assert.Equal(0, LinkNative.LStat(path, out var status));
+        return new ReportedFile(AbsolutePath.Parse(name ?? path), new FileIdentity(status.Device, status.Ino), (long)status.Size, status.LastWriteTimeUtc, status.ChangeTimeUtc);
     }
 }

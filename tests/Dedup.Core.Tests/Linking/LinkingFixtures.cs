@@ -1,11 +1,16 @@
 using System.Runtime.InteropServices;
 using Dedup.Core.Linking;
 using Dedup.Core.Tests.Infrastructure;
+using Xunit.Sdk;
 
 namespace Dedup.Core.Tests.Linking;
 
-/// <summary>A fact that is skipped (with the reason) unless an environment variable names an existing folder.</summary>
-public sealed class FactRequiringFolderAttribute : FactAttribute
+/// <summary>
+/// A fact that is skipped (with the reason) unless an environment variable names an existing folder; in CI, where
+/// .ci/run mounts them, a missing folder fails it instead (see <see cref="CiRequirement"/>).
+/// </summary>
+[XunitTestCaseDiscoverer("Dedup.Core.Tests.Infrastructure.RequirementFactDiscoverer", "Dedup.Core.Tests")]
+public sealed class FactRequiringFolderAttribute : FactAttribute, IRequirementFact
 {
     public FactRequiringFolderAttribute(string variable, string purpose)
     {
@@ -16,9 +21,13 @@ public sealed class FactRequiringFolderAttribute : FactAttribute
         }
         else if (string.IsNullOrEmpty(value) || !Directory.Exists(value))
         {
-            Skip = $"{variable} is not set to a mounted folder ({purpose}); run .ci/btrfs-setup.sh as root and export its output.";
+            var reason = $"{variable} is not set to a mounted folder ({purpose}); run .ci/btrfs-setup.sh as root and export its output.";
+            CiFailure = CiRequirement.FailureFor(reason);
+            Skip = CiFailure is null ? reason : null;
         }
     }
+
+    public string? CiFailure { get; }
 
     /// <summary>Whether the test must also run as root (to set security.* attributes, or to drop privileges to nobody).</summary>
     public bool RequiresRoot
@@ -176,6 +185,12 @@ internal static unsafe partial class TestNative
     {
         Assert.Equal(0, FileStatusOf(path, out var status));
         return status.Ino;
+    }
+
+    public static uint LinkCount(string path)
+    {
+        Assert.Equal(0, FileStatusOf(path, out var status));
+        return status.NLink;
     }
 
     public static ulong Device(string path)

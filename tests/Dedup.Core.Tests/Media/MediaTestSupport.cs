@@ -111,9 +111,11 @@ internal static class MediaTestSupport
 /// <summary>
 /// A fact skipped (with the reason) when a command-line tool it needs is not installed. Pseudo-tools:
 /// "exiftool-13" (an ExifTool with ImageDataHash, see <see cref="MediaTestSupport.ModernExifTool"/>) and
-/// "ffmpeg-libwebp" (ffmpeg with the libwebp encoder).
+/// "ffmpeg-libwebp" (ffmpeg with the libwebp encoder). In CI a missing tool fails the test instead (see
+/// <see cref="CiRequirement"/>), except "exiftool-13": .ci/run installs it only where npm is available.
 /// </summary>
-public sealed class MediaToolFactAttribute : FactAttribute
+[Xunit.Sdk.XunitTestCaseDiscoverer("Dedup.Core.Tests.Infrastructure.RequirementFactDiscoverer", "Dedup.Core.Tests")]
+public sealed class MediaToolFactAttribute : FactAttribute, IRequirementFact
 {
     public MediaToolFactAttribute(params string[] tools)
     {
@@ -125,9 +127,13 @@ public sealed class MediaToolFactAttribute : FactAttribute
         }).ToList();
         if (missing.Count > 0)
         {
-            Skip = $"Needs {string.Join(", ", missing)} (install: apt-get install ffmpeg id3v2 flac libimage-exiftool-perl; "
+            var reason = $"Needs {string.Join(", ", missing)} (install: apt-get install ffmpeg id3v2 flac libimage-exiftool-perl; "
                  + "npm install --prefix /tmp/exiftool-npm exiftool-vendored.pl or set DEDUP_EXIFTOOL; "
-                 + "ffmpeg-libwebp: an ffmpeg built with the libwebp encoder, listed by ffmpeg -hide_banner -encoders)";
+                 + "ffmpeg-libwebp: an ffmpeg built with the libwebp encoder, listed by ffmpeg -hide_banner -encoders).";
+            CiFailure = missing.Any(t => t != "exiftool-13") ? CiRequirement.FailureFor(reason) : null;
+            Skip = CiFailure is null ? reason : null;
         }
     }
+
+    public string? CiFailure { get; }
 }

@@ -107,14 +107,23 @@ public sealed class PoolTests
     [Fact]
     public void A_scoped_builder_is_returned_on_dispose()
     {
-        var scoped = StringBuilderPool.Shared.RentScoped();
-        scoped.Builder.Append("abc");
-        Assert.Equal("abc", scoped.Builder.ToString());
+        // A pool of its own: the shared one is rented from by tests running in parallel.
+        var pool = new StringBuilderPool();
+        var scoped = pool.RentScoped();
+        var builder = scoped.Builder;
+        builder.Append("abc");
+        Assert.Equal("abc", builder.ToString());
 
         scoped.Dispose();
         Assert.Null(scoped.Builder);
         scoped.Dispose();
         default(PooledStringBuilder).Dispose();
+
+        // Back in the pool, emptied, and once only: a second dispose must not hand the same builder out twice.
+        var again = pool.Rent();
+        Assert.Same(builder, again);
+        Assert.Equal(0, again.Length);
+        Assert.NotSame(builder, pool.Rent());
     }
 
     [Fact]

@@ -152,14 +152,22 @@ public sealed class BadInputTests
         var content = TempTree.RandomBytes(1000, 7);
         var a = tree.Write("a.bin", content);
         var b = tree.Write("b.bin", content);
-        TempTree.Run("sh", "-c", "printf 'data' > \"$1\"/\"$(printf 'bad\\377name')\"", "sh", tree.Root);
+        const string BadName = "\"$1\"/\"$(printf 'bad\\377name')\"";
+        TempTree.Run("sh", "-c", "printf 'data' > " + BadName, "sh", tree.Root);
+        try
+        {
+            var (groups, summary) = await Scan.RunAsync(f => f.AddRoot(tree.Root));
 
-        var (groups, summary) = await Scan.RunAsync(f => f.AddRoot(tree.Root));
-
-        Assert.Equal(Expect.Groups([a, b]), Scan.Canonical(groups));
-        var error = Assert.Single(summary.Errors);
-        Assert.Equal(ScanErrorKind.InvalidName, error.Kind);
-        Assert.StartsWith(tree.Root, error.Path, StringComparison.Ordinal);
+            Assert.Equal(Expect.Groups([a, b]), Scan.Canonical(groups));
+            var error = Assert.Single(summary.Errors);
+            Assert.Equal(ScanErrorKind.InvalidName, error.Kind);
+            Assert.StartsWith(tree.Root, error.Path, StringComparison.Ordinal);
+        }
+        finally
+        {
+            // .NET cannot name this file to delete it, so TempTree's Dispose would leave the folder behind.
+            TempTree.Run("sh", "-c", "rm -- " + BadName, "sh", tree.Root);
+        }
     }
 
     [LinuxFact(RequiresRoot = true, Tool = "setpriv")]

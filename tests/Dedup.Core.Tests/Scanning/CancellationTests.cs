@@ -114,21 +114,35 @@ public sealed class CancellationTests
         await AssertNoFileOpenUnderAsync(tree.Root, strategy, wait: TimeSpan.FromSeconds(2));
     }
 
-    [Fact]
-    public void The_slow_tree_would_take_longer_than_the_bound_without_cancellation()
+    [LinuxFact]
+    public async Task The_slow_tree_would_take_longer_than_the_bound_without_cancellation()
     {
-        // Guards the premise of the tests above: each set waits Delay, at most Parallelism at a time.
-        Assert.True(Sets * Delay / Parallelism > 2 * Bound);
+        // Guards the premise of the tests above by measuring it on a slice of the tree, run to the end: every set
+        // goes to the strategy, at most Parallelism at a time, so the whole tree would take far longer than Bound.
+        const int Slice = 20;
+        using var tree = SlowTree(Slice);
+        var strategy = new SlowStrategy(Delay);
+        var stopwatch = Stopwatch.StartNew();
+
+        var (groups, _) = await Scan.RunAsync(Finder(tree, strategy));
+        stopwatch.Stop();
+
+        Assert.Equal(Slice, groups.Count);
+        Assert.Equal(Slice, strategy.Started);
+        Assert.InRange(strategy.MaxActive, 1, Parallelism);
+        Assert.True(stopwatch.Elapsed >= Slice * Delay / Parallelism, $"{Slice} sets took only {stopwatch.Elapsed}.");
+        var wholeTree = stopwatch.Elapsed * Sets / Slice;
+        Assert.True(wholeTree > 2 * Bound, $"The whole tree would take about {wholeTree}, not far above {Bound}.");
     }
 
     private static DuplicateFinder Finder(TempTree tree, SlowStrategy strategy) =>
         new DuplicateFinderBuilder().AddRoot(tree.Root).UseComparer(strategy).WithMaxDegreeOfParallelism(Parallelism).Build();
 
-    /// <summary><see cref="Sets"/> duplicate pairs, each of its own size above the whole-read limit, so each goes to the strategy.</summary>
-    private static TempTree SlowTree()
+    /// <summary><paramref name="sets"/> duplicate pairs, each of its own size above the whole-read limit, so each goes to the strategy.</summary>
+    private static TempTree SlowTree(int sets = Sets)
     {
         var tree = new TempTree();
-        for (var i = 0; i < Sets; i++)
+        for (var i = 0; i < sets; i++)
         {
             var content = TempTree.RandomBytes(9000 + i, i);
             tree.Write($"d{i % 20}/a{i}.bin", content);
@@ -161,17 +175,26 @@ public sealed class CancellationTests
     {
         private int _started;
         private int _active;
+        private int _maxActive;
 
         public int Started => Volatile.Read(ref _started);
 
         public int Active => Volatile.Read(ref _active);
+
+        /// <summary>The most comparisons seen running at once.</summary>
+        public int MaxActive => Volatile.Read(ref _maxActive);
 
         public string Name => "slow";
 
         public void Partition(ComparisonSet set, CancellationToken cancellationToken = default)
         {
             Interlocked.Increment(ref _started);
-            Interlocked.Increment(ref _active);
+            var active = Interlocked.Increment(ref _active);
+            int seen;
+            while (active > (seen = Volatile.Read(ref _maxActive)) && Interlocked.CompareExchange(ref _maxActive, active, seen) != seen)
+            {
+            }
+
             try
             {
                 Thread.Sleep(delay);

@@ -1,0 +1,189 @@
+using System.Globalization;
+using System.Text.Json;
+using Dedup.Core;
+using Dedup.Core.Enumeration;
+using Dedup.Core.Linking;
+using Dedup.Core.Paths;
+
+namespace Dedup.Cli.Acting;
+
+/// <summary>
+/// Reads the <c>dedup find --format json</c> contract (docs/usage.md) for <c>--from-report</c> and rebuilds each group
+/// from the files as they are now: a name is kept only while it leads, from its report root and through no symbolic
+/// link, to the very file the report describes. Anything malformed is a <see cref="InvalidReportException"/> naming
+/// the first bad element, never a crash.
+/// </summary>
+internal static class ReportReader
+{
+    public static async Task<(List<DuplicateGroup> Groups, int LeftOut)> ReadAsync(FileInfo file, TextWriter problems, CancellationToken cancellationToken)
+    {
+        JsonDocument json;
+        try
+        {
+            var stream = file.OpenRead();
+            await using (stream.ConfigureAwait(false))
+            {
+                json = await JsonDocument.ParseAsync(stream, default, cancellationToken).ConfigureAwait(false);
+            }
+        }
+        catch (JsonException ex)
+        {
+            throw new InvalidReportException($"report {PathText.Escape(file.FullName)} is not valid JSON: {ex.Message}");
+        }
+
+        using (json)
+        {
+            var root = json.RootElement;
+            if (root.ValueKind != JsonValueKind.Object || !root.TryGetProperty("groups", out var groupsElement) || groupsElement.ValueKind != JsonValueKind.Array)
+            {
+                throw new InvalidReportException($"report {PathText.Escape(file.FullName)} is not a 'dedup find --format json' report (no \"groups\" array)");
+            }
+
+            if (!root.TryGetProperty("roots", out var rootsElement) || rootsElement.ValueKind != JsonValueKind.Array)
+            {
+                throw new InvalidReportException($"report {PathText.Escape(file.FullName)} records no \"roots\" and file identities (written by an older dedup?); run 'dedup find --format json' again");
+            }
+
+            var roots = new List<ScanRoot>();
+            var index = 0;
+            foreach (var element in rootsElement.EnumerateArray())
+            {
+                var where = $"roots[{index++}]";
+                roots.Add(new ScanRoot(ReadPath(element, "path", where), new FileIdentity(ReadUInt64(element, "device", where), ReadUInt64(element, "inode", where))));
+            }
+
+            var groups = new List<DuplicateGroup>();
+            var leftOut = 0;
+            index = 0;
+            foreach (var element in groupsElement.EnumerateArray())
+            {
+                var where = $"groups[{index++}]";
+                RequireObject(element, where);
+                var files = RequireArray(element, "files", where);
+
+                // A media-payload group's files differ byte for byte: the planner refuses such groups, so say so here.
+                if (element.TryGetProperty("match", out var match) && match.ValueEquals("mediaPayload"u8))
+                {
+                    leftOut += files.GetArrayLength();
+                    await problems.WriteLineAsync($"dedup: left out a media-payload group ({files.GetArrayLength()} files): their bytes differ (tags or metadata), so neither replaces the other").ConfigureAwait(false);
+                    continue;
+                }
+
+                var size = ReadInt64(element, "size", where);
+                var names = new List<ReportedFile>();
+                var fileIndex = 0;
+                foreach (var entry in files.EnumerateArray())
+                {
+                    var at = $"{where}.files[{fileIndex++}]";
+                    var path = ReadPath(entry, "path", at);
+                    var identity = new FileIdentity(ReadUInt64(entry, "device", at), ReadUInt64(entry, "inode", at));
+                    var mtime = ReadTime(entry, "mtime", at, required: true);
+                    var ctime = ReadTime(entry, "ctime", at, required: false);
+                    names.Add(new ReportedFile(path, identity, size, mtime, ctime));
+                    if (entry.TryGetProperty("links", out var links))
+                    {
+                        if (links.ValueKind != JsonValueKind.Array)
+                        {
+                            throw new InvalidReportException($"{at}.links is not an array");
+                        }
+
+                        var linkIndex = 0;
+                        foreach (var link in links.EnumerateArray())
+                        {
+                            names.Add(new ReportedFile(ParsePath(link, $"{at}.links[{linkIndex++}]"), identity, size, mtime, ctime));
+                        }
+                    }
+                }
+
+                var group = ReportedDuplicates.FromReport(roots, size, names, out var left);
+                leftOut += left.Count;
+                foreach (var problem in left)
+                {
+                    await problems.WriteLineAsync($"dedup: left out {PathText.EscapeMessage(problem)}").ConfigureAwait(false);
+                }
+
+                if (group is not null)
+                {
+                    groups.Add(group);
+                }
+            }
+
+            return (groups, leftOut);
+        }
+    }
+
+    private static void RequireObject(JsonElement element, string where)
+    {
+        if (element.ValueKind != JsonValueKind.Object)
+        {
+            throw new InvalidReportException($"{where} is not an object");
+        }
+    }
+
+    private static JsonElement RequireArray(JsonElement element, string name, string where)
+    {
+        var value = Require(element, name, where);
+        return value.ValueKind == JsonValueKind.Array ? value : throw new InvalidReportException($"{where}.{name} is not an array");
+    }
+
+    private static JsonElement Require(JsonElement element, string name, string where)
+    {
+        RequireObject(element, where);
+        return element.TryGetProperty(name, out var value) ? value : throw new InvalidReportException($"{where} has no \"{name}\"");
+    }
+
+    private static AbsolutePath ReadPath(JsonElement element, string name, string where) => ParsePath(Require(element, name, where), $"{where}.{name}");
+
+    private static AbsolutePath ParsePath(JsonElement value, string where)
+    {
+        if (value.ValueKind != JsonValueKind.String || value.GetString() is not { Length: > 0 } text || !Path.IsPathFullyQualified(text))
+        {
+            throw new InvalidReportException($"{where} is not an absolute path");
+        }
+
+        try
+        {
+            var path = AbsolutePath.Parse(text);
+
+            // A report is a list of exact names: "." or ".." components, doubled or trailing separators are not ours.
+            return string.Equals(path.ToString(), text, StringComparison.Ordinal) ? path : throw new InvalidReportException($"{where} is not a normalized path");
+        }
+        catch (ArgumentException ex)
+        {
+            throw new InvalidReportException($"{where} is not a valid path: {ex.Message}");
+        }
+    }
+
+    private static long ReadInt64(JsonElement element, string name, string where)
+    {
+        var value = Require(element, name, where);
+        return value.ValueKind == JsonValueKind.Number && value.TryGetInt64(out var number) && number >= 0
+            ? number
+            : throw new InvalidReportException($"{where}.{name} is not a non-negative integer");
+    }
+
+    private static ulong ReadUInt64(JsonElement element, string name, string where)
+    {
+        var value = Require(element, name, where);
+        return value.ValueKind == JsonValueKind.Number && value.TryGetUInt64(out var number)
+            ? number
+            : throw new InvalidReportException($"{where}.{name} is not a non-negative integer");
+    }
+
+    private static DateTime ReadTime(JsonElement element, string name, string where, bool required)
+    {
+        if (!element.TryGetProperty(name, out var value))
+        {
+            return required ? throw new InvalidReportException($"{where} has no \"{name}\"") : DateTime.MinValue;
+        }
+
+        return value.ValueKind == JsonValueKind.String
+            && DateTime.TryParseExact(value.GetString(), "O", CultureInfo.InvariantCulture, DateTimeStyles.RoundtripKind, out var time)
+            && time.Kind == DateTimeKind.Utc
+            ? time
+            : throw new InvalidReportException($"{where}.{name} is not a UTC time in round-trip format (such as 2026-01-31T12:00:00.1234567Z)");
+    }
+}
+
+/// <summary>A <c>--from-report</c> file that is not a valid report: a usage error with one line saying what is wrong.</summary>
+internal sealed class InvalidReportException(string message) : Exception(message);

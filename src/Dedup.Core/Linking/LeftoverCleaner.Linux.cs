@@ -1,0 +1,165 @@
+using Dedup.Core.Interop;
+using Dedup.Core.Paths;
+using Microsoft.Win32.SafeHandles;
+
+namespace Dedup.Core.Linking;
+
+/// <summary>
+/// Removes the temporary files an interrupted earlier run left behind, but only those that provably are ours: a
+/// name matching <see cref="TemporaryFiles"/> could be a user's file, so a leftover is removed only when losing it
+/// loses nothing. That is the case for another name of a file this plan keeps (a hard link whose kept name still
+/// leads to it), a symbolic link to a name of the plan's files, or a file byte-identical to a kept file (a clone). Anything
+/// else is left alone and reported. Every step works relative to the leftover's folder, opened from its scanned
+/// root without following links.
+/// </summary>
+internal static class LeftoverCleaner
+{
+    /// <summary>Removes the plan's provable leftovers; returns how many, and each one left alone with the reason.</summary>
+    public static (int Removed, IReadOnlyList<string> LeftAlone) Remove(DuplicateActionPlan plan)
+    {
+        var leftAlone = new List<string>();
+        var removed = 0;
+        if (plan.LeftoverTemporaryFiles.Count == 0)
+        {
+            return (0, leftAlone);
+        }
+
+        var kept = plan.Actions.Select(a => (a.Kept, a.Group.Roots)).DistinctBy(k => k.Kept.Identity).ToArray();
+
+        // A symbolic link loses no data; it is ours when it leads to a name in the plan's groups (an earlier run may have kept another copy).
+        var names = plan.Actions.SelectMany(a => a.Group.Files).SelectMany(f => f.OtherLinks.Prepend(f.Path)).Select(p => p.ToString()).ToHashSet(StringComparer.Ordinal);
+        foreach (var text in plan.LeftoverTemporaryFiles)
+        {
+            var path = AbsolutePath.Parse(text);
+            var roots = plan.Actions.FirstOrDefault(a => a.Path.Parent == path.Parent)?.Group.Roots ?? [];
+            var reason = TryRemove(path, roots, kept, names);
+            if (reason is null)
+            {
+                removed++;
+            }
+            else if (reason.Length > 0)
+            {
+                leftAlone.Add($"{path.ToDisplayString()}: {reason}");
+            }
+        }
+
+        return (removed, leftAlone);
+    }
+
+    /// <summary><see langword="null"/> when removed, empty when it is gone already, else why it was left alone.</summary>
+    private static string? TryRemove(AbsolutePath path, IReadOnlyList<ScanRoot> roots, (DuplicateFile Kept, IReadOnlyList<ScanRoot> Roots)[] kept, HashSet<string> names)
+    {
+        var name = path.Name;
+        if (path.Parent is null || !TemporaryFiles.IsTemporaryName(name))
+        {
+            return "not a temporary name; left alone";
+        }
+
+        using var folder = FolderHandle.TryOpenBeneath(roots, path.Parent, out var problem);
+        if (folder is null)
+        {
+            return $"folder {problem}; left alone";
+        }
+
+        if (LinkNative.LStatAt(folder.Fd, name, out var status) != 0)
+        {
+            return string.Empty;
+        }
+
+        if (status.IsSymbolicLink)
+        {
+            var target = ReadLink(folder.Fd, name);
+            var resolved = target is null ? null : Path.GetFullPath(target, path.Parent.ToString());
+            return resolved is not null && names.Contains(resolved)
+                ? Unlink(folder, name, status)
+                : $"a symbolic link to {PathText.Escape(target ?? "?")}, not to a file of this plan; left alone";
+        }
+
+        if (!status.IsRegularFile)
+        {
+            return "not a regular file; left alone";
+        }
+
+        var fd = LinkNative.OpenAt(folder.Fd, name, LinkNative.O_RDONLY | LinkNative.O_NOFOLLOW | LinkNative.O_NONBLOCK | LinkNative.O_CLOEXEC, 0);
+        if (fd < 0)
+        {
+            return $"cannot be opened ({LinkNative.Message(LinkNative.LastErrno)}); left alone";
+        }
+
+        using var leftover = new SafeFileHandle(fd, ownsHandle: true);
+        if (LinkNative.FStat(fd, out var opened) != 0 || !FolderHandle.SameFile(opened, status))
+        {
+            return "changed while being checked; left alone";
+        }
+
+        foreach (var (file, fileRoots) in kept)
+        {
+            if ((long)opened.Size == file.Length && HoldsSameBytes(leftover, opened, file, fileRoots))
+            {
+                return Unlink(folder, name, opened);
+            }
+        }
+
+        return "not provably a replacement made by this tool (no file this plan keeps has its bytes); left alone";
+    }
+
+    /// <summary>Whether the kept file, reached from its root and still the scanned one, is this file or holds exactly its bytes.</summary>
+    private static bool HoldsSameBytes(SafeFileHandle leftover, in StatxBuffer opened, DuplicateFile kept, IReadOnlyList<ScanRoot> roots)
+    {
+        using var folder = kept.Path.Parent is null ? null : FolderHandle.TryOpenBeneath(roots, kept.Path.Parent, out _);
+        if (folder is null)
+        {
+            return false;
+        }
+
+        var fd = LinkNative.OpenAt(folder.Fd, kept.Path.Name, LinkNative.O_RDONLY | LinkNative.O_NOFOLLOW | LinkNative.O_NONBLOCK | LinkNative.O_CLOEXEC, 0);
+        if (fd < 0)
+        {
+            return false;
+        }
+
+        using var keptHandle = new SafeFileHandle(fd, ownsHandle: true);
+        if (LinkNative.FStat(fd, out var status) != 0 || status.Device != kept.Identity.Device || status.Ino != kept.Identity.FileId || !status.IsRegularFile)
+        {
+            return false;
+        }
+
+        if (FolderHandle.SameFile(status, opened))
+        {
+            return true; // another name of the kept file, whose own name still leads to it
+        }
+
+        try
+        {
+            ContentVerification.RequireEqual(keptHandle, leftover, kept.Length);
+            return true;
+        }
+        catch (ActionStoppedException)
+        {
+            return false;
+        }
+    }
+
+    /// <summary>Unlinks the name if it still is the file that was checked (same inode, same change time).</summary>
+    private static string? Unlink(FolderHandle folder, string name, in StatxBuffer checkedStatus)
+    {
+        if (LinkNative.LStatAt(folder.Fd, name, out var now) != 0 || !FolderHandle.SameFile(now, checkedStatus)
+            || now.CtimeSec != checkedStatus.CtimeSec || now.CtimeNsec != checkedStatus.CtimeNsec)
+        {
+            return "changed while being checked; left alone";
+        }
+
+        return LinkNative.UnlinkAt(folder.Fd, name, 0) == 0 ? null : $"cannot be removed ({LinkNative.Message(LinkNative.LastErrno)})";
+    }
+
+    private static unsafe string? ReadLink(int dirfd, string name)
+    {
+        var buffer = stackalloc byte[4096];
+        var encoded = System.Text.Encoding.UTF8.GetBytes(name + "\0");
+        fixed (byte* namePtr = encoded)
+        {
+            var length = Libc.ReadLinkAt(dirfd, namePtr, buffer, 4096);
+            return length <= 0 || length >= 4096 ? null : System.Text.Encoding.UTF8.GetString(buffer, (int)length);
+        }
+    }
+}
