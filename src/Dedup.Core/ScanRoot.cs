@@ -33,7 +33,7 @@ public sealed class ScanRoot
     internal static ScanRoot Capture(AbsolutePath path)
     {
         if (OperatingSystem.IsLinux()
-            && Linking.LinkNative.Statx(Linking.LinkNative.AT_FDCWD, path.ToString(), 0, Linking.LinkNative.STATX_BASIC_STATS, out var status) == 0
+            && Interop.LinkNative.Statx(Interop.LinkNative.AT_FDCWD, path.ToString(), 0, Interop.LinkNative.STATX_BASIC_STATS, out var status) == 0
             && status.IsDirectory)
         {
             return new ScanRoot(path, new FileIdentity(status.Device, status.Ino));

@@ -1,4 +1,5 @@
 using System.Globalization;
+using Dedup.Core.Linking.Execution;
 using Dedup.Core.Paths;
 
 namespace Dedup.Core.Linking;

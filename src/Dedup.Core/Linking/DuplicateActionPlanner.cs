@@ -1,3 +1,5 @@
+using Dedup.Core.Linking.Execution;
+
 namespace Dedup.Core.Linking;
 
 /// <summary>Turns duplicate groups into a <see cref="DuplicateActionPlan"/>. Create one with <see cref="DuplicateActionPlanBuilder"/>.</summary>
@@ -73,7 +75,7 @@ public sealed class DuplicateActionPlanner
 
         // Overlay, FUSE and network mounts can show one file under two identities; across devices, deleting
         // or replacing "the other copy" could then remove the only one.
-        if (Linker.Kind is DuplicateActionKind.Delete or DuplicateActionKind.Trash or DuplicateActionKind.SymbolicLink
+        if (Linker.Kind is DuplicateActionKind.Delete or DuplicateActionKind.Trash or DuplicateActionKind.SymbolicLink or DuplicateActionKind.Custom
             && kept.Identity.Device != duplicate.Identity.Device)
         {
             var keptFs = _topology.Value.GetDevice(kept.Identity.Device).FileSystemType;

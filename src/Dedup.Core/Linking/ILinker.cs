@@ -1,26 +1,37 @@
 namespace Dedup.Core.Linking;
 
 /// <summary>
-/// Replaces a duplicate file with something that costs no extra space (a link or a clone of the kept file)
-/// or removes it. Obtain one from <see cref="Linkers"/>; every linker follows the safety protocol described
-/// in <c>docs/linking.md</c> (re-check, verify, create under a temporary name, rename into place).
+/// What happens to each duplicate: the built-in linkers are on <see cref="Linkers"/>, and a linker of your own (a
+/// backup tool's "replace with a stub", "record and delete", …) implements this interface. The plan executor does
+/// the safety protocol around it (<c>docs/linking.md</c>): before <see cref="Apply"/> is called both files were
+/// re-checked against the scan and their bytes compared; the operations on <see cref="LinkerContext"/> re-check
+/// them once more right before they change anything and act on the files that were compared, never on a path.
 /// </summary>
+/// <remarks>
+/// An implementation decides only what to do, through <see cref="LinkerContext"/>'s operations (replace with a hard
+/// link, a symbolic link, a clone or a file of its own; dedupe; delete; move to the trash), and may refuse with
+/// <see cref="LinkerContext.Skip"/>. It cannot skip the checks: they are not its to make.
+/// </remarks>
 public interface ILinker
 {
-    /// <summary>What this linker does to each duplicate.</summary>
+    /// <summary>What this linker does to each duplicate (<see cref="DuplicateActionKind.Custom"/> for your own).</summary>
     DuplicateActionKind Kind { get; }
 
     /// <summary>A short description for plans and logs, such as <c>hard link</c>.</summary>
     string Description { get; }
 
-    /// <summary>Whether the kernel compares the bytes itself, so no byte-for-byte re-verification is needed.</summary>
-    internal bool KernelVerifiesContent { get; }
+    /// <summary>
+    /// A reason this linker can never act on the pair, known at plan time (such as a hard link across file
+    /// systems), or <see langword="null"/>. A refused action is planned, shown in the dry run and skipped.
+    /// </summary>
+    /// <param name="kept">The file that stays.</param>
+    /// <param name="duplicate">The duplicate.</param>
+    /// <returns>The reason, or <see langword="null"/>.</returns>
+    string? RefuseAtPlanTime(DuplicateFile kept, DuplicateFile duplicate);
 
-    /// <summary>A reason this linker can never act on the pair (known at plan time), or <see langword="null"/>.</summary>
-    internal string? RefuseAtPlanTime(DuplicateFile kept, DuplicateFile duplicate);
-
-    /// <summary>Acts on one duplicate name once the executor has re-checked and verified it.</summary>
-    internal void Apply(LinkContext context);
+    /// <summary>Acts on one duplicate name, once the executor has re-checked both files and verified their bytes.</summary>
+    /// <param name="context">The action and the operations that carry it out safely.</param>
+    void Apply(LinkerContext context);
 }
 
 /// <summary>What a <see cref="DuplicateAction"/> does to a duplicate.</summary>
@@ -46,4 +57,10 @@ public enum DuplicateActionKind
     /// Recycle Bin (<c>SHFileOperationW</c>), on macOS the Trash (<c>NSFileManager</c>).
     /// </summary>
     Trash,
+
+    /// <summary>
+    /// A linker of your own. It is planned once per name, like <see cref="Delete"/>, and treated as conservatively:
+    /// refused across file systems that could show one file twice.
+    /// </summary>
+    Custom,
 }

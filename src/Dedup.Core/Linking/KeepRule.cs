@@ -1,3 +1,4 @@
+using Dedup.Core.Linking.Execution;
 using Dedup.Core.Paths;
 
 namespace Dedup.Core.Linking;

@@ -1,3 +1,5 @@
+using Dedup.Core.Linking.BuiltIn;
+
 namespace Dedup.Core.Linking;
 
 /// <summary>

@@ -1,5 +1,6 @@
 using Dedup.Core.Enumeration;
 using Dedup.Core.Interop;
+using Dedup.Core.Linking.Execution;
 using Dedup.Core.Paths;
 
 namespace Dedup.Core.Linking;

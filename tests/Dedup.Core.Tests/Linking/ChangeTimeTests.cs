@@ -1,4 +1,5 @@
 using Dedup.Core.Linking;
+using Dedup.Core.Linking.Execution;
 using Dedup.Core.Tests.Infrastructure;
 
 namespace Dedup.Core.Tests.Linking;

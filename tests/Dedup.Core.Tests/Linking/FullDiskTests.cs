@@ -1,4 +1,5 @@
 using Dedup.Core.Linking;
+using Dedup.Core.Linking.BuiltIn;
 using Dedup.Core.Tests.Infrastructure;
 
 namespace Dedup.Core.Tests.Linking;

@@ -1,6 +1,7 @@
 using Dedup.Core.Enumeration;
-using Dedup.Core.Paths;
+using Dedup.Core.Interop;
 using Dedup.Core.Linking;
+using Dedup.Core.Paths;
 using Dedup.Core.Tests.Infrastructure;
 
 namespace Dedup.Core.Tests.Linking;

@@ -1,4 +1,5 @@
 using System.Runtime.InteropServices;
+using Dedup.Core.Interop;
 using Dedup.Core.Linking;
 using Dedup.Core.Tests.Infrastructure;
 using Xunit.Sdk;

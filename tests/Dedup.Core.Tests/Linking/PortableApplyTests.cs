@@ -1,5 +1,7 @@
 using Dedup.Core.Enumeration;
+using Dedup.Core.Interop;
 using Dedup.Core.Linking;
+using Dedup.Core.Linking.Execution;
 using Dedup.Core.Paths;
 using Dedup.Core.Tests.Infrastructure;
 
@@ -208,7 +210,7 @@ public sealed class PortableApplyTests
         var outcome = Assert.Single(pair.Apply().Outcomes);
 
         Assert.Equal(DuplicateActionStatus.Skipped, outcome.Status);
-        Assert.Equal("HardLink is implemented for Linux only; nothing done", outcome.Reason);
+        Assert.Equal("a hard link is implemented for Linux only; nothing done", outcome.Reason);
         Assert.True(File.Exists(pair.Duplicate));
     }
 

@@ -1,6 +1,7 @@
 using System.Runtime.InteropServices;
 using Dedup.Core.Interop;
 using Dedup.Core.Linking;
+using Dedup.Core.Linking.Trash;
 
 namespace Dedup.Core.Tests.Linking;
 

@@ -1,6 +1,8 @@
 using System.Runtime.Versioning;
 using System.Text;
 using Dedup.Core.Linking;
+using Dedup.Core.Linking.Execution;
+using Dedup.Core.Linking.Trash;
 using Dedup.Core.Tests.Infrastructure;
 
 namespace Dedup.Core.Tests.Linking;

@@ -1,4 +1,6 @@
 using Dedup.Core.Linking;
+using Dedup.Core.Linking.BuiltIn;
+using Dedup.Core.Linking.Execution;
 using Dedup.Core.Tests.Infrastructure;
 
 namespace Dedup.Core.Tests.Linking;

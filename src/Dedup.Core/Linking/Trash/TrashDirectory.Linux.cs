@@ -1,8 +1,10 @@
 using System.Text;
 using System.Text.RegularExpressions;
+using Dedup.Core.Interop;
+using Dedup.Core.Linking.Execution;
 using Dedup.Core.Paths;
 
-namespace Dedup.Core.Linking;
+namespace Dedup.Core.Linking.Trash;
 
 /// <summary>
 /// Finds the trash for a file as the freedesktop.org Trash specification says: the home trash
@@ -134,7 +136,7 @@ internal sealed partial class TrashDirectory
     private const string InfoSuffix = ".trashinfo";
     private const int MaxInfoLength = 8192;
 
-    /// <summary>Exactly what <see cref="TrashLinker"/> writes: the header, <c>Path=</c> in its encoding and <c>DeletionDate=</c>.</summary>
+    /// <summary>Exactly what <see cref="Operations.TrashOperation"/> writes: the header, <c>Path=</c> in its encoding and <c>DeletionDate=</c>.</summary>
     [GeneratedRegex("^\\[Trash Info\\]\nPath=[A-Za-z0-9/_.~%-]+\nDeletionDate=[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\n\\z", RegexOptions.CultureInvariant | RegexOptions.ExplicitCapture)]
     private static partial Regex OurInfo();
 

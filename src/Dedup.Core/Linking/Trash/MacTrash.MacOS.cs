@@ -3,8 +3,9 @@
 using System.Runtime.InteropServices;
 using System.Runtime.Versioning;
 using Dedup.Core.Interop;
+using Dedup.Core.Linking.Execution;
 
-namespace Dedup.Core.Linking;
+namespace Dedup.Core.Linking.Trash;
 
 /// <summary>
 /// Moves one file to the Trash of its volume as Finder does (the home Trash, or <c>.Trashes</c> on other

@@ -1,8 +1,9 @@
 using System.Runtime.InteropServices;
 using Dedup.Core.Enumeration;
+using Dedup.Core.Interop;
 using Microsoft.Win32.SafeHandles;
 
-namespace Dedup.Core.Linking;
+namespace Dedup.Core.Linking.Execution;
 
 // Linux needs none of this in production (LinkContext re-checks against the scanned inode); it lets the tests
 // run the portable re-checks on real files here.

@@ -3,7 +3,7 @@ using Dedup.Core.Enumeration;
 using Dedup.Core.Paths;
 using Microsoft.Win32.SafeHandles;
 
-namespace Dedup.Core.Linking;
+namespace Dedup.Core.Linking.Execution;
 
 /// <summary>
 /// One Delete or Trash action being applied on Windows or macOS: the re-checks and byte verification

@@ -1,4 +1,4 @@
-namespace Dedup.Core.Linking;
+namespace Dedup.Core.Linking.Execution;
 
 /// <summary>
 /// Fault-injection seam for tests (set <see cref="DuplicateActionPlan.Faults"/>): callbacks invoked at the

@@ -1,7 +1,7 @@
 using Dedup.Core.Enumeration;
 using Microsoft.Win32.SafeHandles;
 
-namespace Dedup.Core.Linking;
+namespace Dedup.Core.Linking.Execution;
 
 /// <summary>What kind of file an open handle refers to.</summary>
 internal enum PortableFileKind

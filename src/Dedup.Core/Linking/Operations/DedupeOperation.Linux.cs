@@ -1,27 +1,18 @@
 using System.Globalization;
+using Dedup.Core.Interop;
+using Dedup.Core.Linking.Execution;
 
-namespace Dedup.Core.Linking;
+namespace Dedup.Core.Linking.Operations;
 
 /// <summary>
 /// Shares the duplicate's extents with the kept file through FIDEDUPERANGE, in ranges of at most 16 MiB. The
 /// kernel locks and compares both ranges itself, so a file changed since the scan is never altered.
 /// </summary>
-internal sealed unsafe class DedupeLinker : ILinker
+internal static unsafe class DedupeOperation
 {
     private const ulong MaxRange = 16UL << 20;
 
-    public DuplicateActionKind Kind => DuplicateActionKind.Dedupe;
-
-    public string Description => "kernel-verified dedupe";
-
-    bool ILinker.KernelVerifiesContent => true;
-
-    string? ILinker.RefuseAtPlanTime(DuplicateFile kept, DuplicateFile duplicate) =>
-        kept.Identity.Device != duplicate.Identity.Device
-            ? "kept file and duplicate are on different file systems; extents cannot be shared across devices"
-            : null;
-
-    void ILinker.Apply(LinkContext context)
+    public static void Apply(LinkContext context)
     {
         var kept = context.OpenKept();
         using var duplicate = context.OpenDuplicate();

@@ -1,7 +1,7 @@
 using Dedup.Core.Interop;
 using Dedup.Core.Paths;
 
-namespace Dedup.Core.Linking;
+namespace Dedup.Core.Linking.Execution;
 
 /// <summary>
 /// A folder opened once (<c>O_PATH</c>) so that every later step of an action works relative to it with the

@@ -1,22 +1,13 @@
+using Dedup.Core.Interop;
+using Dedup.Core.Linking.Execution;
 using Dedup.Core.Paths;
 
-namespace Dedup.Core.Linking;
+namespace Dedup.Core.Linking.Operations;
 
 /// <summary>Replaces the duplicate with a hard link to the kept file: link under a temporary name, then rename.</summary>
-internal sealed class HardLinker : ILinker
+internal static class HardLinkOperation
 {
-    public DuplicateActionKind Kind => DuplicateActionKind.HardLink;
-
-    public string Description => "hard link";
-
-    bool ILinker.KernelVerifiesContent => false;
-
-    string? ILinker.RefuseAtPlanTime(DuplicateFile kept, DuplicateFile duplicate) =>
-        kept.Identity.Device != duplicate.Identity.Device
-            ? "kept file and duplicate are on different file systems; a hard link cannot cross devices (no other kind of link is made instead)"
-            : null;
-
-    void ILinker.Apply(LinkContext context)
+    public static void Apply(LinkContext context)
     {
         context.ReplaceViaTemporary(
             context.LinkKeptAs,

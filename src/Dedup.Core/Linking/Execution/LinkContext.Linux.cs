@@ -1,9 +1,9 @@
+using System.Globalization;
 using Dedup.Core.Interop;
 using Dedup.Core.Paths;
-using System.Globalization;
 using Microsoft.Win32.SafeHandles;
 
-namespace Dedup.Core.Linking;
+namespace Dedup.Core.Linking.Execution;
 
 /// <summary>
 /// One action being applied: the re-checks against the scan, the byte verification and the

@@ -4,8 +4,9 @@ using System.Globalization;
 using System.Runtime.InteropServices;
 using System.Runtime.Versioning;
 using Dedup.Core.Interop;
+using Dedup.Core.Linking.Execution;
 
-namespace Dedup.Core.Linking;
+namespace Dedup.Core.Linking.Trash;
 
 /// <summary>
 /// Moves one file to the Recycle Bin silently and with undo: SHFileOperationW, FO_DELETE with FOF_ALLOWUNDO,

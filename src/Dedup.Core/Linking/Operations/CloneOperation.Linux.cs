@@ -1,29 +1,19 @@
 using System.Runtime.InteropServices;
 using System.Text;
 using Dedup.Core.Interop;
+using Dedup.Core.Linking.Execution;
 using Dedup.Core.Paths;
 using Microsoft.Win32.SafeHandles;
 
-namespace Dedup.Core.Linking;
+namespace Dedup.Core.Linking.Operations;
 
 /// <summary>
 /// Replaces the duplicate with a copy-on-write clone of the kept file (FICLONE) made under a temporary name,
 /// with the duplicate's permissions, owner (when permitted), extended attributes and times, then renamed over it.
 /// </summary>
-internal sealed unsafe class CloneLinker : ILinker
+internal static unsafe class CloneOperation
 {
-    public DuplicateActionKind Kind => DuplicateActionKind.Clone;
-
-    public string Description => "copy-on-write clone";
-
-    bool ILinker.KernelVerifiesContent => false;
-
-    string? ILinker.RefuseAtPlanTime(DuplicateFile kept, DuplicateFile duplicate) =>
-        kept.Identity.Device != duplicate.Identity.Device
-            ? "kept file and duplicate are on different file systems; a clone cannot cross devices (no copy or link is made instead)"
-            : null;
-
-    void ILinker.Apply(LinkContext context)
+    public static void Apply(LinkContext context)
     {
         var kept = context.OpenKept();
         var duplicate = context.DuplicateStatus;

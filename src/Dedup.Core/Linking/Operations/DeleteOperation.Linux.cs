@@ -1,20 +1,15 @@
-namespace Dedup.Core.Linking;
+using Dedup.Core.Interop;
+using Dedup.Core.Linking.Execution;
+
+namespace Dedup.Core.Linking.Operations;
 
 /// <summary>
 /// Deletes the duplicate permanently, after its bytes were verified and right after a last re-check. This is the
 /// Linux step; on Windows and macOS the executor deletes it (<c>PlanExecutor.Portable.cs</c>).
 /// </summary>
-internal sealed class DeleteLinker : ILinker
+internal static class DeleteOperation
 {
-    public DuplicateActionKind Kind => DuplicateActionKind.Delete;
-
-    public string Description => "permanent delete";
-
-    bool ILinker.KernelVerifiesContent => false;
-
-    string? ILinker.RefuseAtPlanTime(DuplicateFile kept, DuplicateFile duplicate) => null;
-
-    void ILinker.Apply(LinkContext context)
+    public static void Apply(LinkContext context)
     {
         context.Faults?.BeforeDelete?.Invoke(context.DuplicatePath);
         context.CheckKeptUnchanged();

@@ -1,6 +1,7 @@
 using System.Text.RegularExpressions;
+using Dedup.Core.Interop;
 
-namespace Dedup.Core.Linking;
+namespace Dedup.Core.Linking.Execution;
 
 /// <summary>
 /// Names replacements are created under before being renamed into place: <c>.dedup-tmp-</c> followed by 32

@@ -1,4 +1,4 @@
-namespace Dedup.Core.Linking;
+namespace Dedup.Core.Linking.Execution;
 
 /// <summary>
 /// Applies a plan action by action: re-check, verify, then act; never throws for one file. Linux runs the
@@ -54,15 +54,27 @@ internal static partial class PlanExecutor
         context.CheckDuplicateUnchanged();
         if (linker.Kind is DuplicateActionKind.HardLink or DuplicateActionKind.SymbolicLink)
         {
-            // From the statuses the checks just took, before reading either file.
+            // From the statuses the checks just took, before reading either file (the operations check again).
             context.RequireSameOwnerAndMode();
         }
 
-        if (!linker.KernelVerifiesContent)
+        // Only the built-in dedupe skips the byte comparison: the kernel compares under lock. Any other linker,
+        // a user's included, acts on files whose bytes were just found equal.
+        if (linker is not BuiltIn.DedupeLinker)
         {
             context.VerifyContent();
         }
 
+        Run(linker, new LinkerContext(action, context));
+    }
+
+    /// <summary>Runs the linker; one that returned without an operation changed nothing.</summary>
+    internal static void Run(ILinker linker, LinkerContext context)
+    {
         linker.Apply(context);
+        if (!context.Performed)
+        {
+            throw ActionStoppedException.Skip($"the linker ({linker.Description}) returned without acting; nothing done");
+        }
     }
 }

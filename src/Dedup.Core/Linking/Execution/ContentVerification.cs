@@ -1,7 +1,7 @@
 using System.Globalization;
 using Microsoft.Win32.SafeHandles;
 
-namespace Dedup.Core.Linking;
+namespace Dedup.Core.Linking.Execution;
 
 /// <summary>The byte-for-byte comparison every linker except Dedupe relies on before acting.</summary>
 internal static class ContentVerification

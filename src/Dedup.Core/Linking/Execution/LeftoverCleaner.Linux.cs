@@ -2,7 +2,7 @@ using Dedup.Core.Interop;
 using Dedup.Core.Paths;
 using Microsoft.Win32.SafeHandles;
 
-namespace Dedup.Core.Linking;
+namespace Dedup.Core.Linking.Execution;
 
 /// <summary>
 /// Removes the temporary files an interrupted earlier run left behind, but only those that provably are ours: a

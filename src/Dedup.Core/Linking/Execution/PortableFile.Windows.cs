@@ -6,7 +6,7 @@ using Dedup.Core.Enumeration;
 using Dedup.Core.Interop;
 using Microsoft.Win32.SafeHandles;
 
-namespace Dedup.Core.Linking;
+namespace Dedup.Core.Linking.Execution;
 
 internal static partial class PortableFile
 {

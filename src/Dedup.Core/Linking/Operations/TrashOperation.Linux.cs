@@ -1,9 +1,12 @@
 using System.Globalization;
 using System.Text;
+using Dedup.Core.Interop;
+using Dedup.Core.Linking.Execution;
+using Dedup.Core.Linking.Trash;
 using Dedup.Core.Paths;
 using Microsoft.Win32.SafeHandles;
 
-namespace Dedup.Core.Linking;
+namespace Dedup.Core.Linking.Operations;
 
 /// <summary>
 /// Linux: moves the duplicate to the trash: the info file is created first with O_EXCL (reserving the name; a taken
@@ -11,30 +14,18 @@ namespace Dedup.Core.Linking;
 /// that interrupted runs left without their file are removed before a trash is used (<see cref="TrashDirectory.RemoveIncompleteTrashings"/>).
 /// On Windows and macOS the executor moves it to the Recycle Bin or Trash instead (<c>PlanExecutor.Portable.cs</c>).
 /// </summary>
-internal sealed class TrashLinker : ILinker
+internal static class TrashOperation
 {
     private const int MaxAttempts = 10_000;
-    private readonly string? _homeTrash;
 
     /// <summary>When each trash was last repaired: once per grace period is enough (a long-lived process repairs again).</summary>
-    private readonly Dictionary<string, DateTime> _repaired = new(StringComparer.Ordinal);
+    private static readonly Dictionary<string, DateTime> s_repaired = new(StringComparer.Ordinal);
 
-    public TrashLinker(string? homeTrash)
+    /// <param name="context">The action.</param>
+    /// <param name="homeTrash">The home trash folder (a test seam), or <see langword="null"/> for <c>$XDG_DATA_HOME/Trash</c>.</param>
+    public static void Apply(LinkContext context, string? homeTrash)
     {
-        _homeTrash = homeTrash;
-    }
-
-    public DuplicateActionKind Kind => DuplicateActionKind.Trash;
-
-    public string Description => OperatingSystem.IsWindows() ? "move to the Recycle Bin" : "move to trash";
-
-    bool ILinker.KernelVerifiesContent => false;
-
-    string? ILinker.RefuseAtPlanTime(DuplicateFile kept, DuplicateFile duplicate) => null;
-
-    void ILinker.Apply(LinkContext context)
-    {
-        var trash = TrashDirectory.For(context.DuplicatePath, context.Action.Duplicate.Identity.Device, _homeTrash ?? TrashDirectory.DefaultHomeTrash());
+        var trash = TrashDirectory.For(context.DuplicatePath, context.Action.Duplicate.Identity.Device, homeTrash ?? TrashDirectory.DefaultHomeTrash());
         var info = Encoding.UTF8.GetBytes(
             "[Trash Info]\nPath=" + trash.InfoPathValue(context.DuplicatePath) +
             "\nDeletionDate=" + DateTime.Now.ToString("yyyy-MM-ddTHH:mm:ss", CultureInfo.InvariantCulture) + "\n");
@@ -89,17 +80,17 @@ internal sealed class TrashLinker : ILinker
         throw ActionStoppedException.Fail($"no free name in the trash {PathText.Escape(trash.Root)} for {PathText.Escape(name)}");
     }
 
-    private void RepairOnce(TrashDirectory trash, FolderHandle files, FolderHandle info)
+    private static void RepairOnce(TrashDirectory trash, FolderHandle files, FolderHandle info)
     {
         var now = DateTime.UtcNow;
-        lock (_repaired)
+        lock (s_repaired)
         {
-            if (_repaired.TryGetValue(trash.Root, out var last) && now - last < TrashDirectory.OrphanGracePeriod)
+            if (s_repaired.TryGetValue(trash.Root, out var last) && now - last < TrashDirectory.OrphanGracePeriod)
             {
                 return;
             }
 
-            _repaired[trash.Root] = now;
+            s_repaired[trash.Root] = now;
         }
 
         _ = TrashDirectory.RemoveIncompleteTrashings(files, info, now);

@@ -1,28 +1,15 @@
+using Dedup.Core.Interop;
+using Dedup.Core.Linking.Execution;
 using Dedup.Core.Paths;
 
-namespace Dedup.Core.Linking;
+namespace Dedup.Core.Linking.Operations;
 
 /// <summary>Replaces the duplicate with a symbolic link (relative or absolute) to the kept file.</summary>
-internal sealed class SymbolicLinker : ILinker
+internal static class SymbolicLinkOperation
 {
-    private readonly bool _relative;
-
-    public SymbolicLinker(bool relative)
+    public static void Apply(LinkContext context, bool relative)
     {
-        _relative = relative;
-    }
-
-    public DuplicateActionKind Kind => DuplicateActionKind.SymbolicLink;
-
-    public string Description => _relative ? "relative symbolic link" : "absolute symbolic link";
-
-    bool ILinker.KernelVerifiesContent => false;
-
-    string? ILinker.RefuseAtPlanTime(DuplicateFile kept, DuplicateFile duplicate) => null;
-
-    void ILinker.Apply(LinkContext context)
-    {
-        var target = _relative ? Path.GetRelativePath(context.Folder, context.KeptPath) : context.KeptPath;
+        var target = relative ? Path.GetRelativePath(context.Folder, context.KeptPath) : context.KeptPath;
         context.ReplaceViaTemporary(
             temporary => LinkNative.SymlinkAt(target, context.FolderFd, temporary) == 0 ? 0 : LinkNative.LastErrno,
             errno => errno is LinkNative.EPERM or LinkNative.EACCES or LinkNative.EOPNOTSUPP

@@ -1,7 +1,6 @@
-using Dedup.Core.Interop;
 using System.Runtime.InteropServices;
 
-namespace Dedup.Core.Linking;
+namespace Dedup.Core.Interop;
 
 /// <summary>
 /// The libc calls the linkers need: the <c>*at</c> calls relative to an open folder (link, symlink, rename, unlink,

@@ -1,0 +1,44 @@
+using Dedup.Core.Linking.Trash;
+
+namespace Dedup.Core.Linking.Execution;
+
+// Windows and macOS: the linker's Delete and MoveToTrash operations (the others are Linux-only and skip). The re-checks and the
+// delete run in tests on Linux with a stand-in for the system trash; the system trash calls are untested here.
+internal static partial class PlanExecutor
+{
+    /// <summary>Applies a plan with the portable re-checks; <paramref name="moveToTrash"/> moves one file to the system trash.</summary>
+    internal static DuplicateActionReport ApplyPortable(DuplicateActionPlan plan, Action<string> moveToTrash, CancellationToken cancellationToken) =>
+        Apply(plan, action => ApplyPortable(plan.Linker, action, plan.Faults, moveToTrash), cancellationToken);
+
+    /// <summary>
+    /// A failed move to the system trash, saying whether the duplicate is still at its path: the system call is
+    /// one move of one file, but only the file system can tell what happened.
+    /// </summary>
+    internal static ActionStoppedException TrashMoveFailed(string path, string reason) =>
+        ActionStoppedException.Fail(File.Exists(path) ? $"{reason}; duplicate unchanged" : $"{reason}; the duplicate is no longer at its path");
+
+    private static void ApplyPortable(ILinker linker, DuplicateAction action, LinkerFaults? faults, Action<string> moveToTrash)
+    {
+        using var context = new PortableContext(action);
+        context.CheckKeptUnchanged();
+        context.CheckDuplicateUnchanged();
+        context.VerifyContent();
+        Run(linker, new LinkerContext(action, context, faults, moveToTrash));
+    }
+
+    private static void MoveToSystemTrash(string path)
+    {
+        if (OperatingSystem.IsWindows())
+        {
+            RecycleBin.Move(path);
+        }
+        else if (OperatingSystem.IsMacOS())
+        {
+            _ = MacTrash.Move(path);
+        }
+        else
+        {
+            throw ActionStoppedException.Fail("no system trash is implemented for this platform; not moved");
+        }
+    }
+}

@@ -1,0 +1,63 @@
+using Dedup.Core.Interop;
+using Dedup.Core.Linking.Execution;
+using Dedup.Core.Paths;
+using Microsoft.Win32.SafeHandles;
+
+namespace Dedup.Core.Linking.Operations;
+
+/// <summary>
+/// Replaces the duplicate with content a custom linker writes: a new file under a temporary name in the duplicate's
+/// folder (<c>O_EXCL</c>, never following a link), given the duplicate's permissions and owner, synced, then renamed
+/// over the duplicate by the shared protocol (<see cref="LinkContext.ReplaceViaTemporary"/>).
+/// </summary>
+internal static class ReplaceWithFileOperation
+{
+    /// <summary>A failure of the caller's writer, as an "errno" the protocol turns into a rollback and a Failed outcome.</summary>
+    private const int WriterFailed = -1;
+
+    public static void Apply(LinkContext context, Action<Stream> write)
+    {
+        var duplicate = context.DuplicateStatus;
+        string? failure = null;
+        context.ReplaceViaTemporary(
+            temporary => Create(context.FolderFd, temporary, duplicate, write, out failure),
+            errno => ActionStoppedException.Fail(errno == WriterFailed
+                ? $"the replacement could not be written: {failure}; duplicate unchanged"
+                : $"cannot create the replacement in {PathText.Escape(context.Folder)}: {LinkNative.Message(errno)}; duplicate unchanged"));
+    }
+
+    private static int Create(int folderFd, string temporary, StatxBuffer duplicate, Action<Stream> write, out string? failure)
+    {
+        failure = null;
+        var fd = LinkNative.OpenAt(folderFd, temporary, LinkNative.O_WRONLY | LinkNative.O_CREAT | LinkNative.O_EXCL | LinkNative.O_NOFOLLOW | LinkNative.O_CLOEXEC, 0x180);
+        if (fd < 0)
+        {
+            return LinkNative.LastErrno;
+        }
+
+        // The stream owns the descriptor from here on and closes it when this returns.
+        using var stream = new FileStream(new SafeFileHandle(fd, ownsHandle: true), FileAccess.Write, bufferSize: 0);
+        try
+        {
+            write(stream);
+            stream.Flush();
+            if (Libc.GetEuid() == 0 && LinkNative.Fchown(fd, duplicate.Uid, duplicate.Gid) != 0)
+            {
+                return LinkNative.LastErrno;
+            }
+
+            if (LinkNative.Fchmod(fd, duplicate.Mode & 0xFFF) != 0 || LinkNative.Fsync(fd) != 0)
+            {
+                return LinkNative.LastErrno;
+            }
+
+            return 0;
+        }
+        catch (Exception ex)
+        {
+            // The writer is the caller's code: whatever it throws rolls the replacement back.
+            failure = ex.Message;
+            return WriterFailed;
+        }
+    }
+}

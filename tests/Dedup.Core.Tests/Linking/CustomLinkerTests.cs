@@ -1,0 +1,171 @@
+using Dedup.Core.Linking;
+using Dedup.Core.Tests.Infrastructure;
+
+namespace Dedup.Core.Tests.Linking;
+
+/// <summary>
+/// A linker of the user's own, written against the public <see cref="ILinker"/> and <see cref="LinkerContext"/> only:
+/// it decides what to do, while the executor's checks (re-check, byte verification, last re-check, rollback) stay
+/// out of its hands.
+/// </summary>
+public sealed class CustomLinkerTests
+{
+    private static readonly byte[] Content = TempTree.RandomBytes(50_000, 51);
+
+    [LinuxFact]
+    public async Task A_custom_linker_replaces_the_duplicate_with_its_own_stub()
+    {
+        using var tree = new LinkTree();
+        tree.Write("keep/a.bin", Content);
+        var duplicate = tree.Write("dup/a.bin", Content);
+        var linker = new StubLinker();
+
+        var report = await Plan(tree, linker).ApplyAsync();
+
+        var outcome = Assert.Single(report.Outcomes);
+        Assert.Equal(DuplicateActionStatus.Done, outcome.Status);
+        Assert.Equal("stub -> " + tree.PathOf("keep/a.bin"), File.ReadAllText(duplicate));
+        Assert.Equal(Content.Length, report.ReclaimedBytes);
+        tree.AssertNoTemporaryFiles();
+    }
+
+    [LinuxFact]
+    public async Task A_writer_that_throws_leaves_the_duplicate_and_no_temporary_file()
+    {
+        using var tree = new LinkTree();
+        tree.Write("keep/a.bin", Content);
+        var duplicate = tree.Write("dup/a.bin", Content);
+
+        var report = await Plan(tree, new StubLinker { Throw = true }).ApplyAsync();
+
+        var outcome = Assert.Single(report.Outcomes);
+        Assert.Equal(DuplicateActionStatus.Failed, outcome.Status);
+        Assert.Contains("the replacement could not be written: disk of the backup store is full", outcome.Reason, StringComparison.Ordinal);
+        Assert.Equal(Content, File.ReadAllBytes(duplicate));
+        tree.AssertNoTemporaryFiles();
+    }
+
+    [LinuxFact]
+    public async Task A_custom_linker_is_not_called_for_a_duplicate_whose_bytes_changed()
+    {
+        using var tree = new LinkTree();
+        tree.Write("keep/a.bin", Content);
+        var duplicate = tree.Write("dup/a.bin", Content);
+        var linker = new StubLinker();
+        var plan = Plan(tree, linker);
+
+        // Same size, same modification time: only the byte comparison can tell.
+        var time = File.GetLastWriteTimeUtc(duplicate);
+        var changed = (byte[])Content.Clone();
+        changed[40_000] ^= 1;
+        File.WriteAllBytes(duplicate, changed);
+        File.SetLastWriteTimeUtc(duplicate, time);
+        var report = await plan.ApplyAsync();
+
+        Assert.Equal(DuplicateActionStatus.Skipped, Assert.Single(report.Outcomes).Status);
+        Assert.Equal(0, linker.Calls);
+        Assert.Equal(changed, File.ReadAllBytes(duplicate));
+    }
+
+    [LinuxFact]
+    public async Task A_linker_that_does_nothing_or_two_things_does_not_pass_for_done()
+    {
+        using var tree = new LinkTree();
+        tree.Write("keep/a.bin", Content);
+        var duplicate = tree.Write("dup/a.bin", Content);
+
+        var idle = Assert.Single((await Plan(tree, new DelegateLinker(_ => { })).ApplyAsync()).Outcomes);
+        Assert.Equal(DuplicateActionStatus.Skipped, idle.Status);
+        Assert.Contains("returned without acting", idle.Reason, StringComparison.Ordinal);
+
+        var greedy = Assert.Single((await Plan(tree, new DelegateLinker(c => { c.ReplaceWithHardLink(); c.Delete(); })).ApplyAsync()).Outcomes);
+        Assert.Equal(DuplicateActionStatus.Failed, greedy.Status);
+        Assert.Contains("one operation per action", greedy.Reason, StringComparison.Ordinal);
+        Assert.Equal(Content, File.ReadAllBytes(duplicate)); // the hard link replaced it: same bytes, still there
+        Assert.Equal(TestNative.Inode(tree.PathOf("keep/a.bin")), TestNative.Inode(duplicate));
+    }
+
+    [LinuxFact]
+    public async Task A_custom_linker_may_refuse_with_its_reason()
+    {
+        using var tree = new LinkTree();
+        tree.Write("keep/a.bin", Content);
+        var duplicate = tree.Write("dup/a.bin", Content);
+
+        var outcome = Assert.Single((await Plan(tree, new DelegateLinker(c => c.Skip("the backup store is read-only today"))).ApplyAsync()).Outcomes);
+
+        Assert.Equal(DuplicateActionStatus.Skipped, outcome.Status);
+        Assert.Equal("the backup store is read-only today", outcome.Reason);
+        Assert.Equal(Content, File.ReadAllBytes(duplicate));
+    }
+
+    [LinuxFact]
+    public async Task A_custom_linker_composes_built_in_operations_with_its_own_choice()
+    {
+        // "Clone where the file system can, else keep the file": the user's explicit choice, not a silent fallback.
+        using var tree = new LinkTree();
+        tree.Write("keep/a.bin", Content);
+        var duplicate = tree.Write("dup/a.bin", Content);
+        var linker = new DelegateLinker(c =>
+        {
+            if (c.Action.Duplicate.Identity.Device != c.Action.Kept.Identity.Device)
+            {
+                c.Skip("different devices");
+            }
+
+            c.ReplaceWithClone();
+        });
+
+        var outcome = Assert.Single((await Plan(tree, linker).ApplyAsync()).Outcomes);
+
+        // /tmp is not btrfs here: the clone is refused by the file system and nothing else is made instead.
+        Assert.Equal(DuplicateActionStatus.Skipped, outcome.Status);
+        Assert.Contains("cannot clone", outcome.Reason, StringComparison.Ordinal);
+        Assert.Equal(Content, File.ReadAllBytes(duplicate));
+    }
+
+    private static DuplicateActionPlan Plan(LinkTree tree, ILinker linker)
+    {
+        var groups = tree.ScanAsync().GetAwaiter().GetResult();
+        return LinkTree.Plan(groups, linker, KeepRule.PreferUnder(tree.PathOf("keep")));
+    }
+
+    /// <summary>A backup tool's linker: replaces each duplicate with a small stub naming the kept file.</summary>
+    private sealed class StubLinker : ILinker
+    {
+        public bool Throw { get; init; }
+
+        public int Calls { get; private set; }
+
+        public DuplicateActionKind Kind => DuplicateActionKind.Custom;
+
+        public string Description => "replace with a stub";
+
+        public string? RefuseAtPlanTime(DuplicateFile kept, DuplicateFile duplicate) => null;
+
+        public void Apply(LinkerContext context)
+        {
+            Calls++;
+            context.ReplaceWithFile(stream =>
+            {
+                if (Throw)
+                {
+                    throw new IOException("disk of the backup store is full");
+                }
+
+                stream.Write(System.Text.Encoding.UTF8.GetBytes("stub -> " + context.Action.Kept.Path));
+            });
+        }
+    }
+
+    private sealed class DelegateLinker(Action<LinkerContext> apply) : ILinker
+    {
+        public DuplicateActionKind Kind => DuplicateActionKind.Custom;
+
+        public string Description => "custom";
+
+        public string? RefuseAtPlanTime(DuplicateFile kept, DuplicateFile duplicate) => null;
+
+        public void Apply(LinkerContext context) => apply(context);
+    }
+}
