@@ -109,8 +109,62 @@ public sealed class KeepRuleTests
         Assert.Contains("no keep rule decides", text.ToString(), StringComparison.Ordinal);
     }
 
+    [Theory]
+    [InlineData("/home/u/.local/share/Trash/files/x.bin")]
+    [InlineData("/mnt/disk/.Trash-1000/files/x.bin")]
+    [InlineData("/mnt/disk/.Trash/1000/files/x.bin")]
+    [InlineData("/data/.dedup-tmp-0123456789abcdef0123456789abcdef")]
+    public void A_copy_in_a_trash_or_a_temporary_file_is_never_kept_whatever_the_rules_say(string disposable)
+    {
+        DuplicateFile[] files = [File(disposable, Early, 1), File("/zz/later.bin", Late, 2)];
+        Assert.Equal("/zz/later.bin", KeepRule.SelectKept(files, [KeepRule.Oldest, KeepRule.PathOrder])!.Path.ToString());
+        Assert.Equal("/zz/later.bin", KeepRule.SelectKept(files.Reverse().ToArray(), [KeepRule.Oldest])!.Path.ToString());
+    }
+
+    [Fact]
+    public void Rules_describe_themselves_and_refuse_null_arguments()
+    {
+        Assert.Equal(@"under /ref, /a\\nb", KeepRule.PreferUnder("/ref", @"/a\nb").Description); // names shown escaped
+        Assert.Equal("prefix /data/", KeepRule.PreferPrefix("/data/").ToString());
+        Assert.Equal("first in path order", KeepRule.PathOrder.Description);
+        Assert.Throws<ArgumentNullException>(() => KeepRule.PreferUnder(null!));
+        Assert.Throws<ArgumentNullException>(() => KeepRule.PreferPrefix(null!));
+        Assert.Throws<ArgumentException>(() => KeepRule.Custom("", (_, _) => 0));
+        Assert.Throws<ArgumentNullException>(() => KeepRule.Custom("x", null!));
+    }
+
     private static string Kept(params KeepRule[] rules) => KeepRule.SelectKept(Files, rules)!.Path.ToString();
+
+    internal static DuplicateFile FileOf(string path, DateTime time, ulong inode) => File(path, time, inode);
 
     private static DuplicateFile File(string path, DateTime time, ulong inode) =>
         new(AbsolutePath.Parse(path), [], new FileIdentity(1, inode), 10, 1, time);
+}
+
+/// <summary>Changes a process-wide environment variable, so it runs alone (no other test may read it meanwhile).</summary>
+[Collection(ProcessEnvironmentCollection.Name)]
+public sealed class KeepRuleEnvironmentTests
+{
+    [Fact]
+    public void The_trash_named_by_XDG_DATA_HOME_counts_as_a_trash()
+    {
+        var previous = Environment.GetEnvironmentVariable("XDG_DATA_HOME");
+        try
+        {
+            Environment.SetEnvironmentVariable("XDG_DATA_HOME", "/srv/xdg");
+            DuplicateFile[] files = [KeepRuleTests.FileOf("/srv/xdg/Trash/files/x.bin", DateTime.UnixEpoch, 1), KeepRuleTests.FileOf("/srv/Trash/y.bin", DateTime.UnixEpoch.AddDays(1), 2)];
+            Assert.Equal("/srv/Trash/y.bin", KeepRule.SelectKept(files, [KeepRule.Oldest])!.Path.ToString()); // a folder merely named Trash is not one
+        }
+        finally
+        {
+            Environment.SetEnvironmentVariable("XDG_DATA_HOME", previous);
+        }
+    }
+}
+
+/// <summary>Tests that change the process's environment: never run in parallel with any other test.</summary>
+[CollectionDefinition(Name, DisableParallelization = true)]
+public sealed class ProcessEnvironmentCollection
+{
+    public const string Name = "ProcessEnvironment";
 }

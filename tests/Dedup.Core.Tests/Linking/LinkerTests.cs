@@ -240,6 +240,33 @@ public sealed class LinkerTests
         Assert.Contains("change time moved", Assert.Single(problems), StringComparison.Ordinal);
     }
 
+    [LinuxFact]
+    public void A_reported_group_carries_the_reported_times_its_roots_and_no_byte_verification()
+    {
+        using var tree = new LinkTree();
+        var a = tree.Write("a.bin", Content);
+        var b = tree.Write("b.bin", Content);
+        ScanRoot[] roots = [ScanRoot.Capture(AbsolutePath.Parse(tree.Root))];
+        var reportedB = Reported(b);
+
+        var group = ReportedDuplicates.FromReport(roots, Content.Length, [Reported(a), reportedB, new ReportedFile(AbsolutePath.Parse(a), reportedB.Identity, 7, reportedB.LastWriteTimeUtc, default)], out var problems);
+
+        Assert.NotNull(group);
+        Assert.False(group.VerifiedByBytes);
+        Assert.Same(roots, group.Roots);
+        Assert.Equal(reportedB.LastChangeTimeUtc, group.Files.Single(f => f.Path.ToString() == b).LastChangeTimeUtc);
+        Assert.Empty(problems); // a name listed twice is looked up once
+
+        var wrongLength = ReportedDuplicates.FromReport(roots, Content.Length, [Reported(a), new ReportedFile(AbsolutePath.Parse(b), reportedB.Identity, 7, reportedB.LastWriteTimeUtc, default)], out problems);
+        Assert.Null(wrongLength);
+        Assert.Contains("the report says", Assert.Single(problems), StringComparison.Ordinal);
+        Assert.Throws<ArgumentNullException>(() => ReportedDuplicates.FromReport(null!, 1, [], out _));
+        Assert.Throws<ArgumentNullException>(() => ReportedDuplicates.FromReport(roots, 1, null!, out _));
+        Assert.Throws<ArgumentNullException>(() => ReportedDuplicates.FromReport(roots, 1, [null!], out _));
+        Assert.Throws<ArgumentNullException>(() => new ReportedFile(null!, default, 1, default, default));
+        Assert.Throws<ArgumentNullException>(() => new ScanRoot(null!, default));
+    }
+
     /// <summary>The file as a report made now would list it (under <paramref name="name"/> when given).</summary>
     private static ReportedFile Reported(string path, string? name = null)
     {
