@@ -55,9 +55,8 @@ internal static unsafe partial class FileOpener
             return null;
         }
 
-        if (!Matches(file, in stx, out var what))
+        if (!Matches(file, in stx, state))
         {
-            ReportChanged(file, state, what);
             handle.Dispose();
             return null;
         }
@@ -95,9 +94,8 @@ internal static unsafe partial class FileOpener
             return false;
         }
 
-        if (!Matches(file, in stx, out var what))
+        if (!Matches(file, in stx, state))
         {
-            ReportChanged(file, state, what);
             return false;
         }
 
@@ -122,14 +120,32 @@ internal static unsafe partial class FileOpener
         return file.Path.WriteUtf8(destination) < 0 ? InvalidName : Libc.AT_FDCWD;
     }
 
-    private static bool Matches(ScannedFile file, in StatxBuffer stx, out string what)
+    /// <summary>Whether the file opened is still the one listed; if not, reports why (see <see cref="IdentityCheck"/> for identities).</summary>
+    private static bool Matches(ScannedFile file, in StatxBuffer stx, ScanState state)
     {
-        what = !stx.IsRegularFile ? "no longer a regular file"
-            : stx.Ino != file.Identity.FileId || stx.Device != file.Identity.Device ? "replaced by another file"
-            : (long)stx.Size != file.Length ? $"size {file.Length} became {stx.Size}"
+        if (!stx.IsRegularFile)
+        {
+            ReportChanged(file, state, "no longer a regular file");
+            return false;
+        }
+
+        if (stx.Ino != file.Identity.FileId || stx.Device != file.Identity.Device)
+        {
+            state.ReportError(file.Path.ToString(), ScanErrorKind.Changed, state.Identities.Explain(file, stx.DevMajor, stx.DevMinor, stx.Ino));
+            return false;
+        }
+
+        state.Identities.NoteMatch();
+        var what = (long)stx.Size != file.Length ? $"size {file.Length} became {stx.Size}"
             : stx.LastWriteTimeUtc != file.LastWriteTimeUtc ? "modified"
             : string.Empty;
-        return what.Length == 0;
+        if (what.Length > 0)
+        {
+            ReportChanged(file, state, what);
+            return false;
+        }
+
+        return true;
     }
 
     internal static void ReportErrno(string path, int errno, ScanState state)

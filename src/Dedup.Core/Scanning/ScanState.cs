@@ -20,7 +20,11 @@ internal sealed class ScanState
         Drives = new Topology.DriveAccessManager(options.Topology, options.MaxDegreeOfParallelism);
         MediaOptions = Media.MediaOptions.Default with { Buffers = options.Buffers };
         EffectiveUid = OperatingSystem.IsLinux() ? Interop.Libc.GetEuid() : Enumeration.ScannedFile.UnknownOwner;
+        Identities = new IdentityCheck(trusted: options.Enumerator is Enumeration.ParallelFileEnumerator);
     }
+
+    /// <summary>Explains identity mismatches found when files are opened: a replaced file, or an enumerator's foreign identities.</summary>
+    public IdentityCheck Identities { get; }
 
     /// <summary>The process's effective user id (Linux), compared with file owners before asking for <c>O_NOATIME</c>.</summary>
     public uint EffectiveUid { get; }
