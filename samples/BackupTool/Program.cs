@@ -1,17 +1,21 @@
 // A backup tool's duplicate report: the files come from the snapshot's manifest, not from a folder walk.
 //
 //   find SNAPSHOT -type f -printf '%D %i %n %P\n' > SNAPSHOT.manifest   # how the backup recorded its snapshot
-//   dotnet run --project samples/BackupTool -- SNAPSHOT SNAPSHOT.manifest
+//   dotnet run --project samples/BackupTool -- SNAPSHOT SNAPSHOT.manifest [--stubs]
 //
-// Prints each group of identical files (size, then one path per line) and the scan's errors; exit code 0 when
-// the scan had no errors, 1 when it had some, 2 on bad usage.
+// Prints each group of identical files (size, then one path per line) and the scan's errors. With --stubs it then
+// replaces every duplicate but the first in path order with a stub naming the kept copy (its own linker, StubLinker),
+// each re-verified by the library first. Exit code 0 when everything went through, 1 when the scan had errors or an
+// action was skipped or failed, 2 on bad usage.
 using BackupTool;
 using Dedup.Core;
+using Dedup.Core.Linking;
 using Dedup.Core.Paths;
 
-if (args.Length != 2)
+var stubs = args.Length == 3 && args[2] == "--stubs";
+if (args.Length != 2 && !stubs)
 {
-    Console.Error.WriteLine("usage: BackupTool SNAPSHOT-FOLDER MANIFEST");
+    Console.Error.WriteLine("usage: BackupTool SNAPSHOT-FOLDER MANIFEST [--stubs]");
     return 2;
 }
 
@@ -43,4 +47,17 @@ foreach (var error in scan.Summary.Errors)
 }
 
 Console.WriteLine($"{groups.Count} groups, {scan.Summary.WastedBytes} bytes in duplicate copies.");
-return scan.Summary.Errors.Count == 0 ? 0 : 1;
+if (!stubs)
+{
+    return scan.Summary.Errors.Count == 0 ? 0 : 1;
+}
+
+var plan = new DuplicateActionPlanBuilder().UseLinker(new StubLinker()).Keep(KeepRule.PathOrder).Build().Plan(groups);
+var report = await plan.ApplyAsync();
+foreach (var outcome in report.Outcomes.Where(o => o.Status != DuplicateActionStatus.Done))
+{
+    Console.Error.WriteLine(outcome);
+}
+
+Console.WriteLine($"{report.Done} replaced with stubs, {report.Skipped} skipped, {report.Failed} failed; {report.ReclaimedBytes} bytes reclaimed.");
+return scan.Summary.Errors.Count == 0 && report.Done == report.Outcomes.Count ? 0 : 1;

@@ -1,6 +1,6 @@
 // Users plug their own IFileEnumerator, IComparerStrategy and IDriveTopology into DuplicateFinderBuilder, from an assembly
 // that sees only the public API (this project has no InternalsVisibleTo), and get correct groups on real files.
-// ILinker, the fourth abstraction, is being redesigned; its plug-in test comes with that redesign.
+// ILinker, the fourth abstraction, is in LinkerPluginTests.cs.
 using System.Security.Cryptography;
 using BackupTool;
 using Dedup.Core.Comparison;
@@ -10,6 +10,8 @@ using Dedup.Core.Topology;
 
 namespace Dedup.Core.ExternalTests;
 
+// One collection with LinkerPluginTests: both redirect Console.Out to run the sample.
+[Collection("ConsoleOut")]
 public sealed class PluggableAbstractionsTests
 {
     private const string NotFileSystemIdentity = "does not match the file system's";
