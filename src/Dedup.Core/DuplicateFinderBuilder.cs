@@ -342,12 +342,15 @@ public sealed class DuplicateFinderBuilder
             throw new DirectoryNotFoundException($"The path '{PathText.Escape(full)}' given for a drive kind does not exist.");
         }
 
-        if (OperatingSystem.IsLinux())
+        // On Windows the volume serial, as the default enumerator reports it for every file below a root; 0 where
+        // the platform tells no devices apart.
+        if (DeviceLookup.TryGet(full, out var device, out var problem))
         {
-            return Interop.DeviceNumber.Of(full);
+            return device;
         }
 
-        // The volume serial, as the default enumerator reports it for every file below a root.
-        return OperatingSystem.IsWindows() ? WindowsDriveTopology.DeviceOf(full) : 0;
+        return OperatingSystem.IsLinux() || OperatingSystem.IsWindows()
+            ? throw new IOException($"Cannot tell the device of '{PathText.Escape(full)}': {problem}")
+            : 0UL;
     }
 }

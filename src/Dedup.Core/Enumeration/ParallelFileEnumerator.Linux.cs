@@ -212,7 +212,7 @@ internal sealed partial class ParallelFileEnumerator
 
         private void ReportErrno(AbsolutePath path, int errno)
         {
-            context.ReportError(path.ToString(), Libc.ToScanErrorKind(errno), Marshal.GetPInvokeErrorMessage(errno));
+            context.ReportError(path.ToString(), ScanErrorKinds.FromErrno(errno), Marshal.GetPInvokeErrorMessage(errno));
         }
     }
 }

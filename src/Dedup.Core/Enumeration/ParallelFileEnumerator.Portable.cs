@@ -68,6 +68,6 @@ internal sealed partial class ParallelFileEnumerator
         /// reads are then scheduled as the root device's. 0 (unknown) when the volume cannot be queried.
         /// </summary>
         private static ulong RootDeviceOf(AbsolutePath root) =>
-            OperatingSystem.IsWindows() && WindowsDriveTopology.TryGetVolumeSerial(root.ToString(), out var serial) ? serial : 0;
+            OperatingSystem.IsWindows() && DeviceLookup.TryGet(root.ToString(), out var serial, out _) ? serial : 0;
     }
 }

@@ -82,15 +82,6 @@ internal static unsafe partial class Libc
     [LibraryImport(LibraryName, EntryPoint = "readlinkat", SetLastError = true)]
     public static partial nint ReadLinkAt(int dirfd, byte* path, byte* buffer, nuint size);
 
-    /// <summary>How a scan classifies a failed call's errno.</summary>
-    public static Reporting.ScanErrorKind ToScanErrorKind(int errno) => errno switch
-    {
-        ENOENT or ENOTDIR => Reporting.ScanErrorKind.NotFound,
-        EACCES or EPERM => Reporting.ScanErrorKind.AccessDenied,
-        ELOOP => Reporting.ScanErrorKind.SymbolicLinkLoop,
-        _ => Reporting.ScanErrorKind.IOError,
-    };
-
     public const uint FS_IOC_FIEMAP = 0xC020660B;
 
     [LibraryImport(LibraryName, EntryPoint = "ioctl", SetLastError = true)]

@@ -150,6 +150,6 @@ internal static unsafe partial class FileOpener
 
     internal static void ReportErrno(string path, int errno, ScanState state)
     {
-        state.ReportError(path, Libc.ToScanErrorKind(errno), Marshal.GetPInvokeErrorMessage(errno));
+        state.ReportError(path, ScanErrorKinds.FromErrno(errno), Marshal.GetPInvokeErrorMessage(errno));
     }
 }

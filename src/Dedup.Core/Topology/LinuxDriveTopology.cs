@@ -102,7 +102,7 @@ internal sealed class LinuxDriveTopology : IDriveTopology
         if (name.StartsWith("loop", StringComparison.Ordinal) && depth < 4)
         {
             var backing = ReadText(Path.Combine(directory, "loop/backing_file"));
-            if (backing is not null && TryGetDevice(backing, out var backingDevice))
+            if (backing is not null && DeviceLookup.TryGet(backing, out var backingDevice, out _))
             {
                 return (name, Resolve(backingDevice, depth + 1).Kind);
             }
@@ -254,18 +254,6 @@ internal sealed class LinuxDriveTopology : IDriveTopology
         }
 
         device = ((ulong)stx.RdevMajor << 32) | stx.RdevMinor;
-        return true;
-    }
-
-    private static bool TryGetDevice(string path, out ulong device)
-    {
-        device = 0;
-        if (!Stat(path, out var stx))
-        {
-            return false;
-        }
-
-        device = stx.Device;
         return true;
     }
 

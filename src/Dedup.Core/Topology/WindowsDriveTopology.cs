@@ -41,13 +41,6 @@ internal sealed class WindowsDriveTopology : IDriveTopology
     /// </summary>
     public static bool TryGetVolumeSerial(string path, out uint serial) => TryGetVolumeSerial(path, out serial, out _);
 
-    /// <summary>The volume serial of <paramref name="path"/>, throwing like <c>statx</c> does on Linux, for the builder's per-path overrides.</summary>
-    /// <exception cref="IOException">The volume cannot be queried.</exception>
-    public static ulong DeviceOf(string path) =>
-        TryGetVolumeSerial(path, out var serial, out var error)
-            ? serial
-            : throw new IOException($"Cannot read the volume serial of '{Paths.PathText.Escape(path)}': {Marshal.GetPInvokeErrorMessage(error)}");
-
     private static unsafe bool TryGetVolumeSerial(string path, out uint serial, out int error)
     {
         serial = 0;

@@ -91,9 +91,9 @@ public sealed class DriveTopologyTests
     public void The_real_machine_is_classified_and_tmpfs_is_memory()
     {
         var topology = DriveTopology.CreateDefault();
-        var shm = Interop.DeviceNumber.Of("/dev/shm");
+        var shm = DeviceOf("/dev/shm");
         Assert.Equal(DriveKind.Ram, topology.GetDevice(shm).Kind);
-        var root = topology.GetDevice(Interop.DeviceNumber.Of("/"));
+        var root = topology.GetDevice(DeviceOf("/"));
         Assert.False(string.IsNullOrEmpty(root.Name));
     }
 
@@ -178,12 +178,12 @@ public sealed class DriveTopologyTests
     }
 
     private static bool SupportsFiemap(string path) =>
-        DriveTopology.CreateDefault().GetDevice(Interop.DeviceNumber.Of(path)).FileSystemType is "ext4" or "xfs" or "btrfs";
+        DriveTopology.CreateDefault().GetDevice(DeviceOf(path)).FileSystemType is "ext4" or "xfs" or "btrfs";
 
     private static Enumeration.ScannedFile Scanned(string path)
     {
         var info = new FileInfo(path);
-        var identity = new Enumeration.FileIdentity(Interop.DeviceNumber.Of(path), Inode(path));
+        var identity = new Enumeration.FileIdentity(DeviceOf(path), Inode(path));
         return new Enumeration.ScannedFile(Core.Paths.AbsolutePath.Parse(path), info.Length, identity, 1, info.LastWriteTimeUtc);
     }
 
@@ -191,5 +191,11 @@ public sealed class DriveTopologyTests
     {
         var (_, stdout, _) = ProcessRunner.Run("stat", ["-c", "%i", path]);
         return ulong.Parse(stdout.Trim(), System.Globalization.CultureInfo.InvariantCulture);
+    }
+
+    private static ulong DeviceOf(string path)
+    {
+        Assert.True(DeviceLookup.TryGet(path, out var device, out var problem), problem);
+        return device;
     }
 }

@@ -15,7 +15,7 @@ public sealed class WindowsDriveTopologyTests
     public void The_system_volume_resolves_to_a_local_kind_with_its_mount_path()
     {
         var root = Path.GetPathRoot(Environment.SystemDirectory)!;
-        var id = WindowsDriveTopology.DeviceOf(root);
+        var id = DeviceOf(root);
         var device = new WindowsDriveTopology().GetDevice(id);
 
         Assert.Equal(id, device.Id);
@@ -41,7 +41,7 @@ public sealed class WindowsDriveTopologyTests
 
         var found = Assert.Single(files);
         Assert.EndsWith("a.bin", found.Path.ToString(), StringComparison.Ordinal);
-        Assert.Equal(WindowsDriveTopology.DeviceOf(file), found.Identity.Device);
+        Assert.Equal(DeviceOf(file), found.Identity.Device);
         Assert.NotEqual(0UL, found.Identity.Device);
         var device = DriveTopology.CreateDefault().GetDevice(found.Identity.Device);
         Assert.Equal(found.Identity.Device, device.Id);
@@ -55,7 +55,7 @@ public sealed class WindowsDriveTopologyTests
         tree.Write("a.bin", TempTree.RandomBytes(10, 2));
         var finder = new DuplicateFinderBuilder().AddRoot(tree.Root).WithDriveKind(tree.Root, DriveKind.Hdd).Build();
 
-        var device = WindowsDriveTopology.DeviceOf(tree.PathOf("a.bin"));
+        var device = DeviceOf(tree.PathOf("a.bin"));
         Assert.Equal(DriveKind.Hdd, finder.Options.Topology.GetDevice(device).Kind);
     }
 
@@ -74,5 +74,11 @@ public sealed class WindowsDriveTopologyTests
         Assert.Equal(DriveKind.Unknown, device.Kind);
         Assert.Equal(WindowsStorageLayout.FormatSerial(serial), device.Name);
         Assert.Equal(DriveKind.Unknown, topology.GetDevice((ulong)uint.MaxValue + 7).Kind); // not a serial at all
+    }
+
+    private static ulong DeviceOf(string path)
+    {
+        Assert.True(DeviceLookup.TryGet(path, out var device, out var problem), problem);
+        return device;
     }
 }

@@ -54,7 +54,7 @@ internal sealed partial class TrashDirectory
     /// <summary>The trash to use for a file on <paramref name="device"/> at <paramref name="path"/>; created if needed.</summary>
     public static TrashDirectory For(string path, ulong device, string homeTrash)
     {
-        if (DeviceOfNearestExisting(homeTrash) == device)
+        if (Topology.DeviceLookup.OfNearestExisting(homeTrash) == device)
         {
             Directory.CreateDirectory(Path.GetDirectoryName(homeTrash)!);
             var home = new TrashDirectory(homeTrash, null, null);
@@ -299,19 +299,6 @@ internal sealed partial class TrashDirectory
 
         problem = string.Empty;
         return true;
-    }
-
-    private static ulong? DeviceOfNearestExisting(string path)
-    {
-        for (var current = path; !string.IsNullOrEmpty(current); current = Path.GetDirectoryName(current))
-        {
-            if (LinkNative.Statx(LinkNative.AT_FDCWD, current, 0, LinkNative.STATX_BASIC_STATS, out var status) == 0)
-            {
-                return status.Device;
-            }
-        }
-
-        return null;
     }
 
     /// <summary>The highest folder above <paramref name="path"/> still on <paramref name="device"/>: its mount point.</summary>
