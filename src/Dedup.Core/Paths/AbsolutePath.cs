@@ -265,7 +265,7 @@ public class AbsolutePath : IEquatable<AbsolutePath>, IComparable<AbsolutePath>
     /// <returns>The full path.</returns>
     public override string ToString()
     {
-        using var rented = StringBuilderPool.Shared.RentScoped();
+        using var rented = StringBuilderPool.Shared.RentScope();
         AppendTo(rented.Builder);
         return rented.Builder.ToString();
     }
