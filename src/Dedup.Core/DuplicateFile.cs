@@ -3,9 +3,15 @@ using Dedup.Core.Paths;
 
 namespace Dedup.Core;
 
-/// <summary>One distinct file in a <see cref="DuplicateGroup"/>: a file identity and all its names found.</summary>
-public sealed class DuplicateFile
+/// <summary>
+/// One distinct file in a <see cref="DuplicateGroup"/>: a file identity and all its names found. A record: two
+/// entries are equal when every property is, <see cref="OtherLinks"/> compared name by name.
+/// </summary>
+public sealed record DuplicateFile
 {
+    private readonly AbsolutePath _path = null!;
+    private readonly IReadOnlyList<AbsolutePath> _otherLinks = [];
+
     internal DuplicateFile(AbsolutePath path, IReadOnlyList<AbsolutePath> otherLinks, FileIdentity identity, long length, int linkCount, DateTime lastWriteTimeUtc)
     {
         Path = path;
@@ -17,22 +23,32 @@ public sealed class DuplicateFile
     }
 
     /// <summary>The file's first name in path order.</summary>
-    public AbsolutePath Path { get; }
+    /// <exception cref="ArgumentNullException">Set to <see langword="null"/>.</exception>
+    public AbsolutePath Path
+    {
+        get => _path;
+        init => _path = value ?? throw new ArgumentNullException(nameof(Path));
+    }
 
     /// <summary>Other names (hard links) of the same file found by the scan, in path order.</summary>
-    public IReadOnlyList<AbsolutePath> OtherLinks { get; }
+    /// <exception cref="ArgumentNullException">Set to <see langword="null"/>.</exception>
+    public IReadOnlyList<AbsolutePath> OtherLinks
+    {
+        get => _otherLinks;
+        init => _otherLinks = value ?? throw new ArgumentNullException(nameof(OtherLinks));
+    }
 
     /// <summary>Device and inode.</summary>
-    public FileIdentity Identity { get; }
+    public FileIdentity Identity { get; init; }
 
     /// <summary>Size in bytes.</summary>
-    public long Length { get; }
+    public long Length { get; init; }
 
     /// <summary>Hard-link count reported by the file system (may exceed the names found).</summary>
-    public int LinkCount { get; }
+    public int LinkCount { get; init; }
 
     /// <summary>Last modification time, UTC, when scanned.</summary>
-    public DateTime LastWriteTimeUtc { get; }
+    public DateTime LastWriteTimeUtc { get; init; }
 
     /// <summary>
     /// Status change time (Unix ctime: moves with every write, chmod, chown, link or rename and cannot be set) when
@@ -40,6 +56,23 @@ public sealed class DuplicateFile
     /// Reports carry it so a later action can tell the file it finds from the one that was compared.
     /// </summary>
     public DateTime LastChangeTimeUtc { get; internal init; }
+
+    /// <summary>Whether both describe the same file the same way: every property equal, <see cref="OtherLinks"/> name by name.</summary>
+    /// <param name="other">The other entry.</param>
+    /// <returns><see langword="true"/> when equal.</returns>
+    public bool Equals(DuplicateFile? other) =>
+        ReferenceEquals(this, other)
+        || (other is not null
+            && Path.Equals(other.Path)
+            && Identity == other.Identity
+            && Length == other.Length
+            && LinkCount == other.LinkCount
+            && LastWriteTimeUtc == other.LastWriteTimeUtc
+            && LastChangeTimeUtc == other.LastChangeTimeUtc
+            && OtherLinks.SequenceEqual(other.OtherLinks));
+
+    /// <inheritdoc />
+    public override int GetHashCode() => HashCode.Combine(Path, Identity, Length, OtherLinks.Count);
 
     /// <inheritdoc />
     public override string ToString() => Path.ToString();

@@ -1,8 +1,16 @@
+using System.Runtime.CompilerServices;
+
 namespace Dedup.Core;
 
-/// <summary>Files whose contents are identical, each distinct file (identity) listed once.</summary>
-public sealed class DuplicateGroup
+/// <summary>
+/// Files whose contents are identical, each distinct file (identity) listed once. A record for its
+/// <c>with</c> copies and init-only properties, but equality is by reference: each group a scan reports is
+/// its own value, and comparing the file lists item by item would cost more than it tells.
+/// </summary>
+public sealed record DuplicateGroup
 {
+    private readonly IReadOnlyList<DuplicateFile> _files = [];
+
     internal DuplicateGroup(long size, IReadOnlyList<DuplicateFile> files, bool verifiedByBytes, Media.ContentMatch match = Media.ContentMatch.WholeFile)
     {
         Size = size;
@@ -15,19 +23,24 @@ public sealed class DuplicateGroup
     /// Length of the content compared: each file's size, or with <see cref="Match"/> =
     /// <see cref="Media.ContentMatch.MediaPayload"/> the payload's length (file sizes then differ).
     /// </summary>
-    public long Size { get; }
+    public long Size { get; init; }
 
     /// <summary>Whether whole files or media payloads (tags ignored) were found equal.</summary>
-    public Media.ContentMatch Match { get; }
+    public Media.ContentMatch Match { get; init; }
 
     /// <summary>The distinct files, at least two, in path order.</summary>
-    public IReadOnlyList<DuplicateFile> Files { get; }
+    /// <exception cref="ArgumentNullException">Set to <see langword="null"/>.</exception>
+    public IReadOnlyList<DuplicateFile> Files
+    {
+        get => _files;
+        init => _files = value ?? throw new ArgumentNullException(nameof(Files));
+    }
 
     /// <summary>
     /// <see langword="true"/> when every byte was compared; <see langword="false"/> when the group was
     /// accepted on 128-bit hash equality because <see cref="DuplicateFinderBuilder.TrustHashes(bool)"/> was set.
     /// </summary>
-    public bool VerifiedByBytes { get; }
+    public bool VerifiedByBytes { get; init; }
 
     /// <summary>
     /// The roots the group was found under, with the identities they had when the scan started (shared by every
@@ -42,4 +55,12 @@ public sealed class DuplicateGroup
     public long WastedBytes => Match == Media.ContentMatch.WholeFile
         ? Size * (Files.Count - 1)
         : Files.Sum(f => f.Length) - Files.Max(f => f.Length);
+
+    /// <summary>Reference equality: <see langword="true"/> only for the same group object.</summary>
+    /// <param name="other">The other group.</param>
+    /// <returns>Whether <paramref name="other"/> is this group.</returns>
+    public bool Equals(DuplicateGroup? other) => ReferenceEquals(this, other);
+
+    /// <inheritdoc />
+    public override int GetHashCode() => RuntimeHelpers.GetHashCode(this);
 }

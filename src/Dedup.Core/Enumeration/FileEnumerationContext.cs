@@ -25,6 +25,12 @@ public sealed class FileEnumerationContext
         _errors = errors;
     }
 
+    /// <summary>
+    /// The scan's name table: the library's enumerator interns the names it finds here, so equal names share one
+    /// string for as long as the scan's paths live, and nothing outlives the scan.
+    /// </summary>
+    internal NameTable Names { get; } = new();
+
     /// <summary>The folders to scan, absolute and without duplicates.</summary>
     public IReadOnlyList<AbsolutePath> Roots { get; }
 

@@ -143,7 +143,7 @@ internal sealed partial class ParallelFileEnumerator
                     return; // A dangling link names no file.
                 }
 
-                ReportErrno(work.Path.Child(chars), errno);
+                ReportErrno(work.Path.Child(chars, context.Names), errno);
                 return;
             }
 
@@ -172,7 +172,7 @@ internal sealed partial class ParallelFileEnumerator
             }
 
             var identity = new FileIdentity(stx.Device, stx.Ino);
-            batch.Add(new ScannedFile(work.Path.ChildFile(chars), (long)stx.Size, identity, (int)stx.NLink, stx.LastWriteTimeUtc) { OwnerId = stx.Uid, LastChangeTimeUtc = stx.ChangeTimeUtc });
+            batch.Add(new ScannedFile(work.Path.ChildFile(chars, context.Names), (long)stx.Size, identity, (int)stx.NLink, stx.LastWriteTimeUtc) { OwnerId = stx.Uid, LastChangeTimeUtc = stx.ChangeTimeUtc });
         }
 
         private bool IsIncluded(string relativeFolder, ReadOnlySpan<char> name)
@@ -198,8 +198,8 @@ internal sealed partial class ParallelFileEnumerator
             }
 
             AbsolutePath child = linkTarget is null
-                ? work.Path.Child(name)
-                : AbsolutePathSymlinkPoint.Create(work.Path, name.ToString(), linkTarget);
+                ? work.Path.Child(name, context.Names)
+                : AbsolutePathSymlinkPoint.Create(work.Path, context.Names.Intern(name), linkTarget);
             Push(new DirectoryWork(child, relative, rootDevice, ancestors, work.ViaSymlink || linkTarget is not null));
         }
 

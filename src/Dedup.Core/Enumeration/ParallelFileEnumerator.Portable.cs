@@ -44,7 +44,7 @@ internal sealed partial class ParallelFileEnumerator
                         var relative = Combine(work.RelativePath, info.Name);
                         if (!context.IsDirectoryExcluded(relative))
                         {
-                            AbsolutePath child = isLink ? AbsolutePathSymlinkPoint.Create(work.Path, info.Name, info.LinkTarget!) : work.Path.Child(info.Name);
+                            AbsolutePath child = isLink ? AbsolutePathSymlinkPoint.Create(work.Path, context.Names.Intern(info.Name), info.LinkTarget!) : work.Path.Child(info.Name, context.Names);
                             Push(new DirectoryWork(child, relative, device, work.Ancestors, work.ViaSymlink || isLink));
                         }
                     }
@@ -52,7 +52,7 @@ internal sealed partial class ParallelFileEnumerator
                         && context.IsFileIncluded(Combine(work.RelativePath, info.Name)))
                     {
                         var identity = new FileIdentity(device, (ulong)Interlocked.Increment(ref s_syntheticIds));
-                        batch.Add(new ScannedFile(work.Path.Child(info.Name), file.Length, identity, 1, file.LastWriteTimeUtc));
+                        batch.Add(new ScannedFile(work.Path.Child(info.Name, context.Names), file.Length, identity, 1, file.LastWriteTimeUtc));
                     }
                 }
             }

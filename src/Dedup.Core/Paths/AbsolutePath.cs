@@ -5,9 +5,9 @@ using Dedup.Core.Pooling;
 namespace Dedup.Core.Paths;
 
 /// <summary>
-/// An absolute file-system path stored as a linked list of nodes (parent + interned name).
-/// Paths that share folders share nodes, names are stored once, and equality and ordering are
-/// decided without building strings. The full path is built on demand.
+/// An absolute file-system path stored as a linked list of nodes (parent + name).
+/// Paths that share folders share nodes, names found by one scan are stored once, and equality and ordering
+/// are decided without building strings. The full path is built on demand.
 /// </summary>
 public class AbsolutePath : IEquatable<AbsolutePath>, IComparable<AbsolutePath>
 {
@@ -15,7 +15,7 @@ public class AbsolutePath : IEquatable<AbsolutePath>, IComparable<AbsolutePath>
 
     private protected AbsolutePath(string name, AbsolutePath? parent)
     {
-        Name = NameTable.Intern(name);
+        Name = name;
         Parent = parent;
         Depth = parent is null ? 0 : parent.Depth + 1;
         _hashCode = parent is null
@@ -101,18 +101,31 @@ public class AbsolutePath : IEquatable<AbsolutePath>, IComparable<AbsolutePath>
         return node;
     }
 
-    /// <summary>Creates the node for an entry inside this folder.</summary>
+    /// <summary>
+    /// Creates the node for an entry inside this folder. The name is kept as given; the library's own enumerator
+    /// shares equal names within a scan, and equality compares names by content either way.
+    /// </summary>
     /// <param name="name">The entry's name (no separators).</param>
     /// <returns>A new node whose parent is this path.</returns>
-    public AbsolutePath Child(ReadOnlySpan<char> name) => new(NameTable.Intern(name), this, nameIsInterned: true);
+    public AbsolutePath Child(ReadOnlySpan<char> name) => new(name.ToString(), this, nameIsInterned: true);
 
-    /// <summary>Creates the node for an entry inside this folder.</summary>
+    /// <summary>
+    /// Creates the node for an entry inside this folder. The name is kept as given; the library's own enumerator
+    /// shares equal names within a scan, and equality compares names by content either way.
+    /// </summary>
     /// <param name="name">The entry's name (no separators).</param>
     /// <returns>A new node whose parent is this path.</returns>
-    public AbsolutePath Child(string name) => new(NameTable.Intern(name), this, nameIsInterned: true);
+    public AbsolutePath Child(string name)
+    {
+        ArgumentNullException.ThrowIfNull(name);
+        return new(name, this, nameIsInterned: true);
+    }
+
+    /// <summary>The node for a folder in this folder, its name interned in the scan's <paramref name="names"/>.</summary>
+    internal AbsolutePath Child(ReadOnlySpan<char> name, NameTable names) => new(names.Intern(name), this, nameIsInterned: true);
 
     /// <summary>The node for a file in this folder; its name is interned only when short (see <see cref="NameTable.InternFileName"/>).</summary>
-    internal AbsolutePath ChildFile(ReadOnlySpan<char> name) => new(NameTable.InternFileName(name), this, nameIsInterned: true);
+    internal AbsolutePath ChildFile(ReadOnlySpan<char> name, NameTable names) => new(names.InternFileName(name), this, nameIsInterned: true);
 
     /// <summary>Whether this path equals <paramref name="ancestor"/> or lies below it.</summary>
     /// <param name="ancestor">The candidate ancestor.</param>
@@ -152,7 +165,7 @@ public class AbsolutePath : IEquatable<AbsolutePath>, IComparable<AbsolutePath>
                 return true;
             }
 
-            // Names are interned, so equal names are almost always the same reference.
+            // Names found by one scan are interned, so equal names are often the same reference.
             if (!ReferenceEquals(a.Name, b.Name) && !string.Equals(a.Name, b.Name, StringComparison.Ordinal))
             {
                 return false;
@@ -252,7 +265,7 @@ public class AbsolutePath : IEquatable<AbsolutePath>, IComparable<AbsolutePath>
     /// <returns>The full path.</returns>
     public override string ToString()
     {
-        using var rented = StringBuilderPool.Shared.RentScoped();
+        using var rented = StringBuilderPool.Shared.RentScope();
         AppendTo(rented.Builder);
         return rented.Builder.ToString();
     }

@@ -7,7 +7,7 @@ namespace Dedup.Core.Paths;
 public sealed class AbsolutePathSymlinkPoint : AbsolutePath
 {
     internal AbsolutePathSymlinkPoint(string name, AbsolutePath parent, string target)
-        : base(NameTable.Intern(name), parent, nameIsInterned: true)
+        : base(name, parent, nameIsInterned: true)
     {
         Target = target;
     }

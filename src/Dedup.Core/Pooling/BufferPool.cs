@@ -41,27 +41,31 @@ public abstract class BufferPool
     public RentedBuffer RentScoped(int minimumLength) => new(this, Rent(minimumLength));
 }
 
-/// <summary>A buffer rented from a <see cref="BufferPool"/>, returned on <see cref="Dispose"/>.</summary>
-public struct RentedBuffer : IDisposable
+/// <summary>
+/// A buffer rented from a <see cref="BufferPool"/>, returned on <see cref="Dispose"/>. An owner object, like
+/// <see cref="IMemoryOwner{T}"/>: every reference to it is the same rental, so disposing it twice, or from two
+/// places, returns the buffer once.
+/// </summary>
+public sealed class RentedBuffer : IDisposable
 {
-    private readonly BufferPool? _pool;
+    private readonly BufferPool _pool;
+    private byte[]? _array;
 
     internal RentedBuffer(BufferPool pool, byte[] array)
     {
         _pool = pool;
-        Array = array;
+        _array = array;
     }
 
-    /// <summary>The rented array (may be longer than requested).</summary>
-    public byte[] Array { get; private set; }
+    /// <summary>The rented array (may be longer than requested); <see langword="null"/> once disposed.</summary>
+    public byte[] Array => _array!;
 
-    /// <summary>Returns the buffer to its pool.</summary>
+    /// <summary>Returns the buffer to its pool; later calls do nothing.</summary>
     public void Dispose()
     {
-        var array = Array;
-        if (array is not null && _pool is not null)
+        var array = Interlocked.Exchange(ref _array, null);
+        if (array is not null)
         {
-            Array = null!;
             _pool.Return(array);
         }
     }

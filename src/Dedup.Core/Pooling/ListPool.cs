@@ -15,8 +15,14 @@ public sealed class ListPool<T>
     private readonly ObjectPool<List<T>> _pool;
 
     private ListPool(int maximumRetained)
+        : this(new DefaultObjectPool<List<T>>(new ListPolicy(), maximumRetained))
     {
-        _pool = new DefaultObjectPool<List<T>>(new ListPolicy(), maximumRetained);
+    }
+
+    // Internal: tests observe rentals and returns through an object pool of their own.
+    internal ListPool(ObjectPool<List<T>> pool)
+    {
+        _pool = pool;
     }
 
     /// <summary>The process-wide pool (keeps up to 2 × processors lists, at least 32).</summary>
@@ -55,28 +61,31 @@ public sealed class ListPool<T>
     }
 }
 
-/// <summary>A list rented from a <see cref="ListPool{T}"/>, returned on <see cref="Dispose"/>.</summary>
+/// <summary>
+/// A list rented from a <see cref="ListPool{T}"/>, returned on <see cref="Dispose"/>. An owner object: every
+/// reference to it is the same rental, so disposing it twice, or from two places, returns the list once.
+/// </summary>
 /// <typeparam name="T">The element type.</typeparam>
-public struct PooledList<T> : IDisposable
+public sealed class PooledList<T> : IDisposable
 {
-    private readonly ListPool<T>? _pool;
+    private readonly ListPool<T> _pool;
+    private List<T>? _list;
 
     internal PooledList(ListPool<T> pool, List<T> list)
     {
         _pool = pool;
-        List = list;
+        _list = list;
     }
 
-    /// <summary>The rented list.</summary>
-    public List<T> List { get; private set; }
+    /// <summary>The rented list; <see langword="null"/> once disposed.</summary>
+    public List<T> List => _list!;
 
-    /// <summary>Returns the list to its pool.</summary>
+    /// <summary>Returns the list to its pool; later calls do nothing.</summary>
     public void Dispose()
     {
-        var list = List;
-        if (list is not null && _pool is not null)
+        var list = Interlocked.Exchange(ref _list, null);
+        if (list is not null)
         {
-            List = null!;
             _pool.Return(list);
         }
     }

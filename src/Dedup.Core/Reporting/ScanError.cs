@@ -24,30 +24,44 @@ public enum ScanErrorKind
     InvalidName,
 }
 
-/// <summary>A problem with one path; the scan reports it and goes on.</summary>
-public sealed class ScanError
+/// <summary>
+/// A problem with one path; the scan reports it and goes on. A record: two errors are equal when path, kind and
+/// message are.
+/// </summary>
+public sealed record ScanError
 {
+    private readonly string _path = string.Empty;
+    private readonly string _message = string.Empty;
+
     /// <summary>Creates an error record.</summary>
     /// <param name="path">The absolute path concerned.</param>
     /// <param name="kind">The kind of problem.</param>
     /// <param name="message">A human-readable reason.</param>
     public ScanError(string path, ScanErrorKind kind, string message)
     {
-        ArgumentNullException.ThrowIfNull(path);
-        ArgumentNullException.ThrowIfNull(message);
         Path = path;
         Kind = kind;
         Message = message;
     }
 
     /// <summary>The absolute path concerned, exactly (escape it with <see cref="PathText.Escape"/> to show it).</summary>
-    public string Path { get; }
+    /// <exception cref="ArgumentNullException">Set to <see langword="null"/>.</exception>
+    public string Path
+    {
+        get => _path;
+        init => _path = value ?? throw new ArgumentNullException(nameof(Path));
+    }
 
     /// <summary>The kind of problem.</summary>
-    public ScanErrorKind Kind { get; }
+    public ScanErrorKind Kind { get; init; }
 
     /// <summary>A human-readable reason, such as <c>Permission denied</c>.</summary>
-    public string Message { get; }
+    /// <exception cref="ArgumentNullException">Set to <see langword="null"/>.</exception>
+    public string Message
+    {
+        get => _message;
+        init => _message = value ?? throw new ArgumentNullException(nameof(Message));
+    }
 
     /// <summary>The path and the message, for people: the path escaped with <see cref="PathText.Escape"/>, the message with <see cref="PathText.EscapeMessage"/>.</summary>
     /// <returns>Such as <c>/data/x: Permission denied</c>.</returns>

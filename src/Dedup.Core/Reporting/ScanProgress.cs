@@ -13,10 +13,24 @@ public enum ScanPhase
     Completed,
 }
 
-/// <summary>A snapshot of a running scan, reported through <see cref="IProgress{T}"/>.</summary>
-/// <param name="Phase">The current stage.</param>
-/// <param name="FilesScanned">Regular files found so far.</param>
-/// <param name="BytesRead">Bytes read from files so far.</param>
-/// <param name="GroupsFound">Duplicate groups confirmed so far.</param>
-/// <param name="Errors">Errors reported so far.</param>
-public readonly record struct ScanProgress(ScanPhase Phase, long FilesScanned, long BytesRead, int GroupsFound, int Errors);
+/// <summary>
+/// A snapshot of a running scan, reported through <see cref="IProgress{T}"/>. Not positional (no
+/// <c>Deconstruct</c>), so counters can be added without breaking callers; read the properties by name.
+/// </summary>
+public readonly record struct ScanProgress
+{
+    /// <summary>The current stage.</summary>
+    public ScanPhase Phase { get; init; }
+
+    /// <summary>Regular files found so far.</summary>
+    public long FilesScanned { get; init; }
+
+    /// <summary>Bytes read from files so far.</summary>
+    public long BytesRead { get; init; }
+
+    /// <summary>Duplicate groups confirmed so far.</summary>
+    public int GroupsFound { get; init; }
+
+    /// <summary>Errors reported so far.</summary>
+    public int Errors { get; init; }
+}

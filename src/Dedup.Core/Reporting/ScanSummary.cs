@@ -1,37 +1,36 @@
 namespace Dedup.Core.Reporting;
 
-/// <summary>The totals of a completed scan.</summary>
-public sealed class ScanSummary
+/// <summary>
+/// The totals of a completed scan. A record: equal when every total is equal and <see cref="Errors"/> is the same
+/// list (a list inside a record compares by reference, not by its items).
+/// </summary>
+public sealed record ScanSummary
 {
-    internal ScanSummary(long filesScanned, long bytesRead, int groups, long duplicateFiles, long wastedBytes, IReadOnlyList<ScanError> errors, TimeSpan elapsed)
-    {
-        FilesScanned = filesScanned;
-        BytesRead = bytesRead;
-        Groups = groups;
-        DuplicateFiles = duplicateFiles;
-        WastedBytes = wastedBytes;
-        Errors = errors;
-        Elapsed = elapsed;
-    }
+    private readonly IReadOnlyList<ScanError> _errors = [];
 
     /// <summary>Regular files found by the enumerator (each name counted once).</summary>
-    public long FilesScanned { get; }
+    public required long FilesScanned { get; init; }
 
     /// <summary>Bytes read from file contents.</summary>
-    public long BytesRead { get; }
+    public required long BytesRead { get; init; }
 
     /// <summary>Duplicate groups reported.</summary>
-    public int Groups { get; }
+    public required int Groups { get; init; }
 
     /// <summary>Files in all groups beyond the first of each group.</summary>
-    public long DuplicateFiles { get; }
+    public required long DuplicateFiles { get; init; }
 
     /// <summary>Bytes that removing all but one file of each group would free.</summary>
-    public long WastedBytes { get; }
+    public required long WastedBytes { get; init; }
 
     /// <summary>Paths that could not be read or changed during the scan, with reasons.</summary>
-    public IReadOnlyList<ScanError> Errors { get; }
+    /// <exception cref="ArgumentNullException">Set to <see langword="null"/>.</exception>
+    public required IReadOnlyList<ScanError> Errors
+    {
+        get => _errors;
+        init => _errors = value ?? throw new ArgumentNullException(nameof(Errors));
+    }
 
     /// <summary>Wall time of the scan.</summary>
-    public TimeSpan Elapsed { get; }
+    public required TimeSpan Elapsed { get; init; }
 }

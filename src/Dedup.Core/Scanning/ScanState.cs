@@ -97,8 +97,17 @@ internal sealed class ScanState
 
     public void ReportError(string path, ScanErrorKind kind, string message) => Errors.Enqueue(new ScanError(path, kind, message));
 
-    public ScanProgress Snapshot() => new(Phase, FilesScanned, BytesRead, Groups, Errors.Count);
+    public ScanProgress Snapshot() =>
+        new() { Phase = Phase, FilesScanned = FilesScanned, BytesRead = BytesRead, GroupsFound = Groups, Errors = Errors.Count };
 
-    public ScanSummary ToSummary(TimeSpan elapsed) =>
-        new(FilesScanned, BytesRead, Groups, Volatile.Read(ref _duplicateFiles), Volatile.Read(ref _wastedBytes), Errors.ToArray(), elapsed);
+    public ScanSummary ToSummary(TimeSpan elapsed) => new()
+    {
+        FilesScanned = FilesScanned,
+        BytesRead = BytesRead,
+        Groups = Groups,
+        DuplicateFiles = Volatile.Read(ref _duplicateFiles),
+        WastedBytes = Volatile.Read(ref _wastedBytes),
+        Errors = Errors.ToArray(),
+        Elapsed = elapsed,
+    };
 }

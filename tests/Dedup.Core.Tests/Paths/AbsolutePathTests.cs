@@ -205,16 +205,44 @@ public sealed class AbsolutePathTests
     }
 
     [Fact]
-    public void Equal_names_share_one_string()
+    public async Task Equal_names_found_by_one_scan_share_one_string()
+    {
+        using var tree = new TempTree();
+        tree.Write("a/sub/same.txt", "same content");
+        tree.Write("b/sub/same.txt", "same content");
+
+        var (groups, _) = await Scan.RunAsync(b => b.AddRoot(tree.Root));
+
+        var files = Assert.Single(groups).Files;
+        Assert.Equal(2, files.Count);
+        Assert.Same(files[0].Path.Name, files[1].Path.Name);
+        Assert.Same(files[0].Path.Parent!.Name, files[1].Path.Parent!.Name);
+    }
+
+    [Fact]
+    public void A_name_table_interns_within_itself_only_and_paths_outside_a_scan_keep_their_names()
     {
         var name = "name-" + Guid.NewGuid().ToString("N");
-        var a = AbsolutePath.Parse("/x/" + name);
-        var b = AbsolutePath.Parse("/y/z/" + new string(name.ToCharArray()));
-        var c = AbsolutePath.Parse("/q").Child(name.ToCharArray().AsSpan());
+        var names = new NameTable();
+        var other = new NameTable();
+        var a = AbsolutePath.Parse("/x").Child(name.AsSpan(), names);
+        var b = AbsolutePath.Parse("/y/z").Child(new string(name.ToCharArray()).AsSpan(), names);
 
         Assert.Same(a.Name, b.Name);
-        Assert.Same(a.Name, c.Name);
-        Assert.Same(AbsolutePath.Parse("/one/x").Parent!.Name, AbsolutePath.Parse("/one/y").Parent!.Name);
+        Assert.NotSame(a.Name, AbsolutePath.Parse("/x").Child(name.AsSpan(), other).Name);
+        Assert.Equal(1, names.Count);
+
+        // Long file names are only looked up: a new one is not kept, a folder's name already seen is shared.
+        var longName = new string('n', NameTable.ShortNameLength + 1);
+        Assert.NotSame(names.InternFileName(longName), names.InternFileName(longName));
+        var folder = names.Intern(longName);
+        Assert.Same(folder, names.InternFileName(new string('n', NameTable.ShortNameLength + 1)));
+
+        // Outside a scan names are not interned, and equality compares them by content.
+        var parsed = AbsolutePath.Parse("/x/" + name);
+        Assert.Equal(a, parsed);
+        Assert.Equal(a.GetHashCode(), parsed.GetHashCode());
+        Assert.Equal(parsed, AbsolutePath.Parse("/x").Child(new string(name.ToCharArray())));
     }
 
     [Fact]

@@ -1,9 +1,11 @@
+using System.Text;
 using Dedup.Core.Pooling;
+using Microsoft.Extensions.ObjectPool;
 using Xunit;
 
 namespace Dedup.Core.Tests.Pooling;
 
-/// <summary>The pools hand out clean objects, take them back, drop oversized ones, and the scoped wrappers return exactly once.</summary>
+/// <summary>The pools hand out clean objects, take them back, drop oversized ones, and the scoped owners return exactly once, however many references dispose them.</summary>
 public sealed class PoolTests
 {
     [Fact]
@@ -60,7 +62,6 @@ public sealed class PoolTests
         scoped.Dispose();
         Assert.Null(scoped.List);
         scoped.Dispose();
-        default(PooledList<Marker>).Dispose();
         var first = pool.Rent();
         var second = pool.Rent();
 
@@ -117,7 +118,6 @@ public sealed class PoolTests
         scoped.Dispose();
         Assert.Null(scoped.Builder);
         scoped.Dispose();
-        default(PooledStringBuilder).Dispose();
 
         // Back in the pool, emptied, and once only: a second dispose must not hand the same builder out twice.
         var again = pool.Rent();
@@ -161,7 +161,6 @@ public sealed class PoolTests
         scoped.Dispose();
         Assert.Null(scoped.Array);
         scoped.Dispose();
-        default(RentedBuffer).Dispose();
         var first = pool.Rent(5000);
         var second = pool.Rent(5000);
 
@@ -177,6 +176,114 @@ public sealed class PoolTests
         var largest = BufferPool.Shared.Rent(BufferPool.MaxPooledLength);
         Assert.True(largest.Length >= BufferPool.MaxPooledLength);
         BufferPool.Shared.Return(largest);
+    }
+
+    [Fact]
+    public void A_scoped_buffer_disposed_through_a_copy_and_the_original_goes_back_once()
+    {
+        var pool = new CountingBufferPool();
+        var scoped = pool.RentScoped(100);
+        var copy = scoped;
+        IDisposable boxed = scoped;
+
+        copy.Dispose();
+        scoped.Dispose();
+        boxed.Dispose();
+
+        Assert.Equal(1, pool.Returns);
+        Assert.Null(scoped.Array);
+    }
+
+    [Fact]
+    public void A_scoped_list_disposed_through_a_copy_and_the_original_goes_back_once()
+    {
+        var counting = new CountingObjectPool<List<Marker>>(() => []);
+        var pool = new ListPool<Marker>(counting);
+        var scoped = pool.RentScoped();
+        var list = scoped.List;
+        var copy = scoped;
+
+        copy.Dispose();
+        scoped.Dispose();
+
+        Assert.Equal(1, counting.Gets);
+        Assert.Equal([list], counting.Returned);
+        Assert.Null(copy.List);
+    }
+
+    [Fact]
+    public void A_scoped_builder_disposed_through_a_copy_and_the_original_goes_back_once()
+    {
+        var counting = new CountingObjectPool<StringBuilder>(() => new StringBuilder());
+        var pool = new StringBuilderPool(counting);
+        var scoped = pool.RentScoped();
+        var builder = scoped.Builder;
+        var copy = scoped;
+
+        copy.Dispose();
+        scoped.Dispose();
+
+        Assert.Equal([builder], counting.Returned);
+        Assert.Null(scoped.Builder);
+    }
+
+    [Fact]
+    public void Disposing_one_rental_from_many_threads_at_once_returns_it_once()
+    {
+        var counting = new CountingObjectPool<List<Marker>>(() => []);
+        var pool = new ListPool<Marker>(counting);
+        for (var round = 0; round < 100; round++)
+        {
+            var scoped = pool.RentScoped();
+            using var start = new Barrier(4);
+            var threads = Enumerable.Range(0, 4).Select(_ => new Thread(() =>
+            {
+                start.SignalAndWait();
+                scoped.Dispose();
+            })).ToArray();
+            Array.ForEach(threads, t => t.Start());
+            Array.ForEach(threads, t => t.Join());
+        }
+
+        Assert.Equal(100, counting.Gets);
+        Assert.Equal(100, counting.Returned.Count);
+    }
+
+    private sealed class CountingBufferPool : BufferPool
+    {
+        public int Returns { get; private set; }
+
+        public override byte[] Rent(int minimumLength) => new byte[minimumLength];
+
+        public override void Return(byte[] buffer) => Returns++;
+    }
+
+    private sealed class CountingObjectPool<TItem>(Func<TItem> create) : ObjectPool<TItem>
+        where TItem : class
+    {
+        private readonly object _gate = new();
+
+        public int Gets { get; private set; }
+
+        public List<TItem> Returned { get; } = [];
+
+        public override TItem Get()
+        {
+            lock (_gate)
+            {
+                Gets++;
+            }
+
+            return create();
+        }
+
+        public override void Return(TItem obj)
+        {
+            lock (_gate)
+            {
+                Returned.Add(obj);
+            }
+        }
     }
 
     private sealed record Marker(int Value);
