@@ -8,23 +8,28 @@ namespace Dedup.Core;
 /// Actions on the scan's duplicates open the root, check it is still that folder, and reach each file from it
 /// without following a symbolic link; reports carry the roots so that actions taken from them can do the same.
 /// </summary>
-public sealed class ScanRoot
+public sealed record ScanRoot
 {
+    private readonly AbsolutePath _path = null!;
+
     /// <summary>Creates a root record (for example from a report).</summary>
     /// <param name="path">The root folder as given to the scan.</param>
     /// <param name="identity">The identity the folder had when it was scanned.</param>
     public ScanRoot(AbsolutePath path, FileIdentity identity)
     {
-        ArgumentNullException.ThrowIfNull(path);
         Path = path;
         Identity = identity;
     }
 
     /// <summary>The root folder as given to the scan (it may itself be reached through a symbolic link).</summary>
-    public AbsolutePath Path { get; }
+    public AbsolutePath Path
+    {
+        get => _path;
+        init => _path = value ?? throw new ArgumentNullException(nameof(value));
+    }
 
     /// <summary>The folder's device and inode when the scan started; the default value where the platform records none.</summary>
-    public FileIdentity Identity { get; }
+    public FileIdentity Identity { get; init; }
 
     /// <inheritdoc />
     public override string ToString() => $"{Path} ({Identity})";
@@ -33,7 +38,7 @@ public sealed class ScanRoot
     internal static ScanRoot Capture(AbsolutePath path)
     {
         if (OperatingSystem.IsLinux()
-            && Interop.LinkNative.Statx(Interop.LinkNative.AT_FDCWD, path.ToString(), 0, Interop.LinkNative.STATX_BASIC_STATS, out var status) == 0
+            && Interop.Libc.Statx(Interop.Libc.AT_FDCWD, path.ToString(), 0, Interop.Libc.STATX_BASIC_STATS, out var status) == 0
             && status.IsDirectory)
         {
             return new ScanRoot(path, new FileIdentity(status.Device, status.Ino));

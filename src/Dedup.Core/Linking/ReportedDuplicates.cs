@@ -91,10 +91,10 @@ public static class ReportedDuplicates
             return problem;
         }
 
-        var errno = LinkNative.LStatAt(folder.Fd, file.Path.Name, out status);
+        var errno = Libc.LStatAt(folder.Fd, file.Path.Name, out status);
         if (errno != 0)
         {
-            return LinkNative.Message(errno);
+            return Libc.Message(errno);
         }
 
         if (!status.IsRegularFile)
@@ -124,8 +124,10 @@ public static class ReportedDuplicates
 }
 
 /// <summary>One name of a file as an earlier report listed it, with the identity the report recorded.</summary>
-public sealed class ReportedFile
+public sealed record ReportedFile
 {
+    private readonly AbsolutePath _path = null!;
+
     /// <summary>Creates a reported name.</summary>
     /// <param name="path">The name as reported.</param>
     /// <param name="identity">The file's device and inode when reported.</param>
@@ -134,7 +136,6 @@ public sealed class ReportedFile
     /// <param name="lastChangeTimeUtc">The change time (ctime) when reported, to 100 ns; <see cref="DateTime.MinValue"/> when not recorded.</param>
     public ReportedFile(AbsolutePath path, FileIdentity identity, long length, DateTime lastWriteTimeUtc, DateTime lastChangeTimeUtc)
     {
-        ArgumentNullException.ThrowIfNull(path);
         Path = path;
         Identity = identity;
         Length = length;
@@ -143,19 +144,23 @@ public sealed class ReportedFile
     }
 
     /// <summary>The name as reported.</summary>
-    public AbsolutePath Path { get; }
+    public AbsolutePath Path
+    {
+        get => _path;
+        init => _path = value ?? throw new ArgumentNullException(nameof(value));
+    }
 
     /// <summary>The file's device and inode when reported.</summary>
-    public FileIdentity Identity { get; }
+    public FileIdentity Identity { get; init; }
 
     /// <summary>The file's size when reported.</summary>
-    public long Length { get; }
+    public long Length { get; init; }
 
     /// <summary>The modification time when reported, UTC.</summary>
-    public DateTime LastWriteTimeUtc { get; }
+    public DateTime LastWriteTimeUtc { get; init; }
 
     /// <summary>The change time when reported, UTC; <see cref="DateTime.MinValue"/> when not recorded.</summary>
-    public DateTime LastChangeTimeUtc { get; }
+    public DateTime LastChangeTimeUtc { get; init; }
 
     /// <inheritdoc />
     public override string ToString() => $"{Path} ({Identity})";

@@ -270,7 +270,7 @@ public sealed class LinkerTests
     /// <summary>The file as a report made now would list it (under <paramref name="name"/> when given).</summary>
     private static ReportedFile Reported(string path, string? name = null)
     {
-        Assert.Equal(0, LinkNative.LStat(path, out var status));
+        Assert.Equal(0, Libc.LStat(path, out var status));
         return new ReportedFile(AbsolutePath.Parse(name ?? path), new FileIdentity(status.Device, status.Ino), (long)status.Size, status.LastWriteTimeUtc, status.ChangeTimeUtc);
     }
 }

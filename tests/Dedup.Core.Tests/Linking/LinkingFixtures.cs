@@ -200,7 +200,7 @@ internal static unsafe partial class TestNative
         return status.Device;
     }
 
-    public static int FileStatusOf(string path, out Dedup.Core.Interop.StatxBuffer status) => LinkNative.LStat(path, out status);
+    public static int FileStatusOf(string path, out Dedup.Core.Interop.StatxBuffer status) => Libc.LStat(path, out status);
 
     [LibraryImport("libc", EntryPoint = "lsetxattr", SetLastError = true, StringMarshalling = StringMarshalling.Utf8)]
     private static partial int LSetXattr(string path, string name, byte[] value, nuint size, int flags);

@@ -174,7 +174,7 @@ public sealed class PortableApplyTests
         using var tree = new LinkTree();
         var a = tree.Write("a.bin", Content);
         var b = tree.PathOf("b.bin");
-        Assert.Equal(0, LinkNative.LinkAt(LinkNative.AT_FDCWD, a, LinkNative.AT_FDCWD, b, 0));
+        Assert.Equal(0, Libc.LinkAt(Libc.AT_FDCWD, a, Libc.AT_FDCWD, b, 0));
         var trash = new StandInTrash(tree);
 
         await AssertSkippedAsync(

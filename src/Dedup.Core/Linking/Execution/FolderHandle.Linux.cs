@@ -39,13 +39,13 @@ internal sealed class FolderHandle : IDisposable
         int errno;
         if (followLast)
         {
-            resolved = LinkNative.RealPathOf(path, out errno);
+            resolved = Libc.RealPathOf(path, out errno);
         }
         else
         {
             var parent = System.IO.Path.GetDirectoryName(path);
             var name = System.IO.Path.GetFileName(path);
-            resolved = parent is null || name.Length == 0 ? LinkNative.RealPathOf(path, out errno) : LinkNative.RealPathOf(parent, out errno);
+            resolved = parent is null || name.Length == 0 ? Libc.RealPathOf(path, out errno) : Libc.RealPathOf(parent, out errno);
             if (resolved is not null && parent is not null && name.Length > 0)
             {
                 resolved = System.IO.Path.Join(resolved, name);
@@ -54,26 +54,26 @@ internal sealed class FolderHandle : IDisposable
 
         if (resolved is null)
         {
-            problem = LinkNative.Message(errno);
+            problem = Libc.Message(errno);
             return null;
         }
 
         var fd = Walk(resolved, out errno);
         if (fd < 0)
         {
-            problem = $"changed while being opened (at {PathText.Escape(resolved)}: {LinkNative.Message(errno)})";
+            problem = $"changed while being opened (at {PathText.Escape(resolved)}: {Libc.Message(errno)})";
             return null;
         }
 
         var handle = new FolderHandle(fd, path);
         // Each errno is read right after its call: close() in Dispose resets it (a "…: Success" message otherwise).
-        var lookupErrno = LinkNative.Statx(LinkNative.AT_FDCWD, path, followLast ? 0 : LinkNative.AT_SYMLINK_NOFOLLOW, LinkNative.STATX_BASIC_STATS, out var named) == 0 ? 0 : LinkNative.LastErrno;
+        var lookupErrno = Libc.Statx(Libc.AT_FDCWD, path, followLast ? 0 : Libc.AT_SYMLINK_NOFOLLOW, Libc.STATX_BASIC_STATS, out var named) == 0 ? 0 : Libc.LastErrno;
         StatxBuffer opened = default;
-        var openErrno = lookupErrno != 0 ? 0 : LinkNative.FStat(fd, out opened);
+        var openErrno = lookupErrno != 0 ? 0 : Libc.FStat(fd, out opened);
         if (lookupErrno != 0 || openErrno != 0 || !SameFile(opened, named))
         {
             handle.Dispose();
-            problem = lookupErrno != 0 || openErrno != 0 ? LinkNative.Message(lookupErrno != 0 ? lookupErrno : openErrno) : "was replaced while being opened";
+            problem = lookupErrno != 0 || openErrno != 0 ? Libc.Message(lookupErrno != 0 ? lookupErrno : openErrno) : "was replaced while being opened";
             return null;
         }
 
@@ -104,7 +104,7 @@ internal sealed class FolderHandle : IDisposable
             return null;
         }
 
-        if (root.Identity != default && (LinkNative.FStat(handle.Fd, out var opened) != 0 || opened.Device != root.Identity.Device || opened.Ino != root.Identity.FileId))
+        if (root.Identity != default && (Libc.FStat(handle.Fd, out var opened) != 0 || opened.Device != root.Identity.Device || opened.Ino != root.Identity.FileId))
         {
             handle.Dispose();
             problem = $"scanned root {PathText.Escape(rootPath)} is no longer the folder that was scanned (another device or inode)";
@@ -138,15 +138,15 @@ internal sealed class FolderHandle : IDisposable
     /// <summary>Opens the sub-folder <paramref name="name"/> without following a symbolic link in its place.</summary>
     public FolderHandle? TryOpenChild(string name, out string problem)
     {
-        var fd = LinkNative.OpenAt(Fd, name, Interop.Libc.O_PATH | LinkNative.O_DIRECTORY | LinkNative.O_NOFOLLOW | LinkNative.O_CLOEXEC, 0);
+        var fd = Libc.OpenAt(Fd, name, Interop.Libc.O_PATH | Libc.O_DIRECTORY | Libc.O_NOFOLLOW | Libc.O_CLOEXEC, 0);
         if (fd < 0)
         {
-            var errno = LinkNative.LastErrno;
+            var errno = Libc.LastErrno;
 
             // O_NOFOLLOW|O_DIRECTORY on a symbolic link fails with ELOOP or ENOTDIR: say which it is.
-            problem = LinkNative.LStatAt(Fd, name, out var status) == 0 && status.IsSymbolicLink
+            problem = Libc.LStatAt(Fd, name, out var status) == 0 && status.IsSymbolicLink
                 ? "is a symbolic link (actions never follow links below a scanned root)"
-                : LinkNative.Message(errno);
+                : Libc.Message(errno);
             return null;
         }
 
@@ -160,7 +160,7 @@ internal sealed class FolderHandle : IDisposable
     {
         if (_fd >= 0)
         {
-            _ = LinkNative.Close(_fd);
+            _ = Libc.Close(_fd);
             _fd = -1;
         }
     }
@@ -168,20 +168,20 @@ internal sealed class FolderHandle : IDisposable
     /// <summary>Opens an absolute, already resolved path one component at a time, never following a link; -1 and the errno on failure.</summary>
     private static int Walk(string resolved, out int errno)
     {
-        const int PathFlags = Interop.Libc.O_PATH | LinkNative.O_CLOEXEC;
-        var fd = LinkNative.OpenAt(LinkNative.AT_FDCWD, "/", PathFlags | LinkNative.O_DIRECTORY, 0);
+        const int PathFlags = Interop.Libc.O_PATH | Libc.O_CLOEXEC;
+        var fd = Libc.OpenAt(Libc.AT_FDCWD, "/", PathFlags | Libc.O_DIRECTORY, 0);
         if (fd < 0)
         {
-            errno = LinkNative.LastErrno;
+            errno = Libc.LastErrno;
             return -1;
         }
 
         foreach (var component in resolved.Split('/', StringSplitOptions.RemoveEmptyEntries))
         {
             // realpath gives no "." or ".." components; a name that became a symbolic link fails with ENOTDIR or ELOOP.
-            var next = LinkNative.OpenAt(fd, component, PathFlags | LinkNative.O_DIRECTORY | LinkNative.O_NOFOLLOW, 0);
-            errno = next < 0 ? LinkNative.LastErrno : 0;
-            _ = LinkNative.Close(fd);
+            var next = Libc.OpenAt(fd, component, PathFlags | Libc.O_DIRECTORY | Libc.O_NOFOLLOW, 0);
+            errno = next < 0 ? Libc.LastErrno : 0;
+            _ = Libc.Close(fd);
             if (next < 0)
             {
                 return -1;

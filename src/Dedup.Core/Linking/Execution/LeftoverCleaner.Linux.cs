@@ -61,7 +61,7 @@ internal static class LeftoverCleaner
             return $"folder {problem}; left alone";
         }
 
-        if (LinkNative.LStatAt(folder.Fd, name, out var status) != 0)
+        if (Libc.LStatAt(folder.Fd, name, out var status) != 0)
         {
             return string.Empty;
         }
@@ -80,14 +80,14 @@ internal static class LeftoverCleaner
             return "not a regular file; left alone";
         }
 
-        var fd = LinkNative.OpenAt(folder.Fd, name, LinkNative.O_RDONLY | LinkNative.O_NOFOLLOW | LinkNative.O_NONBLOCK | LinkNative.O_CLOEXEC, 0);
+        var fd = Libc.OpenAt(folder.Fd, name, Libc.O_RDONLY | Libc.O_NOFOLLOW | Libc.O_NONBLOCK | Libc.O_CLOEXEC, 0);
         if (fd < 0)
         {
-            return $"cannot be opened ({LinkNative.Message(LinkNative.LastErrno)}); left alone";
+            return $"cannot be opened ({Libc.Message(Libc.LastErrno)}); left alone";
         }
 
         using var leftover = new SafeFileHandle(fd, ownsHandle: true);
-        if (LinkNative.FStat(fd, out var opened) != 0 || !FolderHandle.SameFile(opened, status))
+        if (Libc.FStat(fd, out var opened) != 0 || !FolderHandle.SameFile(opened, status))
         {
             return "changed while being checked; left alone";
         }
@@ -112,14 +112,14 @@ internal static class LeftoverCleaner
             return false;
         }
 
-        var fd = LinkNative.OpenAt(folder.Fd, kept.Path.Name, LinkNative.O_RDONLY | LinkNative.O_NOFOLLOW | LinkNative.O_NONBLOCK | LinkNative.O_CLOEXEC, 0);
+        var fd = Libc.OpenAt(folder.Fd, kept.Path.Name, Libc.O_RDONLY | Libc.O_NOFOLLOW | Libc.O_NONBLOCK | Libc.O_CLOEXEC, 0);
         if (fd < 0)
         {
             return false;
         }
 
         using var keptHandle = new SafeFileHandle(fd, ownsHandle: true);
-        if (LinkNative.FStat(fd, out var status) != 0 || status.Device != kept.Identity.Device || status.Ino != kept.Identity.FileId || !status.IsRegularFile)
+        if (Libc.FStat(fd, out var status) != 0 || status.Device != kept.Identity.Device || status.Ino != kept.Identity.FileId || !status.IsRegularFile)
         {
             return false;
         }
@@ -143,13 +143,13 @@ internal static class LeftoverCleaner
     /// <summary>Unlinks the name if it still is the file that was checked (same inode, same change time).</summary>
     private static string? Unlink(FolderHandle folder, string name, in StatxBuffer checkedStatus)
     {
-        if (LinkNative.LStatAt(folder.Fd, name, out var now) != 0 || !FolderHandle.SameFile(now, checkedStatus)
+        if (Libc.LStatAt(folder.Fd, name, out var now) != 0 || !FolderHandle.SameFile(now, checkedStatus)
             || now.CtimeSec != checkedStatus.CtimeSec || now.CtimeNsec != checkedStatus.CtimeNsec)
         {
             return "changed while being checked; left alone";
         }
 
-        return LinkNative.UnlinkAt(folder.Fd, name, 0) == 0 ? null : $"cannot be removed ({LinkNative.Message(LinkNative.LastErrno)})";
+        return Libc.UnlinkAt(folder.Fd, name, 0) == 0 ? null : $"cannot be removed ({Libc.Message(Libc.LastErrno)})";
     }
 
     private static unsafe string? ReadLink(int dirfd, string name)

@@ -92,10 +92,10 @@ internal sealed class LinkContext : IDisposable
     /// <summary>The kept file must still be the scanned file (identity, size, modification time) with the change time of the first check.</summary>
     public void CheckKeptUnchanged()
     {
-        var errno = LinkNative.LStatAt(KeptFolderFd, KeptName, out var status);
+        var errno = Libc.LStatAt(KeptFolderFd, KeptName, out var status);
         if (errno != 0)
         {
-            throw ActionStoppedException.Skip($"kept file {PathText.Escape(KeptPath)}: {LinkNative.Message(errno)}; nothing done");
+            throw ActionStoppedException.Skip($"kept file {PathText.Escape(KeptPath)}: {Libc.Message(errno)}; nothing done");
         }
 
         // No fstat of KeptHandle as well: it was checked at open to be this inode, whose size and times the name just gave.
@@ -117,10 +117,10 @@ internal sealed class LinkContext : IDisposable
     /// <summary>The duplicate's name must still lead to the scanned file, with the change time of the first check.</summary>
     public void CheckDuplicateUnchanged()
     {
-        var errno = LinkNative.LStatAt(FolderFd, DuplicateName, out var status);
+        var errno = Libc.LStatAt(FolderFd, DuplicateName, out var status);
         if (errno != 0)
         {
-            throw ActionStoppedException.Skip($"duplicate {LinkNative.Message(errno)}; left untouched");
+            throw ActionStoppedException.Skip($"duplicate {Libc.Message(errno)}; left untouched");
         }
 
         var change = Describe(status, Action.Duplicate);
@@ -181,12 +181,12 @@ internal sealed class LinkContext : IDisposable
     {
         CheckKeptUnchanged();
         var links = _keptLinks;
-        if (LinkNative.LinkAt(KeptFolderFd, KeptName, FolderFd, temporary, 0) != 0)
+        if (Libc.LinkAt(KeptFolderFd, KeptName, FolderFd, temporary, 0) != 0)
         {
-            return LinkNative.LastErrno;
+            return Libc.LastErrno;
         }
 
-        LinkedKept = LinkNative.LStatAt(FolderFd, temporary, out var linked) == 0 && Describe(linked, Action.Kept) is null;
+        LinkedKept = Libc.LStatAt(FolderFd, temporary, out var linked) == 0 && Describe(linked, Action.Kept) is null;
         if (LinkedKept && linked.NLink == links + 1)
         {
             _keptChanged = (linked.CtimeSec, linked.CtimeNsec);
@@ -207,7 +207,7 @@ internal sealed class LinkContext : IDisposable
         var errno = create(temporary);
         if (errno != 0)
         {
-            if (errno != LinkNative.EEXIST)
+            if (errno != Libc.EEXIST)
             {
                 RemoveQuietly(temporary); // a partial replacement of ours; EEXIST means the name was never ours
             }
@@ -222,10 +222,10 @@ internal sealed class LinkContext : IDisposable
             CheckKeptUnchanged();
             CheckDuplicateUnchanged();
             Faults?.AfterLastCheck?.Invoke(DuplicatePath);
-            if (LinkNative.RenameAt2(FolderFd, temporary, FolderFd, DuplicateName, 0) != 0)
+            if (Libc.RenameAt2(FolderFd, temporary, FolderFd, DuplicateName, 0) != 0)
             {
-                errno = LinkNative.LastErrno;
-                throw ActionStoppedException.Fail($"cannot rename the replacement over the duplicate: {LinkNative.Message(errno)}; duplicate unchanged");
+                errno = Libc.LastErrno;
+                throw ActionStoppedException.Fail($"cannot rename the replacement over the duplicate: {Libc.Message(errno)}; duplicate unchanged");
             }
         }
         catch
@@ -292,24 +292,24 @@ internal sealed class LinkContext : IDisposable
     {
         if (TemporaryFiles.IsTemporaryName(temporary) && _folder is not null)
         {
-            _ = LinkNative.UnlinkAt(_folder.Fd, temporary, 0);
+            _ = Libc.UnlinkAt(_folder.Fd, temporary, 0);
         }
     }
 
     /// <summary>Opens <paramref name="name"/> in the folder <paramref name="dirfd"/> without following a link and checks the open file.</summary>
     private static SafeFileHandle OpenChecked(int dirfd, string name, string? path, DuplicateFile scanned, string role, string consequence, ref (long, uint)? changed)
     {
-        var flags = LinkNative.O_RDONLY | LinkNative.O_NOFOLLOW | LinkNative.O_NONBLOCK | LinkNative.O_CLOEXEC;
-        var fd = LinkNative.OpenAt(dirfd, name, flags, 0);
+        var flags = Libc.O_RDONLY | Libc.O_NOFOLLOW | Libc.O_NONBLOCK | Libc.O_CLOEXEC;
+        var fd = Libc.OpenAt(dirfd, name, flags, 0);
         if (fd < 0)
         {
-            var errno = LinkNative.LastErrno;
-            throw ActionStoppedException.Skip($"cannot open the {role}{(path is null ? string.Empty : " " + PathText.Escape(path))}: {LinkNative.Message(errno)}; {consequence}");
+            var errno = Libc.LastErrno;
+            throw ActionStoppedException.Skip($"cannot open the {role}{(path is null ? string.Empty : " " + PathText.Escape(path))}: {Libc.Message(errno)}; {consequence}");
         }
 
         var handle = new SafeFileHandle(fd, ownsHandle: true);
-        var rc = LinkNative.FStat(fd, out var status);
-        var change = rc != 0 ? LinkNative.Message(rc) : Describe(status, scanned);
+        var rc = Libc.FStat(fd, out var status);
+        var change = rc != 0 ? Libc.Message(rc) : Describe(status, scanned);
         if (change is null && ChangeTimeMoved(status, ref changed))
         {
             handle.Dispose();

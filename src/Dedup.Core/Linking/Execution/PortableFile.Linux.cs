@@ -11,10 +11,10 @@ internal static partial class PortableFile
 {
     private static SafeFileHandle? TryOpenLinux(string path, out string error)
     {
-        var fd = LinkNative.Open(path, LinkNative.O_RDONLY | LinkNative.O_NOFOLLOW | LinkNative.O_NONBLOCK | LinkNative.O_CLOEXEC, 0);
+        var fd = Libc.Open(path, Libc.O_RDONLY | Libc.O_NOFOLLOW | Libc.O_NONBLOCK | Libc.O_CLOEXEC, 0);
         if (fd < 0)
         {
-            error = LinkNative.Message(LinkNative.LastErrno);
+            error = Libc.Message(Libc.LastErrno);
             return null;
         }
 
@@ -24,7 +24,7 @@ internal static partial class PortableFile
 
     private static PortableFileStatus StatusLinux(SafeFileHandle handle)
     {
-        var errno = LinkNative.FStat(LinkContext.Fd(handle), out var status);
+        var errno = Libc.FStat(LinkContext.Fd(handle), out var status);
         return errno == 0
             ? new PortableFileStatus(KindOfUnixMode(status.Mode), new FileIdentity(status.Device, status.Ino))
             : throw new IOException(Marshal.GetPInvokeErrorMessage(errno));

@@ -52,7 +52,7 @@ internal static partial class TemporaryFiles
     }
 
     private static bool IsFileOrLink(string path) =>
-        LinkNative.LStat(path, out var status) == 0 && (status.IsRegularFile || status.IsSymbolicLink);
+        Libc.LStat(path, out var status) == 0 && (status.IsRegularFile || status.IsSymbolicLink);
 
     [GeneratedRegex("^\\.dedup-tmp-[0-9a-f]{32}\\z", RegexOptions.CultureInvariant)]
     private static partial Regex Pattern();

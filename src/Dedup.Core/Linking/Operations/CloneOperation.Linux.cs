@@ -24,32 +24,32 @@ internal static unsafe class CloneOperation
         context.ReplaceViaTemporary(
             temporary => CreateClone(context.FolderFd, temporary, LinkContext.Fd(kept), source, duplicate, out failedAttribute),
             errno => failedAttribute is not null
-                ? ActionStoppedException.Fail($"cannot give the clone the duplicate's extended attributes ({failedAttribute}): {LinkNative.Message(errno)}; duplicate unchanged")
-                : errno is LinkNative.EOPNOTSUPP or LinkNative.EINVAL or LinkNative.EXDEV or LinkNative.ENOTTY or LinkNative.ENOSYS
-                ? ActionStoppedException.Skip($"the file system cannot clone this file (FICLONE: {LinkNative.Message(errno)}); no copy or link is made instead")
-                : ActionStoppedException.Fail($"cannot create a clone in {PathText.Escape(context.Folder)}: {LinkNative.Message(errno)}; duplicate unchanged"));
+                ? ActionStoppedException.Fail($"cannot give the clone the duplicate's extended attributes ({failedAttribute}): {Libc.Message(errno)}; duplicate unchanged")
+                : errno is Libc.EOPNOTSUPP or Libc.EINVAL or Libc.EXDEV or Libc.ENOTTY or Libc.ENOSYS
+                ? ActionStoppedException.Skip($"the file system cannot clone this file (FICLONE: {Libc.Message(errno)}); no copy or link is made instead")
+                : ActionStoppedException.Fail($"cannot create a clone in {PathText.Escape(context.Folder)}: {Libc.Message(errno)}; duplicate unchanged"));
     }
 
     private static int CreateClone(int folderFd, string temporary, int keptFd, SafeFileHandle source, StatxBuffer duplicate, out string? failedAttribute)
     {
         failedAttribute = null;
         var mode = duplicate.Mode & 0xFFF;
-        var fd = LinkNative.OpenAt(folderFd, temporary, LinkNative.O_WRONLY | LinkNative.O_CREAT | LinkNative.O_EXCL | LinkNative.O_NOFOLLOW | LinkNative.O_CLOEXEC, 0x180);
+        var fd = Libc.OpenAt(folderFd, temporary, Libc.O_WRONLY | Libc.O_CREAT | Libc.O_EXCL | Libc.O_NOFOLLOW | Libc.O_CLOEXEC, 0x180);
         if (fd < 0)
         {
-            return LinkNative.LastErrno;
+            return Libc.LastErrno;
         }
 
         try
         {
-            if (LinkNative.Ioctl(fd, LinkNative.FICLONE, keptFd) != 0)
+            if (Libc.Ioctl(fd, Libc.FICLONE, keptFd) != 0)
             {
-                return LinkNative.LastErrno;
+                return Libc.LastErrno;
             }
 
             if (Interop.Libc.GetEuid() == 0)
             {
-                _ = LinkNative.Fchown(fd, duplicate.Uid, duplicate.Gid);
+                _ = Libc.Fchown(fd, duplicate.Uid, duplicate.Gid);
             }
 
             // After fchown, which clears security.capability; before fchmod, so the mode wins over an access ACL's.
@@ -62,11 +62,11 @@ internal static unsafe class CloneOperation
             var times = stackalloc TimeSpec[2];
             times[0] = new TimeSpec { Seconds = duplicate.AtimeSec, Nanoseconds = duplicate.AtimeNsec };
             times[1] = new TimeSpec { Seconds = duplicate.MtimeSec, Nanoseconds = duplicate.MtimeNsec };
-            return LinkNative.Fchmod(fd, mode) == 0 && LinkNative.Futimens(fd, times) == 0 ? 0 : LinkNative.LastErrno;
+            return Libc.Fchmod(fd, mode) == 0 && Libc.Futimens(fd, times) == 0 ? 0 : Libc.LastErrno;
         }
         finally
         {
-            _ = LinkNative.Close(fd);
+            _ = Libc.Close(fd);
         }
     }
 
@@ -78,31 +78,31 @@ internal static unsafe class CloneOperation
     internal static int CopyExtendedAttributes(int from, int to, out string? failedAttribute)
     {
         failedAttribute = null;
-        var listed = LinkNative.FListXattr(from, null, 0);
+        var listed = Libc.FListXattr(from, null, 0);
         if (listed <= 0)
         {
             // None, or a file system without extended attributes: nothing to carry over.
-            if (listed == 0 || LinkNative.LastErrno is LinkNative.EOPNOTSUPP or LinkNative.ENOSYS)
+            if (listed == 0 || Libc.LastErrno is Libc.EOPNOTSUPP or Libc.ENOSYS)
             {
                 return 0;
             }
 
             failedAttribute = "listing them";
-            return LinkNative.LastErrno;
+            return Libc.LastErrno;
         }
 
-        var names = new byte[LinkNative.XattrMax];
-        var value = new byte[LinkNative.XattrMax];
-        var present = new byte[LinkNative.XattrMax];
+        var names = new byte[Libc.XattrMax];
+        var value = new byte[Libc.XattrMax];
+        var present = new byte[Libc.XattrMax];
         fixed (byte* list = names)
         fixed (byte* v = value)
         fixed (byte* p = present)
         {
-            var length = LinkNative.FListXattr(from, list, (nuint)names.Length);
+            var length = Libc.FListXattr(from, list, (nuint)names.Length);
             if (length < 0)
             {
                 failedAttribute = "listing them";
-                return LinkNative.LastErrno;
+                return Libc.LastErrno;
             }
 
             for (var start = 0; start < length;)
@@ -110,25 +110,25 @@ internal static unsafe class CloneOperation
                 var name = list + start;
                 var nameLength = names.AsSpan(start, (int)length - start).IndexOf((byte)0);
                 start += nameLength + 1;
-                var size = LinkNative.FGetXattr(from, name, v, (nuint)value.Length);
+                var size = Libc.FGetXattr(from, name, v, (nuint)value.Length);
                 if (size < 0)
                 {
-                    if (LinkNative.LastErrno == LinkNative.ENODATA)
+                    if (Libc.LastErrno == Libc.ENODATA)
                     {
                         continue; // removed meanwhile: its change time moved, which the last check catches
                     }
 
                     failedAttribute = Encoding.UTF8.GetString(name, nameLength);
-                    return LinkNative.LastErrno;
+                    return Libc.LastErrno;
                 }
 
-                var held = LinkNative.FGetXattr(to, name, p, (nuint)present.Length);
+                var held = Libc.FGetXattr(to, name, p, (nuint)present.Length);
                 if (held == size && value.AsSpan(0, (int)size).SequenceEqual(present.AsSpan(0, (int)held)))
                 {
                     continue;
                 }
 
-                if (LinkNative.FSetXattr(to, name, v, (nuint)size, 0) != 0)
+                if (Libc.FSetXattr(to, name, v, (nuint)size, 0) != 0)
                 {
                     failedAttribute = Encoding.UTF8.GetString(name, nameLength);
                     return Marshal.GetLastPInvokeError();

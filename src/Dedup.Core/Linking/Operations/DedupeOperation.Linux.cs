@@ -33,9 +33,9 @@ internal static unsafe class DedupeOperation
                 DestFd = duplicateFd,
                 DestOffset = offset,
             };
-            if (LinkNative.Ioctl(keptFd, LinkNative.FIDEDUPERANGE, (nint)(&range)) != 0)
+            if (Libc.Ioctl(keptFd, Libc.FIDEDUPERANGE, (nint)(&range)) != 0)
             {
-                throw Refuse(LinkNative.LastErrno, offset);
+                throw Refuse(Libc.LastErrno, offset);
             }
 
             if (range.Status == 1)
@@ -54,7 +54,7 @@ internal static unsafe class DedupeOperation
         }
     }
 
-    private static ActionStoppedException Refuse(int errno, ulong offset) => errno is LinkNative.EOPNOTSUPP or LinkNative.EINVAL or LinkNative.EXDEV or LinkNative.ENOTTY
-        ? ActionStoppedException.Skip($"the file system cannot dedupe this file (FIDEDUPERANGE: {LinkNative.Message(errno)})")
-        : ActionStoppedException.Fail(string.Create(CultureInfo.InvariantCulture, $"FIDEDUPERANGE failed at byte {offset}: {LinkNative.Message(errno)}; content unchanged"));
+    private static ActionStoppedException Refuse(int errno, ulong offset) => errno is Libc.EOPNOTSUPP or Libc.EINVAL or Libc.EXDEV or Libc.ENOTTY
+        ? ActionStoppedException.Skip($"the file system cannot dedupe this file (FIDEDUPERANGE: {Libc.Message(errno)})")
+        : ActionStoppedException.Fail(string.Create(CultureInfo.InvariantCulture, $"FIDEDUPERANGE failed at byte {offset}: {Libc.Message(errno)}; content unchanged"));
 }

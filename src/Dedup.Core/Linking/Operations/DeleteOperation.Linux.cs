@@ -15,10 +15,10 @@ internal static class DeleteOperation
         context.CheckKeptUnchanged();
         context.CheckDuplicateUnchanged();
         context.Faults?.AfterLastCheck?.Invoke(context.DuplicatePath);
-        if (LinkNative.UnlinkAt(context.FolderFd, context.DuplicateName, 0) != 0)
+        if (Libc.UnlinkAt(context.FolderFd, context.DuplicateName, 0) != 0)
         {
-            var errno = LinkNative.LastErrno;
-            throw ActionStoppedException.Fail($"cannot delete: {LinkNative.Message(errno)}");
+            var errno = Libc.LastErrno;
+            throw ActionStoppedException.Fail($"cannot delete: {Libc.Message(errno)}");
         }
     }
 }

@@ -13,9 +13,9 @@ internal static class HardLinkOperation
             context.LinkKeptAs,
             errno => errno switch
             {
-                LinkNative.EXDEV => ActionStoppedException.Skip("kept file and duplicate are on different file systems (EXDEV); a hard link cannot cross devices (no other kind of link is made instead)"),
-                LinkNative.EMLINK => ActionStoppedException.Skip("the kept file has the most hard links its file system allows (EMLINK)"),
-                _ => ActionStoppedException.Fail($"cannot create a hard link in {PathText.Escape(context.Folder)}: {LinkNative.Message(errno)}; duplicate unchanged"),
+                Libc.EXDEV => ActionStoppedException.Skip("kept file and duplicate are on different file systems (EXDEV); a hard link cannot cross devices (no other kind of link is made instead)"),
+                Libc.EMLINK => ActionStoppedException.Skip("the kept file has the most hard links its file system allows (EMLINK)"),
+                _ => ActionStoppedException.Fail($"cannot create a hard link in {PathText.Escape(context.Folder)}: {Libc.Message(errno)}; duplicate unchanged"),
             },
             _ =>
             {

@@ -23,16 +23,16 @@ internal static class ReplaceWithFileOperation
             temporary => Create(context.FolderFd, temporary, duplicate, write, out failure),
             errno => ActionStoppedException.Fail(errno == WriterFailed
                 ? $"the replacement could not be written: {failure}; duplicate unchanged"
-                : $"cannot create the replacement in {PathText.Escape(context.Folder)}: {LinkNative.Message(errno)}; duplicate unchanged"));
+                : $"cannot create the replacement in {PathText.Escape(context.Folder)}: {Libc.Message(errno)}; duplicate unchanged"));
     }
 
     private static int Create(int folderFd, string temporary, StatxBuffer duplicate, Action<Stream> write, out string? failure)
     {
         failure = null;
-        var fd = LinkNative.OpenAt(folderFd, temporary, LinkNative.O_WRONLY | LinkNative.O_CREAT | LinkNative.O_EXCL | LinkNative.O_NOFOLLOW | LinkNative.O_CLOEXEC, 0x180);
+        var fd = Libc.OpenAt(folderFd, temporary, Libc.O_WRONLY | Libc.O_CREAT | Libc.O_EXCL | Libc.O_NOFOLLOW | Libc.O_CLOEXEC, 0x180);
         if (fd < 0)
         {
-            return LinkNative.LastErrno;
+            return Libc.LastErrno;
         }
 
         // The stream owns the descriptor from here on and closes it when this returns.
@@ -41,14 +41,14 @@ internal static class ReplaceWithFileOperation
         {
             write(stream);
             stream.Flush();
-            if (Libc.GetEuid() == 0 && LinkNative.Fchown(fd, duplicate.Uid, duplicate.Gid) != 0)
+            if (Libc.GetEuid() == 0 && Libc.Fchown(fd, duplicate.Uid, duplicate.Gid) != 0)
             {
-                return LinkNative.LastErrno;
+                return Libc.LastErrno;
             }
 
-            if (LinkNative.Fchmod(fd, duplicate.Mode & 0xFFF) != 0 || LinkNative.Fsync(fd) != 0)
+            if (Libc.Fchmod(fd, duplicate.Mode & 0xFFF) != 0 || Libc.Fsync(fd) != 0)
             {
-                return LinkNative.LastErrno;
+                return Libc.LastErrno;
             }
 
             return 0;

@@ -40,7 +40,7 @@ internal static class TrashOperation
                 var candidate = attempt == 1 ? name : Path.GetFileNameWithoutExtension(name) + "." + attempt.ToString(CultureInfo.InvariantCulture) + Path.GetExtension(name);
                 var infoName = candidate + ".trashinfo";
                 var infoPath = Path.Combine(trash.InfoFolder, infoName);
-                if (LinkNative.LStatAt(files.Fd, candidate, out _) == 0 || !TryReserve(infoFolder.Fd, infoName, infoPath, info))
+                if (Libc.LStatAt(files.Fd, candidate, out _) == 0 || !TryReserve(infoFolder.Fd, infoName, infoPath, info))
                 {
                     continue;
                 }
@@ -51,7 +51,7 @@ internal static class TrashOperation
                     context.CheckKeptUnchanged();
                     context.CheckDuplicateUnchanged();
                     context.Faults?.AfterLastCheck?.Invoke(context.DuplicatePath);
-                    if (LinkNative.RenameAt2(context.FolderFd, context.DuplicateName, files.Fd, candidate, LinkNative.RENAME_NOREPLACE) == 0)
+                    if (Libc.RenameAt2(context.FolderFd, context.DuplicateName, files.Fd, candidate, Libc.RENAME_NOREPLACE) == 0)
                     {
                         // Make the move durable; the info file's entry already is (see TryReserve). The move is done
                         // either way: a failed sync cannot be undone and leaves at worst the file back in place
@@ -61,19 +61,19 @@ internal static class TrashOperation
                         return;
                     }
 
-                    var errno = LinkNative.LastErrno;
-                    if (errno != LinkNative.EEXIST)
+                    var errno = Libc.LastErrno;
+                    if (errno != Libc.EEXIST)
                     {
-                        throw ActionStoppedException.Fail($"cannot move into the trash {PathText.Escape(trash.Root)}: {LinkNative.Message(errno)}; duplicate unchanged");
+                        throw ActionStoppedException.Fail($"cannot move into the trash {PathText.Escape(trash.Root)}: {Libc.Message(errno)}; duplicate unchanged");
                     }
                 }
                 catch
                 {
-                    _ = LinkNative.UnlinkAt(infoFolder.Fd, infoName, 0);
+                    _ = Libc.UnlinkAt(infoFolder.Fd, infoName, 0);
                     throw;
                 }
 
-                _ = LinkNative.UnlinkAt(infoFolder.Fd, infoName, 0); // the files/ name was taken meanwhile: try the next name
+                _ = Libc.UnlinkAt(infoFolder.Fd, infoName, 0); // the files/ name was taken meanwhile: try the next name
             }
         }
 
@@ -99,13 +99,13 @@ internal static class TrashOperation
     /// <summary>Creates the info file with O_EXCL; <see langword="false"/> when the name is taken, throws on other errors.</summary>
     private static bool TryReserve(int infoFolder, string infoName, string infoPath, byte[] content)
     {
-        var fd = LinkNative.OpenAt(infoFolder, infoName, LinkNative.O_WRONLY | LinkNative.O_CREAT | LinkNative.O_EXCL | LinkNative.O_NOFOLLOW | LinkNative.O_CLOEXEC, 0x180);
+        var fd = Libc.OpenAt(infoFolder, infoName, Libc.O_WRONLY | Libc.O_CREAT | Libc.O_EXCL | Libc.O_NOFOLLOW | Libc.O_CLOEXEC, 0x180);
         if (fd < 0)
         {
-            var errno = LinkNative.LastErrno;
-            return errno == LinkNative.EEXIST
+            var errno = Libc.LastErrno;
+            return errno == Libc.EEXIST
                 ? false
-                : throw ActionStoppedException.Fail($"cannot create the trash info file {PathText.Escape(infoPath)}: {LinkNative.Message(errno)}; duplicate unchanged");
+                : throw ActionStoppedException.Fail($"cannot create the trash info file {PathText.Escape(infoPath)}: {Libc.Message(errno)}; duplicate unchanged");
         }
 
         using var handle = new SafeFileHandle(fd, ownsHandle: true);
@@ -115,20 +115,20 @@ internal static class TrashOperation
 
             // The info file and its name in info/ reach the disk before the file is moved: after a power loss a file
             // in files/ always has its info file.
-            if (LinkNative.Fsync(fd) != 0)
+            if (Libc.Fsync(fd) != 0)
             {
-                throw new IOException(LinkNative.Message(LinkNative.LastErrno));
+                throw new IOException(Libc.Message(Libc.LastErrno));
             }
 
             var synced = TrashDirectory.SyncFolder(infoFolder);
             if (synced != 0)
             {
-                throw new IOException(LinkNative.Message(synced));
+                throw new IOException(Libc.Message(synced));
             }
         }
         catch (IOException ex)
         {
-            _ = LinkNative.UnlinkAt(infoFolder, infoName, 0);
+            _ = Libc.UnlinkAt(infoFolder, infoName, 0);
             throw ActionStoppedException.Fail($"cannot write the trash info file {PathText.Escape(infoPath)}: {ex.Message}; duplicate unchanged");
         }
 

@@ -66,7 +66,7 @@ internal sealed partial class TrashDirectory
         var top = TopDirectoryOf(path, device);
         var uid = Interop.Libc.GetEuid().ToString(System.Globalization.CultureInfo.InvariantCulture);
         var shared = Path.Combine(top, ".Trash");
-        if (LinkNative.LStat(shared, out var sharedStatus) == 0 && sharedStatus.IsDirectory && (sharedStatus.Mode & LinkNative.S_ISVTX) != 0)
+        if (Libc.LStat(shared, out var sharedStatus) == 0 && sharedStatus.IsDirectory && (sharedStatus.Mode & Libc.S_ISVTX) != 0)
         {
             var perUser = new TrashDirectory(Path.Combine(shared, uid), top, Interop.Libc.GetEuid());
             if (perUser.EnsureFolders(out _))
@@ -84,7 +84,7 @@ internal sealed partial class TrashDirectory
     /// <summary>The <c>Path=</c> value: relative to the top directory for a mount's trash, absolute for the home trash.</summary>
     public string InfoPathValue(string path)
     {
-        var value = TopDirectory is null ? path : Path.GetRelativePath(TopDirectory, LinkNative.CanonicalFolderPath(path));
+        var value = TopDirectory is null ? path : Path.GetRelativePath(TopDirectory, Libc.CanonicalFolderPath(path));
         var builder = new StringBuilder();
         foreach (var b in Encoding.UTF8.GetBytes(value))
         {
@@ -110,7 +110,7 @@ internal sealed partial class TrashDirectory
     {
         using var root = FolderHandle.TryOpen(Root, followLast: false, out var problem)
             ?? throw ActionStoppedException.Fail($"cannot open the trash {PathText.Escape(Root)}: {problem}; not moved");
-        if (LinkNative.FStat(root.Fd, out var status) != 0 || !status.IsDirectory || (_owner is { } uid && status.Uid != uid))
+        if (Libc.FStat(root.Fd, out var status) != 0 || !status.IsDirectory || (_owner is { } uid && status.Uid != uid))
         {
             throw ActionStoppedException.Fail($"the trash {PathText.Escape(Root)} is not a folder owned by the user; not moved");
         }
@@ -158,15 +158,15 @@ internal sealed partial class TrashDirectory
             }
 
             var name = infoName[..^InfoSuffix.Length];
-            if (LinkNative.LStatAt(files.Fd, name, out _) != LinkNative.ENOENT
+            if (Libc.LStatAt(files.Fd, name, out _) != Libc.ENOENT
                 || ReadIncompleteTrashing(info.Fd, infoName, nowUtc) is not { } content
-                || LinkNative.UnlinkAt(info.Fd, infoName, 0) != 0)
+                || Libc.UnlinkAt(info.Fd, infoName, 0) != 0)
             {
                 continue;
             }
 
             // A trashing that was only slow may have moved its file in meanwhile: it gets its info file back.
-            if (LinkNative.LStatAt(files.Fd, name, out _) != LinkNative.ENOENT)
+            if (Libc.LStatAt(files.Fd, name, out _) != Libc.ENOENT)
             {
                 Restore(info.Fd, infoName, content);
                 continue;
@@ -181,28 +181,28 @@ internal sealed partial class TrashDirectory
     /// <summary><c>fsync</c> of a folder opened with <c>O_PATH</c> (which cannot be synced itself): 0 or an errno.</summary>
     public static int SyncFolder(int folderFd)
     {
-        var fd = LinkNative.OpenAt(folderFd, ".", LinkNative.O_RDONLY | LinkNative.O_DIRECTORY | LinkNative.O_CLOEXEC, 0);
+        var fd = Libc.OpenAt(folderFd, ".", Libc.O_RDONLY | Libc.O_DIRECTORY | Libc.O_CLOEXEC, 0);
         if (fd < 0)
         {
-            return LinkNative.LastErrno;
+            return Libc.LastErrno;
         }
 
-        var errno = LinkNative.Fsync(fd) == 0 ? 0 : LinkNative.LastErrno;
-        _ = LinkNative.Close(fd);
+        var errno = Libc.Fsync(fd) == 0 ? 0 : Libc.LastErrno;
+        _ = Libc.Close(fd);
         return errno;
     }
 
     /// <summary>The info file's bytes when it is a regular file older than the grace period, empty or ours; otherwise <see langword="null"/>.</summary>
     private static byte[]? ReadIncompleteTrashing(int infoFolder, string infoName, DateTime nowUtc)
     {
-        var fd = LinkNative.OpenAt(infoFolder, infoName, LinkNative.O_RDONLY | LinkNative.O_NOFOLLOW | LinkNative.O_NONBLOCK | LinkNative.O_CLOEXEC, 0);
+        var fd = Libc.OpenAt(infoFolder, infoName, Libc.O_RDONLY | Libc.O_NOFOLLOW | Libc.O_NONBLOCK | Libc.O_CLOEXEC, 0);
         if (fd < 0)
         {
             return null;
         }
 
         using var handle = new Microsoft.Win32.SafeHandles.SafeFileHandle(fd, ownsHandle: true);
-        if (LinkNative.FStat(fd, out var status) != 0 || !status.IsRegularFile || status.Size > MaxInfoLength
+        if (Libc.FStat(fd, out var status) != 0 || !status.IsRegularFile || status.Size > MaxInfoLength
             || nowUtc - status.LastWriteTimeUtc < OrphanGracePeriod)
         {
             return null;
@@ -227,12 +227,12 @@ internal sealed partial class TrashDirectory
 
     private static void Restore(int infoFolder, string infoName, byte[] content)
     {
-        var fd = LinkNative.OpenAt(infoFolder, infoName, LinkNative.O_WRONLY | LinkNative.O_CREAT | LinkNative.O_EXCL | LinkNative.O_NOFOLLOW | LinkNative.O_CLOEXEC, 0x180);
+        var fd = Libc.OpenAt(infoFolder, infoName, Libc.O_WRONLY | Libc.O_CREAT | Libc.O_EXCL | Libc.O_NOFOLLOW | Libc.O_CLOEXEC, 0x180);
         if (fd >= 0)
         {
             using var handle = new Microsoft.Win32.SafeHandles.SafeFileHandle(fd, ownsHandle: true);
             RandomAccess.Write(handle, content, 0);
-            _ = LinkNative.Fsync(fd);
+            _ = Libc.Fsync(fd);
         }
     }
 
@@ -240,7 +240,7 @@ internal sealed partial class TrashDirectory
     private static unsafe List<string> ListNames(int folderFd)
     {
         var names = new List<string>();
-        var fd = LinkNative.OpenAt(folderFd, ".", LinkNative.O_RDONLY | LinkNative.O_DIRECTORY | LinkNative.O_CLOEXEC, 0);
+        var fd = Libc.OpenAt(folderFd, ".", Libc.O_RDONLY | Libc.O_DIRECTORY | Libc.O_CLOEXEC, 0);
         if (fd < 0)
         {
             return names;
@@ -273,7 +273,7 @@ internal sealed partial class TrashDirectory
         }
         finally
         {
-            _ = LinkNative.Close(fd);
+            _ = Libc.Close(fd);
         }
 
         return names;
@@ -283,14 +283,14 @@ internal sealed partial class TrashDirectory
     {
         foreach (var folder in new[] { Root, FilesFolder, InfoFolder })
         {
-            if (LinkNative.Mkdir(folder, PrivateMode) != 0 && LinkNative.LastErrno is var errno && errno != LinkNative.EEXIST)
+            if (Libc.Mkdir(folder, PrivateMode) != 0 && Libc.LastErrno is var errno && errno != Libc.EEXIST)
             {
-                problem = $"cannot create {PathText.Escape(folder)}: {LinkNative.Message(errno)}";
+                problem = $"cannot create {PathText.Escape(folder)}: {Libc.Message(errno)}";
                 return false;
             }
 
             // A symbolic link or a file in place of a trash folder is not used (the specification's safety rule).
-            if (LinkNative.LStat(folder, out var status) != 0 || !status.IsDirectory || (_owner is { } uid && folder == Root && status.Uid != uid))
+            if (Libc.LStat(folder, out var status) != 0 || !status.IsDirectory || (_owner is { } uid && folder == Root && status.Uid != uid))
             {
                 problem = $"{PathText.Escape(folder)} is not a folder owned by the user (or is a symbolic link)";
                 return false;
@@ -305,10 +305,10 @@ internal sealed partial class TrashDirectory
     private static string TopDirectoryOf(string path, ulong device)
     {
         // Walk up the real folders: through a symbolic link the written path's parents are another mount's.
-        var top = Path.GetDirectoryName(LinkNative.CanonicalFolderPath(path))!;
+        var top = Path.GetDirectoryName(Libc.CanonicalFolderPath(path))!;
         for (var parent = Path.GetDirectoryName(top); parent is not null; parent = Path.GetDirectoryName(parent))
         {
-            if (LinkNative.LStat(parent, out var status) != 0 || status.Device != device)
+            if (Libc.LStat(parent, out var status) != 0 || status.Device != device)
             {
                 break;
             }

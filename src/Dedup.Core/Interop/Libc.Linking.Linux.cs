@@ -2,40 +2,22 @@ using System.Runtime.InteropServices;
 
 namespace Dedup.Core.Interop;
 
-/// <summary>
-/// The libc calls the linkers need: the <c>*at</c> calls relative to an open folder (link, symlink, rename, unlink,
-/// open, statx), ioctl (FICLONE, FIDEDUPERANGE) and friends.
-/// </summary>
-internal static unsafe partial class LinkNative
+// The libc calls the linkers need, in the one Libc declaration: the *at calls relative to an open folder (link,
+// symlink, rename, unlink, open, statx) with marshalled string names, ioctl (FICLONE, FIDEDUPERANGE), xattrs and friends.
+internal static unsafe partial class Libc
 {
-    private const string LibraryName = "libc";
 
-    public const int AT_FDCWD = Libc.AT_FDCWD;
-    public const int AT_SYMLINK_NOFOLLOW = Libc.AT_SYMLINK_NOFOLLOW;
-    public const int AT_EMPTY_PATH = Libc.AT_EMPTY_PATH;
-    public const uint STATX_BASIC_STATS = Libc.STATX_BASIC_STATS;
-
-    public const int O_RDONLY = Libc.O_RDONLY;
     public const int O_WRONLY = 1;
     public const int O_CREAT = 0x40;
     public const int O_EXCL = 0x80;
-    public const int O_NONBLOCK = Libc.O_NONBLOCK;
-    public static readonly int O_NOFOLLOW = Libc.O_NOFOLLOW;
-    public static readonly int O_DIRECTORY = Libc.O_DIRECTORY;
-    public const int O_CLOEXEC = Libc.O_CLOEXEC;
 
     public const uint RENAME_NOREPLACE = 1;
 
-    public const int EPERM = Libc.EPERM;
-    public const int ENOENT = Libc.ENOENT;
-    public const int EINTR = Libc.EINTR;
-    public const int EACCES = Libc.EACCES;
     public const int EEXIST = 17;
     public const int EXDEV = 18;
     public const int EINVAL = 22;
     public const int ENOTTY = 25;
     public const int EMLINK = 31;
-    public const int ENOSYS = Libc.ENOSYS;
     public const int ENODATA = 61;
     public const int ERANGE = 34;
     public const int EOPNOTSUPP = 95;
@@ -46,10 +28,6 @@ internal static unsafe partial class LinkNative
     public const ulong FICLONE = 0x40049409;
     public const ulong FIDEDUPERANGE = 0xC0189436;
 
-    public const ushort S_IFMT = Libc.S_IFMT;
-    public const ushort S_IFREG = Libc.S_IFREG;
-    public const ushort S_IFDIR = Libc.S_IFDIR;
-    public const ushort S_IFLNK = Libc.S_IFLNK;
     public const ushort S_ISVTX = 0x200;
 
     [LibraryImport(LibraryName, EntryPoint = "statx", SetLastError = true, StringMarshalling = StringMarshalling.Utf8)]
@@ -60,9 +38,6 @@ internal static unsafe partial class LinkNative
 
     [LibraryImport(LibraryName, EntryPoint = "openat", SetLastError = true, StringMarshalling = StringMarshalling.Utf8)]
     public static partial int OpenAt(int dirfd, string path, int flags, int mode);
-
-    [LibraryImport(LibraryName, EntryPoint = "close", SetLastError = true)]
-    public static partial int Close(int fd);
 
     [LibraryImport(LibraryName, EntryPoint = "linkat", SetLastError = true, StringMarshalling = StringMarshalling.Utf8)]
     public static partial int LinkAt(int olddirfd, string oldpath, int newdirfd, string newpath, int flags);
