@@ -1,6 +1,7 @@
 using Dedup.Core.Comparison;
 using Dedup.Core.Enumeration;
 using Dedup.Core.Paths;
+using Dedup.Core.Pooling;
 using Dedup.Core.Reporting;
 using Dedup.Core.Topology;
 
@@ -38,6 +39,7 @@ public sealed class DuplicateFinderBuilder
     private int _maxDegreeOfParallelism = Environment.ProcessorCount;
     private IProgress<ScanProgress>? _progress;
     private IFileEnumerator? _enumerator;
+    private BufferPool? _buffers;
     private IDriveTopology? _topology;
     private readonly List<(string Path, DriveKind Kind)> _driveKinds = [];
 
@@ -215,6 +217,20 @@ public sealed class DuplicateFinderBuilder
         return this;
     }
 
+    /// <summary>
+    /// Reads through your own buffer pool instead of <see cref="BufferPool.Shared"/>: a host that scans now and then
+    /// can give each finder a pool of its own (<see cref="BufferPool.Create"/>) and call
+    /// <see cref="BufferPool.ReleaseRetainedResources"/> between scans, so idle buffers do not stay retained.
+    /// </summary>
+    /// <param name="pool">The pool every read buffer of the scan is rented from.</param>
+    /// <returns>This builder.</returns>
+    public DuplicateFinderBuilder UseBufferPool(BufferPool pool)
+    {
+        ArgumentNullException.ThrowIfNull(pool);
+        _buffers = pool;
+        return this;
+    }
+
     /// <summary>Replaces the device detection (which decides per-device concurrency and read order).</summary>
     /// <param name="topology">The topology.</param>
     /// <returns>This builder.</returns>
@@ -330,6 +346,7 @@ public sealed class DuplicateFinderBuilder
             MaxDegreeOfParallelism = _maxDegreeOfParallelism,
             Progress = _progress,
             Enumerator = _enumerator ?? new ParallelFileEnumerator(),
+            Buffers = _buffers ?? BufferPool.Shared,
             Topology = DriveTopology.WithOverrides(_topology ?? DriveTopology.CreateDefault(), overrides),
         });
     }

@@ -35,6 +35,15 @@ public abstract class BufferPool
     /// <param name="buffer">The buffer.</param>
     public abstract void Return(byte[] buffer);
 
+    /// <summary>
+    /// Lets go of the buffers the pool keeps for reuse (they become garbage once no rental holds them); renting goes
+    /// on afterwards with a fresh pool. For a host that scans now and then: a scan's read buffers otherwise stay
+    /// retained until the next. The default does nothing.
+    /// </summary>
+    public virtual void ReleaseRetainedResources()
+    {
+    }
+
     /// <summary>Rents a buffer that is returned when the wrapper is disposed.</summary>
     /// <param name="minimumLength">The minimum length.</param>
     /// <returns>A disposable wrapper.</returns>
@@ -73,14 +82,22 @@ public sealed class RentedBuffer : IDisposable
 
 internal sealed class ArrayBufferPool : BufferPool
 {
-    private readonly ArrayPool<byte> _pool;
+    private readonly int _maxArrayLength;
+    private readonly int _maxArraysPerBucket;
+    private volatile ArrayPool<byte> _pool;
 
     public ArrayBufferPool(int maxArrayLength, int maxArraysPerBucket)
     {
+        _maxArrayLength = maxArrayLength;
+        _maxArraysPerBucket = maxArraysPerBucket;
         _pool = ArrayPool<byte>.Create(maxArrayLength, maxArraysPerBucket);
     }
 
     public override byte[] Rent(int minimumLength) => _pool.Rent(minimumLength);
 
+    // A buffer rented before a release goes back to the new pool: same size classes, so it fits.
     public override void Return(byte[] buffer) => _pool.Return(buffer);
+
+    // The old pool and everything it kept become garbage; renting continues from a fresh one.
+    public override void ReleaseRetainedResources() => _pool = ArrayPool<byte>.Create(_maxArrayLength, _maxArraysPerBucket);
 }
