@@ -124,6 +124,96 @@ public sealed class CustomLinkerTests
         Assert.Equal(Content, File.ReadAllBytes(duplicate));
     }
 
+    [LinuxFact]
+    public async Task A_stub_gets_the_duplicates_permissions_and_owner()
+    {
+        using var tree = new LinkTree();
+        tree.Write("keep/a.bin", Content);
+        var duplicate = tree.Write("dup/a.bin", Content);
+        TempTree.Run("chmod", "640", duplicate);
+        TempTree.Run("chown", "65534:65534", duplicate);
+        Assert.Equal(0, TestNative.FileStatusOf(duplicate, out var before));
+
+        var outcome = Assert.Single((await Plan(tree, new StubLinker()).ApplyAsync()).Outcomes);
+
+        Assert.Equal(DuplicateActionStatus.Done, outcome.Status);
+        Assert.Equal(0, TestNative.FileStatusOf(duplicate, out var after));
+        Assert.Equal(before.Mode & 0xFFF, after.Mode & 0xFFF);
+        Assert.Equal((before.Uid, before.Gid), (after.Uid, after.Gid));
+        Assert.NotEqual(before.Ino, after.Ino);
+    }
+
+    [LinuxFact]
+    public async Task A_replacement_that_cannot_be_created_fails_with_the_systems_reason()
+    {
+        using var tree = new LinkTree();
+        tree.Write("keep/a.bin", Content);
+        var duplicate = tree.Write("dup/a.bin", Content);
+        var plan = Plan(tree, new StubLinker());
+        tree.MakeImmutable(tree.PathOf("dup"));
+
+        var outcome = Assert.Single((await plan.ApplyAsync()).Outcomes);
+
+        Assert.Equal(DuplicateActionStatus.Failed, outcome.Status);
+        Assert.Contains("cannot create the replacement in", outcome.Reason, StringComparison.Ordinal);
+        Assert.Contains("Operation not permitted", outcome.Reason, StringComparison.Ordinal);
+        tree.MakeMutable(tree.PathOf("dup"));
+        Assert.Equal(Content, File.ReadAllBytes(duplicate));
+    }
+
+    [LinuxFact]
+    public async Task A_custom_linkers_link_is_refused_when_owner_or_permissions_differ()
+    {
+        // Only the built-in link kinds are checked before reading; the operations check again for anyone's linker.
+        using var tree = new LinkTree();
+        tree.Write("keep/a.bin", Content);
+        var duplicate = tree.Write("dup/a.bin", Content);
+        TempTree.Run("chmod", "600", duplicate);
+
+        foreach (var link in new Action<LinkerContext>[] { c => c.ReplaceWithHardLink(), c => c.ReplaceWithSymbolicLink() })
+        {
+            var outcome = Assert.Single((await Plan(tree, new DelegateLinker(link)).ApplyAsync()).Outcomes);
+            Assert.Equal(DuplicateActionStatus.Skipped, outcome.Status);
+            Assert.Contains("owner, group or permissions differ", outcome.Reason, StringComparison.Ordinal);
+        }
+
+        Assert.Equal(1u, TestNative.LinkCount(duplicate));
+        Assert.Null(new FileInfo(duplicate).LinkTarget);
+    }
+
+    [LinuxFact]
+    public async Task Operations_are_named_in_the_one_operation_error_and_arguments_are_checked()
+    {
+        using var tree = new LinkTree();
+        tree.Write("keep/a.bin", Content);
+        tree.Write("dup/a.bin", Content);
+        string? nullWriter = null, emptyReason = null, twice = null;
+        var linker = new DelegateLinker(c =>
+        {
+            nullWriter = Assert.Throws<ArgumentNullException>(() => c.ReplaceWithFile(null!)).ParamName;
+            emptyReason = Assert.ThrowsAny<ArgumentException>(() => c.Skip("")).ParamName;
+            c.ReplaceWithClone(); // refused by /tmp's file system: Skipped, but it was the one operation
+        });
+        await Plan(tree, linker).ApplyAsync();
+        var second = new DelegateLinker(c =>
+        {
+            try
+            {
+                c.Delete();
+            }
+            finally
+            {
+                twice = Assert.Throws<InvalidOperationException>(() => c.DedupeWithKept()).Message;
+            }
+        });
+        tree.Write("dup/a.bin", Content);
+        await Plan(tree, second).ApplyAsync();
+
+        Assert.Equal("write", nullWriter);
+        Assert.Equal("reason", emptyReason);
+        Assert.Equal("A linker performs one operation per action; 'dedupe' was asked after 'delete'.", twice);
+    }
+
     private static DuplicateActionPlan Plan(LinkTree tree, ILinker linker)
     {
         var groups = tree.ScanAsync().GetAwaiter().GetResult();

@@ -132,6 +132,21 @@ public sealed class PortableApplyTests
 
     [LinuxTheory]
     [MemberData(nameof(Kinds))]
+    public async Task A_change_to_the_kept_file_right_before_the_delete_or_move_is_caught_too(string kind)
+    {
+        using var pair = new PlannedPair(LinkerOf(kind));
+        pair.Plan.Faults = Hook(kind, _ => File.AppendAllText(pair.Kept, "late"));
+
+        var outcome = Assert.Single(pair.Apply().Outcomes);
+
+        Assert.Equal(DuplicateActionStatus.Skipped, outcome.Status);
+        Assert.Contains("kept file", outcome.Reason, StringComparison.Ordinal);
+        Assert.Equal(Content, await File.ReadAllBytesAsync(pair.Duplicate));
+        Assert.Empty(pair.Trash.Moved);
+    }
+
+    [LinuxTheory]
+    [MemberData(nameof(Kinds))]
     public async Task Duplicate_swapped_for_an_identical_copy_after_verification_is_skipped(string kind)
     {
         // Same bytes, size and time: only the identity taken at the first check tells the two files apart.
@@ -205,13 +220,23 @@ public sealed class PortableApplyTests
     [LinuxFact]
     public void Link_kinds_never_reach_the_portable_path()
     {
-        using var pair = new PlannedPair(Linkers.HardLink);
+        (ILinker Linker, string Reason)[] cases =
+        [
+            (Linkers.HardLink, "a hard link is implemented for Linux only; nothing done"),
+            (Linkers.SymbolicLink(), "a symbolic link is implemented for Linux only; nothing done"),
+            (Linkers.Clone, "a clone is implemented for Linux only; nothing done"),
+            (Linkers.Dedupe, "dedupe is implemented for Linux only; nothing done"),
+        ];
+        foreach (var (linker, reason) in cases)
+        {
+            using var pair = new PlannedPair(linker);
 
-        var outcome = Assert.Single(pair.Apply().Outcomes);
+            var outcome = Assert.Single(pair.Apply().Outcomes);
 
-        Assert.Equal(DuplicateActionStatus.Skipped, outcome.Status);
-        Assert.Equal("a hard link is implemented for Linux only; nothing done", outcome.Reason);
-        Assert.True(File.Exists(pair.Duplicate));
+            Assert.Equal(DuplicateActionStatus.Skipped, outcome.Status);
+            Assert.Equal(reason, outcome.Reason);
+            Assert.True(File.Exists(pair.Duplicate));
+        }
     }
 
     private static ILinker LinkerOf(string kind) => kind == "delete" ? Linkers.Delete : Linkers.Trash;

@@ -156,9 +156,10 @@ public sealed class SafetyReviewTests
         var top = LinkTree.SmallMount!;
         var trash = Directory.GetDirectories(top, ".Trash*").Single();
         var uidTrash = Directory.Exists(Path.Combine(trash, "files")) ? trash : Directory.GetDirectories(trash).Single();
-        var info = Directory.GetFiles(Path.Combine(uidTrash, "info"), "x*.trashinfo").Single();
+        // Other runs may have left entries in the shared mount's trash: find this test's own by its unique path.
         var relative = Path.GetRelativePath(top, duplicate);
-        Assert.Contains("Path=" + relative + "\n", await File.ReadAllTextAsync(info), StringComparison.Ordinal);
+        var info = Directory.GetFiles(Path.Combine(uidTrash, "info"), "x*.trashinfo")
+            .Single(f => File.ReadAllText(f).Contains("Path=" + relative + "\n", StringComparison.Ordinal));
         File.Delete(info);
         File.Delete(Path.Combine(uidTrash, "files", Path.GetFileNameWithoutExtension(info)));
         LinkTree.AssertNoContentLost(before);
