@@ -6,9 +6,9 @@ namespace Dedup.Core.Media;
 
 /// <summary>
 /// Positional, buffered reads for the locators, over a file handle (through the scan's
-/// <see cref="Scanning.FileReader"/>, which counts the bytes) or over memory. Every read and every <see cref="Step"/> is charged to a budget; once it is spent all
-/// reads fail, so a malformed file costs bounded time and memory. Reads never throw for offsets out of
-/// range: they return <see langword="false"/>.
+/// <see cref="Scanning.FileReader"/>, which counts the bytes) or over memory. Every read and every
+/// <see cref="Step"/> is charged to a budget; once it is spent all reads fail, so a malformed file costs
+/// bounded time and memory. Reads never throw for offsets out of range: they return <see langword="false"/>.
 /// </summary>
 internal sealed class MediaReader : IDisposable
 {
