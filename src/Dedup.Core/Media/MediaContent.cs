@@ -19,16 +19,18 @@ internal static class MediaContent
         => TryLocate(handle, fileLength, MediaOptions.Default, out format, ranges);
 
     public static bool TryLocate(SafeFileHandle handle, long fileLength, MediaOptions options, out MediaFormat format, List<ByteRange> ranges)
-        => TryLocate(handle, fileLength, options, out format, ranges, out _);
+    {
+        // Outside a scan (tests, benchmarks): a reader of its own, whose count nobody reads.
+        using var reader = new Scanning.FileReader(options.Buffers, new(), trustedIdentities: true);
+        return TryLocate(reader, handle, fileLength, options, out format, ranges);
+    }
 
-    /// <summary>As above, also saying how many bytes locating read (a PNG's chunk walk reads the whole file).</summary>
-    public static bool TryLocate(SafeFileHandle handle, long fileLength, MediaOptions options, out MediaFormat format, List<ByteRange> ranges, out long bytesRead)
+    /// <summary>As above, reading through a scan's <paramref name="reader"/>, which counts the bytes read (a PNG's chunk walk reads the whole file).</summary>
+    public static bool TryLocate(Scanning.FileReader reader, SafeFileHandle handle, long fileLength, MediaOptions options, out MediaFormat format, List<ByteRange> ranges)
     {
         ArgumentNullException.ThrowIfNull(handle);
-        using var reader = new MediaReader(handle, fileLength, options);
-        var located = Run(reader, out format, ranges);
-        bytesRead = reader.BytesRead;
-        return located;
+        using var media = new MediaReader(reader, handle, fileLength, options);
+        return Run(media, out format, ranges);
     }
 
     /// <summary>The same over bytes in memory.</summary>

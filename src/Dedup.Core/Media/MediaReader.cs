@@ -5,10 +5,10 @@ using Microsoft.Win32.SafeHandles;
 namespace Dedup.Core.Media;
 
 /// <summary>
-/// Positional, buffered reads for the locators, over a file handle (<see cref="Interop.PositionalRead"/>)
-/// or over memory. Every read and every <see cref="Step"/> is charged to a budget; once it is spent all
-/// reads fail, so a malformed file costs bounded time and memory. Reads never throw for offsets out of
-/// range: they return <see langword="false"/>.
+/// Positional, buffered reads for the locators, over a file handle (through the scan's
+/// <see cref="Scanning.FileReader"/>, which counts the bytes) or over memory. Every read and every
+/// <see cref="Step"/> is charged to a budget; once it is spent all reads fail, so a malformed file costs
+/// bounded time and memory. Reads never throw for offsets out of range: they return <see langword="false"/>.
 /// </summary>
 internal sealed class MediaReader : IDisposable
 {
@@ -24,6 +24,7 @@ internal sealed class MediaReader : IDisposable
     /// </summary>
     public const int MaxSequentialReadSize = 512 * 1024;
 
+    private readonly Scanning.FileReader? _reader;
     private readonly SafeFileHandle? _handle;
     private readonly ReadOnlyMemory<byte> _memory;
     private byte[] _buffer;
@@ -33,9 +34,10 @@ internal sealed class MediaReader : IDisposable
     private long _bytesLeft;
     private long _stepsLeft;
 
-    public MediaReader(SafeFileHandle handle, long length, MediaOptions options)
+    public MediaReader(Scanning.FileReader reader, SafeFileHandle handle, long length, MediaOptions options)
         : this(length, options)
     {
+        _reader = reader;
         _handle = handle;
     }
 
@@ -55,9 +57,6 @@ internal sealed class MediaReader : IDisposable
     }
 
     public long Length { get; }
-
-    /// <summary>Bytes read from the file so far (for the scan's bytes-read figure).</summary>
-    public long BytesRead { get; private set; }
 
     public MediaOptions Options { get; }
 
@@ -168,9 +167,7 @@ internal sealed class MediaReader : IDisposable
             return true;
         }
 
-        var read = Interop.PositionalRead.ReadFull(_handle, destination, offset);
-        BytesRead += read;
-        return read == destination.Length;
+        return _reader!.ReadFull(_handle, destination, offset) == destination.Length;
     }
 
     /// <summary>Returns the buffer to the pool.</summary>

@@ -60,7 +60,7 @@ internal static partial class DuplicateScanner
 
                 // A reader like any other: on a disk that admits one reader, locating waits its turn.
                 using var token = state.Drives.Enter(member.Primary.Identity.Device, cancellationToken);
-                using var handle = FileOpener.TryOpen(member.Primary, state);
+                using var handle = state.Reader.TryOpen(member.Primary);
                 if (handle is null)
                 {
                     member.Dropped = true; // reported
@@ -69,8 +69,7 @@ internal static partial class DuplicateScanner
 
                 Representative = member;
                 var ranges = new List<ByteRange>();
-                var located = MediaContent.TryLocate(handle, member.Primary.Length, state.MediaOptions, out var format, ranges, out var bytesRead);
-                state.AddBytesRead(bytesRead);
+                var located = MediaContent.TryLocate(state.Reader, handle, member.Primary.Length, state.MediaOptions, out var format, ranges);
                 if (located)
                 {
                     Payload = new FileNode(member.Primary, [.. ranges], format);
@@ -139,7 +138,7 @@ internal static partial class DuplicateScanner
                     continue;
                 }
 
-                if (!member.Dropped && !FileOpener.IsUnchanged(member.Primary, null, state))
+                if (!member.Dropped && !state.Reader.IsUnchanged(member.Primary, null))
                 {
                     member.Dropped = true;
                 }

@@ -44,7 +44,7 @@ internal static partial class DuplicateScanner
             await scanCts.CancelAsync().ConfigureAwait(false);
             await WaitQuietlyAsync(compareTask).ConfigureAwait(false);
             await WaitQuietlyAsync(progressTask).ConfigureAwait(false);
-            state.Folders.Dispose();
+            state.Reader.Dispose();
             state.Summary = state.ToSummary(stopwatch.Elapsed);
             options.Progress?.Report(state.Snapshot());
         }

@@ -1,23 +1,19 @@
 using Dedup.Core.Comparison;
-using Microsoft.Win32.SafeHandles;
 
 namespace Dedup.Core.Scanning;
 
 /// <summary>
-/// The scan's <see cref="ComparisonSet"/>: opens files lazily, keeps at most <see cref="MaxOpenHandles"/>
-/// open (closing another when over), counts bytes read, and turns strategy results into groups.
+/// The scan's <see cref="ComparisonSet"/>: reads its files through the scan's <see cref="FileReader"/> (each opened
+/// lazily, open handles capped: <see cref="FileReader.LazyHandles"/>), drops files that fail, and turns strategy
+/// results into groups.
 /// </summary>
 internal sealed class FileComparisonSet : ComparisonSet, IDisposable
 {
-    public const int MaxOpenHandles = 96;
-
     private readonly IReadOnlyList<FileNode> _files;
     private readonly long _length;
     private readonly ScanState _state;
-    private readonly SafeFileHandle?[] _handles;
+    private readonly FileReader.LazyHandles _handles;
     private readonly List<(int[] Members, bool Verified)> _groups = [];
-    private int _openCount;
-    private int _clock;
 
     public FileComparisonSet(IReadOnlyList<FileNode> files, long length, ScanState state)
         : base(state.Options.HashAlgorithm, state.Options.TrustHashes, state.Options.ChunkSize, state.Options.Buffers)
@@ -25,7 +21,7 @@ internal sealed class FileComparisonSet : ComparisonSet, IDisposable
         _files = files;
         _length = length;
         _state = state;
-        _handles = new SafeFileHandle?[files.Count];
+        _handles = state.Reader.OpenLazily(files);
     }
 
     public override int Count => _files.Count;
@@ -39,14 +35,14 @@ internal sealed class FileComparisonSet : ComparisonSet, IDisposable
 
     public FileNode this[int index] => _files[index];
 
-    /// <summary>The scan's state (for stages that read files themselves, in parallel).</summary>
-    public ScanState State => _state;
+    /// <summary>The scan's reader (for stages that read files themselves, in parallel).</summary>
+    public FileReader Reader => _state.Reader;
 
     /// <summary>Marks a file failed (its error was already reported): it drops out of this set and of the scan.</summary>
     public void MarkFailed(int index)
     {
         _files[index].Dropped = true;
-        Release(index);
+        _handles.Release(index);
     }
 
     public override bool TryRead(int index, long offset, Span<byte> destination)
@@ -56,15 +52,8 @@ internal sealed class FileComparisonSet : ComparisonSet, IDisposable
             return false;
         }
 
-        var handle = _handles[index] ?? Open(index);
-        if (handle is null)
+        if (_handles.TryRead(index, offset, destination))
         {
-            return false;
-        }
-
-        if (ContentReader.TryRead(_files[index], handle, _state, offset, destination))
-        {
-            ContentReader.FollowPng(_files[index], _state, offset, destination);
             return true;
         }
 
@@ -72,16 +61,7 @@ internal sealed class FileComparisonSet : ComparisonSet, IDisposable
         return false;
     }
 
-    public override void Release(int index)
-    {
-        var handle = _handles[index];
-        if (handle is not null)
-        {
-            _handles[index] = null;
-            _openCount--;
-            handle.Dispose();
-        }
-    }
+    public override void Release(int index) => _handles.Release(index);
 
     public override void AddGroup(ReadOnlySpan<int> indices, bool verifiedByBytes)
     {
@@ -94,7 +74,7 @@ internal sealed class FileComparisonSet : ComparisonSet, IDisposable
         var kept = new List<int>(indices.Length);
         foreach (var index in indices)
         {
-            if (!_files[index].Dropped && FileOpener.IsUnchanged(_files[index].Primary, _handles[index], _state))
+            if (!_files[index].Dropped && _handles.IsUnchanged(index))
             {
                 kept.Add(index);
             }
@@ -110,45 +90,5 @@ internal sealed class FileComparisonSet : ComparisonSet, IDisposable
         }
     }
 
-    public void Dispose()
-    {
-        for (var i = 0; i < _handles.Length; i++)
-        {
-            _handles[i]?.Dispose();
-            _handles[i] = null;
-        }
-    }
-
-    private SafeFileHandle? Open(int index)
-    {
-        if (_openCount >= MaxOpenHandles)
-        {
-            CloseAnother(index);
-        }
-
-        var handle = FileOpener.TryOpen(_files[index].Primary, _state);
-        if (handle is null)
-        {
-            _files[index].Dropped = true;
-            return null;
-        }
-
-        FileOpener.Advise(handle, sequential: true);
-        _handles[index] = handle;
-        _openCount++;
-        return handle;
-    }
-
-    private void CloseAnother(int except)
-    {
-        for (var n = 0; n < _handles.Length; n++)
-        {
-            _clock = (_clock + 1) % _handles.Length;
-            if (_clock != except && _handles[_clock] is not null)
-            {
-                Release(_clock);
-                return;
-            }
-        }
-    }
+    public void Dispose() => _handles.Dispose();
 }

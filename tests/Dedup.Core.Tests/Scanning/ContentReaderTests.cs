@@ -48,7 +48,7 @@ public sealed class ContentReaderTests
 
         // Whole payload at once, then in odd-sized chunks through one handle (as the comparers read).
         var whole = new byte[expected.Length];
-        Assert.True(ContentReader.TryRead(node, state, 0, whole, 0, default));
+        Assert.True(state.Reader.TryRead(node, 0, whole, 0, default));
         Assert.Equal(expected, whole);
 
         using var handle = File.OpenHandle(Path.Combine(tree.Root, "media.bin"));
@@ -57,7 +57,7 @@ public sealed class ContentReaderTests
         for (var offset = 0; offset < chunked.Length; offset += chunk)
         {
             var length = Math.Min(chunk, chunked.Length - offset);
-            Assert.True(ContentReader.TryRead(node, handle, state, offset, chunked.AsSpan(offset, length)));
+            Assert.True(state.Reader.TryRead(node, handle, offset, chunked.AsSpan(offset, length)));
         }
 
         Assert.Equal(expected, chunked);

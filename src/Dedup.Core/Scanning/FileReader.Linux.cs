@@ -1,0 +1,266 @@
+using System.Runtime.InteropServices;
+using System.Runtime.Versioning;
+using Dedup.Core.Enumeration;
+using Dedup.Core.Interop;
+using Dedup.Core.Reporting;
+using Microsoft.Win32.SafeHandles;
+
+namespace Dedup.Core.Scanning;
+
+internal sealed unsafe partial class FileReader
+{
+    private const int PathBufferSize = 4096;
+
+    [SupportedOSPlatform("linux")]
+    private SafeFileHandle? TryOpenLinux(ScannedFile file)
+    {
+        Span<byte> path = stackalloc byte[PathBufferSize];
+        var dirfd = Locate(file, path);
+        if (dirfd == InvalidName)
+        {
+            ReportError(file.Path.ToString(), ScanErrorKind.InvalidName, "Path too long to open");
+            return null;
+        }
+
+        // O_NONBLOCK: should a FIFO have replaced the file since it was listed, open must not hang.
+        const int Flags = Libc.O_RDONLY | Libc.O_CLOEXEC | Libc.O_NONBLOCK;
+        int fd;
+        fixed (byte* p = path)
+        {
+            var noAtime = AskNoAtime(file);
+            fd = Libc.OpenAt(dirfd, p, noAtime ? Flags | Libc.O_NOATIME : Flags, 0);
+            if (fd < 0 && noAtime && Marshal.GetLastPInvokeError() == Libc.EPERM)
+            {
+                // O_NOATIME is only allowed on files we own (or with CAP_FOWNER).
+                Interlocked.Increment(ref _noAtimeRefusals);
+                fd = Libc.OpenAt(dirfd, p, Flags, 0);
+            }
+            else if (fd >= 0 && noAtime)
+            {
+                Interlocked.Increment(ref _noAtimeOpens);
+            }
+        }
+
+        if (fd < 0)
+        {
+            ReportErrno(file.Path.ToString(), Marshal.GetLastPInvokeError());
+            return null;
+        }
+
+        var handle = new SafeFileHandle(fd, ownsHandle: true);
+        StatxBuffer stx;
+        byte empty = 0;
+        if (Libc.Statx(fd, &empty, Libc.AT_EMPTY_PATH, Libc.STATX_BASIC_STATS, &stx) != 0)
+        {
+            ReportErrno(file.Path.ToString(), Marshal.GetLastPInvokeError());
+            handle.Dispose();
+            return null;
+        }
+
+        if (!Matches(file, in stx))
+        {
+            handle.Dispose();
+            return null;
+        }
+
+        return handle;
+    }
+
+    [SupportedOSPlatform("linux")]
+    private bool IsUnchangedLinux(ScannedFile file, SafeFileHandle? handle)
+    {
+        StatxBuffer stx;
+        int rc;
+        if (handle is not null && !handle.IsClosed)
+        {
+            byte empty = 0;
+            rc = Libc.Statx((int)handle.DangerousGetHandle(), &empty, Libc.AT_EMPTY_PATH, Libc.STATX_BASIC_STATS, &stx);
+        }
+        else
+        {
+            // By full path, not through the cached folder: a reported path must still lead to the file.
+            Span<byte> path = stackalloc byte[PathBufferSize];
+            if (file.Path.WriteUtf8(path) < 0)
+            {
+                return false;
+            }
+
+            fixed (byte* p = path)
+            {
+                rc = Libc.Statx(Libc.AT_FDCWD, p, 0, Libc.STATX_BASIC_STATS, &stx);
+            }
+        }
+
+        if (rc != 0)
+        {
+            ReportErrno(file.Path.ToString(), Marshal.GetLastPInvokeError());
+            return false;
+        }
+
+        if (!Matches(file, in stx))
+        {
+            return false;
+        }
+
+        return true;
+    }
+
+    private const int InvalidName = int.MinValue;
+
+    /// <summary>
+    /// Writes the NUL-terminated name to use with the returned folder descriptor: the file's own name relative to
+    /// its cached folder, or the full path with <see cref="Libc.AT_FDCWD"/>; <see cref="InvalidName"/> if it does not fit.
+    /// </summary>
+    [SupportedOSPlatform("linux")]
+    private int Locate(ScannedFile file, Span<byte> destination)
+    {
+        var dirfd = _folders.Get(file.Path.Parent);
+        if (dirfd >= 0 && System.Text.Encoding.UTF8.TryGetBytes(file.Path.Name, destination[..^1], out var count))
+        {
+            destination[count] = 0;
+            return dirfd;
+        }
+
+        return file.Path.WriteUtf8(destination) < 0 ? InvalidName : Libc.AT_FDCWD;
+    }
+
+    /// <summary>Whether the file opened is still the one listed; if not, reports why (see <see cref="IdentityCheck"/> for identities).</summary>
+    [SupportedOSPlatform("linux")]
+    private bool Matches(ScannedFile file, in StatxBuffer stx)
+    {
+        if (!stx.IsRegularFile)
+        {
+            ReportChanged(file, "no longer a regular file");
+            return false;
+        }
+
+        if (stx.Ino != file.Identity.FileId || stx.Device != file.Identity.Device)
+        {
+            ReportError(file.Path.ToString(), ScanErrorKind.Changed, _identities.Explain(file, stx.DevMajor, stx.DevMinor, stx.Ino));
+            return false;
+        }
+
+        _identities.NoteMatch();
+        var what = (long)stx.Size != file.Length ? $"size {file.Length} became {stx.Size}"
+            : stx.LastWriteTimeUtc != file.LastWriteTimeUtc ? "modified"
+            : string.Empty;
+        if (what.Length > 0)
+        {
+            ReportChanged(file, what);
+            return false;
+        }
+
+        return true;
+    }
+
+    [SupportedOSPlatform("linux")]
+    private void ReportErrno(string path, int errno)
+    {
+        ReportError(path, ScanErrorKinds.FromErrno(errno), Marshal.GetPInvokeErrorMessage(errno));
+    }
+
+    [SupportedOSPlatform("linux")]
+    private static void AdviseLinux(SafeFileHandle handle, ReadHint hint)
+    {
+        _ = Libc.FAdvise((int)handle.DangerousGetHandle(), 0, 0, hint == ReadHint.Sequential ? Libc.POSIX_FADV_SEQUENTIAL : Libc.POSIX_FADV_RANDOM);
+    }
+
+    /// <summary>Most buffers one scatter read fills (payload pieces and the gaps between them).</summary>
+    private const int MaxIoVecs = 128;
+
+    /// <summary>
+    /// One <c>preadv</c> of the file span holding the payload ranges from <paramref name="contentOffset"/>: the pieces go
+    /// straight into <paramref name="destination"/> and the framing between them (gaps up to <see cref="MaxGap"/>) into a
+    /// scratch buffer, so the pieces are not copied a second time; the span stops at <see cref="WindowSize"/>. Returns
+    /// the payload bytes placed; <paramref name="spanRead"/> is every byte read, gaps included.
+    /// </summary>
+    [SupportedOSPlatform("linux")]
+    private static int ScatterReadLinux(FileNode node, SafeFileHandle handle, long contentOffset, Span<byte> destination, out long spanRead)
+    {
+        var iov = stackalloc IoVec[MaxIoVecs];
+        var isGap = stackalloc bool[MaxIoVecs];
+        var scratch = stackalloc byte[MaxGap];
+        var count = 0;
+        var placed = 0;
+        long start = -1, end = 0;
+        spanRead = 0;
+        fixed (byte* dest = destination)
+        {
+            while (placed < destination.Length && count < MaxIoVecs - 1)
+            {
+                var (fileOffset, available) = node.MapOffset(contentOffset + placed);
+                if (available <= 0)
+                {
+                    break;
+                }
+
+                if (start < 0)
+                {
+                    start = fileOffset;
+                }
+                else
+                {
+                    var gap = fileOffset - end;
+                    if (gap < 0 || gap > MaxGap || fileOffset + 1 - start > WindowSize)
+                    {
+                        break;
+                    }
+
+                    if (gap > 0)
+                    {
+                        isGap[count] = true;
+                        iov[count++] = new IoVec { Base = scratch, Length = (nuint)gap };
+                    }
+                }
+
+                var piece = (int)Math.Min(Math.Min(available, destination.Length - placed), WindowSize - (fileOffset - start));
+                isGap[count] = false;
+                iov[count++] = new IoVec { Base = dest + placed, Length = (nuint)piece };
+                placed += piece;
+                end = fileOffset + piece;
+            }
+
+            if (count == 0)
+            {
+                return 0;
+            }
+
+            var added = false;
+            try
+            {
+                handle.DangerousAddRef(ref added);
+                nint read;
+                while ((read = Libc.PReadV((int)handle.DangerousGetHandle(), iov, count, start)) < 0)
+                {
+                    PositionalRead.ThrowUnlessInterrupted();
+                }
+
+                // A short read (the file shrank) fills a prefix of the buffers: count the payload part of it.
+                spanRead = read;
+                var payload = 0;
+                for (var i = 0; i < count && read > 0; i++)
+                {
+                    var filled = (int)Math.Min((long)iov[i].Length, read);
+                    read -= filled;
+                    if (!isGap[i])
+                    {
+                        payload += filled;
+                        if (filled < (int)iov[i].Length)
+                        {
+                            break;
+                        }
+                    }
+                }
+
+                return payload;
+            }
+            finally
+            {
+                if (added)
+                {
+                    handle.DangerousRelease();
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,87 @@
+using Dedup.Core.Enumeration;
+using Dedup.Core.Interop;
+using Dedup.Core.Reporting;
+using Microsoft.Win32.SafeHandles;
+
+namespace Dedup.Core.Scanning;
+
+// Non-Linux platforms: BCL only. Compiled everywhere, exercised only where Linux code is not used (untested here).
+internal sealed partial class FileReader
+{
+    private SafeFileHandle? TryOpenPortable(ScannedFile file)
+    {
+        var path = file.Path.ToString();
+        try
+        {
+            var handle = File.OpenHandle(path, FileMode.Open, FileAccess.Read, FileShare.ReadWrite | FileShare.Delete);
+            if (RandomAccess.GetLength(handle) != file.Length)
+            {
+                ReportChanged(file, "size");
+                handle.Dispose();
+                return null;
+            }
+
+            return handle;
+        }
+        catch (Exception ex) when (ex is IOException or UnauthorizedAccessException)
+        {
+            ReportException(path, ex);
+            return null;
+        }
+    }
+
+    private bool IsUnchangedPortable(ScannedFile file)
+    {
+        var info = new FileInfo(file.Path.ToString());
+        if (!info.Exists)
+        {
+            ReportError(info.FullName, ScanErrorKind.NotFound, "File vanished during the scan");
+            return false;
+        }
+
+        if (info.Length != file.Length || info.LastWriteTimeUtc != file.LastWriteTimeUtc)
+        {
+            ReportChanged(file, "size or time");
+            return false;
+        }
+
+        return true;
+    }
+
+    /// <summary>
+    /// One read of the file span holding the payload ranges from <paramref name="contentOffset"/> into a window, then
+    /// the pieces copied out. The window covers the next ranges while the gaps between them are small (chunk framing),
+    /// so bytes of other tracks or metadata are not read for nothing. Returns the payload bytes placed;
+    /// <paramref name="spanRead"/> is every byte read.
+    /// </summary>
+    private int GatherPortable(FileNode node, SafeFileHandle handle, long contentOffset, Span<byte> destination, ref byte[]? window, out long spanRead)
+    {
+        window ??= _buffers.Rent(WindowSize);
+        var (fileOffset, _) = node.MapOffset(contentOffset);
+        var span = Math.Min(node.CoalescedSpan(contentOffset, destination.Length, WindowSize, MaxGap), node.Primary.Length - fileOffset);
+        var read = PositionalRead.Read(handle, window.AsSpan(0, (int)Math.Max(0, span)), fileOffset);
+        spanRead = read;
+        return Gather(node, contentOffset, destination, window.AsSpan(0, read), fileOffset);
+    }
+
+    /// <summary>Copies payload bytes from a window read at <paramref name="windowOffset"/>; returns how many.</summary>
+    private static int Gather(FileNode node, long contentOffset, Span<byte> destination, ReadOnlySpan<byte> window, long windowOffset)
+    {
+        var copied = 0;
+        while (copied < destination.Length)
+        {
+            var (fileOffset, available) = node.MapOffset(contentOffset + copied);
+            var start = fileOffset - windowOffset;
+            if (available <= 0 || start < 0 || start >= window.Length)
+            {
+                break;
+            }
+
+            var count = (int)Math.Min(Math.Min(available, destination.Length - copied), window.Length - start);
+            window.Slice((int)start, count).CopyTo(destination[copied..]);
+            copied += count;
+        }
+
+        return copied;
+    }
+}

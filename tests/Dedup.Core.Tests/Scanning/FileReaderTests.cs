@@ -1,0 +1,81 @@
+using System.Collections.Concurrent;
+using Dedup.Core.Enumeration;
+using Dedup.Core.Media;
+using Dedup.Core.Pooling;
+using Dedup.Core.Reporting;
+using Dedup.Core.Scanning;
+using Dedup.Core.Tests.Infrastructure;
+using Xunit;
+
+namespace Dedup.Core.Tests.Scanning;
+
+/// <summary>
+/// The scan's one reader: its observer sees whole and comparison reads but not probes, and every byte read
+/// (media locating included) is counted once, by the reader.
+/// </summary>
+public sealed class FileReaderTests
+{
+    [Fact]
+    public async Task The_observer_sees_whole_and_comparison_reads_but_not_probes()
+    {
+        using var tree = new TempTree();
+        var bytes = TempTree.RandomBytes(100_000, 7);
+        tree.Write("a.bin", bytes);
+        var node = new FileNode(await ScanOneAsync(tree));
+        var observer = new Recorder();
+        var errors = new ConcurrentQueue<ScanError>();
+        using var reader = new FileReader(BufferPool.Shared, errors, trustedIdentities: true, observer);
+
+        var prefix = new byte[4096];
+        var suffix = new byte[4096];
+        Assert.True(reader.TryRead(node, 0, prefix, bytes.Length - 4096, suffix, probe: true));
+        Assert.Empty(observer.Reads);
+
+        var whole = new byte[bytes.Length];
+        Assert.True(reader.TryRead(node, 0, whole, 0, default));
+        Assert.Equal(bytes, whole);
+        using (var handles = reader.OpenLazily([node]))
+        {
+            Assert.True(handles.TryRead(0, 1000, whole.AsSpan(0, 500)));
+        }
+
+        Assert.Equal([(0L, bytes.Length), (1000L, 500)], observer.Reads);
+        Assert.Equal(8192 + bytes.Length + 500, reader.BytesRead);
+        Assert.Empty(errors);
+    }
+
+    [Fact]
+    public async Task Media_locating_is_counted_by_the_reader_it_reads_through()
+    {
+        using var tree = new TempTree();
+        tree.Write("a.bin", TempTree.RandomBytes(50_000, 8));
+        var file = await ScanOneAsync(tree);
+        using var reader = new FileReader(BufferPool.Shared, new ConcurrentQueue<ScanError>(), trustedIdentities: true);
+        using var handle = reader.TryOpen(file);
+        Assert.NotNull(handle);
+
+        // Not media: only the signature is read, through the reader.
+        Assert.False(MediaContent.TryLocate(reader, handle, file.Length, MediaOptions.Default, out _, []));
+        Assert.Equal(MediaDetector.HeaderSize, reader.BytesRead);
+    }
+
+    private static async Task<ScannedFile> ScanOneAsync(TempTree tree)
+    {
+        var finder = new DuplicateFinderBuilder().AddRoot(tree.Root).Build();
+        ScannedFile? file = null;
+        await foreach (var scanned in new ParallelFileEnumerator().EnumerateAsync(new FileEnumerationContext(finder.Options, new ConcurrentQueue<ScanError>())))
+        {
+            file = scanned;
+        }
+
+        Assert.NotNull(file);
+        return file;
+    }
+
+    private sealed class Recorder : IReadObserver
+    {
+        public List<(long Offset, int Length)> Reads { get; } = [];
+
+        public void OnRead(FileNode node, long offset, ReadOnlySpan<byte> bytes) => Reads.Add((offset, bytes.Length));
+    }
+}
