@@ -51,9 +51,10 @@ public sealed record DuplicateFile
     public DateTime LastWriteTimeUtc { get; init; }
 
     /// <summary>
-    /// Status change time (Unix ctime: moves with every write, chmod, chown, link or rename and cannot be set) when
-    /// scanned, UTC, to 100 ns; <see cref="DateTime.MinValue"/> where the platform's enumerator does not record it.
-    /// Reports carry it so a later action can tell the file it finds from the one that was compared.
+    /// Status change time (Unix ctime: moves with every write, chmod, chown, link or rename and cannot be set) as the
+    /// scan's last check before reporting the group saw it, UTC, to 100 ns; <see cref="DateTime.MinValue"/> where the
+    /// platform records none (Windows, macOS). Reports carry it so a later action can tell the file it finds from the
+    /// one that was compared.
     /// </summary>
     public DateTime LastChangeTimeUtc { get; internal init; }
 

@@ -43,8 +43,6 @@ public sealed class ScannedFile
 
     internal const uint UnknownOwner = uint.MaxValue;
 
-    /// <summary>Status change time (ctime) when scanned, UTC, where the enumerator knows it (Linux); else <see cref="DateTime.MinValue"/>.</summary>
-    internal DateTime LastChangeTimeUtc { get; init; }
 
     /// <inheritdoc />
     public override string ToString() => Path.ToString();

@@ -138,7 +138,7 @@ internal static partial class DuplicateScanner
                     continue;
                 }
 
-                if (!member.Dropped && !state.Reader.IsUnchanged(member.Primary, null))
+                if (!member.Dropped && !state.Reader.IsUnchanged(member, null))
                 {
                     member.Dropped = true;
                 }

@@ -123,17 +123,20 @@ internal sealed class FileNode
         (OtherNames ??= []).Add(path);
     }
 
+    /// <summary>The change time the last check before reporting saw (Linux), for reports; <see cref="DateTime.MinValue"/> until then.</summary>
+    public DateTime LastChangeTimeUtc { get; set; }
+
     public DuplicateFile ToDuplicateFile()
     {
         var file = Primary;
         if (OtherNames is null)
         {
-            return new DuplicateFile(file.Path, [], file.Identity, file.Length, file.LinkCount, file.LastWriteTimeUtc) { LastChangeTimeUtc = file.LastChangeTimeUtc };
+            return new DuplicateFile(file.Path, [], file.Identity, file.Length, file.LinkCount, file.LastWriteTimeUtc) { LastChangeTimeUtc = LastChangeTimeUtc };
         }
 
         var names = new List<AbsolutePath>(OtherNames.Count + 1) { file.Path };
         names.AddRange(OtherNames);
         names.Sort();
-        return new DuplicateFile(names[0], names.GetRange(1, names.Count - 1), file.Identity, file.Length, file.LinkCount, file.LastWriteTimeUtc) { LastChangeTimeUtc = file.LastChangeTimeUtc };
+        return new DuplicateFile(names[0], names.GetRange(1, names.Count - 1), file.Identity, file.Length, file.LinkCount, file.LastWriteTimeUtc) { LastChangeTimeUtc = LastChangeTimeUtc };
     }
 }

@@ -37,7 +37,7 @@ internal sealed partial class FileReader
         }
 
         /// <summary>The reader's last check of file <paramref name="index"/>, through its handle while it is open.</summary>
-        public bool IsUnchanged(int index) => _reader.IsUnchanged(_files[index].Primary, _handles[index]);
+        public bool IsUnchanged(int index) => _reader.IsUnchanged(_files[index], _handles[index]);
 
         /// <summary>Closes file <paramref name="index"/>'s handle, if open.</summary>
         public void Release(int index)

@@ -67,8 +67,9 @@ internal sealed unsafe partial class FileReader
     }
 
     [SupportedOSPlatform("linux")]
-    private bool IsUnchangedLinux(ScannedFile file, SafeFileHandle? handle)
+    private bool IsUnchangedLinux(FileNode node, SafeFileHandle? handle)
     {
+        var file = node.Primary;
         StatxBuffer stx;
         int rc;
         if (handle is not null && !handle.IsClosed)
@@ -102,6 +103,7 @@ internal sealed unsafe partial class FileReader
             return false;
         }
 
+        node.LastChangeTimeUtc = stx.ChangeTimeUtc;
         return true;
     }
 

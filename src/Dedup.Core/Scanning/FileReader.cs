@@ -117,12 +117,14 @@ internal sealed partial class FileReader : IDisposable
     }
 
     /// <summary>
-    /// Whether the file still has the identity, size and time it was listed with (a last check before reporting),
+    /// Whether the node's file still has the identity, size and time it was listed with (a last check before reporting),
     /// through <paramref name="handle"/> while it is open, else by full path; if not, reports why.
     /// </summary>
-    public bool IsUnchanged(ScannedFile file, SafeFileHandle? handle)
+    /// <remarks>The change time this check sees is recorded on <paramref name="node"/> for reports (Linux): taken here, on
+    /// the files about to be reported, rather than kept for every enumerated file.</remarks>
+    public bool IsUnchanged(FileNode node, SafeFileHandle? handle)
     {
-        return OperatingSystem.IsLinux() ? IsUnchangedLinux(file, handle) : IsUnchangedPortable(file);
+        return OperatingSystem.IsLinux() ? IsUnchangedLinux(node, handle) : IsUnchangedPortable(node.Primary);
     }
 
     /// <summary>Closes the folder descriptors; called once the scan's readers have stopped.</summary>
