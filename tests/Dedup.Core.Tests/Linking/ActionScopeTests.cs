@@ -18,10 +18,7 @@ public sealed class ActionScopeTests
     public async Task A_duplicate_folder_swapped_for_a_link_out_of_the_roots_is_skipped(string kind)
     {
         using var tree = new LinkTree();
-        var root = tree.PathOf("root");
-        tree.Write("root/keep/k.bin", Content);
-        tree.Write("root/sub/d.bin", Content);
-        var plan = FaultInjectionTests.Plan(tree, await tree.ScanAsync(root), kind, KeepRule.PreferUnder(tree.PathOf("root/keep")));
+        var plan = await PlanKeepAndSubAsync(tree, kind);
         Assert.Single(plan.Actions);
 
         // The victim holds another name of the very file that was scanned (same device and inode).
@@ -45,10 +42,7 @@ public sealed class ActionScopeTests
     public async Task A_kept_folder_swapped_for_a_link_out_of_the_roots_is_skipped(string kind)
     {
         using var tree = new LinkTree();
-        var root = tree.PathOf("root");
-        tree.Write("root/keep/k.bin", Content);
-        tree.Write("root/sub/d.bin", Content);
-        var plan = FaultInjectionTests.Plan(tree, await tree.ScanAsync(root), kind, KeepRule.PreferUnder(tree.PathOf("root/keep")));
+        var plan = await PlanKeepAndSubAsync(tree, kind);
 
         Directory.CreateDirectory(tree.PathOf("victim"));
         TempTree.Run("ln", tree.PathOf("root/keep/k.bin"), tree.PathOf("victim/k.bin"));
@@ -69,13 +63,10 @@ public sealed class ActionScopeTests
     public async Task A_root_replaced_by_another_folder_with_the_same_names_is_refused(string kind)
     {
         using var tree = new LinkTree();
-        var root = tree.PathOf("root");
-        tree.Write("root/keep/k.bin", Content);
-        tree.Write("root/sub/d.bin", Content);
-        var plan = FaultInjectionTests.Plan(tree, await tree.ScanAsync(root), kind, KeepRule.PreferUnder(tree.PathOf("root/keep")));
+        var plan = await PlanKeepAndSubAsync(tree, kind);
 
         // The same names, leading to the same files (hard links), in a folder that is not the scanned root.
-        Directory.Move(root, tree.PathOf("root.real"));
+        Directory.Move(tree.PathOf("root"), tree.PathOf("root.real"));
         Directory.CreateDirectory(tree.PathOf("root/keep"));
         Directory.CreateDirectory(tree.PathOf("root/sub"));
         TempTree.Run("ln", tree.PathOf("root.real/keep/k.bin"), tree.PathOf("root/keep/k.bin"));
@@ -120,6 +111,14 @@ public sealed class ActionScopeTests
         Assert.Equal(DuplicateActionStatus.Skipped, outcome.Status);
         Assert.Contains("is a symbolic link", outcome.Reason, StringComparison.Ordinal);
         Assert.Equal(Content, File.ReadAllBytes(tree.PathOf("elsewhere/d.bin")));
+    }
+
+    /// <summary>root/keep/k.bin (kept) and root/sub/d.bin (its duplicate), scanned from root/ and planned.</summary>
+    private static async Task<DuplicateActionPlan> PlanKeepAndSubAsync(LinkTree tree, string kind)
+    {
+        tree.Write("root/keep/k.bin", Content);
+        tree.Write("root/sub/d.bin", Content);
+        return FaultInjectionTests.Plan(tree, await tree.ScanAsync(tree.PathOf("root")), kind, KeepRule.PreferUnder(tree.PathOf("root/keep")));
     }
 
     private static string Symlink(string target, string link)
