@@ -1,4 +1,5 @@
 using System.Runtime.InteropServices;
+using System.Runtime.Versioning;
 using System.Text;
 using System.Text.Unicode;
 using Dedup.Core.Interop;
@@ -21,6 +22,7 @@ internal sealed partial class ParallelFileEnumerator
         /// descriptor (no full-path lookups). FIFOs, sockets and devices are recognised from d_type and
         /// never opened; symbolic links are skipped unless followed.
         /// </summary>
+        [SupportedOSPlatform("linux")]
         private unsafe void ListLinux(DirectoryWork work, List<ScannedFile> batch)
         {
             Span<byte> path = stackalloc byte[4096];
@@ -95,6 +97,7 @@ internal sealed partial class ParallelFileEnumerator
             }
         }
 
+        [SupportedOSPlatform("linux")]
         private unsafe void ListEntry(DirectoryWork work, int dirFd, byte* namePtr, ReadOnlySpan<byte> name, byte type, ulong rootDevice, FolderChain ancestors, List<ScannedFile> batch)
         {
             if (name.Length == 0 || (name[0] == (byte)'.' && (name.Length == 1 || (name.Length == 2 && name[1] == (byte)'.'))))
@@ -203,6 +206,7 @@ internal sealed partial class ParallelFileEnumerator
             Push(new DirectoryWork(child, relative, rootDevice, ancestors, work.ViaSymlink || linkTarget is not null));
         }
 
+        [SupportedOSPlatform("linux")]
         private static unsafe string ReadLinkTarget(int dirFd, byte* namePtr)
         {
             var buffer = stackalloc byte[4096];
@@ -210,6 +214,7 @@ internal sealed partial class ParallelFileEnumerator
             return length <= 0 ? string.Empty : Encoding.UTF8.GetString(buffer, (int)length);
         }
 
+        [SupportedOSPlatform("linux")]
         private void ReportErrno(AbsolutePath path, int errno)
         {
             context.ReportError(path.ToString(), ScanErrorKinds.FromErrno(errno), Marshal.GetPInvokeErrorMessage(errno));

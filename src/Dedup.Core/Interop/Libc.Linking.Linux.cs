@@ -1,4 +1,5 @@
 using System.Runtime.InteropServices;
+using System.Runtime.Versioning;
 
 namespace Dedup.Core.Interop;
 
@@ -30,58 +31,76 @@ internal static unsafe partial class Libc
 
     public const ushort S_ISVTX = 0x200;
 
+    [SupportedOSPlatform("linux")]
     [LibraryImport(LibraryName, EntryPoint = "statx", SetLastError = true, StringMarshalling = StringMarshalling.Utf8)]
     public static partial int Statx(int dirfd, string path, int flags, uint mask, out StatxBuffer buffer);
 
+    [SupportedOSPlatform("linux")]
     [LibraryImport(LibraryName, EntryPoint = "open", SetLastError = true, StringMarshalling = StringMarshalling.Utf8)]
     public static partial int Open(string path, int flags, int mode);
 
+    [SupportedOSPlatform("linux")]
     [LibraryImport(LibraryName, EntryPoint = "openat", SetLastError = true, StringMarshalling = StringMarshalling.Utf8)]
     public static partial int OpenAt(int dirfd, string path, int flags, int mode);
 
+    [SupportedOSPlatform("linux")]
     [LibraryImport(LibraryName, EntryPoint = "linkat", SetLastError = true, StringMarshalling = StringMarshalling.Utf8)]
     public static partial int LinkAt(int olddirfd, string oldpath, int newdirfd, string newpath, int flags);
 
+    [SupportedOSPlatform("linux")]
     [LibraryImport(LibraryName, EntryPoint = "symlinkat", SetLastError = true, StringMarshalling = StringMarshalling.Utf8)]
     public static partial int SymlinkAt(string target, int newdirfd, string linkpath);
 
+    [SupportedOSPlatform("linux")]
     [LibraryImport(LibraryName, EntryPoint = "renameat2", SetLastError = true, StringMarshalling = StringMarshalling.Utf8)]
     public static partial int RenameAt2(int olddirfd, string oldpath, int newdirfd, string newpath, uint flags);
 
+    [SupportedOSPlatform("linux")]
     [LibraryImport(LibraryName, EntryPoint = "unlinkat", SetLastError = true, StringMarshalling = StringMarshalling.Utf8)]
     public static partial int UnlinkAt(int dirfd, string path, int flags);
 
+    [SupportedOSPlatform("linux")]
     [LibraryImport(LibraryName, EntryPoint = "mkdir", SetLastError = true, StringMarshalling = StringMarshalling.Utf8)]
     public static partial int Mkdir(string path, int mode);
 
+    [SupportedOSPlatform("linux")]
     [LibraryImport(LibraryName, EntryPoint = "ioctl", SetLastError = true)]
     public static partial int Ioctl(int fd, ulong request, nint argument);
 
+    [SupportedOSPlatform("linux")]
     [LibraryImport(LibraryName, EntryPoint = "fchmod", SetLastError = true)]
     public static partial int Fchmod(int fd, int mode);
 
+    [SupportedOSPlatform("linux")]
     [LibraryImport(LibraryName, EntryPoint = "fchown", SetLastError = true)]
     public static partial int Fchown(int fd, uint owner, uint group);
 
+    [SupportedOSPlatform("linux")]
     [LibraryImport(LibraryName, EntryPoint = "futimens", SetLastError = true)]
     public static partial int Futimens(int fd, TimeSpec* times);
 
+    [SupportedOSPlatform("linux")]
     [LibraryImport(LibraryName, EntryPoint = "fsync", SetLastError = true)]
     public static partial int Fsync(int fd);
 
+    [SupportedOSPlatform("linux")]
     [LibraryImport(LibraryName, EntryPoint = "flistxattr", SetLastError = true)]
     public static partial nint FListXattr(int fd, byte* list, nuint size);
 
+    [SupportedOSPlatform("linux")]
     [LibraryImport(LibraryName, EntryPoint = "fgetxattr", SetLastError = true)]
     public static partial nint FGetXattr(int fd, byte* name, byte* value, nuint size);
 
+    [SupportedOSPlatform("linux")]
     [LibraryImport(LibraryName, EntryPoint = "fsetxattr", SetLastError = true)]
     public static partial int FSetXattr(int fd, byte* name, byte* value, nuint size, int flags);
 
+    [SupportedOSPlatform("linux")]
     [LibraryImport(LibraryName, EntryPoint = "realpath", SetLastError = true, StringMarshalling = StringMarshalling.Utf8)]
     private static partial nint RealPath(string path, nint resolved);
 
     /// <summary>The path with every symbolic link resolved (<c>realpath</c>), or <see langword="null"/> with the errno.</summary>
+    [SupportedOSPlatform("linux")]
     public static string? RealPathOf(string path, out int errno)
     {
         var resolved = RealPath(path, 0);
@@ -103,6 +122,7 @@ internal static unsafe partial class Libc
     }
 
     /// <summary>The path with every symbolic link in its folders resolved (the name itself is kept); the input when that fails.</summary>
+    [SupportedOSPlatform("linux")]
     public static string CanonicalFolderPath(string path)
     {
         var folder = Path.GetDirectoryName(path);
@@ -111,17 +131,21 @@ internal static unsafe partial class Libc
 
     public static int LastErrno => Marshal.GetLastPInvokeError();
 
+    [SupportedOSPlatform("linux")]
     public static string Message(int errno) => Marshal.GetPInvokeErrorMessage(errno);
 
     /// <summary><c>statx</c> of a path without following a final symbolic link; returns 0 or an errno.</summary>
+    [SupportedOSPlatform("linux")]
     public static int LStat(string path, out StatxBuffer status) =>
         Statx(AT_FDCWD, path, AT_SYMLINK_NOFOLLOW, STATX_BASIC_STATS, out status) == 0 ? 0 : LastErrno;
 
     /// <summary><c>statx</c> of a name in an open folder without following a final symbolic link; returns 0 or an errno.</summary>
+    [SupportedOSPlatform("linux")]
     public static int LStatAt(int dirfd, string name, out StatxBuffer status) =>
         Statx(dirfd, name, AT_SYMLINK_NOFOLLOW, STATX_BASIC_STATS, out status) == 0 ? 0 : LastErrno;
 
     /// <summary><c>statx</c> of an open descriptor; returns 0 or an errno.</summary>
+    [SupportedOSPlatform("linux")]
     public static int FStat(int fd, out StatxBuffer status) =>
         Statx(fd, string.Empty, AT_EMPTY_PATH, STATX_BASIC_STATS, out status) == 0 ? 0 : LastErrno;
 }

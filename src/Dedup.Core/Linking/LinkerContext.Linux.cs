@@ -1,3 +1,4 @@
+using System.Runtime.Versioning;
 using Dedup.Core.Linking.Execution;
 using Dedup.Core.Linking.Operations;
 
@@ -14,33 +15,72 @@ public sealed partial class LinkerContext
         _linux = linux;
     }
 
-    private LinkContext Linux(string operation) => _linux ?? throw LinuxOnly(operation);
+    /// <summary>Whether this action runs on Linux with a <see cref="LinkContext"/> (the analyzer's guard for the Linux-only calls below).</summary>
+    [SupportedOSPlatformGuard("linux")]
+    private bool OnLinux => OperatingSystem.IsLinux() && _linux is not null;
+
+    [SupportedOSPlatform("linux")]
+    private LinkContext Linux => _linux!;
 
     private void ReplaceWithHardLinkCore()
     {
-        var context = Linux("a hard link");
+        if (!OnLinux)
+        {
+            throw LinuxOnly("a hard link");
+        }
+
+        var context = Linux;
         context.RequireSameOwnerAndMode();
         HardLinkOperation.Apply(context);
     }
 
     private void ReplaceWithSymbolicLinkCore(bool relative)
     {
-        var context = Linux("a symbolic link");
+        if (!OnLinux)
+        {
+            throw LinuxOnly("a symbolic link");
+        }
+
+        var context = Linux;
         context.RequireSameOwnerAndMode();
         SymbolicLinkOperation.Apply(context, relative);
     }
 
-    private void ReplaceWithCloneCore() => CloneOperation.Apply(Linux("a clone"));
+    private void ReplaceWithCloneCore()
+    {
+        if (!OnLinux)
+        {
+            throw LinuxOnly("a clone");
+        }
 
-    private void DedupeWithKeptCore() => DedupeOperation.Apply(Linux("dedupe"));
+        CloneOperation.Apply(Linux);
+    }
 
-    private void ReplaceWithFileCore(Action<Stream> write) => ReplaceWithFileOperation.Apply(Linux("replacing with a file"), write);
+    private void DedupeWithKeptCore()
+    {
+        if (!OnLinux)
+        {
+            throw LinuxOnly("dedupe");
+        }
+
+        DedupeOperation.Apply(Linux);
+    }
+
+    private void ReplaceWithFileCore(Action<Stream> write)
+    {
+        if (!OnLinux)
+        {
+            throw LinuxOnly("replacing with a file");
+        }
+
+        ReplaceWithFileOperation.Apply(Linux, write);
+    }
 
     private void DeleteCore()
     {
-        if (_linux is not null)
+        if (OnLinux)
         {
-            DeleteOperation.Apply(_linux);
+            DeleteOperation.Apply(Linux);
         }
         else
         {
@@ -50,9 +90,9 @@ public sealed partial class LinkerContext
 
     private void MoveToTrashCore(string? homeTrash)
     {
-        if (_linux is not null)
+        if (OnLinux)
         {
-            TrashOperation.Apply(_linux, homeTrash);
+            TrashOperation.Apply(Linux, homeTrash);
         }
         else
         {

@@ -1,3 +1,4 @@
+using System.Runtime.Versioning;
 using Dedup.Core.Enumeration;
 using Dedup.Core.Interop;
 using Dedup.Core.Linking.Execution;
@@ -77,6 +78,7 @@ public static class ReportedDuplicates
     }
 
     /// <summary>Why the reported name no longer leads to the reported file, or <see langword="null"/> when it does.</summary>
+    [SupportedOSPlatform("linux")]
     private static string? LookUp(IReadOnlyList<ScanRoot> roots, long size, ReportedFile file, out StatxBuffer status)
     {
         status = default;

@@ -1,3 +1,4 @@
+using System.Runtime.Versioning;
 using Dedup.Core.Interop;
 using Dedup.Core.Paths;
 
@@ -14,6 +15,7 @@ namespace Dedup.Core.Linking.Execution;
 /// <c>O_NOFOLLOW</c>; the folder reached must be the one a plain lookup of the written path gives at that moment,
 /// otherwise something was swapped while it was being opened.
 /// </remarks>
+[SupportedOSPlatform("linux")]
 internal sealed class FolderHandle : IDisposable
 {
     private int _fd;

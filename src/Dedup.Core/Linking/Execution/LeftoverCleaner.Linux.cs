@@ -1,3 +1,4 @@
+using System.Runtime.Versioning;
 using Dedup.Core.Interop;
 using Dedup.Core.Paths;
 using Microsoft.Win32.SafeHandles;
@@ -12,6 +13,7 @@ namespace Dedup.Core.Linking.Execution;
 /// else is left alone and reported. Every step works relative to the leftover's folder, opened from its scanned
 /// root without following links.
 /// </summary>
+[SupportedOSPlatform("linux")]
 internal static class LeftoverCleaner
 {
     /// <summary>Removes the plan's provable leftovers; returns how many, and each one left alone with the reason.</summary>

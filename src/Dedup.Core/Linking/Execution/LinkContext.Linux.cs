@@ -1,4 +1,5 @@
 using System.Globalization;
+using System.Runtime.Versioning;
 using Dedup.Core.Interop;
 using Dedup.Core.Paths;
 using Microsoft.Win32.SafeHandles;
@@ -27,6 +28,7 @@ namespace Dedup.Core.Linking.Execution;
 /// not compared otherwise: other names of a file come and go without touching its bytes.
 /// </para>
 /// </remarks>
+[SupportedOSPlatform("linux")]
 internal sealed class LinkContext : IDisposable
 {
     private const string ChangedSinceFirstCheck =

@@ -49,6 +49,11 @@ internal static partial class PlanExecutor
 
     private static void ApplyLinux(ILinker linker, DuplicateAction action, LinkerFaults? faults)
     {
+        if (!OperatingSystem.IsLinux())
+        {
+            throw new PlatformNotSupportedException(); // Apply dispatches here on Linux only
+        }
+
         using var context = new LinkContext(action, faults);
         context.CheckKeptUnchanged();
         context.CheckDuplicateUnchanged();

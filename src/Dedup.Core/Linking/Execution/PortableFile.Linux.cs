@@ -1,4 +1,5 @@
 using System.Runtime.InteropServices;
+using System.Runtime.Versioning;
 using Dedup.Core.Enumeration;
 using Dedup.Core.Interop;
 using Microsoft.Win32.SafeHandles;
@@ -9,6 +10,7 @@ namespace Dedup.Core.Linking.Execution;
 // run the portable re-checks on real files here.
 internal static partial class PortableFile
 {
+    [SupportedOSPlatform("linux")]
     private static SafeFileHandle? TryOpenLinux(string path, out string error)
     {
         var fd = Libc.Open(path, Libc.O_RDONLY | Libc.O_NOFOLLOW | Libc.O_NONBLOCK | Libc.O_CLOEXEC, 0);
@@ -22,9 +24,10 @@ internal static partial class PortableFile
         return new SafeFileHandle(fd, ownsHandle: true);
     }
 
+    [SupportedOSPlatform("linux")]
     private static PortableFileStatus StatusLinux(SafeFileHandle handle)
     {
-        var errno = Libc.FStat(LinkContext.Fd(handle), out var status);
+        var errno = Libc.FStat((int)handle.DangerousGetHandle(), out var status);
         return errno == 0
             ? new PortableFileStatus(KindOfUnixMode(status.Mode), new FileIdentity(status.Device, status.Ino))
             : throw new IOException(Marshal.GetPInvokeErrorMessage(errno));

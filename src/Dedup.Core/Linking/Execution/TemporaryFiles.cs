@@ -51,6 +51,7 @@ internal static partial class TemporaryFiles
         return found;
     }
 
+    [System.Runtime.Versioning.SupportedOSPlatform("linux")]
     private static bool IsFileOrLink(string path) =>
         Libc.LStat(path, out var status) == 0 && (status.IsRegularFile || status.IsSymbolicLink);
 

@@ -1,4 +1,5 @@
 using System.Runtime.InteropServices;
+using System.Runtime.Versioning;
 using System.Text;
 using Dedup.Core.Interop;
 using Dedup.Core.Linking.Execution;
@@ -11,6 +12,7 @@ namespace Dedup.Core.Linking.Operations;
 /// Replaces the duplicate with a copy-on-write clone of the kept file (FICLONE) made under a temporary name,
 /// with the duplicate's permissions, owner (when permitted), extended attributes and times, then renamed over it.
 /// </summary>
+[SupportedOSPlatform("linux")]
 internal static unsafe class CloneOperation
 {
     public static void Apply(LinkContext context)

@@ -1,4 +1,5 @@
 using System.Globalization;
+using System.Runtime.Versioning;
 using Dedup.Core.Interop;
 using Dedup.Core.Linking.Execution;
 
@@ -8,6 +9,7 @@ namespace Dedup.Core.Linking.Operations;
 /// Shares the duplicate's extents with the kept file through FIDEDUPERANGE, in ranges of at most 16 MiB. The
 /// kernel locks and compares both ranges itself, so a file changed since the scan is never altered.
 /// </summary>
+[SupportedOSPlatform("linux")]
 internal static unsafe class DedupeOperation
 {
     private const ulong MaxRange = 16UL << 20;

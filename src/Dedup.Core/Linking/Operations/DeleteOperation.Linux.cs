@@ -1,3 +1,4 @@
+using System.Runtime.Versioning;
 using Dedup.Core.Interop;
 using Dedup.Core.Linking.Execution;
 
@@ -7,6 +8,7 @@ namespace Dedup.Core.Linking.Operations;
 /// Deletes the duplicate permanently, after its bytes were verified and right after a last re-check. This is the
 /// Linux step; on Windows and macOS the executor deletes it (<c>PlanExecutor.Portable.cs</c>).
 /// </summary>
+[SupportedOSPlatform("linux")]
 internal static class DeleteOperation
 {
     public static void Apply(LinkContext context)

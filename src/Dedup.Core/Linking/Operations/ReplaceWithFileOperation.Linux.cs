@@ -1,3 +1,4 @@
+using System.Runtime.Versioning;
 using Dedup.Core.Interop;
 using Dedup.Core.Linking.Execution;
 using Dedup.Core.Paths;
@@ -10,6 +11,7 @@ namespace Dedup.Core.Linking.Operations;
 /// folder (<c>O_EXCL</c>, never following a link), given the duplicate's permissions and owner, synced, then renamed
 /// over the duplicate by the shared protocol (<see cref="LinkContext.ReplaceViaTemporary"/>).
 /// </summary>
+[SupportedOSPlatform("linux")]
 internal static class ReplaceWithFileOperation
 {
     /// <summary>A failure of the caller's writer, as an "errno" the protocol turns into a rollback and a Failed outcome.</summary>

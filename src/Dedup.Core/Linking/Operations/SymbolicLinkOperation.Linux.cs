@@ -1,3 +1,4 @@
+using System.Runtime.Versioning;
 using Dedup.Core.Interop;
 using Dedup.Core.Linking.Execution;
 using Dedup.Core.Paths;
@@ -5,6 +6,7 @@ using Dedup.Core.Paths;
 namespace Dedup.Core.Linking.Operations;
 
 /// <summary>Replaces the duplicate with a symbolic link (relative or absolute) to the kept file.</summary>
+[SupportedOSPlatform("linux")]
 internal static class SymbolicLinkOperation
 {
     public static void Apply(LinkContext context, bool relative)

@@ -1,4 +1,5 @@
 using System.Globalization;
+using System.Runtime.Versioning;
 using System.Text;
 using Dedup.Core.Interop;
 using Dedup.Core.Linking.Execution;
@@ -14,6 +15,7 @@ namespace Dedup.Core.Linking.Operations;
 /// that interrupted runs left without their file are removed before a trash is used (<see cref="TrashDirectory.RemoveIncompleteTrashings"/>).
 /// On Windows and macOS the executor moves it to the Recycle Bin or Trash instead (<c>PlanExecutor.Portable.cs</c>).
 /// </summary>
+[SupportedOSPlatform("linux")]
 internal static class TrashOperation
 {
     private const int MaxAttempts = 10_000;

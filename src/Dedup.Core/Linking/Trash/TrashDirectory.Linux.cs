@@ -1,3 +1,4 @@
+using System.Runtime.Versioning;
 using System.Text;
 using System.Text.RegularExpressions;
 using Dedup.Core.Interop;
@@ -11,6 +12,7 @@ namespace Dedup.Core.Linking.Trash;
 /// (<c>$XDG_DATA_HOME/Trash</c>) for files on its file system, otherwise <c>$topdir/.Trash/$uid</c> when
 /// <c>$topdir/.Trash</c> is a real folder (not a symbolic link) with the sticky bit, else <c>$topdir/.Trash-$uid</c>.
 /// </summary>
+[SupportedOSPlatform("linux")]
 internal sealed partial class TrashDirectory
 {
     private const int PrivateMode = 0x1C0; // 0700
