@@ -37,12 +37,10 @@ public sealed class ScannedFile
     /// <summary>Last modification time when scanned, UTC.</summary>
     public DateTime LastWriteTimeUtc { get; }
 
-    /// <inheritdoc />
     /// <summary>The owner's user id where the enumerator knows it (Linux), else <see cref="UnknownOwner"/>; it decides whether an open may ask not to update the access time. Held in the object's padding: no memory per file.</summary>
     internal uint OwnerId { get; init; } = UnknownOwner;
 
     internal const uint UnknownOwner = uint.MaxValue;
-
 
     /// <inheritdoc />
     public override string ToString() => Path.ToString();
