@@ -225,12 +225,12 @@ internal static partial class DuplicateScanner
                 files.Add(set[index].ToDuplicateFile());
             }
 
-            Publish(state, writer, set.Length, files, verified, Media.ContentMatch.WholeFile);
+            Publish(state, writer, set.Length, files, verified, ContentMatch.WholeFile);
         }
     }
 
     /// <summary>Reports a group that still has two files, in path order, as it is found.</summary>
-    private static void Publish(ScanState state, ChannelWriter<DuplicateGroup> writer, long size, List<DuplicateFile> files, bool verified, Media.ContentMatch match)
+    private static void Publish(ScanState state, ChannelWriter<DuplicateGroup> writer, long size, List<DuplicateFile> files, bool verified, ContentMatch match)
     {
         if (files.Count < 2)
         {
