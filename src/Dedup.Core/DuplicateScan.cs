@@ -11,11 +11,13 @@ public sealed class DuplicateScan : IAsyncEnumerable<DuplicateGroup>
 {
     private readonly CancellationToken _cancellationToken;
     private readonly ScanState _state;
+    private readonly Media.Pipeline.MediaScan? _media;
     private int _started;
 
     internal DuplicateScan(DuplicateFinderOptions options, CancellationToken cancellationToken)
     {
-        _state = new ScanState(options);
+        _media = options.MediaMode ? new Media.Pipeline.MediaScan(options) : null;
+        _state = new ScanState(options, _media?.Follower);
         _cancellationToken = cancellationToken;
     }
 
@@ -49,7 +51,7 @@ public sealed class DuplicateScan : IAsyncEnumerable<DuplicateGroup>
     private async IAsyncEnumerable<DuplicateGroup> RunAsync([System.Runtime.CompilerServices.EnumeratorCancellation] CancellationToken cancellationToken)
     {
         using var linked = CancellationTokenSource.CreateLinkedTokenSource(_cancellationToken, cancellationToken);
-        await foreach (var group in DuplicateScanner.ScanAsync(_state, linked.Token).ConfigureAwait(false))
+        await foreach (var group in DuplicateScanner.ScanAsync(_state, _media, linked.Token).ConfigureAwait(false))
         {
             yield return group;
         }

@@ -1,5 +1,6 @@
 using System.Threading.Channels;
 using Dedup.Core.Media;
+using Dedup.Core.Media.Pipeline;
 
 namespace Dedup.Core.Scanning;
 
@@ -13,7 +14,7 @@ namespace Dedup.Core.Scanning;
 /// </summary>
 internal static partial class DuplicateScanner
 {
-    private static void CompareMedia(ScanState state, List<CandidateSet> sets, ChannelWriter<DuplicateGroup> writer, CancellationToken cancellationToken)
+    private static void CompareMedia(ScanState state, MediaScan media, List<CandidateSet> sets, ChannelWriter<DuplicateGroup> writer, CancellationToken cancellationToken)
     {
         try
         {
@@ -26,7 +27,7 @@ internal static partial class DuplicateScanner
             var deferred = new List<ContentClass>();
             void Locate(ContentClass found)
             {
-                if (found.Locate(state, cancellationToken))
+                if (found.Locate(state, media, cancellationToken))
                 {
                     lock (located)
                     {
@@ -41,7 +42,7 @@ internal static partial class DuplicateScanner
 
             Parallel.ForEach(sets, parallel, candidate =>
             {
-                var classes = WholeFileClasses(state, candidate, cancellationToken);
+                var classes = WholeFileClasses(state, media, candidate, cancellationToken);
                 if (classes.Count == 1)
                 {
                     Locate(classes[0]);
@@ -60,7 +61,7 @@ internal static partial class DuplicateScanner
             var byKey = new Dictionary<(MediaFormat Format, long Length), List<ContentClass>>();
             foreach (var found in located)
             {
-                var key = (found.Payload!.Format, found.Payload.ContentLength);
+                var key = (found.Map!.Format, found.Map.Length);
                 if (!byKey.TryGetValue(key, out var classes))
                 {
                     byKey[key] = classes = new List<ContentClass>(1);
@@ -91,7 +92,7 @@ internal static partial class DuplicateScanner
     }
 
     /// <summary>Splits one same-size set into byte-identical classes (a file of a unique size is a class of one).</summary>
-    private static List<ContentClass> WholeFileClasses(ScanState state, CandidateSet candidate, CancellationToken cancellationToken)
+    private static List<ContentClass> WholeFileClasses(ScanState state, MediaScan media, CandidateSet candidate, CancellationToken cancellationToken)
     {
         var classes = new List<ContentClass>();
         if (candidate.Files.Count == 1)
@@ -124,8 +125,7 @@ internal static partial class DuplicateScanner
         {
             if (node.Dropped)
             {
-                node.PngStream?.Release(); // in no class: its partial chunk list is not needed
-                node.PngStream = null;
+                media.Follower.Take(node)?.Release(); // in no class: its partial chunk list is not needed
             }
             else if (!grouped.Contains(node))
             {
@@ -150,14 +150,16 @@ internal static partial class DuplicateScanner
         {
             var nodes = new List<FileNode>(compared.Count);
             var classOf = new Dictionary<FileNode, ContentClass>(compared.Count, ReferenceEqualityComparer.Instance);
+            var maps = new Dictionary<FileNode, IContentMap>(compared.Count, ReferenceEqualityComparer.Instance);
             foreach (var found in compared)
             {
                 nodes.Add(found.Payload!);
                 classOf[found.Payload!] = found;
+                maps[found.Payload!] = found.Map!;
             }
 
             var matches = new List<(ContentClass[] Classes, bool Verified)>();
-            CompareSet(state, new CandidateSet(length, nodes), set =>
+            CompareSet(state, new CandidateSet(length, nodes, maps), set =>
             {
                 lock (matches) // buckets may settle in parallel
                 {

@@ -1,4 +1,5 @@
 using Dedup.Core.Media;
+using Dedup.Core.Media.Pipeline;
 
 namespace Dedup.Core.Scanning;
 
@@ -16,8 +17,11 @@ internal static partial class DuplicateScanner
         /// <summary>The member that was located (the first one that could be opened).</summary>
         public FileNode? Representative { get; private set; }
 
-        /// <summary>The representative with its payload ranges, once located.</summary>
+        /// <summary>The representative as read in the payload stage (its own drop-out flag), once located.</summary>
         public FileNode? Payload { get; private set; }
+
+        /// <summary>The located payload's format and ranges, read through for every copy.</summary>
+        public PayloadMap? Map { get; private set; }
 
         /// <summary>The payload-equal classes this one was merged with, if any.</summary>
         public PayloadGroup? Group { get; set; }
@@ -36,7 +40,7 @@ internal static partial class DuplicateScanner
             }
 
             Representative = next;
-            Payload = new FileNode(next.Primary, Payload!.Ranges, Payload.Format);
+            Payload = new FileNode(next.Primary);
             return true;
         }
 
@@ -44,9 +48,9 @@ internal static partial class DuplicateScanner
         /// Opens one live member to find the class's payload: the first that opens (a copy that vanished since the
         /// first stage is reported and passed over). <see langword="false"/> when it is not media or none opens.
         /// </summary>
-        public bool Locate(ScanState state, CancellationToken cancellationToken)
+        public bool Locate(ScanState state, MediaScan media, CancellationToken cancellationToken)
         {
-            if (FollowedPng())
+            if (FollowedPng(media.Follower))
             {
                 return true;
             }
@@ -69,10 +73,11 @@ internal static partial class DuplicateScanner
 
                 Representative = member;
                 var ranges = new List<ByteRange>();
-                var located = MediaContent.TryLocate(state.Reader, handle, member.Primary.Length, state.MediaOptions, out var format, ranges);
+                var located = MediaContent.TryLocate(state.Reader, handle, member.Primary.Length, media.Options, out var format, ranges);
                 if (located)
                 {
-                    Payload = new FileNode(member.Primary, [.. ranges], format);
+                    Payload = new FileNode(member.Primary);
+                    Map = new PayloadMap([.. ranges], format);
                 }
 
                 return located;
@@ -86,19 +91,19 @@ internal static partial class DuplicateScanner
         /// have changed since, the payload stage's open notices and moves on to the next copy, and a class reported
         /// alone is re-checked first.
         /// </summary>
-        private bool FollowedPng()
+        private bool FollowedPng(PngFollower follower)
         {
             FileNode? followed = null;
             ByteRange[]? ranges = null;
             foreach (var member in Members)
             {
-                if (followed is null && !member.Dropped && member.PngStream is { } stream && stream.TryGetPayload(out var found))
+                var stream = follower.Take(member);
+                if (followed is null && !member.Dropped && stream is not null && stream.TryGetPayload(out var found))
                 {
                     (followed, ranges) = (member, found);
                 }
 
-                member.PngStream?.Release(); // the lists are not needed any more
-                member.PngStream = null;
+                stream?.Release(); // the lists are not needed any more
             }
 
             if (followed is null)
@@ -107,7 +112,8 @@ internal static partial class DuplicateScanner
             }
 
             Representative = followed;
-            Payload = new FileNode(followed.Primary, ranges, MediaFormat.Png);
+            Payload = new FileNode(followed.Primary);
+            Map = new PayloadMap(ranges!, MediaFormat.Png);
             return true;
         }
 

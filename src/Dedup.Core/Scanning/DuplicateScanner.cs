@@ -12,7 +12,7 @@ namespace Dedup.Core.Scanning;
 /// </summary>
 internal static partial class DuplicateScanner
 {
-    public static async IAsyncEnumerable<DuplicateGroup> ScanAsync(ScanState state, [EnumeratorCancellation] CancellationToken cancellationToken)
+    public static async IAsyncEnumerable<DuplicateGroup> ScanAsync(ScanState state, Media.Pipeline.MediaScan? media, [EnumeratorCancellation] CancellationToken cancellationToken)
     {
         var options = state.Options;
         var stopwatch = Stopwatch.StartNew();
@@ -25,12 +25,13 @@ internal static partial class DuplicateScanner
         Task? compareTask = null;
         try
         {
-            var candidates = await CollectCandidatesAsync(state, token).ConfigureAwait(false);
+            var candidates = await CollectCandidatesAsync(state, keepSingles: media is not null, token).ConfigureAwait(false);
             state.Phase = ScanPhase.Comparing;
 
             var channel = Channel.CreateUnbounded<DuplicateGroup>(new UnboundedChannelOptions { SingleReader = true });
-            Action<ScanState, List<CandidateSet>, ChannelWriter<DuplicateGroup>, CancellationToken> compare = options.MediaMode ? CompareMedia : Compare;
-            compareTask = Task.Run(() => compare(state, candidates, channel.Writer, token), CancellationToken.None);
+            compareTask = media is null
+                ? Task.Run(() => Compare(state, candidates, channel.Writer, token), CancellationToken.None)
+                : Task.Run(() => CompareMedia(state, media, candidates, channel.Writer, token), CancellationToken.None);
             await foreach (var group in channel.Reader.ReadAllAsync(token).ConfigureAwait(false))
             {
                 yield return group;
@@ -67,7 +68,10 @@ internal static partial class DuplicateScanner
         }
     }
 
-    private static async Task<List<CandidateSet>> CollectCandidatesAsync(ScanState state, CancellationToken cancellationToken)
+    /// <param name="state">The scan.</param>
+    /// <param name="keepSingles">Keep files of a unique size too (media mode: their payload may still equal another file's).</param>
+    /// <param name="cancellationToken">Stops the enumeration.</param>
+    private static async Task<List<CandidateSet>> CollectCandidatesAsync(ScanState state, bool keepSingles, CancellationToken cancellationToken)
     {
         var options = state.Options;
         var context = new FileEnumerationContext(options, state.Errors);
@@ -88,8 +92,7 @@ internal static partial class DuplicateScanner
             list.Add(file);
         }
 
-        // Media mode keeps files of a unique size too: their payload may still equal another file's.
-        var sets = FoldHardLinks(bySize, keepSingles: options.MediaMode);
+        var sets = FoldHardLinks(bySize, keepSingles);
 
         // Longest work first, so one big set does not finish last on a single thread.
         sets.Sort(static (a, b) => b.Cost.CompareTo(a.Cost));
@@ -161,7 +164,7 @@ internal static partial class DuplicateScanner
         var readers = devices.Length == 1 ? new ReaderFanOut(state.Drives.GetSemaphore(devices[0])) : ReaderFanOut.Single;
 
         var unsettled = new List<List<int>>();
-        using (var set = new FileComparisonSet(candidate.Files, candidate.Size, state) { RecordPhysicalOffsets = rotational })
+        using (var set = new FileComparisonSet(candidate.Files, candidate.Size, state, candidate.Maps) { RecordPhysicalOffsets = rotational })
         {
             ProbeStage.Run(set, readers, unsettled, cancellationToken);
             settled(set);
@@ -183,7 +186,7 @@ internal static partial class DuplicateScanner
                 files.Sort(static (a, b) => a.PhysicalOffset.CompareTo(b.PhysicalOffset));
             }
 
-            using var subset = new FileComparisonSet(files, candidate.Size, state);
+            using var subset = new FileComparisonSet(files, candidate.Size, state, candidate.Maps);
             state.Options.Strategy.Partition(subset, cancellationToken);
             settled(subset);
         }
@@ -259,7 +262,8 @@ internal static partial class DuplicateScanner
         }
     }
 
-    private sealed record CandidateSet(long Size, List<FileNode> Files)
+    /// <summary>Files to compare: of <paramref name="Size"/> bytes, or each read through its content map in <paramref name="Maps"/>.</summary>
+    private sealed record CandidateSet(long Size, List<FileNode> Files, IReadOnlyDictionary<FileNode, IContentMap>? Maps = null)
     {
         public long Cost => Files.Count * Math.Min(Size, 1L << 40);
     }
