@@ -157,7 +157,7 @@ internal sealed partial class FileReader : IDisposable
                 }
                 else
                 {
-                    // Many small payload ranges (PNG IDAT chunks, MP4 samples): one read of the span that holds them
+                    // Many small mapped pieces (image data chunks, video samples): one read of the span that holds them
                     // instead of a read per range.
                     placed = OperatingSystem.IsLinux()
                         ? ScatterReadLinux(map!, handle, offset + total, destination[total..], out read)
