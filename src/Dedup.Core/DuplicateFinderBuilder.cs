@@ -178,7 +178,7 @@ public sealed class DuplicateFinderBuilder
     /// other or malformed files are compared whole. Byte-identical files are found first, as without media
     /// mode, and reported as whole-file groups; one file of each such set, and each file of a unique size, is
     /// then opened once more to locate its payload, and sets with equal payloads are reported together as a
-    /// <see cref="Media.ContentMatch.MediaPayload"/> group.
+    /// <see cref="ContentMatch.MediaPayload"/> group.
     /// </summary>
     /// <param name="enable">Use media mode.</param>
     /// <returns>This builder.</returns>

@@ -11,7 +11,7 @@ public sealed record DuplicateGroup
 {
     private readonly IReadOnlyList<DuplicateFile> _files = [];
 
-    internal DuplicateGroup(long size, IReadOnlyList<DuplicateFile> files, bool verifiedByBytes, Media.ContentMatch match = Media.ContentMatch.WholeFile)
+    internal DuplicateGroup(long size, IReadOnlyList<DuplicateFile> files, bool verifiedByBytes, ContentMatch match = ContentMatch.WholeFile)
     {
         Size = size;
         Files = files;
@@ -21,12 +21,12 @@ public sealed record DuplicateGroup
 
     /// <summary>
     /// Length of the content compared: each file's size, or with <see cref="Match"/> =
-    /// <see cref="Media.ContentMatch.MediaPayload"/> the payload's length (file sizes then differ).
+    /// <see cref="ContentMatch.MediaPayload"/> the payload's length (file sizes then differ).
     /// </summary>
     public long Size { get; init; }
 
     /// <summary>Whether whole files or media payloads (tags ignored) were found equal.</summary>
-    public Media.ContentMatch Match { get; init; }
+    public ContentMatch Match { get; init; }
 
     /// <summary>The distinct files, at least two, in path order.</summary>
     /// <exception cref="ArgumentNullException">Set to <see langword="null"/>.</exception>
@@ -52,7 +52,7 @@ public sealed record DuplicateGroup
     /// Bytes freed by keeping one file: <c>Size × (Files.Count − 1)</c>; for media payload matches, the
     /// files' total size less the largest one.
     /// </summary>
-    public long WastedBytes => Match == Media.ContentMatch.WholeFile
+    public long WastedBytes => Match == ContentMatch.WholeFile
         ? Size * (Files.Count - 1)
         : Files.Sum(f => f.Length) - Files.Max(f => f.Length);
 

@@ -11,11 +11,14 @@ public sealed class DuplicateScan : IAsyncEnumerable<DuplicateGroup>
 {
     private readonly CancellationToken _cancellationToken;
     private readonly ScanState _state;
+    private readonly ICompareStage _stage;
     private int _started;
 
     internal DuplicateScan(DuplicateFinderOptions options, CancellationToken cancellationToken)
     {
-        _state = new ScanState(options);
+        // The one place the mode is chosen: media mode is its own pipeline, composing the whole-file stage.
+        _stage = options.MediaMode ? new Media.Pipeline.MediaScan(options) : new WholeFileScan();
+        _state = new ScanState(options, _stage.Observer);
         _cancellationToken = cancellationToken;
     }
 
@@ -49,7 +52,7 @@ public sealed class DuplicateScan : IAsyncEnumerable<DuplicateGroup>
     private async IAsyncEnumerable<DuplicateGroup> RunAsync([System.Runtime.CompilerServices.EnumeratorCancellation] CancellationToken cancellationToken)
     {
         using var linked = CancellationTokenSource.CreateLinkedTokenSource(_cancellationToken, cancellationToken);
-        await foreach (var group in DuplicateScanner.ScanAsync(_state, linked.Token).ConfigureAwait(false))
+        await foreach (var group in DuplicateScanner.ScanAsync(_state, _stage, linked.Token).ConfigureAwait(false))
         {
             yield return group;
         }

@@ -43,7 +43,7 @@ internal sealed class JsonReportWriter : ReportWriter
                 _json.WriteString("ctime", file.LastChangeTimeUtc.ToString("O", CultureInfo.InvariantCulture));
             }
 
-            if (group.Match == Dedup.Core.Media.ContentMatch.MediaPayload)
+            if (group.Match == ContentMatch.MediaPayload)
             {
                 _json.WriteNumber("size", file.Length);
             }
@@ -63,7 +63,7 @@ internal sealed class JsonReportWriter : ReportWriter
         }
 
         _json.WriteEndArray();
-        if (group.Match == Dedup.Core.Media.ContentMatch.MediaPayload)
+        if (group.Match == ContentMatch.MediaPayload)
         {
             _json.WriteString("match", "mediaPayload");
         }

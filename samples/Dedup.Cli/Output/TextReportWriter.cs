@@ -18,7 +18,7 @@ internal sealed class TextReportWriter(Stream stream) : ReportWriter
     public override void WriteGroup(DuplicateGroup group)
     {
         _writer.Write(string.Create(CultureInfo.InvariantCulture, $"{group.Files.Count} files of {Format(group.Size)} ({group.Size} bytes each)"));
-        _writer.Write(group.Match == Dedup.Core.Media.ContentMatch.MediaPayload ? " [media payload, tags ignored]" : string.Empty);
+        _writer.Write(group.Match == ContentMatch.MediaPayload ? " [media payload, tags ignored]" : string.Empty);
         _writer.WriteLine(group.VerifiedByBytes ? string.Empty : " [hash match]");
         foreach (var file in group.Files)
         {

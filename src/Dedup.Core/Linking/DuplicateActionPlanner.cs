@@ -63,7 +63,7 @@ public sealed class DuplicateActionPlanner
     /// <summary>Refusals that depend on the group rather than on the linker.</summary>
     private string? RefuseForGroup(DuplicateGroup group, DuplicateFile kept, DuplicateFile duplicate)
     {
-        if (group.Match != Media.ContentMatch.WholeFile)
+        if (group.Match != ContentMatch.WholeFile)
         {
             return "media-payload match: the files differ byte for byte (tags or metadata), so neither replaces the other";
         }

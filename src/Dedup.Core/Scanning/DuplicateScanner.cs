@@ -7,12 +7,12 @@ using Dedup.Core.Reporting;
 namespace Dedup.Core.Scanning;
 
 /// <summary>
-/// The scan pipeline: enumerate → group by size → fold hard links → probe → compare, with groups
-/// streamed out as each candidate set is settled.
+/// The scan pipeline: enumerate → group by size (the barrier) → fold hard links → the compare stage (whole-file, or
+/// media composing it), with groups streamed out as each candidate set is settled.
 /// </summary>
-internal static partial class DuplicateScanner
+internal static class DuplicateScanner
 {
-    public static async IAsyncEnumerable<DuplicateGroup> ScanAsync(ScanState state, [EnumeratorCancellation] CancellationToken cancellationToken)
+    public static async IAsyncEnumerable<DuplicateGroup> ScanAsync(ScanState state, ICompareStage stage, [EnumeratorCancellation] CancellationToken cancellationToken)
     {
         var options = state.Options;
         var stopwatch = Stopwatch.StartNew();
@@ -25,12 +25,11 @@ internal static partial class DuplicateScanner
         Task? compareTask = null;
         try
         {
-            var candidates = await CollectCandidatesAsync(state, token).ConfigureAwait(false);
+            var candidates = await CollectCandidatesAsync(state, stage.KeepsSingles, token).ConfigureAwait(false);
             state.Phase = ScanPhase.Comparing;
 
             var channel = Channel.CreateUnbounded<DuplicateGroup>(new UnboundedChannelOptions { SingleReader = true });
-            Action<ScanState, List<CandidateSet>, ChannelWriter<DuplicateGroup>, CancellationToken> compare = options.MediaMode ? CompareMedia : Compare;
-            compareTask = Task.Run(() => compare(state, candidates, channel.Writer, token), CancellationToken.None);
+            compareTask = Task.Run(() => Compare(state, stage, candidates, channel.Writer, token), CancellationToken.None);
             await foreach (var group in channel.Reader.ReadAllAsync(token).ConfigureAwait(false))
             {
                 yield return group;
@@ -67,7 +66,10 @@ internal static partial class DuplicateScanner
         }
     }
 
-    private static async Task<List<CandidateSet>> CollectCandidatesAsync(ScanState state, CancellationToken cancellationToken)
+    /// <param name="state">The scan.</param>
+    /// <param name="keepSingles">Keep files of a unique size too (see <see cref="ICompareStage.KeepsSingles"/>).</param>
+    /// <param name="cancellationToken">Stops the enumeration.</param>
+    private static async Task<List<CandidateSet>> CollectCandidatesAsync(ScanState state, bool keepSingles, CancellationToken cancellationToken)
     {
         var options = state.Options;
         var context = new FileEnumerationContext(options, state.Errors);
@@ -88,8 +90,7 @@ internal static partial class DuplicateScanner
             list.Add(file);
         }
 
-        // Media mode keeps files of a unique size too: their payload may still equal another file's.
-        var sets = FoldHardLinks(bySize, keepSingles: options.MediaMode);
+        var sets = FoldHardLinks(bySize, keepSingles);
 
         // Longest work first, so one big set does not finish last on a single thread.
         sets.Sort(static (a, b) => b.Cost.CompareTo(a.Cost));
@@ -129,118 +130,18 @@ internal static partial class DuplicateScanner
         return sets;
     }
 
-    private static void Compare(ScanState state, List<CandidateSet> sets, ChannelWriter<DuplicateGroup> writer, CancellationToken cancellationToken)
+    /// <summary>Runs the compare stage to the end, then completes the channel (with its failure, if any).</summary>
+    private static void Compare(ScanState state, ICompareStage stage, List<CandidateSet> sets, ChannelWriter<DuplicateGroup> writer, CancellationToken cancellationToken)
     {
         try
         {
-            var parallel = new ParallelOptions { MaxDegreeOfParallelism = state.Options.MaxDegreeOfParallelism, CancellationToken = cancellationToken };
-            Action<FileComparisonSet> settled = set => Emit(state, set, writer);
-            Parallel.ForEach(sets, parallel, candidate => CompareSet(state, candidate, settled, cancellationToken));
+            stage.Run(state, sets, new ScanOutput(state, writer), cancellationToken);
             writer.Complete();
         }
         catch (Exception ex)
         {
             writer.Complete(ex);
         }
-    }
-
-    /// <summary>Probes and compares one set; each settled <see cref="FileComparisonSet"/> (the probe's, then each bucket's) goes to <paramref name="settled"/>, possibly in parallel.</summary>
-    private static void CompareSet(ScanState state, CandidateSet candidate, Action<FileComparisonSet> settled, CancellationToken cancellationToken)
-    {
-        // One token per device the set touches, taken in global order (HDD: one reader at a time).
-        var devices = DevicesOf(candidate.Files);
-        using var token = state.Drives.EnterAll(devices, cancellationToken);
-        var rotational = Array.Exists(devices, d => state.Drives.Topology.GetDevice(d).Kind == Topology.DriveKind.Hdd);
-        if (rotational)
-        {
-            // Until physical offsets are known, inode order approximates disk order.
-            candidate.Files.Sort(static (a, b) => a.Primary.Identity.FileId.CompareTo(b.Primary.Identity.FileId));
-        }
-
-        // Further readers within this set take further tokens of its device (one device only).
-        var readers = devices.Length == 1 ? new ReaderFanOut(state.Drives.GetSemaphore(devices[0])) : ReaderFanOut.Single;
-
-        var unsettled = new List<List<int>>();
-        using (var set = new FileComparisonSet(candidate.Files, candidate.Size, state) { RecordPhysicalOffsets = rotational })
-        {
-            ProbeStage.Run(set, readers, unsettled, cancellationToken);
-            settled(set);
-        }
-
-        // Buckets are independent; a set with many (same size, same probes) must not keep one core busy
-        // while the other idles, so they are compared in parallel within the device's reader limit.
-        void CompareBucket(List<int> bucket)
-        {
-            var files = new List<FileNode>(bucket.Count);
-            foreach (var index in bucket)
-            {
-                files.Add(candidate.Files[index]);
-            }
-
-            if (rotational)
-            {
-                // The full reads follow the first extents' physical order recorded by the probe.
-                files.Sort(static (a, b) => a.PhysicalOffset.CompareTo(b.PhysicalOffset));
-            }
-
-            using var subset = new FileComparisonSet(files, candidate.Size, state);
-            state.Options.Strategy.Partition(subset, cancellationToken);
-            settled(subset);
-        }
-
-        readers.For(unsettled.Count, i => CompareBucket(unsettled[i]), cancellationToken);
-    }
-
-    /// <summary>The distinct devices of a set's files, ascending; almost always one, so no LINQ or hash set per set.</summary>
-    private static ulong[] DevicesOf(List<FileNode> files)
-    {
-        var first = files[0].Primary.Identity.Device;
-        List<ulong>? more = null;
-        foreach (var file in files)
-        {
-            var device = file.Primary.Identity.Device;
-            if (device != first && !(more?.Contains(device) ?? false))
-            {
-                (more ??= []).Add(device);
-            }
-        }
-
-        if (more is null)
-        {
-            return [first];
-        }
-
-        ulong[] devices = [first, .. more];
-        Array.Sort(devices); // EnterAll takes them in ascending order
-        return devices;
-    }
-
-    private static void Emit(ScanState state, FileComparisonSet set, ChannelWriter<DuplicateGroup> writer)
-    {
-        foreach (var (members, verified) in set.Groups)
-        {
-            var files = new List<DuplicateFile>(members.Length);
-            foreach (var index in members)
-            {
-                files.Add(set[index].ToDuplicateFile());
-            }
-
-            Publish(state, writer, set.Length, files, verified, Media.ContentMatch.WholeFile);
-        }
-    }
-
-    /// <summary>Reports a group that still has two files, in path order, as it is found.</summary>
-    private static void Publish(ScanState state, ChannelWriter<DuplicateGroup> writer, long size, List<DuplicateFile> files, bool verified, Media.ContentMatch match)
-    {
-        if (files.Count < 2)
-        {
-            return;
-        }
-
-        files.Sort(static (a, b) => a.Path.CompareTo(b.Path));
-        var group = new DuplicateGroup(size, files, verified, match) { Roots = state.Roots };
-        state.AddGroup(group);
-        writer.TryWrite(group);
     }
 
     private static async Task ReportProgressAsync(ScanState state, IProgress<ScanProgress> progress, CancellationToken cancellationToken)
@@ -257,10 +158,5 @@ internal static partial class DuplicateScanner
         {
             // The scan ended; the final snapshot is reported by the caller.
         }
-    }
-
-    private sealed record CandidateSet(long Size, List<FileNode> Files)
-    {
-        public long Cost => Files.Count * Math.Min(Size, 1L << 40);
     }
 }

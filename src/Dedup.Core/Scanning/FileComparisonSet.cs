@@ -12,16 +12,30 @@ internal sealed class FileComparisonSet : ComparisonSet, IDisposable
     private readonly IReadOnlyList<FileNode> _files;
     private readonly long _length;
     private readonly ScanState _state;
+    private readonly IContentMap?[]? _maps;
     private readonly FileReader.LazyHandles _handles;
     private readonly List<(int[] Members, bool Verified)> _groups = [];
 
-    public FileComparisonSet(IReadOnlyList<FileNode> files, long length, ScanState state)
+    /// <param name="files">The files to compare.</param>
+    /// <param name="length">The length of the content compared: each file's, or each map's.</param>
+    /// <param name="state">The scan.</param>
+    /// <param name="maps">When the content is not the whole file: each file's content map (all of them are mapped).</param>
+    public FileComparisonSet(IReadOnlyList<FileNode> files, long length, ScanState state, IReadOnlyDictionary<FileNode, IContentMap>? maps = null)
         : base(state.Options.HashAlgorithm, state.Options.TrustHashes, state.Options.ChunkSize, state.Options.Buffers)
     {
         _files = files;
         _length = length;
         _state = state;
-        _handles = state.Reader.OpenLazily(files);
+        if (maps is not null)
+        {
+            _maps = new IContentMap?[files.Count];
+            for (var i = 0; i < files.Count; i++)
+            {
+                _maps[i] = maps[files[i]];
+            }
+        }
+
+        _handles = state.Reader.OpenLazily(files, _maps);
     }
 
     public override int Count => _files.Count;
@@ -35,8 +49,15 @@ internal sealed class FileComparisonSet : ComparisonSet, IDisposable
 
     public FileNode this[int index] => _files[index];
 
-    /// <summary>The scan's reader (for stages that read files themselves, in parallel).</summary>
-    public FileReader Reader => _state.Reader;
+    /// <summary>The content map file <paramref name="index"/> is read through, or <see langword="null"/> for the whole file.</summary>
+    public IContentMap? ContentMap(int index) => _maps?[index];
+
+    /// <summary>
+    /// Opens file <paramref name="index"/> for one or two reads and closes it (the probe, which reads files in
+    /// parallel, each once); no file is marked failed here.
+    /// </summary>
+    public bool TryReadOnce(int index, long offset1, Span<byte> destination1, long offset2, Span<byte> destination2, bool probe)
+        => _state.Reader.TryRead(_files[index], offset1, destination1, offset2, destination2, RecordPhysicalOffsets, probe, _maps?[index]);
 
     /// <summary>Marks a file failed (its error was already reported): it drops out of this set and of the scan.</summary>
     public void MarkFailed(int index)

@@ -4,8 +4,8 @@ namespace Dedup.Core.Scanning;
 
 internal sealed partial class FileReader
 {
-    /// <summary>Handles for reading a list of files front to back, each opened at its first read.</summary>
-    public LazyHandles OpenLazily(IReadOnlyList<FileNode> files) => new(this, files);
+    /// <summary>Handles for reading a list of files front to back, each opened at its first read, through each one's content map if any.</summary>
+    public LazyHandles OpenLazily(IReadOnlyList<FileNode> files, IContentMap?[]? maps = null) => new(this, files, maps);
 
     /// <summary>
     /// The handles of one comparison set's files: each is opened at its first read (for sequential reading) and kept
@@ -18,14 +18,16 @@ internal sealed partial class FileReader
 
         private readonly FileReader _reader;
         private readonly IReadOnlyList<FileNode> _files;
+        private readonly IContentMap?[]? _maps;
         private readonly SafeFileHandle?[] _handles;
         private int _openCount;
         private int _clock;
 
-        public LazyHandles(FileReader reader, IReadOnlyList<FileNode> files)
+        public LazyHandles(FileReader reader, IReadOnlyList<FileNode> files, IContentMap?[]? maps)
         {
             _reader = reader;
             _files = files;
+            _maps = maps;
             _handles = new SafeFileHandle?[files.Count];
         }
 
@@ -33,7 +35,7 @@ internal sealed partial class FileReader
         public bool TryRead(int index, long offset, Span<byte> destination)
         {
             var handle = _handles[index] ?? Open(index);
-            return handle is not null && _reader.TryRead(_files[index], handle, offset, destination);
+            return handle is not null && _reader.TryRead(_files[index], handle, offset, destination, _maps?[index]);
         }
 
         /// <summary>The reader's last check of file <paramref name="index"/>, through its handle while it is open.</summary>

@@ -177,7 +177,7 @@ internal sealed unsafe partial class FileReader
     /// the payload bytes placed; <paramref name="spanRead"/> is every byte read, gaps included.
     /// </summary>
     [SupportedOSPlatform("linux")]
-    private static int ScatterReadLinux(FileNode node, SafeFileHandle handle, long contentOffset, Span<byte> destination, out long spanRead)
+    private static int ScatterReadLinux(IContentMap map, SafeFileHandle handle, long contentOffset, Span<byte> destination, out long spanRead)
     {
         var iov = stackalloc IoVec[MaxIoVecs];
         var isGap = stackalloc bool[MaxIoVecs];
@@ -190,7 +190,7 @@ internal sealed unsafe partial class FileReader
         {
             while (placed < destination.Length && count < MaxIoVecs - 1)
             {
-                var (fileOffset, available) = node.MapOffset(contentOffset + placed);
+                var (fileOffset, available) = map.Map(contentOffset + placed);
                 if (available <= 0)
                 {
                     break;

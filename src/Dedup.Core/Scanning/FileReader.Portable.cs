@@ -54,23 +54,23 @@ internal sealed partial class FileReader
     /// so bytes of other tracks or metadata are not read for nothing. Returns the payload bytes placed;
     /// <paramref name="spanRead"/> is every byte read.
     /// </summary>
-    private int GatherPortable(FileNode node, SafeFileHandle handle, long contentOffset, Span<byte> destination, ref byte[]? window, out long spanRead)
+    private int GatherPortable(IContentMap map, long fileLength, SafeFileHandle handle, long contentOffset, Span<byte> destination, ref byte[]? window, out long spanRead)
     {
         window ??= _buffers.Rent(WindowSize);
-        var (fileOffset, _) = node.MapOffset(contentOffset);
-        var span = Math.Min(node.CoalescedSpan(contentOffset, destination.Length, WindowSize, MaxGap), node.Primary.Length - fileOffset);
+        var (fileOffset, _) = map.Map(contentOffset);
+        var span = Math.Min(map.CoalescedSpan(contentOffset, destination.Length, WindowSize, MaxGap), fileLength - fileOffset);
         var read = PositionalRead.Read(handle, window.AsSpan(0, (int)Math.Max(0, span)), fileOffset);
         spanRead = read;
-        return Gather(node, contentOffset, destination, window.AsSpan(0, read), fileOffset);
+        return Gather(map, contentOffset, destination, window.AsSpan(0, read), fileOffset);
     }
 
     /// <summary>Copies payload bytes from a window read at <paramref name="windowOffset"/>; returns how many.</summary>
-    private static int Gather(FileNode node, long contentOffset, Span<byte> destination, ReadOnlySpan<byte> window, long windowOffset)
+    private static int Gather(IContentMap map, long contentOffset, Span<byte> destination, ReadOnlySpan<byte> window, long windowOffset)
     {
         var copied = 0;
         while (copied < destination.Length)
         {
-            var (fileOffset, available) = node.MapOffset(contentOffset + copied);
+            var (fileOffset, available) = map.Map(contentOffset + copied);
             var start = fileOffset - windowOffset;
             if (available <= 0 || start < 0 || start >= window.Length)
             {

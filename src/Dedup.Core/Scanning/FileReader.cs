@@ -11,7 +11,7 @@ namespace Dedup.Core.Scanning;
 /// The one way a scan reads files; one instance per scan, shared by its threads. It opens candidate files (relative
 /// to cached folder descriptors, asking for <c>O_NOATIME</c> where the kernel allows it), checks each is still the
 /// file the scan listed (identity, size, modification time), gives read hints, reads content positionally (whole
-/// files, or a <see cref="FileNode"/>'s payload ranges), counts every byte read, and makes the last unchanged-check
+/// files, or the pieces an <see cref="IContentMap"/> names), counts every byte read, and makes the last unchanged-check
 /// before a group is reported. Failures are reported as <see cref="ScanError"/>s, never thrown. Platform code lives
 /// in the <c>.Linux.cs</c> and <c>.Portable.cs</c> parts; this file holds the only dispatch between them.
 /// </summary>
@@ -33,7 +33,7 @@ internal sealed partial class FileReader : IDisposable
     /// <param name="buffers">Where scratch buffers for gathered payload reads come from.</param>
     /// <param name="errors">Where failures are reported.</param>
     /// <param name="trustedIdentities">Whether listed identities come from the library's own enumerator (see <see cref="IdentityCheck"/>).</param>
-    /// <param name="observer">Sees the bytes of every read except probes (media mode follows PNG chunks in them).</param>
+    /// <param name="observer">Sees the bytes of every whole-file read except probes.</param>
     public FileReader(BufferPool buffers, ConcurrentQueue<ScanError> errors, bool trustedIdentities, IReadObserver? observer = null)
     {
         _buffers = buffers;
@@ -62,8 +62,8 @@ internal sealed partial class FileReader : IDisposable
     /// <remarks>With <paramref name="recordPhysicalOffset"/> (rotational disks) the first extent's physical offset
     /// (FIEMAP) is noted while the file is open, so later full reads can follow disk order. A <paramref name="probe"/>
     /// asks the kernel not to read ahead around its small reads, and is not shown to the observer: a file told apart by
-    /// its probe would only hold state it never needs.</remarks>
-    public bool TryRead(FileNode node, long offset1, Span<byte> destination1, long offset2, Span<byte> destination2, bool recordPhysicalOffset = false, bool probe = false)
+    /// its probe would only hold state it never needs. With a <paramref name="map"/> the offsets are content offsets.</remarks>
+    public bool TryRead(FileNode node, long offset1, Span<byte> destination1, long offset2, Span<byte> destination2, bool recordPhysicalOffset = false, bool probe = false, IContentMap? map = null)
     {
         using var handle = TryOpen(node.Primary, probe ? ReadHint.Random : ReadHint.None);
         if (handle is null)
@@ -76,12 +76,12 @@ internal sealed partial class FileReader : IDisposable
             node.PhysicalOffset = Topology.PhysicalOrder.FirstExtentOffset(handle);
         }
 
-        if (!ReadExactly(node, handle, offset1, destination1) || (!destination2.IsEmpty && !ReadExactly(node, handle, offset2, destination2)))
+        if (!ReadExactly(node, map, handle, offset1, destination1) || (!destination2.IsEmpty && !ReadExactly(node, map, handle, offset2, destination2)))
         {
             return false;
         }
 
-        if (!probe && _observer is not null)
+        if (!probe && map is null && _observer is not null)
         {
             _observer.OnRead(node, offset1, destination1);
             if (!destination2.IsEmpty)
@@ -93,15 +93,23 @@ internal sealed partial class FileReader : IDisposable
         return true;
     }
 
-    /// <summary>Reads exactly <paramref name="destination"/> at a content offset of <paramref name="node"/> through an open handle.</summary>
-    public bool TryRead(FileNode node, SafeFileHandle handle, long offset, Span<byte> destination)
+    /// <summary>
+    /// Reads exactly <paramref name="destination"/> at an offset of <paramref name="node"/> through an open handle: a
+    /// file offset, or a content offset of <paramref name="map"/>. The observer sees file bytes at file offsets only,
+    /// so mapped reads are not shown to it.
+    /// </summary>
+    public bool TryRead(FileNode node, SafeFileHandle handle, long offset, Span<byte> destination, IContentMap? map = null)
     {
-        if (!ReadExactly(node, handle, offset, destination))
+        if (!ReadExactly(node, map, handle, offset, destination))
         {
             return false;
         }
 
-        _observer?.OnRead(node, offset, destination);
+        if (map is null)
+        {
+            _observer?.OnRead(node, offset, destination);
+        }
+
         return true;
     }
 
@@ -130,7 +138,7 @@ internal sealed partial class FileReader : IDisposable
     /// <summary>Closes the folder descriptors; called once the scan's readers have stopped.</summary>
     public void Dispose() => _folders.Dispose();
 
-    private bool ReadExactly(FileNode node, SafeFileHandle handle, long offset, Span<byte> destination)
+    private bool ReadExactly(FileNode node, IContentMap? map, SafeFileHandle handle, long offset, Span<byte> destination)
     {
         var file = node.Primary;
         byte[]? window = null;
@@ -139,11 +147,11 @@ internal sealed partial class FileReader : IDisposable
             var total = 0;
             while (total < destination.Length)
             {
-                var (fileOffset, available) = node.MapOffset(offset + total);
+                var (fileOffset, available) = map?.Map(offset + total) ?? (offset + total, file.Length - (offset + total));
                 var remaining = destination.Length - total;
                 int placed;
                 long read;
-                if (available >= remaining || available >= GatherBelow)
+                if (map is null || available >= remaining || available >= GatherBelow)
                 {
                     var want = (int)Math.Min(available, remaining);
                     placed = want <= 0 ? 0 : PositionalRead.Read(handle, destination.Slice(total, want), fileOffset);
@@ -151,11 +159,11 @@ internal sealed partial class FileReader : IDisposable
                 }
                 else
                 {
-                    // Many small payload ranges (PNG IDAT chunks, MP4 samples): one read of the span that holds them
+                    // Many small mapped pieces (image data chunks, video samples): one read of the span that holds them
                     // instead of a read per range.
                     placed = OperatingSystem.IsLinux()
-                        ? ScatterReadLinux(node, handle, offset + total, destination[total..], out read)
-                        : GatherPortable(node, handle, offset + total, destination[total..], ref window, out read);
+                        ? ScatterReadLinux(map!, handle, offset + total, destination[total..], out read)
+                        : GatherPortable(map!, file.Length, handle, offset + total, destination[total..], ref window, out read);
                 }
 
                 Interlocked.Add(ref _bytesRead, read);

@@ -57,7 +57,7 @@ internal static class ProbeStage
             {
                 var buffer = arena is null ? set.Buffers.Rent(Math.Max(1, length)) : null;
                 var data = arena is null ? buffer.AsSpan(0, length) : arena.AsSpan(i * length, length);
-                ok[i] = set.Reader.TryRead(set[i], 0, data, 0, default, set.RecordPhysicalOffsets);
+                ok[i] = set.TryReadOnce(i, 0, data, 0, default, probe: false);
                 if (ok[i])
                 {
                     hashes[i] = XxHash3.HashToUInt64(data);
@@ -92,7 +92,7 @@ internal static class ProbeStage
             {
                 var prefix = buffer.AsSpan(0, ProbeSize);
                 var suffix = withSuffix ? buffer.AsSpan(ProbeSize, ProbeSize) : default;
-                ok[i] = set.Reader.TryRead(set[i], 0, prefix, set.Length - ProbeSize, suffix, set.RecordPhysicalOffsets, probe: true);
+                ok[i] = set.TryReadOnce(i, 0, prefix, set.Length - ProbeSize, suffix, probe: true);
                 if (ok[i])
                 {
                     // Prefix and suffix lie next to each other in the buffer: one hash keys both.

@@ -11,23 +11,21 @@ internal sealed class ScanState
     private long _duplicateFiles;
     private long _wastedBytes;
 
-    public ScanState(DuplicateFinderOptions options)
+    /// <param name="options">The scan's settings.</param>
+    /// <param name="observer">Given to the reader: sees every whole-file read but probes.</param>
+    public ScanState(DuplicateFinderOptions options, IReadObserver? observer = null)
     {
         Options = options;
         Drives = new Topology.DriveAccessManager(options.Topology, options.MaxDegreeOfParallelism);
-        MediaOptions = Media.MediaOptions.Default with { Buffers = options.Buffers };
         Reader = new FileReader(
             options.Buffers,
             Errors,
             trustedIdentities: options.Enumerator is Enumeration.ParallelFileEnumerator,
-            observer: options.MediaMode ? new PngFollower(MediaOptions) : null);
+            observer);
     }
 
     /// <summary>Every file read of this scan goes through it; disposed when the scan ends.</summary>
     public FileReader Reader { get; }
-
-    /// <summary>Media mode's locator settings, reading through this scan's buffer pool.</summary>
-    public Media.MediaOptions MediaOptions { get; }
 
     /// <summary>Per-device access tokens for this scan.</summary>
     public Topology.DriveAccessManager Drives { get; }

@@ -65,19 +65,22 @@ public static class ProcessRunner
         using var process = Start(file, args, workingDirectory: null, environment);
         var stdout = process.StandardOutput.ReadToEndAsync();
         var stderr = process.StandardError.ReadToEndAsync();
-        var killed = false;
-        using (var cts = new CancellationTokenSource(killAfter))
-        {
-            try
+        // The kill is timed on a thread of its own: a thread-pool timer fires late when the pool is busy (the whole
+        // suite runs in parallel), and the run would then finish before any kill.
+        var killed = await Task.Factory.StartNew(
+            () =>
             {
-                await process.WaitForExitAsync(cts.Token);
-            }
-            catch (OperationCanceledException)
-            {
+                if (process.WaitForExit(killAfter))
+                {
+                    return false;
+                }
+
                 process.Kill();
-                killed = true;
-            }
-        }
+                return true;
+            },
+            CancellationToken.None,
+            TaskCreationOptions.LongRunning,
+            TaskScheduler.Default);
 
         await process.WaitForExitAsync();
         await stdout;

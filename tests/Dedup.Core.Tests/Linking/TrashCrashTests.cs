@@ -7,6 +7,7 @@ namespace Dedup.Core.Tests.Linking;
 /// every duplicate is either in place or in <c>files/</c> with its info file, and the info files the killed runs
 /// left without a file are removed by the next run once they are older than the grace period.
 /// </summary>
+[Collection(ProcessEnvironmentCollection.Name)] // runs alone: its kill times mean something only on an idle machine
 public sealed class TrashCrashTests
 {
     private const int Pairs = 600;

@@ -369,7 +369,7 @@ public sealed class MediaScanStagesTests
 
     private static long PayloadLength(byte[] file) => MediaTestSupport.Payload(file)?.Length ?? throw new InvalidOperationException("Fixture PNG not located.");
 
-    /// <summary>The given strategy, with hooks around its calls: whole-file sets (nodes without payload ranges) and payload sets.</summary>
+    /// <summary>The given strategy, with hooks around its calls: whole-file sets (files read without a content map) and payload sets.</summary>
     private sealed class StageHook(IComparerStrategy inner) : IComparerStrategy
     {
         private int _wholeFileCalls;
@@ -388,7 +388,7 @@ public sealed class MediaScanStagesTests
         public void Partition(ComparisonSet set, CancellationToken cancellationToken = default)
         {
             var files = (FileComparisonSet)set;
-            if (files[0].Ranges is null)
+            if (files.ContentMap(0) is null)
             {
                 Interlocked.Increment(ref _wholeFileCalls);
                 inner.Partition(set, cancellationToken);

@@ -1,6 +1,7 @@
 using System.Collections.Concurrent;
 using Dedup.Core.Enumeration;
 using Dedup.Core.Media;
+using Dedup.Core.Media.Pipeline;
 using Dedup.Core.Reporting;
 using Dedup.Core.Scanning;
 using Dedup.Core.Tests.Infrastructure;
@@ -43,12 +44,13 @@ public sealed class ContentReaderTests
         }
 
         var expected = ranges.SelectMany(r => bytes.Skip((int)r.Offset).Take((int)r.Length)).ToArray();
-        var (node, state) = await NodeAsync(tree, ranges);
-        Assert.Equal(expected.Length, node.ContentLength);
+        var (node, state) = await NodeAsync(tree);
+        var map = new PayloadMap([.. ranges], MediaFormat.Png);
+        Assert.Equal(expected.Length, map.Length);
 
         // Whole payload at once, then in odd-sized chunks through one handle (as the comparers read).
         var whole = new byte[expected.Length];
-        Assert.True(state.Reader.TryRead(node, 0, whole, 0, default));
+        Assert.True(state.Reader.TryRead(node, 0, whole, 0, default, map: map));
         Assert.Equal(expected, whole);
 
         using var handle = File.OpenHandle(Path.Combine(tree.Root, "media.bin"));
@@ -57,14 +59,14 @@ public sealed class ContentReaderTests
         for (var offset = 0; offset < chunked.Length; offset += chunk)
         {
             var length = Math.Min(chunk, chunked.Length - offset);
-            Assert.True(state.Reader.TryRead(node, handle, offset, chunked.AsSpan(offset, length)));
+            Assert.True(state.Reader.TryRead(node, handle, offset, chunked.AsSpan(offset, length), map));
         }
 
         Assert.Equal(expected, chunked);
         Assert.Empty(state.Errors);
     }
 
-    private static async Task<(FileNode Node, ScanState State)> NodeAsync(TempTree tree, List<ByteRange> ranges)
+    private static async Task<(FileNode Node, ScanState State)> NodeAsync(TempTree tree)
     {
         var finder = new DuplicateFinderBuilder().AddRoot(tree.Root).Build();
         var errors = new ConcurrentQueue<ScanError>();
@@ -75,6 +77,6 @@ public sealed class ContentReaderTests
         }
 
         Assert.NotNull(file);
-        return (new FileNode(file, ranges.ToArray(), MediaFormat.Png), new ScanState(finder.Options));
+        return (new FileNode(file), new ScanState(finder.Options));
     }
 }

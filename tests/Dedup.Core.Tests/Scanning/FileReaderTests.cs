@@ -1,6 +1,7 @@
 using System.Collections.Concurrent;
 using Dedup.Core.Enumeration;
 using Dedup.Core.Media;
+using Dedup.Core.Media.Pipeline;
 using Dedup.Core.Pooling;
 using Dedup.Core.Reporting;
 using Dedup.Core.Scanning;
@@ -42,6 +43,25 @@ public sealed class FileReaderTests
         Assert.Equal([(0L, bytes.Length), (1000L, 500)], observer.Reads);
         Assert.Equal(8192 + bytes.Length + 500, reader.BytesRead);
         Assert.Empty(errors);
+    }
+
+    [Fact]
+    public async Task Reads_through_a_content_map_are_counted_but_not_shown_to_the_observer()
+    {
+        using var tree = new TempTree();
+        var bytes = TempTree.RandomBytes(10_000, 9);
+        tree.Write("a.bin", bytes);
+        var node = new FileNode(await ScanOneAsync(tree));
+        var observer = new Recorder();
+        using var reader = new FileReader(BufferPool.Shared, new ConcurrentQueue<ScanError>(), trustedIdentities: true, observer);
+
+        // Content offsets, not file offsets: the observer (PNG chunk following) only wants file bytes in place.
+        var map = new PayloadMap([new ByteRange(100, 50), new ByteRange(1000, 70)], MediaFormat.Png);
+        var payload = new byte[map.Length];
+        Assert.True(reader.TryRead(node, 0, payload, 0, default, map: map));
+        Assert.Equal(bytes.AsSpan(100, 50).ToArray().Concat(bytes.AsSpan(1000, 70).ToArray()), payload);
+        Assert.Empty(observer.Reads);
+        Assert.True(reader.BytesRead >= map.Length);
     }
 
     [Fact]

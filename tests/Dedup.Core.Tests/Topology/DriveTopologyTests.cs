@@ -149,7 +149,7 @@ public sealed class DriveTopologyTests
         var finder = new DuplicateFinderBuilder().AddRoot(tree.Root).WithDriveKind(tree.Root, DriveKind.Hdd).Build();
         var state = new Core.Scanning.ScanState(finder.Options);
         var nodes = new[] { a, b }.Select(p => new Core.Scanning.FileNode(Scanned(p))).ToList();
-        using var set = new Core.Scanning.FileComparisonSet(nodes, nodes[0].ContentLength, state) { RecordPhysicalOffsets = true };
+        using var set = new Core.Scanning.FileComparisonSet(nodes, nodes[0].Primary.Length, state) { RecordPhysicalOffsets = true };
 
         var unsettled = new List<List<int>>();
         Core.Scanning.ProbeStage.Run(set, Core.Scanning.ReaderFanOut.Single, unsettled, CancellationToken.None);

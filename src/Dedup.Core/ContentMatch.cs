@@ -1,4 +1,4 @@
-namespace Dedup.Core.Media;
+namespace Dedup.Core;
 
 /// <summary>Which content a duplicate match rests on.</summary>
 public enum ContentMatch

@@ -1,0 +1,149 @@
+using Dedup.Core.Scanning;
+
+namespace Dedup.Core.Media.Pipeline;
+
+/// <summary>Byte-identical distinct files (or one file), and where located, its payload.</summary>
+internal sealed class ContentClass(FileNode[] members, bool verified)
+{
+    public FileNode[] Members { get; } = members;
+
+    /// <summary>Whether the members were compared byte by byte (not accepted on hash equality).</summary>
+    public bool Verified { get; } = verified;
+
+    /// <summary>The member that was located (the first one that could be opened).</summary>
+    public FileNode? Representative { get; private set; }
+
+    /// <summary>The representative as read in the payload stage (its own drop-out flag), once located.</summary>
+    public FileNode? Payload { get; private set; }
+
+    /// <summary>The located payload's format and ranges, read through for every copy.</summary>
+    public PayloadMap? Map { get; private set; }
+
+    /// <summary>The payload-equal classes this one was merged with, if any.</summary>
+    public PayloadGroup? Group { get; set; }
+
+    /// <summary>
+    /// After the located copy dropped out: the next live copy becomes the representative, with the same payload
+    /// ranges (the copies are byte-identical). <see langword="false"/> when none is left.
+    /// </summary>
+    public bool TryNextCopy()
+    {
+        Representative!.Dropped = true;
+        var next = Array.Find(Members, static m => !m.Dropped);
+        if (next is null)
+        {
+            return false;
+        }
+
+        Representative = next;
+        Payload = new FileNode(next.Primary);
+        return true;
+    }
+
+    /// <summary>
+    /// Opens one live member to find the class's payload: the first that opens (a copy that vanished since the
+    /// first stage is reported and passed over). <see langword="false"/> when it is not media or none opens.
+    /// </summary>
+    public bool Locate(ScanState state, MediaScan media, CancellationToken cancellationToken)
+    {
+        if (FollowedPng(media.Follower))
+        {
+            return true;
+        }
+
+        foreach (var member in Members)
+        {
+            if (member.Dropped)
+            {
+                continue;
+            }
+
+            // A reader like any other: on a disk that admits one reader, locating waits its turn.
+            using var token = state.Drives.Enter(member.Primary.Identity.Device, cancellationToken);
+            using var handle = state.Reader.TryOpen(member.Primary);
+            if (handle is null)
+            {
+                member.Dropped = true; // reported
+                continue;
+            }
+
+            Representative = member;
+            var ranges = new List<ByteRange>();
+            var located = MediaContent.TryLocate(state.Reader, handle, member.Primary.Length, media.Options, out var format, ranges);
+            if (located)
+            {
+                Payload = new FileNode(member.Primary);
+                Map = new PayloadMap([.. ranges], format);
+            }
+
+            return located;
+        }
+
+        return false;
+    }
+
+    /// <summary>
+    /// A PNG member read whole in the first stage already has its chunk list: no open, no second pass. Should it
+    /// have changed since, the payload stage's open notices and moves on to the next copy, and a class reported
+    /// alone is re-checked first.
+    /// </summary>
+    private bool FollowedPng(PngFollower follower)
+    {
+        FileNode? followed = null;
+        ByteRange[]? ranges = null;
+        foreach (var member in Members)
+        {
+            var stream = follower.Take(member);
+            if (followed is null && !member.Dropped && stream is not null && stream.TryGetPayload(out var found))
+            {
+                (followed, ranges) = (member, found);
+            }
+
+            stream?.Release(); // the lists are not needed any more
+        }
+
+        if (followed is null)
+        {
+            return false;
+        }
+
+        Representative = followed;
+        Payload = new FileNode(followed.Primary);
+        Map = new PayloadMap(ranges!, MediaFormat.Png);
+        return true;
+    }
+
+    /// <summary>Adds the members still in the scan.</summary>
+    public void AddLiveFiles(List<DuplicateFile> files)
+    {
+        foreach (var member in Members)
+        {
+            if (!member.Dropped)
+            {
+                files.Add(member.ToDuplicateFile());
+            }
+        }
+    }
+
+    /// <summary>
+    /// The members were last checked when the first stage ended or the class was located, which may be long
+    /// before its group is reported; each is checked again (one status call) and left out, with an error, if
+    /// it changed. With <paramref name="representativeChecked"/> (its payload was just grouped, and the group
+    /// checked) the representative is not checked twice.
+    /// </summary>
+    public void RecheckMembers(ScanState state, bool representativeChecked)
+    {
+        foreach (var member in Members)
+        {
+            if (representativeChecked && member == Representative && !Payload!.Dropped)
+            {
+                continue;
+            }
+
+            if (!member.Dropped && !state.Reader.IsUnchanged(member, null))
+            {
+                member.Dropped = true;
+            }
+        }
+    }
+}

@@ -1,0 +1,171 @@
+using Dedup.Core.Scanning;
+
+namespace Dedup.Core.Media.Pipeline;
+
+/// <summary>
+/// Media mode, a pipeline of its own that composes the whole-file one. Byte-identical files have identical payloads,
+/// so same-size files are first settled exactly as in whole-file mode (<see cref="WholeFileStage"/>: sequential
+/// reads, probes that stop at the first differing page) into classes; only one file per class — and each file of a
+/// unique size — is then opened to locate its payload. Classes of one format and payload length are compared by
+/// payload (<see cref="PayloadStage"/>) and equal ones reported as one group. Locating costs a few reads for most
+/// formats, but a PNG's chunk walk reads the whole file: locating every copy too made media mode a third slower than
+/// whole-file mode on a folder of copies, and a PNG the first stage read whole is not walked at all
+/// (<see cref="PngFollower"/>, the reader's observer).
+/// </summary>
+internal sealed class MediaScan : ICompareStage
+{
+    public MediaScan(DuplicateFinderOptions options)
+    {
+        Options = MediaOptions.Default with { Buffers = options.Buffers };
+        Follower = new PngFollower(Options);
+    }
+
+    /// <summary>The locators' settings, reading through the scan's buffer pool.</summary>
+    public MediaOptions Options { get; }
+
+    /// <summary>Follows PNG chunks in the whole-file stage's reads.</summary>
+    public PngFollower Follower { get; }
+
+    public bool KeepsSingles => true;
+
+    public IReadObserver? Observer => Follower;
+
+    public void Run(ScanState state, List<CandidateSet> sets, ScanOutput output, CancellationToken cancellationToken)
+    {
+        var parallel = new ParallelOptions { MaxDegreeOfParallelism = state.Options.MaxDegreeOfParallelism, CancellationToken = cancellationToken };
+        var wholeFile = new WholeFileStage(state);
+
+        // Stage 1: whole-file classes, each located through one member while its pages are still cached. The
+        // classes of a set that split are located after the loop, in parallel: a set of many distinct files must
+        // not locate them all on one thread, and a nested loop would exceed the scan's thread limit.
+        var located = new List<ContentClass>();
+        var deferred = new List<ContentClass>();
+        void Locate(ContentClass found)
+        {
+            if (found.Locate(state, this, cancellationToken))
+            {
+                lock (located)
+                {
+                    located.Add(found);
+                }
+            }
+            else
+            {
+                PublishAlone(state, output, found); // not media (or gone): its whole-file group is final
+            }
+        }
+
+        Parallel.ForEach(sets, parallel, candidate =>
+        {
+            var classes = WholeFileClasses(wholeFile, candidate, cancellationToken);
+            if (classes.Count == 1)
+            {
+                Locate(classes[0]);
+            }
+            else
+            {
+                lock (deferred)
+                {
+                    deferred.AddRange(classes);
+                }
+            }
+        });
+        Parallel.ForEach(deferred, parallel, Locate);
+
+        // Stage 2: classes of the same format and payload length are compared by payload.
+        var byKey = new Dictionary<(MediaFormat Format, long Length), List<ContentClass>>();
+        foreach (var found in located)
+        {
+            var key = (found.Map!.Format, found.Map.Length);
+            if (!byKey.TryGetValue(key, out var classes))
+            {
+                byKey[key] = classes = new List<ContentClass>(1);
+            }
+
+            classes.Add(found);
+        }
+
+        var payloadSets = byKey.Where(static k => k.Value.Count >= 2).ToList();
+        payloadSets.Sort(static (a, b) => (b.Value.Count * b.Key.Length).CompareTo(a.Value.Count * a.Key.Length)); // longest work first
+        var payloads = new PayloadStage(wholeFile);
+        Parallel.ForEach(payloadSets, parallel, keyed =>
+        {
+            foreach (var group in payloads.Compare(keyed.Key.Length, keyed.Value, cancellationToken))
+            {
+                Publish(state, output, keyed.Key.Length, group);
+            }
+        });
+
+        // Classes whose payload matched no other class's (or had no other of its format and length).
+        foreach (var found in located)
+        {
+            if (found.Group is null)
+            {
+                PublishAlone(state, output, found);
+            }
+        }
+    }
+
+    /// <summary>Splits one same-size set into byte-identical classes (a file of a unique size is a class of one).</summary>
+    private List<ContentClass> WholeFileClasses(WholeFileStage wholeFile, CandidateSet candidate, CancellationToken cancellationToken)
+    {
+        var classes = new List<ContentClass>();
+        if (candidate.Files.Count == 1)
+        {
+            classes.Add(new ContentClass([candidate.Files[0]], verified: true));
+            return classes;
+        }
+
+        var grouped = new HashSet<FileNode>(ReferenceEqualityComparer.Instance);
+        foreach (var group in wholeFile.Compare(candidate, cancellationToken))
+        {
+            grouped.UnionWith(group.Members);
+            classes.Add(new ContentClass(group.Members, group.Verified));
+        }
+
+        foreach (var node in candidate.Files)
+        {
+            if (node.Dropped)
+            {
+                Follower.Take(node)?.Release(); // in no class: its partial chunk list is not needed
+            }
+            else if (!grouped.Contains(node))
+            {
+                classes.Add(new ContentClass([node], verified: true));
+            }
+        }
+
+        return classes;
+    }
+
+    /// <summary>Reports payload-equal classes as one group, every live member of each class in it.</summary>
+    private static void Publish(ScanState state, ScanOutput output, long length, PayloadGroup group)
+    {
+        var files = new List<DuplicateFile>();
+        foreach (var found in group.Classes)
+        {
+            found.RecheckMembers(state, representativeChecked: true);
+            found.AddLiveFiles(files);
+        }
+
+        output.Publish(length, files, group.Verified, ContentMatch.MediaPayload);
+    }
+
+    /// <summary>Reports a class on its own, as a whole-file group, when it still has two files.</summary>
+    private static void PublishAlone(ScanState state, ScanOutput output, ContentClass found)
+    {
+        if (found.Payload is not null)
+        {
+            if (found.Payload.Dropped)
+            {
+                found.Representative!.Dropped = true; // changed or vanished while its payload was compared
+            }
+
+            found.RecheckMembers(state, representativeChecked: false);
+        }
+
+        var files = new List<DuplicateFile>(found.Members.Length);
+        found.AddLiveFiles(files);
+        output.Publish(found.Members[0].Primary.Length, files, found.Verified, ContentMatch.WholeFile);
+    }
+}

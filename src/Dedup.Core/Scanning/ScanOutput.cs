@@ -1,0 +1,33 @@
+using System.Threading.Channels;
+
+namespace Dedup.Core.Scanning;
+
+/// <summary>Where a scan's groups leave it: counted in the summary and streamed to the caller as each is found.</summary>
+internal sealed class ScanOutput(ScanState state, ChannelWriter<DuplicateGroup> writer)
+{
+    /// <summary>Reports a group that still has two files, in path order.</summary>
+    public void Publish(long size, List<DuplicateFile> files, bool verified, ContentMatch match)
+    {
+        if (files.Count < 2)
+        {
+            return;
+        }
+
+        files.Sort(static (a, b) => a.Path.CompareTo(b.Path));
+        var group = new DuplicateGroup(size, files, verified, match) { Roots = state.Roots };
+        state.AddGroup(group);
+        writer.TryWrite(group);
+    }
+
+    /// <summary>Reports byte-identical files found by the whole-file stage.</summary>
+    public void PublishWholeFile(long size, SettledGroup group)
+    {
+        var files = new List<DuplicateFile>(group.Members.Length);
+        foreach (var member in group.Members)
+        {
+            files.Add(member.ToDuplicateFile());
+        }
+
+        Publish(size, files, group.Verified, ContentMatch.WholeFile);
+    }
+}

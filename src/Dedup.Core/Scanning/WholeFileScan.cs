@@ -1,0 +1,22 @@
+namespace Dedup.Core.Scanning;
+
+/// <summary>Whole-file mode: each candidate set is compared (<see cref="WholeFileStage"/>) and its groups reported.</summary>
+internal sealed class WholeFileScan : ICompareStage
+{
+    public bool KeepsSingles => false;
+
+    public IReadObserver? Observer => null;
+
+    public void Run(ScanState state, List<CandidateSet> sets, ScanOutput output, CancellationToken cancellationToken)
+    {
+        var stage = new WholeFileStage(state);
+        var parallel = new ParallelOptions { MaxDegreeOfParallelism = state.Options.MaxDegreeOfParallelism, CancellationToken = cancellationToken };
+        Parallel.ForEach(sets, parallel, candidate =>
+        {
+            foreach (var group in stage.Compare(candidate, cancellationToken))
+            {
+                output.PublishWholeFile(candidate.Size, group);
+            }
+        });
+    }
+}

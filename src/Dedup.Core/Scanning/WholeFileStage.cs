@@ -1,0 +1,101 @@
+namespace Dedup.Core.Scanning;
+
+/// <summary>
+/// Settles one candidate set into groups of equal content: probes (<see cref="ProbeStage"/>), then the comparer
+/// strategy on each bucket the probes could not tell apart. Reads whole files, or each file through its content map
+/// when the set has them (media's payload stage). Files that fail are marked dropped.
+/// </summary>
+internal sealed class WholeFileStage(ScanState state)
+{
+    /// <summary>Probes and compares <paramref name="candidate"/>; returns the groups it found (the probe's, then each bucket's).</summary>
+    public List<SettledGroup> Compare(CandidateSet candidate, CancellationToken cancellationToken)
+    {
+        var found = new List<SettledGroup>();
+
+        // One token per device the set touches, taken in global order (HDD: one reader at a time).
+        var devices = DevicesOf(candidate.Files);
+        using var token = state.Drives.EnterAll(devices, cancellationToken);
+        var rotational = Array.Exists(devices, d => state.Drives.Topology.GetDevice(d).Kind == Topology.DriveKind.Hdd);
+        if (rotational)
+        {
+            // Until physical offsets are known, inode order approximates disk order.
+            candidate.Files.Sort(static (a, b) => a.Primary.Identity.FileId.CompareTo(b.Primary.Identity.FileId));
+        }
+
+        // Further readers within this set take further tokens of its device (one device only).
+        var readers = devices.Length == 1 ? new ReaderFanOut(state.Drives.GetSemaphore(devices[0])) : ReaderFanOut.Single;
+
+        var unsettled = new List<List<int>>();
+        using (var set = new FileComparisonSet(candidate.Files, candidate.Size, state, candidate.Maps) { RecordPhysicalOffsets = rotational })
+        {
+            ProbeStage.Run(set, readers, unsettled, cancellationToken);
+            AddGroups(found, set);
+        }
+
+        // Buckets are independent; a set with many (same size, same probes) must not keep one core busy
+        // while the other idles, so they are compared in parallel within the device's reader limit.
+        void CompareBucket(List<int> bucket)
+        {
+            var files = new List<FileNode>(bucket.Count);
+            foreach (var index in bucket)
+            {
+                files.Add(candidate.Files[index]);
+            }
+
+            if (rotational)
+            {
+                // The full reads follow the first extents' physical order recorded by the probe.
+                files.Sort(static (a, b) => a.PhysicalOffset.CompareTo(b.PhysicalOffset));
+            }
+
+            using var subset = new FileComparisonSet(files, candidate.Size, state, candidate.Maps);
+            state.Options.Strategy.Partition(subset, cancellationToken);
+            AddGroups(found, subset);
+        }
+
+        readers.For(unsettled.Count, i => CompareBucket(unsettled[i]), cancellationToken);
+        return found;
+    }
+
+    /// <summary>Adds a settled set's groups as files (buckets may settle in parallel).</summary>
+    private static void AddGroups(List<SettledGroup> found, FileComparisonSet set)
+    {
+        lock (found)
+        {
+            foreach (var (members, verified) in set.Groups)
+            {
+                var nodes = new FileNode[members.Length];
+                for (var i = 0; i < members.Length; i++)
+                {
+                    nodes[i] = set[members[i]];
+                }
+
+                found.Add(new SettledGroup(nodes, verified));
+            }
+        }
+    }
+
+    /// <summary>The distinct devices of a set's files, ascending; almost always one, so no LINQ or hash set per set.</summary>
+    private static ulong[] DevicesOf(List<FileNode> files)
+    {
+        var first = files[0].Primary.Identity.Device;
+        List<ulong>? more = null;
+        foreach (var file in files)
+        {
+            var device = file.Primary.Identity.Device;
+            if (device != first && !(more?.Contains(device) ?? false))
+            {
+                (more ??= []).Add(device);
+            }
+        }
+
+        if (more is null)
+        {
+            return [first];
+        }
+
+        ulong[] devices = [first, .. more];
+        Array.Sort(devices); // EnterAll takes them in ascending order
+        return devices;
+    }
+}
