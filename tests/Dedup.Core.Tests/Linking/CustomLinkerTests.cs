@@ -15,9 +15,7 @@ public sealed class CustomLinkerTests
     [LinuxFact]
     public async Task A_custom_linker_replaces_the_duplicate_with_its_own_stub()
     {
-        using var tree = new LinkTree();
-        tree.Write("keep/a.bin", Content);
-        var duplicate = tree.Write("dup/a.bin", Content);
+        using var tree = KeptAndDuplicate(out var duplicate);
         var linker = new StubLinker();
 
         var report = await Plan(tree, linker).ApplyAsync();
@@ -32,9 +30,7 @@ public sealed class CustomLinkerTests
     [LinuxFact]
     public async Task A_writer_that_throws_leaves_the_duplicate_and_no_temporary_file()
     {
-        using var tree = new LinkTree();
-        tree.Write("keep/a.bin", Content);
-        var duplicate = tree.Write("dup/a.bin", Content);
+        using var tree = KeptAndDuplicate(out var duplicate);
 
         var report = await Plan(tree, new StubLinker { Throw = true }).ApplyAsync();
 
@@ -48,9 +44,7 @@ public sealed class CustomLinkerTests
     [LinuxFact]
     public async Task A_custom_linker_is_not_called_for_a_duplicate_whose_bytes_changed()
     {
-        using var tree = new LinkTree();
-        tree.Write("keep/a.bin", Content);
-        var duplicate = tree.Write("dup/a.bin", Content);
+        using var tree = KeptAndDuplicate(out var duplicate);
         var linker = new StubLinker();
         var plan = Plan(tree, linker);
 
@@ -70,9 +64,7 @@ public sealed class CustomLinkerTests
     [LinuxFact]
     public async Task A_linker_that_does_nothing_or_two_things_does_not_pass_for_done()
     {
-        using var tree = new LinkTree();
-        tree.Write("keep/a.bin", Content);
-        var duplicate = tree.Write("dup/a.bin", Content);
+        using var tree = KeptAndDuplicate(out var duplicate);
 
         var idle = Assert.Single((await Plan(tree, new DelegateLinker(_ => { })).ApplyAsync()).Outcomes);
         Assert.Equal(DuplicateActionStatus.Skipped, idle.Status);
@@ -88,9 +80,7 @@ public sealed class CustomLinkerTests
     [LinuxFact]
     public async Task A_custom_linker_may_refuse_with_its_reason()
     {
-        using var tree = new LinkTree();
-        tree.Write("keep/a.bin", Content);
-        var duplicate = tree.Write("dup/a.bin", Content);
+        using var tree = KeptAndDuplicate(out var duplicate);
 
         var outcome = Assert.Single((await Plan(tree, new DelegateLinker(c => c.Skip("the backup store is read-only today"))).ApplyAsync()).Outcomes);
 
@@ -103,9 +93,7 @@ public sealed class CustomLinkerTests
     public async Task A_custom_linker_composes_built_in_operations_with_its_own_choice()
     {
         // "Clone where the file system can, else keep the file": the user's explicit choice, not a silent fallback.
-        using var tree = new LinkTree();
-        tree.Write("keep/a.bin", Content);
-        var duplicate = tree.Write("dup/a.bin", Content);
+        using var tree = KeptAndDuplicate(out var duplicate);
         var linker = new DelegateLinker(c =>
         {
             if (c.Action.Duplicate.Identity.Device != c.Action.Kept.Identity.Device)
@@ -127,9 +115,7 @@ public sealed class CustomLinkerTests
     [LinuxFact]
     public async Task A_stub_gets_the_duplicates_permissions_and_owner()
     {
-        using var tree = new LinkTree();
-        tree.Write("keep/a.bin", Content);
-        var duplicate = tree.Write("dup/a.bin", Content);
+        using var tree = KeptAndDuplicate(out var duplicate);
         TempTree.Run("chmod", "640", duplicate);
         TempTree.Run("chown", "65534:65534", duplicate);
         Assert.Equal(0, TestNative.FileStatusOf(duplicate, out var before));
@@ -146,9 +132,7 @@ public sealed class CustomLinkerTests
     [LinuxFact]
     public async Task A_replacement_that_cannot_be_created_fails_with_the_systems_reason()
     {
-        using var tree = new LinkTree();
-        tree.Write("keep/a.bin", Content);
-        var duplicate = tree.Write("dup/a.bin", Content);
+        using var tree = KeptAndDuplicate(out var duplicate);
         var plan = Plan(tree, new StubLinker());
         tree.MakeImmutable(tree.PathOf("dup"));
 
@@ -165,9 +149,7 @@ public sealed class CustomLinkerTests
     public async Task A_custom_linkers_link_is_refused_when_owner_or_permissions_differ()
     {
         // Only the built-in link kinds are checked before reading; the operations check again for anyone's linker.
-        using var tree = new LinkTree();
-        tree.Write("keep/a.bin", Content);
-        var duplicate = tree.Write("dup/a.bin", Content);
+        using var tree = KeptAndDuplicate(out var duplicate);
         TempTree.Run("chmod", "600", duplicate);
 
         foreach (var link in new Action<LinkerContext>[] { c => c.ReplaceWithHardLink(), c => c.ReplaceWithSymbolicLink() })
@@ -184,9 +166,7 @@ public sealed class CustomLinkerTests
     [LinuxFact]
     public async Task Operations_are_named_in_the_one_operation_error_and_arguments_are_checked()
     {
-        using var tree = new LinkTree();
-        tree.Write("keep/a.bin", Content);
-        tree.Write("dup/a.bin", Content);
+        using var tree = KeptAndDuplicate(out _);
         string? nullWriter = null, emptyReason = null, twice = null;
         var linker = new DelegateLinker(c =>
         {
@@ -212,6 +192,15 @@ public sealed class CustomLinkerTests
         Assert.Equal("write", nullWriter);
         Assert.Equal("reason", emptyReason);
         Assert.Equal("A linker performs one operation per action; 'dedupe' was asked after 'delete'.", twice);
+    }
+
+    /// <summary>keep/a.bin and its duplicate dup/a.bin.</summary>
+    private static LinkTree KeptAndDuplicate(out string duplicate)
+    {
+        var tree = new LinkTree();
+        tree.Write("keep/a.bin", Content);
+        duplicate = tree.Write("dup/a.bin", Content);
+        return tree;
     }
 
     private static DuplicateActionPlan Plan(LinkTree tree, ILinker linker)
