@@ -10,6 +10,24 @@ namespace Dedup.Core.Tests.Paths;
 /// </summary>
 public sealed class PathTextTests
 {
+    [Fact]
+    public void The_C1_range_is_escaped_to_its_last_character_and_not_beyond()
+    {
+        Assert.Equal("\\u{0080}", PathText.Escape("\u0080"));
+        Assert.Equal("\\u{009F}", PathText.Escape("\u009F"));
+        Assert.Equal("\u00A0x", PathText.Escape("\u00A0x")); // just past the C1 range: a no-break space, shown as is
+        Assert.Equal("\u007E", PathText.Escape("\u007E")); // '~', the last printable ASCII character
+    }
+
+    [Fact]
+    public void Messages_keep_their_backslashes_and_lose_their_control_characters()
+    {
+        Assert.Equal("C:\\dir\\n is \\n", PathText.EscapeMessage("C:\\dir\\n is \n"));
+        Assert.Equal("plain", PathText.EscapeMessage("plain"));
+        Assert.Equal("\\e[31m", PathText.EscapeMessage("\u001b[31m"));
+        Assert.Throws<ArgumentNullException>(() => PathText.EscapeMessage(null!));
+    }
+
     [Theory]
     [InlineData("/plain/name.txt", "/plain/name.txt")]
     [InlineData("/ü/日本/😀 emoji/e\u0301", "/ü/日本/😀 emoji/e\u0301")]

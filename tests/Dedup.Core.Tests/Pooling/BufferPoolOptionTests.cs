@@ -39,6 +39,13 @@ public sealed class BufferPoolOptionTests
     }
 
     [Fact]
+    public void A_pool_needs_positive_limits()
+    {
+        Assert.Throws<ArgumentOutOfRangeException>(() => BufferPool.Create(0, 1));
+        Assert.Throws<ArgumentOutOfRangeException>(() => BufferPool.Create(1024, 0));
+    }
+
+    [Fact]
     public void The_builder_refuses_a_null_pool() =>
         Assert.Throws<ArgumentNullException>(() => new DuplicateFinderBuilder().UseBufferPool(null!));
 
