@@ -1,4 +1,5 @@
 using Dedup.Core.Tests.Infrastructure;
+using Dedup.Core.Tests.Media.Fixtures;
 
 namespace Dedup.Core.Tests.Scanning;
 
@@ -22,9 +23,18 @@ public sealed class ChangeTimeReportTests
             tree.Write($"c/{size}.bin", content);
         }
 
+        if (media)
+        {
+            // The same audio under two tags of different sizes: a group settled by the payload stage alone.
+            var audio = Mp3Fixture.Audio(7);
+            tree.Write("m/first.mp3", ByteWriter.Concat(Mp3Fixture.Id3v2(3, "first title", padding: 10), audio));
+            tree.Write("m/second.mp3", ByteWriter.Concat(Mp3Fixture.Id3v2(4, "another, longer title", padding: 300), audio));
+        }
+
         var (groups, _) = await Scan.RunAsync(b => { b.AddRoot(tree.Root); if (media) { b.UseMediaMode(); } });
 
-        Assert.Equal(3, groups.Count);
+        Assert.Equal(media ? 4 : 3, groups.Count);
+        Assert.Equal(media ? 1 : 0, groups.Count(g => g.Match == ContentMatch.MediaPayload));
         foreach (var file in groups.SelectMany(g => g.Files))
         {
             Assert.Equal(0, Linking.TestNative.FileStatusOf(file.Path.ToString(), out var status));

@@ -137,6 +137,8 @@ internal sealed class ContentClass(FileNode[] members, bool verified)
         {
             if (representativeChecked && member == Representative && !Payload!.Dropped)
             {
+                // Its check ran on the payload node: what that check saw is what reports carry for the file.
+                member.LastChangeTimeUtc = Payload.LastChangeTimeUtc;
                 continue;
             }
 
