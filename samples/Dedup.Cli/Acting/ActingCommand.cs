@@ -54,16 +54,16 @@ internal sealed class ActingCommand
         }
 
         List<DuplicateGroup> groups;
-        var scanErrors = 0;
+        var problems = 0; // scan errors, or report entries left out: either makes the exit code 1
         try
         {
             if (report is not null)
             {
-                (groups, scanErrors) = await ReportReader.ReadAsync(report, Console.Error, cancellationToken).ConfigureAwait(false);
+                (groups, problems) = await ReportReader.ReadAsync(report, Console.Error, cancellationToken).ConfigureAwait(false);
             }
             else
             {
-                (groups, scanErrors) = await ScanAsync(paths, result.GetValue(_hidden), cancellationToken).ConfigureAwait(false);
+                (groups, problems) = await ScanAsync(paths, result.GetValue(_hidden), cancellationToken).ConfigureAwait(false);
             }
         }
         catch (Exception ex) when (ex is ArgumentException or InvalidOperationException or IOException or InvalidReportException or UnauthorizedAccessException)
@@ -74,7 +74,7 @@ internal sealed class ActingCommand
         var plan = planner.Plan(groups);
 
         // Groups the keep rules leave tied, a scan with errors and reported files left out are reported and make the exit code 1.
-        var incomplete = scanErrors > 0 || plan.UndecidedGroups.Count > 0;
+        var incomplete = problems > 0 || plan.UndecidedGroups.Count > 0;
         if (plan.UndecidedGroups.Count > 0)
         {
             await Console.Error.WriteLineAsync($"dedup: left alone {plan.UndecidedGroups.Count} groups where no --keep rule decides which copy stays (add '--keep path-order' last to decide by path), such as: {string.Join(", ", plan.UndecidedGroups[0].Files.Select(f => f.Path.ToDisplayString()))}").ConfigureAwait(false);

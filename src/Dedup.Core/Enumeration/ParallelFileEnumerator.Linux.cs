@@ -154,7 +154,7 @@ internal sealed partial class ParallelFileEnumerator
             {
                 if (type == Libc.DT_LNK)
                 {
-                    PushChild(work, chars, rootDevice, ancestors, ReadLinkTarget(dirFd, namePtr));
+                    PushChild(work, chars, rootDevice, ancestors, Libc.ReadLinkTarget(dirFd, namePtr) ?? string.Empty);
                 }
                 else if (type == Libc.DT_UNKNOWN)
                 {
@@ -204,14 +204,6 @@ internal sealed partial class ParallelFileEnumerator
                 ? work.Path.Child(name, context.Names)
                 : AbsolutePathSymlinkPoint.Create(work.Path, context.Names.Intern(name), linkTarget);
             Push(new DirectoryWork(child, relative, rootDevice, ancestors, work.ViaSymlink || linkTarget is not null));
-        }
-
-        [SupportedOSPlatform("linux")]
-        private static unsafe string ReadLinkTarget(int dirFd, byte* namePtr)
-        {
-            var buffer = stackalloc byte[4096];
-            var length = Libc.ReadLinkAt(dirFd, namePtr, buffer, 4096);
-            return length <= 0 ? string.Empty : Encoding.UTF8.GetString(buffer, (int)length);
         }
 
         [SupportedOSPlatform("linux")]

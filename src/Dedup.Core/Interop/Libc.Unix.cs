@@ -82,6 +82,14 @@ internal static unsafe partial class Libc
     [LibraryImport(LibraryName, EntryPoint = "readlinkat", SetLastError = true)]
     public static partial nint ReadLinkAt(int dirfd, byte* path, byte* buffer, nuint size);
 
+    /// <summary>A symbolic link's target (UTF-8, up to PATH_MAX), or <see langword="null"/> when it cannot be read.</summary>
+    public static string? ReadLinkTarget(int dirfd, byte* name)
+    {
+        var buffer = stackalloc byte[4096];
+        var length = ReadLinkAt(dirfd, name, buffer, 4096);
+        return length <= 0 || length >= 4096 ? null : System.Text.Encoding.UTF8.GetString(buffer, (int)length);
+    }
+
     public const uint FS_IOC_FIEMAP = 0xC020660B;
 
     [LibraryImport(LibraryName, EntryPoint = "ioctl", SetLastError = true)]

@@ -30,6 +30,7 @@ public static class ReportedDuplicates
             throw new NotSupportedException("Reading reported duplicates is implemented for Linux only.");
         }
 
+        using var rootHandles = new RootHandles(); // each root opened and checked once for the group
         var issues = new List<string>();
         var byIdentity = new Dictionary<FileIdentity, List<(ReportedFile File, StatxBuffer Status)>>();
         var seen = new HashSet<AbsolutePath>();
@@ -41,7 +42,7 @@ public static class ReportedDuplicates
                 continue;
             }
 
-            var problem = LookUp(roots, size, file, out var status);
+            var problem = LookUp(roots, size, file, rootHandles, out var status);
             if (problem is not null)
             {
                 issues.Add($"{file.Path.ToDisplayString()}: {problem}");
@@ -79,7 +80,7 @@ public static class ReportedDuplicates
 
     /// <summary>Why the reported name no longer leads to the reported file, or <see langword="null"/> when it does.</summary>
     [SupportedOSPlatform("linux")]
-    private static string? LookUp(IReadOnlyList<ScanRoot> roots, long size, ReportedFile file, out StatxBuffer status)
+    private static string? LookUp(IReadOnlyList<ScanRoot> roots, long size, ReportedFile file, RootHandles rootHandles, out StatxBuffer status)
     {
         status = default;
         if (file.Path.Parent is not { } parent)
@@ -87,7 +88,7 @@ public static class ReportedDuplicates
             return "not a file name";
         }
 
-        using var folder = FolderHandle.TryOpenBeneath(roots, parent, out var problem);
+        using var folder = FolderHandle.TryOpenBeneath(roots, parent, out var problem, rootHandles);
         if (folder is null)
         {
             return problem;

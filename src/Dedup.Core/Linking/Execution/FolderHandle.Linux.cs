@@ -35,8 +35,12 @@ internal sealed class FolderHandle : IDisposable
     /// Opens <paramref name="path"/> as described above; with <paramref name="followLast"/> false the last component
     /// itself must be a real folder, not a symbolic link (only the folders above it are resolved).
     /// </summary>
-    public static FolderHandle? TryOpen(string path, bool followLast, out string problem)
+    public static FolderHandle? TryOpen(string path, bool followLast, out string problem) => TryOpen(path, followLast, out problem, out _);
+
+    /// <summary>As above, also giving the opened folder's status (the check already took it).</summary>
+    private static FolderHandle? TryOpen(string path, bool followLast, out string problem, out StatxBuffer opened)
     {
+        opened = default;
         string? resolved;
         int errno;
         if (followLast)
@@ -70,7 +74,6 @@ internal sealed class FolderHandle : IDisposable
         var handle = new FolderHandle(fd, path);
         // Each errno is read right after its call: close() in Dispose resets it (a "…: Success" message otherwise).
         var lookupErrno = Libc.Statx(Libc.AT_FDCWD, path, followLast ? 0 : Libc.AT_SYMLINK_NOFOLLOW, Libc.STATX_BASIC_STATS, out var named) == 0 ? 0 : Libc.LastErrno;
-        StatxBuffer opened = default;
         var openErrno = lookupErrno != 0 ? 0 : Libc.FStat(fd, out opened);
         if (lookupErrno != 0 || openErrno != 0 || !SameFile(opened, named))
         {
@@ -89,7 +92,11 @@ internal sealed class FolderHandle : IDisposable
     /// then opened with <c>O_NOFOLLOW</c>, one name at a time. So a folder on the way that is now a symbolic link
     /// (swapped in since the scan, or one the scan followed) stops the action instead of leading out of the roots.
     /// </summary>
-    public static FolderHandle? TryOpenBeneath(IReadOnlyList<ScanRoot> roots, AbsolutePath folder, out string problem)
+    /// <param name="roots">The roots the folder may lie under.</param>
+    /// <param name="folder">The folder to open.</param>
+    /// <param name="problem">Why it could not be opened.</param>
+    /// <param name="opened">Roots already opened and checked (one run of a plan opens each root once), or <see langword="null"/>.</param>
+    public static FolderHandle? TryOpenBeneath(IReadOnlyList<ScanRoot> roots, AbsolutePath folder, out string problem, RootHandles? opened = null)
     {
         var root = ScanRoot.Holding(roots, folder);
         if (root is null)
@@ -99,17 +106,19 @@ internal sealed class FolderHandle : IDisposable
         }
 
         var rootPath = root.Path.ToString();
-        var handle = TryOpen(rootPath, followLast: true, out problem);
-        if (handle is null)
+        FolderHandle? cached = null;
+        FolderHandle? handle;
+        if (opened is null)
         {
-            problem = $"scanned root {PathText.Escape(rootPath)}: {problem}";
-            return null;
+            handle = TryOpenRoot(root, out problem);
+        }
+        else
+        {
+            handle = cached = opened.Get(root, out problem);
         }
 
-        if (root.Identity != default && (Libc.FStat(handle.Fd, out var opened) != 0 || opened.Device != root.Identity.Device || opened.Ino != root.Identity.FileId))
+        if (handle is null)
         {
-            handle.Dispose();
-            problem = $"scanned root {PathText.Escape(rootPath)} is no longer the folder that was scanned (another device or inode)";
             return null;
         }
 
@@ -120,10 +129,20 @@ internal sealed class FolderHandle : IDisposable
             below.Add(node.Name);
         }
 
+        if (below.Count == 0 && cached is not null)
+        {
+            // The root itself: the caller owns what it gets, so not the shared handle.
+            below.Add(".");
+        }
+
         for (var i = below.Count - 1; i >= 0; i--)
         {
             var next = handle.TryOpenChild(below[i], out var childProblem);
-            handle.Dispose();
+            if (!ReferenceEquals(handle, cached))
+            {
+                handle.Dispose();
+            }
+
             if (next is null)
             {
                 problem = childProblem.Length == 0 ? "cannot be opened" : $"{PathText.Escape(System.IO.Path.Join(rootPath, string.Join('/', below.Skip(i).Reverse())))}: {childProblem}";
@@ -134,6 +153,27 @@ internal sealed class FolderHandle : IDisposable
         }
 
         problem = string.Empty;
+        return handle;
+    }
+
+    /// <summary>Opens a scanned root as the scan followed it and checks it is still the folder that was scanned.</summary>
+    internal static FolderHandle? TryOpenRoot(ScanRoot root, out string problem)
+    {
+        var rootPath = root.Path.ToString();
+        var handle = TryOpen(rootPath, followLast: true, out problem, out var status);
+        if (handle is null)
+        {
+            problem = $"scanned root {PathText.Escape(rootPath)}: {problem}";
+            return null;
+        }
+
+        if (root.Identity != default && (status.Device != root.Identity.Device || status.Ino != root.Identity.FileId))
+        {
+            handle.Dispose();
+            problem = $"scanned root {PathText.Escape(rootPath)} is no longer the folder that was scanned (another device or inode)";
+            return null;
+        }
+
         return handle;
     }
 

@@ -17,7 +17,7 @@ namespace Dedup.Core.Linking.Execution;
 internal static class LeftoverCleaner
 {
     /// <summary>Removes the plan's provable leftovers; returns how many, and each one left alone with the reason.</summary>
-    public static (int Removed, IReadOnlyList<string> LeftAlone) Remove(DuplicateActionPlan plan)
+    public static (int Removed, IReadOnlyList<string> LeftAlone) Remove(DuplicateActionPlan plan, RootHandles roots)
     {
         var leftAlone = new List<string>();
         var removed = 0;
@@ -33,8 +33,8 @@ internal static class LeftoverCleaner
         foreach (var text in plan.LeftoverTemporaryFiles)
         {
             var path = AbsolutePath.Parse(text);
-            var roots = plan.Actions.FirstOrDefault(a => a.Path.Parent == path.Parent)?.Group.Roots ?? [];
-            var reason = TryRemove(path, roots, kept, names);
+            var folderRoots = plan.Actions.FirstOrDefault(a => a.Path.Parent == path.Parent)?.Group.Roots ?? [];
+            var reason = TryRemove(path, folderRoots, kept, names, roots);
             if (reason is null)
             {
                 removed++;
@@ -49,7 +49,7 @@ internal static class LeftoverCleaner
     }
 
     /// <summary><see langword="null"/> when removed, empty when it is gone already, else why it was left alone.</summary>
-    private static string? TryRemove(AbsolutePath path, IReadOnlyList<ScanRoot> roots, (DuplicateFile Kept, IReadOnlyList<ScanRoot> Roots)[] kept, HashSet<string> names)
+    private static string? TryRemove(AbsolutePath path, IReadOnlyList<ScanRoot> roots, (DuplicateFile Kept, IReadOnlyList<ScanRoot> Roots)[] kept, HashSet<string> names, RootHandles rootHandles)
     {
         var name = path.Name;
         if (path.Parent is null || !TemporaryFiles.IsTemporaryName(name))
@@ -57,7 +57,7 @@ internal static class LeftoverCleaner
             return "not a temporary name; left alone";
         }
 
-        using var folder = FolderHandle.TryOpenBeneath(roots, path.Parent, out var problem);
+        using var folder = FolderHandle.TryOpenBeneath(roots, path.Parent, out var problem, rootHandles);
         if (folder is null)
         {
             return $"folder {problem}; left alone";
@@ -96,7 +96,7 @@ internal static class LeftoverCleaner
 
         foreach (var (file, fileRoots) in kept)
         {
-            if ((long)opened.Size == file.Length && HoldsSameBytes(leftover, opened, file, fileRoots))
+            if ((long)opened.Size == file.Length && HoldsSameBytes(leftover, opened, file, fileRoots, rootHandles))
             {
                 return Unlink(folder, name, opened);
             }
@@ -106,9 +106,9 @@ internal static class LeftoverCleaner
     }
 
     /// <summary>Whether the kept file, reached from its root and still the scanned one, is this file or holds exactly its bytes.</summary>
-    private static bool HoldsSameBytes(SafeFileHandle leftover, in StatxBuffer opened, DuplicateFile kept, IReadOnlyList<ScanRoot> roots)
+    private static bool HoldsSameBytes(SafeFileHandle leftover, in StatxBuffer opened, DuplicateFile kept, IReadOnlyList<ScanRoot> roots, RootHandles rootHandles)
     {
-        using var folder = kept.Path.Parent is null ? null : FolderHandle.TryOpenBeneath(roots, kept.Path.Parent, out _);
+        using var folder = kept.Path.Parent is null ? null : FolderHandle.TryOpenBeneath(roots, kept.Path.Parent, out _, rootHandles);
         if (folder is null)
         {
             return false;
@@ -156,12 +156,9 @@ internal static class LeftoverCleaner
 
     private static unsafe string? ReadLink(int dirfd, string name)
     {
-        var buffer = stackalloc byte[4096];
-        var encoded = System.Text.Encoding.UTF8.GetBytes(name + "\0");
-        fixed (byte* namePtr = encoded)
+        fixed (byte* namePtr = System.Text.Encoding.UTF8.GetBytes(name + "\0"))
         {
-            var length = Libc.ReadLinkAt(dirfd, namePtr, buffer, 4096);
-            return length <= 0 || length >= 4096 ? null : System.Text.Encoding.UTF8.GetString(buffer, (int)length);
+            return Libc.ReadLinkTarget(dirfd, namePtr);
         }
     }
 }

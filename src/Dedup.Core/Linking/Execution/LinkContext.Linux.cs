@@ -34,14 +34,16 @@ internal sealed class LinkContext : IDisposable
     private const string ChangedSinceFirstCheck =
         "changed since this action's first check (same size and modification time, but its change time moved: written, linked, renamed or its permissions changed)";
 
+    private readonly RootHandles? _roots;
     private FolderHandle? _folder;
     private FolderHandle? _keptFolder;
     private (long Seconds, uint Nanoseconds)? _keptChanged;
     private (long Seconds, uint Nanoseconds)? _duplicateChanged;
     private uint _keptLinks;
 
-    public LinkContext(DuplicateAction action, LinkerFaults? faults)
+    public LinkContext(DuplicateAction action, LinkerFaults? faults, RootHandles? roots = null)
     {
+        _roots = roots;
         Action = action;
         Faults = faults;
         KeptPath = action.Kept.Path.ToString();
@@ -287,7 +289,7 @@ internal sealed class LinkContext : IDisposable
 
     /// <summary>Opens a folder from the scanned root that holds it, following no link below the root (see <see cref="FolderHandle.TryOpenBeneath"/>).</summary>
     private FolderHandle OpenFolder(Paths.AbsolutePath path, string role, string consequence) =>
-        FolderHandle.TryOpenBeneath(Action.Group.Roots, path, out var problem)
+        FolderHandle.TryOpenBeneath(Action.Group.Roots, path, out var problem, _roots)
         ?? throw ActionStoppedException.Skip($"{role} {path.ToDisplayString()}: {problem}; {consequence}");
 
     private void RemoveQuietly(string temporary)

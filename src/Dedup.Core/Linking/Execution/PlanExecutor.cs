@@ -7,13 +7,19 @@ namespace Dedup.Core.Linking.Execution;
 internal static partial class PlanExecutor
 {
     public static DuplicateActionReport Apply(DuplicateActionPlan plan, CancellationToken cancellationToken) =>
-        OperatingSystem.IsLinux()
-            ? Apply(plan, action => ApplyLinux(plan.Linker, action, plan.Faults), cancellationToken)
-            : ApplyPortable(plan, MoveToSystemTrash, cancellationToken);
+        OperatingSystem.IsLinux() ? ApplyLinux(plan, cancellationToken) : ApplyPortable(plan, MoveToSystemTrash, cancellationToken);
 
-    private static DuplicateActionReport Apply(DuplicateActionPlan plan, Action<DuplicateAction> act, CancellationToken cancellationToken)
+    /// <summary>Linux: every root is opened and checked once for the run (<see cref="RootHandles"/>), leftovers and actions share it.</summary>
+    [System.Runtime.Versioning.SupportedOSPlatform("linux")]
+    private static DuplicateActionReport ApplyLinux(DuplicateActionPlan plan, CancellationToken cancellationToken)
     {
-        var (removed, leftAlone) = OperatingSystem.IsLinux() ? LeftoverCleaner.Remove(plan) : (0, []);
+        using var roots = new RootHandles();
+        return Apply(plan, action => ApplyLinux(plan.Linker, action, plan.Faults, roots), cancellationToken, LeftoverCleaner.Remove(plan, roots));
+    }
+
+    private static DuplicateActionReport Apply(DuplicateActionPlan plan, Action<DuplicateAction> act, CancellationToken cancellationToken, (int Removed, IReadOnlyList<string> LeftAlone) leftovers = default)
+    {
+        var (removed, leftAlone) = (leftovers.Removed, leftovers.LeftAlone ?? []);
         var outcomes = new List<DuplicateActionOutcome>(plan.Actions.Count);
         foreach (var action in plan.Actions)
         {
@@ -47,14 +53,14 @@ internal static partial class PlanExecutor
         }
     }
 
-    private static void ApplyLinux(ILinker linker, DuplicateAction action, LinkerFaults? faults)
+    private static void ApplyLinux(ILinker linker, DuplicateAction action, LinkerFaults? faults, RootHandles roots)
     {
         if (!OperatingSystem.IsLinux())
         {
             throw new PlatformNotSupportedException(); // Apply dispatches here on Linux only
         }
 
-        using var context = new LinkContext(action, faults);
+        using var context = new LinkContext(action, faults, roots);
         context.CheckKeptUnchanged();
         context.CheckDuplicateUnchanged();
         if (linker.Kind is DuplicateActionKind.HardLink or DuplicateActionKind.SymbolicLink)
