@@ -1,4 +1,3 @@
 using Dedup.Cli;
 
-Gen0Governor.StartIfNeeded();
 return await CliApplication.RunAsync(args).ConfigureAwait(false);
