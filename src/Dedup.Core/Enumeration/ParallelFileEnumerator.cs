@@ -1,6 +1,7 @@
 using System.Collections.Concurrent;
 using System.Runtime.CompilerServices;
 using System.Threading.Channels;
+using Dedup.Core.Pooling;
 using Dedup.Core.Paths;
 
 namespace Dedup.Core.Enumeration;
@@ -27,6 +28,9 @@ internal sealed partial class ParallelFileEnumerator : IFileEnumerator
                 {
                     yield return file;
                 }
+
+                // One list per folder listed: pooled, so a walk of many folders reuses a few.
+                ListPool<ScannedFile>.Shared.Return(batch);
             }
         }
         finally
@@ -131,7 +135,7 @@ internal sealed partial class ParallelFileEnumerator : IFileEnumerator
 
                 try
                 {
-                    var batch = new List<ScannedFile>();
+                    var batch = ListPool<ScannedFile>.Shared.Rent();
                     if (OperatingSystem.IsLinux())
                     {
                         ListLinux(work, batch);
@@ -144,6 +148,10 @@ internal sealed partial class ParallelFileEnumerator : IFileEnumerator
                     if (batch.Count > 0)
                     {
                         writer.TryWrite(batch);
+                    }
+                    else
+                    {
+                        ListPool<ScannedFile>.Shared.Return(batch);
                     }
                 }
                 finally

@@ -1,5 +1,6 @@
 using System.Globalization;
 using System.Text;
+using Dedup.Core.Pooling;
 
 namespace Dedup.Core.Paths;
 
@@ -54,8 +55,8 @@ public static class PathText
 
     private static string EscapeFrom(string text, int first, bool escapeBackslash)
     {
-        var builder = new StringBuilder(text.Length + 16);
-        builder.Append(text, 0, first);
+        using var rented = StringBuilderPool.Shared.RentScoped();
+        var builder = rented.Builder.Append(text, 0, first);
         for (var i = first; i < text.Length; i++)
         {
             i = AppendOne(builder, text, i, escapeBackslash);

@@ -92,12 +92,14 @@ internal sealed class FileComparisonSet : ComparisonSet, IDisposable
         }
 
         // A last check that nothing changed while it was being read; changed files drop out.
-        var kept = new List<int>(indices.Length);
+        // Usually every member stays: the array is the group's own, trimmed only when one dropped out.
+        var kept = new int[indices.Length];
+        var count = 0;
         foreach (var index in indices)
         {
             if (!_files[index].Dropped && _handles.IsUnchanged(index))
             {
-                kept.Add(index);
+                kept[count++] = index;
             }
             else
             {
@@ -105,9 +107,9 @@ internal sealed class FileComparisonSet : ComparisonSet, IDisposable
             }
         }
 
-        if (kept.Count >= 2)
+        if (count >= 2)
         {
-            _groups.Add((kept.ToArray(), verifiedByBytes));
+            _groups.Add((count == kept.Length ? kept : kept[..count], verifiedByBytes));
         }
     }
 

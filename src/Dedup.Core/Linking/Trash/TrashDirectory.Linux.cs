@@ -1,9 +1,10 @@
 using System.Runtime.Versioning;
-using System.Text;
 using System.Text.RegularExpressions;
+using System.Text;
 using Dedup.Core.Interop;
 using Dedup.Core.Linking.Execution;
 using Dedup.Core.Paths;
+using Dedup.Core.Pooling;
 
 namespace Dedup.Core.Linking.Trash;
 
@@ -87,7 +88,8 @@ internal sealed partial class TrashDirectory
     public string InfoPathValue(string path)
     {
         var value = TopDirectory is null ? path : Path.GetRelativePath(TopDirectory, Libc.CanonicalFolderPath(path));
-        var builder = new StringBuilder();
+        using var rented = StringBuilderPool.Shared.RentScoped();
+        var builder = rented.Builder;
         foreach (var b in Encoding.UTF8.GetBytes(value))
         {
             var c = (char)b;

@@ -1,3 +1,4 @@
+using Dedup.Core.Pooling;
 using Dedup.Core.Scanning;
 
 namespace Dedup.Core.Media.Pipeline;
@@ -68,12 +69,12 @@ internal sealed class ContentClass(FileNode[] members, bool verified)
             }
 
             Representative = member;
-            var ranges = new List<ByteRange>();
-            var located = MediaContent.TryLocate(state.Reader, handle, member.Primary.Length, media.Options, out var format, ranges);
+            using var ranges = ListPool<ByteRange>.Shared.RentScoped();
+            var located = MediaContent.TryLocate(state.Reader, handle, member.Primary.Length, media.Options, out var format, ranges.List);
             if (located)
             {
                 Payload = new FileNode(member.Primary);
-                Map = new PayloadMap([.. ranges], format);
+                Map = new PayloadMap([.. ranges.List], format);
             }
 
             return located;
