@@ -103,6 +103,7 @@ internal static class FindCommand
         try
         {
             finder = builder.Build();
+            finder.CheckRoots(); // before the output is opened
         }
         catch (Exception ex) when (ex is ArgumentException or InvalidOperationException or IOException)
         {

@@ -12,7 +12,18 @@ public sealed record DuplicateFile
     private readonly AbsolutePath _path = null!;
     private readonly IReadOnlyList<AbsolutePath> _otherLinks = [];
 
-    internal DuplicateFile(AbsolutePath path, IReadOnlyList<AbsolutePath> otherLinks, FileIdentity identity, long length, int linkCount, DateTime lastWriteTimeUtc)
+    /// <summary>
+    /// Describes one file of a group. Scans make these; the constructor is public so that code consuming results can
+    /// be tested with results of its own (a file described here and acted on later is re-checked on disk first).
+    /// </summary>
+    /// <param name="path">Its first name.</param>
+    /// <param name="otherLinks">Its other names (hard links), in path order; may be empty.</param>
+    /// <param name="identity">Device and inode (<see cref="FileIdentity.FromUnixStat"/>).</param>
+    /// <param name="length">Size in bytes.</param>
+    /// <param name="linkCount">Hard-link count.</param>
+    /// <param name="lastWriteTimeUtc">Last modification time, UTC.</param>
+    /// <exception cref="ArgumentNullException"><paramref name="path"/> or <paramref name="otherLinks"/> is <see langword="null"/>.</exception>
+    public DuplicateFile(AbsolutePath path, IReadOnlyList<AbsolutePath> otherLinks, FileIdentity identity, long length, int linkCount, DateTime lastWriteTimeUtc)
     {
         Path = path;
         OtherLinks = otherLinks;
@@ -56,7 +67,7 @@ public sealed record DuplicateFile
     /// platform records none (Windows, macOS). Reports carry it so a later action can tell the file it finds from the
     /// one that was compared.
     /// </summary>
-    public DateTime LastChangeTimeUtc { get; internal init; }
+    public DateTime LastChangeTimeUtc { get; init; }
 
     /// <summary>Whether both describe the same file the same way: every property equal, <see cref="OtherLinks"/> name by name.</summary>
     /// <param name="other">The other entry.</param>

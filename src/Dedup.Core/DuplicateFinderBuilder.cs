@@ -4,6 +4,7 @@ using Dedup.Core.Paths;
 using Dedup.Core.Pooling;
 using Dedup.Core.Reporting;
 using Dedup.Core.Topology;
+using Microsoft.Extensions.Logging;
 
 namespace Dedup.Core;
 
@@ -38,6 +39,8 @@ public sealed class DuplicateFinderBuilder
     private DuplicateHashAlgorithm _hashAlgorithm = DuplicateHashAlgorithm.XxHash128;
     private int _maxDegreeOfParallelism = Environment.ProcessorCount;
     private IProgress<ScanProgress>? _progress;
+    private IProgress<ScanError>? _errors;
+    private ILogger? _logger;
     private IFileEnumerator? _enumerator;
     private BufferPool? _buffers;
     private IDriveTopology? _topology;
@@ -207,6 +210,33 @@ public sealed class DuplicateFinderBuilder
         return this;
     }
 
+    /// <summary>
+    /// Receives each per-path error (unreadable, vanished, changed, invalid name, link loop) as soon as a scan meets
+    /// it; the errors are still collected in <see cref="ScanSummary.Errors"/>. A scan started with its own
+    /// <see cref="ScanCallbacks"/> may replace it.
+    /// </summary>
+    /// <param name="errors">The receiver; called on the scan's threads.</param>
+    /// <returns>This builder.</returns>
+    public DuplicateFinderBuilder ReportErrors(IProgress<ScanError> errors)
+    {
+        ArgumentNullException.ThrowIfNull(errors);
+        _errors = errors;
+        return this;
+    }
+
+    /// <summary>
+    /// Logs each scan's start and end (Information), each per-path error (Warning) and a missing root (Error), with
+    /// stable event ids (100–105). Without a logger nothing is formatted.
+    /// </summary>
+    /// <param name="logger">The logger, for example <c>loggerFactory.CreateLogger("Dedup.Core")</c>.</param>
+    /// <returns>This builder.</returns>
+    public DuplicateFinderBuilder UseLogger(ILogger logger)
+    {
+        ArgumentNullException.ThrowIfNull(logger);
+        _logger = logger;
+        return this;
+    }
+
     /// <summary>Replaces the folder scanner with your own source of files.</summary>
     /// <param name="enumerator">The enumerator.</param>
     /// <returns>This builder.</returns>
@@ -255,7 +285,8 @@ public sealed class DuplicateFinderBuilder
     /// <summary>Validates the settings and creates the finder.</summary>
     /// <returns>An immutable finder that can run any number of scans.</returns>
     /// <exception cref="InvalidOperationException">No root was added.</exception>
-    /// <exception cref="DirectoryNotFoundException">A root does not exist or is not a folder.</exception>
+    /// <exception cref="DirectoryNotFoundException">A path given to <see cref="WithDriveKind"/> does not exist.</exception>
+    /// <remarks>Roots are not required to exist yet: each scan checks them when it starts (<see cref="DuplicateFinder.CheckRoots"/>).</remarks>
     /// <exception cref="ArgumentException">A glob is malformed or an option is out of range.</exception>
     public DuplicateFinder Build()
     {
@@ -302,14 +333,9 @@ public sealed class DuplicateFinderBuilder
                 throw new ArgumentException($"The root path '{PathText.Escape(root)}' contains a NUL character.");
             }
 
+            // Whether the folder exists is checked when each scan starts (DuplicateFinder.CheckRoots), not here: a
+            // service may build its finder before its backup disk is mounted.
             var full = Path.GetFullPath(root);
-            if (!Directory.Exists(full))
-            {
-                throw new DirectoryNotFoundException(File.Exists(full)
-                    ? $"The root '{PathText.Escape(full)}' is a file, not a folder."
-                    : $"The root folder '{PathText.Escape(full)}' does not exist.");
-            }
-
             var parsed = AbsolutePath.Parse(full);
             if (!roots.Contains(parsed))
             {
@@ -345,6 +371,8 @@ public sealed class DuplicateFinderBuilder
             MediaMode = _mediaMode,
             MaxDegreeOfParallelism = _maxDegreeOfParallelism,
             Progress = _progress,
+            ErrorCallback = _errors,
+            Logger = _logger,
             Enumerator = _enumerator ?? new ParallelFileEnumerator(),
             Buffers = _buffers ?? BufferPool.Shared,
             Topology = DriveTopology.WithOverrides(_topology ?? DriveTopology.CreateDefault(), overrides),

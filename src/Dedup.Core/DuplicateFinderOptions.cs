@@ -38,6 +38,8 @@ internal sealed record DuplicateFinderOptions
     public int MaxDegreeOfParallelism { get; init; } = Environment.ProcessorCount;
 
     public IProgress<ScanProgress>? Progress { get; init; }
+    public IProgress<ScanError>? ErrorCallback { get; init; }
+    public Microsoft.Extensions.Logging.ILogger? Logger { get; init; }
 
     public required IFileEnumerator Enumerator { get; init; }
 

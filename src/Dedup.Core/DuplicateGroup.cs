@@ -11,7 +11,17 @@ public sealed record DuplicateGroup
 {
     private readonly IReadOnlyList<DuplicateFile> _files = [];
 
-    internal DuplicateGroup(long size, IReadOnlyList<DuplicateFile> files, bool verifiedByBytes, ContentMatch match = ContentMatch.WholeFile)
+    /// <summary>
+    /// Describes a group. Scans make these; the constructor is public so that code consuming results can be tested
+    /// with results of its own (see also <see cref="DuplicateScan.FromResults"/>). Acting on such a group re-checks
+    /// every file on disk, as for a scan's own groups.
+    /// </summary>
+    /// <param name="size">The compared length (each file's size for whole-file matches).</param>
+    /// <param name="files">The distinct files, at least two.</param>
+    /// <param name="verifiedByBytes">Whether every byte was compared.</param>
+    /// <param name="match">Whole files or media payloads.</param>
+    /// <exception cref="ArgumentNullException"><paramref name="files"/> is <see langword="null"/>.</exception>
+    public DuplicateGroup(long size, IReadOnlyList<DuplicateFile> files, bool verifiedByBytes, ContentMatch match = ContentMatch.WholeFile)
     {
         Size = size;
         Files = files;
@@ -46,7 +56,11 @@ public sealed record DuplicateGroup
     /// The roots the group was found under, with the identities they had when the scan started (shared by every
     /// group of a scan): actions reach each file from its root without following links.
     /// </summary>
-    internal IReadOnlyList<ScanRoot> Roots { get; init; } = [];
+    /// <remarks>
+    /// A group made with the constructor has none unless given here; acting on a group without a root holding its
+    /// files is refused.
+    /// </remarks>
+    public IReadOnlyList<ScanRoot> Roots { get; init; } = [];
 
     /// <summary>
     /// Bytes freed by keeping one file: <c>Size × (Files.Count − 1)</c>; for media payload matches, the

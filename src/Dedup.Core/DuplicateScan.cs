@@ -1,3 +1,6 @@
+using System.Diagnostics;
+using System.Runtime.CompilerServices;
+using Dedup.Core.Diagnostics;
 using Dedup.Core.Reporting;
 using Dedup.Core.Scanning;
 
@@ -10,51 +13,202 @@ namespace Dedup.Core;
 public sealed class DuplicateScan : IAsyncEnumerable<DuplicateGroup>
 {
     private readonly CancellationToken _cancellationToken;
-    private readonly ScanState _state;
-    private readonly ICompareStage _stage;
+    private readonly ScanState? _state;
+    private readonly ICompareStage? _stage;
+    private readonly IReadOnlyList<DuplicateGroup>? _results;
+    private IReadOnlyList<ScanRoot> _roots = [];
+    private ScanSummary? _summary;
     private int _started;
 
-    internal DuplicateScan(DuplicateFinderOptions options, CancellationToken cancellationToken)
+    internal DuplicateScan(DuplicateFinderOptions options, ScanCallbacks? callbacks, CancellationToken cancellationToken)
     {
         // The one place the mode is chosen: media mode is its own pipeline, composing the whole-file stage.
         _stage = options.MediaMode ? new Media.Pipeline.MediaScan(options) : new WholeFileScan();
-        _state = new ScanState(options, _stage.Observer);
+        _state = new ScanState(options, _stage.Observer, callbacks);
         _cancellationToken = cancellationToken;
     }
 
+    private DuplicateScan(IReadOnlyList<DuplicateGroup> results, ScanSummary summary, IReadOnlyList<ScanRoot> roots)
+    {
+        _results = results;
+        _summary = summary;
+        _roots = roots;
+    }
+
     /// <summary>Whether the enumeration has ended and <see cref="Summary"/> is available.</summary>
-    public bool IsCompleted => _state.Summary is not null;
+    public bool IsCompleted => Volatile.Read(ref _started) == 2;
 
     /// <summary>The scan's totals and errors.</summary>
     /// <exception cref="InvalidOperationException">The enumeration has not ended yet.</exception>
-    public ScanSummary Summary => _state.Summary ?? throw new InvalidOperationException("The summary is available once the scan has been enumerated to the end.");
+    public ScanSummary Summary => IsCompleted && _summary is not null
+        ? _summary
+        : throw new InvalidOperationException("The summary is available once the scan has been enumerated to the end.");
 
     /// <summary>
     /// The scanned roots with the identities their folders had when the scan started; empty until the enumeration
     /// has started. Reports that may be acted on later record them (see <see cref="Linking.ReportedDuplicates"/>).
     /// </summary>
-    public IReadOnlyList<ScanRoot> Roots => _state.Roots;
+    public IReadOnlyList<ScanRoot> Roots => _state?.Roots ?? _roots;
+
+    /// <summary>
+    /// A finished scan made of given results, for the tests of code that consumes scans: enumerating it yields
+    /// <paramref name="groups"/>, then <see cref="Summary"/> is <paramref name="summary"/>. Nothing is read from disk.
+    /// </summary>
+    /// <param name="groups">The groups to yield, in order.</param>
+    /// <param name="summary">The summary to report once they have been enumerated.</param>
+    /// <param name="roots">The roots to report; none when omitted.</param>
+    /// <returns>A scan that can be enumerated once.</returns>
+    public static DuplicateScan FromResults(IEnumerable<DuplicateGroup> groups, ScanSummary summary, IReadOnlyList<ScanRoot>? roots = null)
+    {
+        ArgumentNullException.ThrowIfNull(groups);
+        ArgumentNullException.ThrowIfNull(summary);
+        return new DuplicateScan(groups.ToArray(), summary, roots ?? []);
+    }
 
     /// <summary>Starts the scan.</summary>
-    /// <param name="cancellationToken">Cancels the scan, together with the token given to <see cref="DuplicateFinder.FindAsync"/>.</param>
+    /// <param name="cancellationToken">Cancels the scan, together with the token given to <see cref="DuplicateFinder.FindAsync(CancellationToken)"/>.</param>
     /// <returns>The enumerator.</returns>
     /// <exception cref="InvalidOperationException">The scan was already enumerated.</exception>
+    /// <remarks>
+    /// The roots are checked when the enumeration starts, not when the finder is built: a root that is missing then
+    /// (a backup disk not mounted yet) makes the first <c>MoveNextAsync</c> throw
+    /// <see cref="DirectoryNotFoundException"/> before anything is read.
+    /// </remarks>
     public IAsyncEnumerator<DuplicateGroup> GetAsyncEnumerator(CancellationToken cancellationToken = default)
     {
-        if (Interlocked.Exchange(ref _started, 1) != 0)
+        if (Interlocked.CompareExchange(ref _started, 1, 0) != 0)
         {
             throw new InvalidOperationException("A DuplicateScan can be enumerated once; call DuplicateFinder.FindAsync again for a new scan.");
         }
 
-        return RunAsync(cancellationToken).GetAsyncEnumerator(cancellationToken);
+        var run = _state is null ? ReplayAsync(cancellationToken) : RunAsync(_state, _stage!, cancellationToken);
+        return run.GetAsyncEnumerator(cancellationToken);
     }
 
-    private async IAsyncEnumerable<DuplicateGroup> RunAsync([System.Runtime.CompilerServices.EnumeratorCancellation] CancellationToken cancellationToken)
+    private async IAsyncEnumerable<DuplicateGroup> ReplayAsync([EnumeratorCancellation] CancellationToken cancellationToken)
     {
-        using var linked = CancellationTokenSource.CreateLinkedTokenSource(_cancellationToken, cancellationToken);
-        await foreach (var group in DuplicateScanner.ScanAsync(_state, _stage, linked.Token).ConfigureAwait(false))
+        foreach (var group in _results!)
         {
+            cancellationToken.ThrowIfCancellationRequested();
             yield return group;
+        }
+
+        await Task.CompletedTask.ConfigureAwait(false);
+        Volatile.Write(ref _started, 2);
+    }
+
+    private async IAsyncEnumerable<DuplicateGroup> RunAsync(ScanState state, ICompareStage stage, [EnumeratorCancellation] CancellationToken cancellationToken)
+    {
+        var options = state.Options;
+        var logger = options.Logger;
+        try
+        {
+            CheckRoots(options, logger);
+        }
+        catch
+        {
+            _summary = state.ToSummary(TimeSpan.Zero);
+            Volatile.Write(ref _started, 2);
+            throw;
+        }
+
+        using var activity = Telemetry.Source.StartActivity(DedupDiagnostics.ScanActivityName);
+        activity?.SetTag("dedup.roots", options.Roots.Count);
+        activity?.SetTag("dedup.mode", options.MediaMode ? "media" : "whole-file");
+        if (logger is not null)
+        {
+            ScanLog.ScanStarted(logger, options.Roots.Count, string.Join(", ", options.Roots), options.MediaMode ? "media mode" : "whole files");
+        }
+
+        using var linked = CancellationTokenSource.CreateLinkedTokenSource(_cancellationToken, cancellationToken);
+        var outcome = "cancelled"; // also when the caller stops enumerating early
+        Exception? failure = null;
+        var groups = DuplicateScanner.ScanAsync(state, stage, linked.Token).GetAsyncEnumerator(linked.Token);
+        try
+        {
+            while (true)
+            {
+                // The yield stays outside the try/catch (C# allows no yield inside a catch's try).
+                try
+                {
+                    if (!await groups.MoveNextAsync().ConfigureAwait(false))
+                    {
+                        outcome = "completed";
+                        break;
+                    }
+                }
+                catch (Exception ex) when (ex is not OperationCanceledException)
+                {
+                    outcome = "failed";
+                    failure = ex;
+                    throw;
+                }
+
+                yield return groups.Current;
+            }
+        }
+        finally
+        {
+            await groups.DisposeAsync().ConfigureAwait(false);
+            Finish(state.Summary ?? state.ToSummary(TimeSpan.Zero), outcome, failure, activity, logger);
+        }
+    }
+
+    /// <summary>Publishes the summary, then logs and counts the scan's end.</summary>
+    private void Finish(ScanSummary summary, string outcome, Exception? failure, Activity? activity, Microsoft.Extensions.Logging.ILogger? logger)
+    {
+        _summary = summary;
+        Volatile.Write(ref _started, 2);
+        Telemetry.RecordScan(summary, outcome);
+        if (activity is not null)
+        {
+            activity.SetTag("dedup.outcome", outcome);
+            activity.SetTag("dedup.files", summary.FilesScanned);
+            activity.SetTag("dedup.groups", summary.Groups);
+            activity.SetTag("dedup.errors", summary.Errors.Count);
+            activity.SetStatus(outcome == "failed" ? ActivityStatusCode.Error : ActivityStatusCode.Ok);
+        }
+
+        if (logger is null)
+        {
+            return;
+        }
+
+        var elapsed = (long)summary.Elapsed.TotalMilliseconds;
+        switch (outcome)
+        {
+            case "completed":
+                ScanLog.ScanCompleted(logger, elapsed, summary.FilesScanned, summary.Groups, summary.WastedBytes, summary.BytesRead, summary.Errors.Count);
+                break;
+            case "cancelled":
+                ScanLog.ScanCancelled(logger, elapsed, summary.FilesScanned, summary.Groups);
+                break;
+            default:
+                ScanLog.ScanFailed(logger, failure, elapsed);
+                break;
+        }
+    }
+
+    /// <summary>Every root must be an existing folder when a scan starts (see <see cref="GetAsyncEnumerator"/>).</summary>
+    internal static void CheckRoots(DuplicateFinderOptions options, Microsoft.Extensions.Logging.ILogger? logger)
+    {
+        foreach (var root in options.Roots)
+        {
+            var path = root.ToString();
+            if (Directory.Exists(path))
+            {
+                continue;
+            }
+
+            var message = File.Exists(path)
+                ? $"The root '{Paths.PathText.Escape(path)}' is a file, not a folder."
+                : $"The root folder '{Paths.PathText.Escape(path)}' does not exist (is its disk mounted?).";
+            if (logger is not null)
+            {
+                ScanLog.RootMissing(logger, message);
+            }
+
+            throw new DirectoryNotFoundException(message);
         }
     }
 }

@@ -15,22 +15,50 @@ public sealed class BuilderValidationTests
     }
 
     [Fact]
-    public void A_missing_root_fails()
+    public async Task A_missing_root_is_checked_when_the_scan_starts_not_at_Build()
     {
         using var tree = new TempTree();
         var missing = tree.PathOf("does-not-exist");
 
-        var ex = Assert.Throws<DirectoryNotFoundException>(() => new DuplicateFinderBuilder().AddRoot(missing).Build());
+        // A service builds its finder before its backup disk is mounted: Build does not throw.
+        var finder = new DuplicateFinderBuilder().AddRoot(missing).Build();
+        var ex = Assert.Throws<DirectoryNotFoundException>(finder.CheckRoots);
         Assert.Contains(missing, ex.Message, StringComparison.Ordinal);
+
+        var scan = finder.FindAsync();
+        var scanError = await Assert.ThrowsAsync<DirectoryNotFoundException>(async () =>
+        {
+            await foreach (var group in scan)
+            {
+                Assert.Fail($"No group may come from a missing root: {group}");
+            }
+        });
+        Assert.Contains(missing, scanError.Message, StringComparison.Ordinal);
+        Assert.True(scan.IsCompleted);
+        Assert.Equal(0, scan.Summary.FilesScanned);
+
+        // Once the disk is there, the same finder scans it.
+        Directory.CreateDirectory(missing);
+        File.WriteAllText(Path.Combine(missing, "a"), "same");
+        File.WriteAllText(Path.Combine(missing, "b"), "same");
+        finder.CheckRoots();
+        var groups = new List<DuplicateGroup>();
+        await foreach (var group in finder.FindAsync())
+        {
+            groups.Add(group);
+        }
+
+        Assert.Single(groups);
     }
 
     [Fact]
-    public void A_root_that_is_a_file_fails()
+    public void A_root_that_is_a_file_fails_its_check()
     {
         using var tree = new TempTree();
         var file = tree.Write("file.txt", "x");
 
-        var ex = Assert.Throws<DirectoryNotFoundException>(() => new DuplicateFinderBuilder().AddRoot(file).Build());
+        var finder = new DuplicateFinderBuilder().AddRoot(file).Build();
+        var ex = Assert.Throws<DirectoryNotFoundException>(finder.CheckRoots);
         Assert.Contains("is a file", ex.Message, StringComparison.Ordinal);
     }
 

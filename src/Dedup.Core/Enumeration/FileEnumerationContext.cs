@@ -1,4 +1,3 @@
-using System.Collections.Concurrent;
 using Dedup.Core.Paths;
 using Dedup.Core.Reporting;
 
@@ -9,19 +8,28 @@ public sealed class FileEnumerationContext
 {
     private readonly GlobPattern[] _includes;
     private readonly GlobPattern[] _excludes;
-    private readonly ConcurrentQueue<ScanError> _errors;
+    private readonly ScanErrorSink _errors;
 
-    internal FileEnumerationContext(DuplicateFinderOptions options, ConcurrentQueue<ScanError> errors)
+    /// <summary>Made by the scan (<c>Scanning.EnumerationContexts</c>), which knows the finder's settings.</summary>
+    internal FileEnumerationContext(
+        IReadOnlyList<AbsolutePath> roots,
+        GlobPattern[] includes,
+        GlobPattern[] excludes,
+        EnumerationFlags flags,
+        long minSize,
+        long maxSize,
+        int maxDegreeOfParallelism,
+        ScanErrorSink errors)
     {
-        Roots = options.Roots;
-        _includes = options.Includes;
-        _excludes = options.Excludes;
-        IncludeHidden = options.IncludeHidden;
-        FollowSymbolicLinks = options.FollowSymbolicLinks;
-        StayOnOneFileSystem = options.StayOnOneFileSystem;
-        MinSize = options.MinSize;
-        MaxSize = options.MaxSize;
-        MaxDegreeOfParallelism = options.MaxDegreeOfParallelism;
+        Roots = roots;
+        _includes = includes;
+        _excludes = excludes;
+        IncludeHidden = (flags & EnumerationFlags.IncludeHidden) != 0;
+        FollowSymbolicLinks = (flags & EnumerationFlags.FollowSymbolicLinks) != 0;
+        StayOnOneFileSystem = (flags & EnumerationFlags.StayOnOneFileSystem) != 0;
+        MinSize = minSize;
+        MaxSize = maxSize;
+        MaxDegreeOfParallelism = maxDegreeOfParallelism;
         _errors = errors;
     }
 
@@ -106,5 +114,16 @@ public sealed class FileEnumerationContext
     /// <param name="path">The absolute path.</param>
     /// <param name="kind">The kind of problem.</param>
     /// <param name="message">The reason.</param>
-    public void ReportError(string path, ScanErrorKind kind, string message) => _errors.Enqueue(new ScanError(path, kind, message));
+    /// <remarks>The error is passed on at once to the scan's error callback and logger, and kept for the summary.</remarks>
+    public void ReportError(string path, ScanErrorKind kind, string message) => _errors.Report(path, kind, message);
+}
+
+/// <summary>The walk's switches, as one value (keeps the context's constructor short).</summary>
+[Flags]
+internal enum EnumerationFlags
+{
+    None = 0,
+    IncludeHidden = 1,
+    FollowSymbolicLinks = 2,
+    StayOnOneFileSystem = 4,
 }

@@ -37,7 +37,7 @@ public sealed class DuplicateActionPlanner
     }
 
     /// <summary>Plans the actions for groups as a scan streams them; nothing on disk is touched.</summary>
-    /// <param name="groups">Groups from <see cref="DuplicateFinder.FindAsync"/>.</param>
+    /// <param name="groups">Groups from <see cref="DuplicateFinder.FindAsync(CancellationToken)"/>.</param>
     /// <param name="cancellationToken">Cancels the enumeration.</param>
     /// <returns>The plan.</returns>
     public async ValueTask<DuplicateActionPlan> PlanAsync(IAsyncEnumerable<DuplicateGroup> groups, CancellationToken cancellationToken = default)

@@ -21,7 +21,7 @@ internal static class DuplicateScanner
         // Cancelled when the caller cancels or stops enumerating early, so no work outlives the scan.
         using var scanCts = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
         var token = scanCts.Token;
-        var progressTask = options.Progress is null ? Task.CompletedTask : ReportProgressAsync(state, options.Progress, token);
+        var progressTask = state.Progress is null ? Task.CompletedTask : ReportProgressAsync(state, state.Progress, token);
         Task? compareTask = null;
         try
         {
@@ -45,7 +45,7 @@ internal static class DuplicateScanner
             await WaitQuietlyAsync(progressTask).ConfigureAwait(false);
             state.Reader.Dispose();
             state.Summary = state.ToSummary(stopwatch.Elapsed);
-            options.Progress?.Report(state.Snapshot());
+            state.Progress?.Report(state.Snapshot());
         }
     }
 
@@ -72,7 +72,7 @@ internal static class DuplicateScanner
     private static async Task<List<CandidateSet>> CollectCandidatesAsync(ScanState state, bool keepSingles, CancellationToken cancellationToken)
     {
         var options = state.Options;
-        var context = new FileEnumerationContext(options, state.Errors);
+        var context = EnumerationContexts.Create(options, state.Errors);
         var bySize = new Dictionary<long, List<ScannedFile>>();
         await foreach (var file in options.Enumerator.EnumerateAsync(context, cancellationToken).ConfigureAwait(false))
         {

@@ -1,4 +1,3 @@
-using System.Collections.Concurrent;
 using Dedup.Core.Enumeration;
 using Dedup.Core.Interop;
 using Dedup.Core.Pooling;
@@ -21,7 +20,7 @@ internal sealed partial class FileReader : IDisposable
     public const int NoAtimeRefusalLimit = 16;
 
     private readonly BufferPool _buffers;
-    private readonly ConcurrentQueue<ScanError> _errors;
+    private readonly ScanErrorSink _errors;
     private readonly IdentityCheck _identities;
     private readonly IReadObserver? _observer;
     private readonly uint _effectiveUid;
@@ -34,7 +33,7 @@ internal sealed partial class FileReader : IDisposable
     /// <param name="errors">Where failures are reported.</param>
     /// <param name="trustedIdentities">Whether listed identities come from the library's own enumerator (see <see cref="IdentityCheck"/>).</param>
     /// <param name="observer">Sees the bytes of every whole-file read except probes.</param>
-    public FileReader(BufferPool buffers, ConcurrentQueue<ScanError> errors, bool trustedIdentities, IReadObserver? observer = null)
+    public FileReader(BufferPool buffers, ScanErrorSink errors, bool trustedIdentities, IReadObserver? observer = null)
     {
         _buffers = buffers;
         _errors = errors;
@@ -219,7 +218,7 @@ internal sealed partial class FileReader : IDisposable
         return refused < NoAtimeRefusalLimit || refused <= Volatile.Read(ref _noAtimeOpens);
     }
 
-    private void ReportError(string path, ScanErrorKind kind, string message) => _errors.Enqueue(new ScanError(path, kind, message));
+    private void ReportError(string path, ScanErrorKind kind, string message) => _errors.Report(path, kind, message);
 
     private void ReportChanged(ScannedFile file, string what) =>
         ReportError(file.Path.ToString(), ScanErrorKind.Changed, $"File changed during the scan ({what}); left out");

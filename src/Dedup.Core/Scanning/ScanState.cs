@@ -1,4 +1,3 @@
-using System.Collections.Concurrent;
 using Dedup.Core.Reporting;
 
 namespace Dedup.Core.Scanning;
@@ -13,9 +12,12 @@ internal sealed class ScanState
 
     /// <param name="options">The scan's settings.</param>
     /// <param name="observer">Given to the reader: sees every whole-file read but probes.</param>
-    public ScanState(DuplicateFinderOptions options, IReadObserver? observer = null)
+    /// <param name="callbacks">This scan's own callbacks, each replacing the finder's default when set.</param>
+    public ScanState(DuplicateFinderOptions options, IReadObserver? observer = null, ScanCallbacks? callbacks = null)
     {
         Options = options;
+        Progress = callbacks?.Progress ?? options.Progress;
+        Errors = new ScanErrorSink(callbacks?.Errors ?? options.ErrorCallback, options.Logger);
         Drives = new Topology.DriveAccessManager(options.Topology, options.MaxDegreeOfParallelism);
         Reader = new FileReader(
             options.Buffers,
@@ -35,7 +37,11 @@ internal sealed class ScanState
     /// <summary>The roots with their identities, taken when the scan starts; every group carries them.</summary>
     public IReadOnlyList<ScanRoot> Roots { get; set; } = [];
 
-    public ConcurrentQueue<ScanError> Errors { get; } = new();
+    /// <summary>Where this scan's errors go: the summary, the error callback and the logger.</summary>
+    public ScanErrorSink Errors { get; }
+
+    /// <summary>This scan's progress sink, if any.</summary>
+    public IProgress<ScanProgress>? Progress { get; }
 
     public ScanPhase Phase { get; set; } = ScanPhase.Enumerating;
 
@@ -57,7 +63,7 @@ internal sealed class ScanState
         Interlocked.Add(ref _wastedBytes, group.WastedBytes);
     }
 
-    public void ReportError(string path, ScanErrorKind kind, string message) => Errors.Enqueue(new ScanError(path, kind, message));
+    public void ReportError(string path, ScanErrorKind kind, string message) => Errors.Report(path, kind, message);
 
     public ScanProgress Snapshot() =>
         new() { Phase = Phase, FilesScanned = FilesScanned, BytesRead = BytesRead, GroupsFound = Groups, Errors = Errors.Count };

@@ -63,15 +63,15 @@ public sealed class ContentReaderTests
         }
 
         Assert.Equal(expected, chunked);
-        Assert.Empty(state.Errors);
+        Assert.Equal(0, state.Errors.Count);
     }
 
     private static async Task<(FileNode Node, ScanState State)> NodeAsync(TempTree tree)
     {
         var finder = new DuplicateFinderBuilder().AddRoot(tree.Root).Build();
-        var errors = new ConcurrentQueue<ScanError>();
+        var errors = new ScanErrorSink();
         ScannedFile? file = null;
-        await foreach (var scanned in new ParallelFileEnumerator().EnumerateAsync(new FileEnumerationContext(finder.Options, errors)))
+        await foreach (var scanned in new ParallelFileEnumerator().EnumerateAsync(Dedup.Core.Scanning.EnumerationContexts.Create(finder.Options, errors)))
         {
             file = scanned;
         }

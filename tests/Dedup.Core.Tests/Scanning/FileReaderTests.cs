@@ -24,7 +24,7 @@ public sealed class FileReaderTests
         tree.Write("a.bin", bytes);
         var node = new FileNode(await ScanOneAsync(tree));
         var observer = new Recorder();
-        var errors = new ConcurrentQueue<ScanError>();
+        var errors = new ScanErrorSink();
         using var reader = new FileReader(BufferPool.Shared, errors, trustedIdentities: true, observer);
 
         var prefix = new byte[4096];
@@ -42,7 +42,7 @@ public sealed class FileReaderTests
 
         Assert.Equal([(0L, bytes.Length), (1000L, 500)], observer.Reads);
         Assert.Equal(8192 + bytes.Length + 500, reader.BytesRead);
-        Assert.Empty(errors);
+        Assert.Equal(0, errors.Count);
     }
 
     [Fact]
@@ -53,7 +53,7 @@ public sealed class FileReaderTests
         tree.Write("a.bin", bytes);
         var node = new FileNode(await ScanOneAsync(tree));
         var observer = new Recorder();
-        using var reader = new FileReader(BufferPool.Shared, new ConcurrentQueue<ScanError>(), trustedIdentities: true, observer);
+        using var reader = new FileReader(BufferPool.Shared, new ScanErrorSink(), trustedIdentities: true, observer);
 
         // Content offsets, not file offsets: the observer (PNG chunk following) only wants file bytes in place.
         var map = new PayloadMap([new ByteRange(100, 50), new ByteRange(1000, 70)], MediaFormat.Png);
@@ -70,7 +70,7 @@ public sealed class FileReaderTests
         using var tree = new TempTree();
         tree.Write("a.bin", TempTree.RandomBytes(50_000, 8));
         var file = await ScanOneAsync(tree);
-        using var reader = new FileReader(BufferPool.Shared, new ConcurrentQueue<ScanError>(), trustedIdentities: true);
+        using var reader = new FileReader(BufferPool.Shared, new ScanErrorSink(), trustedIdentities: true);
         using var handle = reader.TryOpen(file);
         Assert.NotNull(handle);
 
@@ -83,7 +83,7 @@ public sealed class FileReaderTests
     {
         var finder = new DuplicateFinderBuilder().AddRoot(tree.Root).Build();
         ScannedFile? file = null;
-        await foreach (var scanned in new ParallelFileEnumerator().EnumerateAsync(new FileEnumerationContext(finder.Options, new ConcurrentQueue<ScanError>())))
+        await foreach (var scanned in new ParallelFileEnumerator().EnumerateAsync(Dedup.Core.Scanning.EnumerationContexts.Create(finder.Options, new ScanErrorSink())))
         {
             file = scanned;
         }

@@ -31,7 +31,7 @@ public sealed class WindowsDriveTopologyTests
         using var tree = new TempTree();
         var file = tree.Write("sub/a.bin", TempTree.RandomBytes(1000, 1));
         var finder = new DuplicateFinderBuilder().AddRoot(tree.Root).Build();
-        var context = new FileEnumerationContext(finder.Options, new ConcurrentQueue<ScanError>());
+        var context = Dedup.Core.Scanning.EnumerationContexts.Create(finder.Options, new ScanErrorSink());
 
         var files = new List<ScannedFile>();
         await foreach (var scanned in new ParallelFileEnumerator().EnumerateAsync(context))
