@@ -27,8 +27,8 @@ public class HashBenchmarks
     public byte[] Sha256() => SHA256.HashData(_data);
 
     [Benchmark]
-    public UInt128 XxHash128() => Core.Comparison.Hashing.XxHash128.HashToUInt128(_data);
+    public UInt128 XxHash128() => System.IO.Hashing.XxHash128.HashToUInt128(_data);
 
     [Benchmark]
-    public ulong XxHash3() => Core.Comparison.Hashing.XxHash3.HashToUInt64(_data);
+    public ulong XxHash3() => System.IO.Hashing.XxHash3.HashToUInt64(_data);
 }

@@ -1,3 +1,4 @@
+using System.IO.Hashing;
 using Dedup.Core.Comparison.Hashing;
 
 namespace Dedup.Core.Scanning;

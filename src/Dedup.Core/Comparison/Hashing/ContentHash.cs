@@ -1,4 +1,5 @@
 using System.Buffers.Binary;
+using System.IO.Hashing;
 using System.Runtime.CompilerServices;
 using System.Security.Cryptography;
 
@@ -6,9 +7,9 @@ namespace Dedup.Core.Comparison.Hashing;
 
 /// <summary>A digest of up to 256 bits used as a dictionary key; shorter digests leave the rest zero.</summary>
 /// <remarks>
-/// Four <see cref="ulong"/>s rather than two <see cref="UInt128"/>s: ReadyToRun does not precompile methods that
-/// hold <see cref="UInt128"/> values, so with them every method keyed by a content hash (the probe, the lockstep
-/// partitioner, their dictionaries) was jitted at start-up.
+/// Four <see cref="ulong"/>s rather than two 128-bit integers: ReadyToRun does not precompile methods that hold
+/// <c>UInt128</c> values, so with them every method keyed by a content hash (the probe, the lockstep partitioner, their
+/// dictionaries) was jitted at start-up; and netstandard2.0 has no <c>UInt128</c>.
 /// </remarks>
 internal readonly record struct ContentHash(ulong A, ulong B = 0, ulong C = 0, ulong D = 0)
 {
@@ -25,20 +26,25 @@ internal readonly record struct ContentHash(ulong A, ulong B = 0, ulong C = 0, u
         }
     }
 
-    /// <summary>Kept apart (not inlined) so that callers hold no <see cref="UInt128"/> and stay precompiled.</summary>
-    [MethodImpl(MethodImplOptions.NoInlining)]
-    public static ContentHash Xx128(ReadOnlySpan<byte> data) => From128(XxHash128.HashToUInt128(data));
-
-    /// <summary>The current digest of <paramref name="hasher"/>, which is then reset (not inlined, as above).</summary>
-    [MethodImpl(MethodImplOptions.NoInlining)]
-    public static ContentHash TakeXx128(XxHash128 hasher)
+    /// <summary>XXH128 of <paramref name="data"/> (System.IO.Hashing), taken as its 16 canonical bytes.</summary>
+    public static ContentHash Xx128(ReadOnlySpan<byte> data)
     {
-        var value = hasher.GetCurrentHashAsUInt128();
-        hasher.Reset();
-        return From128(value);
+        Span<byte> digest = stackalloc byte[16];
+        XxHash128.Hash(data, digest);
+        return From128(digest);
     }
 
-    private static ContentHash From128(UInt128 value) => new((ulong)value, (ulong)(value >> 64));
+    /// <summary>The current digest of <paramref name="hasher"/>, which is then reset.</summary>
+    public static ContentHash TakeXx128(XxHash128 hasher)
+    {
+        Span<byte> digest = stackalloc byte[16];
+        hasher.GetHashAndReset(digest);
+        return From128(digest);
+    }
+
+    // Through the canonical bytes rather than UInt128: the same code on every target, netstandard2.0 included.
+    private static ContentHash From128(ReadOnlySpan<byte> digest) =>
+        new(BinaryPrimitives.ReadUInt64BigEndian(digest[8..]), BinaryPrimitives.ReadUInt64BigEndian(digest));
 
     public static ContentHash FromBytes(ReadOnlySpan<byte> digest32) =>
         new(BinaryPrimitives.ReadUInt64LittleEndian(digest32), BinaryPrimitives.ReadUInt64LittleEndian(digest32[8..]),
