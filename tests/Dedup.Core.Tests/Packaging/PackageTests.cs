@@ -1,0 +1,68 @@
+using System.Text.Json;
+using Dedup.Core.Tests.Infrastructure;
+
+namespace Dedup.Core.Tests.Packaging;
+
+/// <summary>
+/// What a user installs: the CLI as a .NET tool (NativeAOT on linux-x64) and the library from its .nupkg in a fresh
+/// app. Each test packs into its own artifacts folder, so it never touches the build the other tests run.
+/// </summary>
+public sealed class PackageTests
+{
+    [LinuxFact]
+    public void The_installed_dedup_tool_is_NativeAOT_and_finds_the_exact_groups()
+    {
+        using var work = new TempTree();
+        var feed = work.PathOf("feed");
+        var artifacts = work.PathOf("artifacts");
+        var project = Path.Combine(RepositoryRoot(), "samples", "Dedup.Cli");
+
+        // The pointer package, the NativeAOT linux-x64 package and the framework-dependent one for other platforms.
+        foreach (var rid in new[] { null, "linux-x64", "any" })
+        {
+            string[] args = ["pack", project, "-c", "Release", "-o", feed, "--artifacts-path", artifacts, .. rid is null ? Array.Empty<string>() : ["-r", rid]];
+            var (exit, stdout, stderr) = ProcessRunner.Run("dotnet", args, timeoutSeconds: 600);
+            Assert.True(exit == 0, $"dotnet {string.Join(' ', args)} failed:\n{stdout}\n{stderr}");
+        }
+
+        Assert.Equal(
+            ["Dedup.Cli.0.1.0.nupkg", "Dedup.Cli.any.0.1.0.nupkg", "Dedup.Cli.linux-x64.0.1.0.nupkg"],
+            Directory.GetFiles(feed, "*.nupkg").Select(Path.GetFileName).Order(StringComparer.Ordinal));
+
+        var tools = work.PathOf("tools");
+        var install = ProcessRunner.Run("dotnet", ["tool", "install", "Dedup.Cli", "--add-source", feed, "--tool-path", tools], timeoutSeconds: 300);
+        Assert.True(install.ExitCode == 0, install.Stdout + install.Stderr);
+
+        // NativeAOT: the command is the ELF executable itself, with no managed dedup.dll beside it.
+        var command = new FileInfo(Path.Combine(tools, "dedup")).ResolveLinkTarget(returnFinalTarget: true)?.FullName ?? Path.Combine(tools, "dedup");
+        Assert.Contains("linux-x64", command, StringComparison.Ordinal);
+        Assert.Equal("\u007fELF"u8.ToArray(), File.ReadAllBytes(command).AsSpan(0, 4).ToArray());
+        Assert.False(File.Exists(Path.Combine(Path.GetDirectoryName(command)!, "dedup.dll")));
+
+        var tree = work.PathOf("tree");
+        var content = TempTree.RandomBytes(20_000, 9);
+        work.Write("tree/a.bin", content);
+        work.Write("tree/sub/b.bin", content);
+        work.Write("tree/c.bin", TempTree.RandomBytes(20_000, 10));
+        var run = ProcessRunner.Run(Path.Combine(tools, "dedup"), ["find", tree, "--format", "json"]);
+        Assert.True(run.ExitCode == 0, run.Stderr);
+        using var report = JsonDocument.Parse(run.Stdout);
+        var group = Assert.Single(report.RootElement.GetProperty("groups").EnumerateArray());
+        Assert.Equal(
+            [Path.Combine(tree, "a.bin"), Path.Combine(tree, "sub", "b.bin")],
+            group.GetProperty("files").EnumerateArray().Select(f => f.GetProperty("path").GetString()));
+    }
+
+    private static string RepositoryRoot()
+    {
+        for (var folder = new DirectoryInfo(AppContext.BaseDirectory); folder is not null; folder = folder.Parent)
+        {
+            if (File.Exists(Path.Combine(folder.FullName, "Dedup.Core.sln")))
+            {
+                return folder.FullName;
+            }
+        }
+
+        throw new InvalidOperationException("Dedup.Core.sln not found above " + AppContext.BaseDirectory);
+    }
+}
