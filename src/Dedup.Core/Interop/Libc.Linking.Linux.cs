@@ -16,8 +16,9 @@ internal static unsafe partial class Libc
     /// <summary>
     /// <c>O_TMPFILE</c>: an unnamed regular file in the folder given, gone when closed (<c>__O_TMPFILE | O_DIRECTORY</c>;
     /// <c>__O_TMPFILE</c> is 020000000 on every architecture but Alpha, PA-RISC and SPARC, which .NET does not run on).
+    /// A property: a field initializer here could run before <c>O_DIRECTORY</c>'s in the other part of the class.
     /// </summary>
-    public static readonly int O_TMPFILE = 0x400000 | O_DIRECTORY;
+    public static int O_TMPFILE => 0x400000 | O_DIRECTORY;
 
     public const uint RENAME_NOREPLACE = 1;
 
