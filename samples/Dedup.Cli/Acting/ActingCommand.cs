@@ -87,7 +87,10 @@ internal sealed class ActingCommand
             return incomplete ? ExitCodes.CompletedWithErrors : ExitCodes.Success;
         }
 
-        Console.WriteLine($"{plan.Actions.Count} actions ({planner.Linker.Description}), {TextReportWriter.Format(plan.ReclaimableBytes)} to reclaim");
+        // Refusals the plan predicts (a file system that cannot clone, owners that differ, …) are what applying will skip.
+        var refused = plan.Actions.Count(a => a.Refusal is not null);
+        var refusedNote = refused > 0 ? $", {refused} of them refused (see --dry-run)" : string.Empty;
+        Console.WriteLine($"{plan.Actions.Count} actions ({planner.Linker.Description}){refusedNote}, {TextReportWriter.Format(plan.ReclaimableBytes)} to reclaim");
         if (plan.Actions.Count == 0)
         {
             return incomplete ? ExitCodes.CompletedWithErrors : ExitCodes.Success;
@@ -109,7 +112,9 @@ internal sealed class ActingCommand
             }
         }
 
-        var outcome = await plan.ApplyAsync(cancellationToken).ConfigureAwait(false);
+        var display = ApplyProgressDisplay.CreateIfTerminal();
+        var outcome = await plan.ApplyAsync(display, cancellationToken).ConfigureAwait(false);
+        display?.Clear();
         foreach (var item in outcome.Outcomes.Where(o => o.Status != DuplicateActionStatus.Done))
         {
             await Console.Error.WriteLineAsync($"dedup: {item.Status.ToString().ToLowerInvariant()} {item.Action.Path.ToDisplayString()}: {PathText.EscapeMessage(item.Reason ?? string.Empty)}").ConfigureAwait(false);

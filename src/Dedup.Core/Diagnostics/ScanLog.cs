@@ -4,8 +4,8 @@ using Microsoft.Extensions.Logging;
 namespace Dedup.Core.Diagnostics;
 
 /// <summary>
-/// The scan's log events (source-generated: no formatting unless the level is on). Event ids are stable: 1xx scans;
-/// 2xx plans and actions (in Linking).
+/// The scan's log events (source-generated: no formatting unless the level is on). Event ids are stable and unique in the library: 1xx scans;
+/// 2xx applying and 3xx planning (Linking/LinkingLog).
 /// </summary>
 internal static partial class ScanLog
 {

@@ -11,6 +11,14 @@ internal static unsafe partial class Libc
     public const int O_WRONLY = 1;
     public const int O_CREAT = 0x40;
     public const int O_EXCL = 0x80;
+    public const int O_RDWR = 2;
+
+    /// <summary>
+    /// <c>O_TMPFILE</c>: an unnamed regular file in the folder given, gone when closed (<c>__O_TMPFILE | O_DIRECTORY</c>;
+    /// <c>__O_TMPFILE</c> is 020000000 on every architecture but Alpha, PA-RISC and SPARC, which .NET does not run on).
+    /// A property: a field initializer here could run before <c>O_DIRECTORY</c>'s in the other part of the class.
+    /// </summary>
+    public static int O_TMPFILE => 0x400000 | O_DIRECTORY;
 
     public const uint RENAME_NOREPLACE = 1;
 

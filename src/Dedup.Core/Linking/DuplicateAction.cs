@@ -82,7 +82,7 @@ public sealed class DuplicateActionOutcome
     public override string ToString() => Reason is null ? $"{Status}: {Action}" : $"{Status}: {Action} ({PathText.EscapeMessage(Reason)})";
 }
 
-/// <summary>What <see cref="DuplicateActionPlan.ApplyAsync"/> did.</summary>
+/// <summary>What <see cref="DuplicateActionPlan.ApplyAsync(CancellationToken)"/> did.</summary>
 public sealed class DuplicateActionReport
 {
     internal DuplicateActionReport(IReadOnlyList<DuplicateActionOutcome> outcomes, int temporaryFilesRemoved)

@@ -1,12 +1,14 @@
 using System.Globalization;
 using Dedup.Core.Linking.Execution;
 using Dedup.Core.Paths;
+using Microsoft.Extensions.Logging;
+using Microsoft.Extensions.Logging.Abstractions;
 
 namespace Dedup.Core.Linking;
 
 /// <summary>
 /// Every operation a run would perform and the bytes it would free. Print it for a dry run
-/// (<see cref="WriteTo"/>) or carry it out with <see cref="ApplyAsync"/>.
+/// (<see cref="WriteTo"/>) or carry it out with <see cref="ApplyAsync(CancellationToken)"/>.
 /// </summary>
 public sealed class DuplicateActionPlan
 {
@@ -38,6 +40,12 @@ public sealed class DuplicateActionPlan
     /// add <see cref="KeepRule.PathOrder"/> last to decide every group).
     /// </summary>
     public IReadOnlyList<DuplicateGroup> UndecidedGroups { get; internal init; } = [];
+
+    /// <summary>Where planning logged, and where applying logs (<see cref="DuplicateActionPlanBuilder.UseLogger"/>).</summary>
+    internal ILogger Logger { get; init; } = NullLogger.Instance;
+
+    /// <summary>Capability probes the planner ran for this plan (for tests).</summary>
+    internal int ProbesRun { get; init; }
 
     /// <summary>Test seam: called at fixed points of each action (between creating the temporary link and the rename).</summary>
     internal LinkerFaults? Faults { get; set; }
@@ -97,9 +105,37 @@ public sealed class DuplicateActionPlan
     /// </summary>
     /// <param name="cancellationToken">Stops before the next action; an action in progress completes or rolls back.</param>
     /// <returns>The per-action outcomes and the bytes reclaimed.</returns>
-    public async ValueTask<DuplicateActionReport> ApplyAsync(CancellationToken cancellationToken = default)
+    public ValueTask<DuplicateActionReport> ApplyAsync(CancellationToken cancellationToken = default) => ApplyAsync(null, cancellationToken);
+
+    /// <summary>
+    /// Carries out the plan as <see cref="ApplyAsync(CancellationToken)"/> does, reporting progress after every action
+    /// (refused and cancelled ones included): as many reports as <see cref="Actions"/>, the last one with the report's
+    /// counts and bytes reclaimed.
+    /// </summary>
+    /// <param name="progress">
+    /// Receives an <see cref="ApplyProgress"/> after each action, called on the thread that applies the plan (an
+    /// <see cref="IProgress{T}"/> such as <see cref="Progress{T}"/> posts it elsewhere); keep it quick, the next action
+    /// waits for it. <see langword="null"/> reports nothing.
+    /// </param>
+    /// <param name="cancellationToken">Stops before the next action; an action in progress completes or rolls back.</param>
+    /// <returns>The per-action outcomes and the bytes reclaimed.</returns>
+    public async ValueTask<DuplicateActionReport> ApplyAsync(IProgress<ApplyProgress>? progress, CancellationToken cancellationToken = default)
     {
-        return await Task.Run(() => PlanExecutor.Apply(this, cancellationToken), cancellationToken).ConfigureAwait(false);
+        cancellationToken.ThrowIfCancellationRequested();
+        using var activity = Diagnostics.Telemetry.Source.StartActivity(Diagnostics.DedupDiagnostics.ApplyActivityName);
+        activity?.SetTag("dedup.actions", Actions.Count);
+
+        // A thread of its own: every action is blocking file-system work, which must not hold a thread-pool worker
+        // (a host's timers and requests run there) for as long as the plan takes.
+        var report = await Task.Factory.StartNew(
+            () => PlanExecutor.Apply(this, progress, cancellationToken),
+            cancellationToken,
+            TaskCreationOptions.LongRunning,
+            TaskScheduler.Default).ConfigureAwait(false);
+        activity?.SetTag("dedup.done", report.Done);
+        activity?.SetTag("dedup.skipped", report.Skipped);
+        activity?.SetTag("dedup.failed", report.Failed);
+        return report;
     }
 
     /// <summary>What a link loses of the duplicate's own metadata (a clone keeps it): said once per plan.</summary>

@@ -1,3 +1,6 @@
+using Microsoft.Extensions.Logging;
+using Microsoft.Extensions.Logging.Abstractions;
+
 namespace Dedup.Core.Linking;
 
 /// <summary>
@@ -8,6 +11,7 @@ public sealed class DuplicateActionPlanBuilder
 {
     private readonly List<KeepRule> _rules = [];
     private ILinker? _linker;
+    private ILogger _logger = NullLogger.Instance;
 
     /// <summary>
     /// Adds a rule deciding which file stays; the first rule that prefers one file decides. Without any rule,
@@ -30,6 +34,21 @@ public sealed class DuplicateActionPlanBuilder
     {
         ArgumentNullException.ThrowIfNull(linker);
         _linker = linker;
+        return this;
+    }
+
+    /// <summary>
+    /// Logs what plans and runs do: each plan made (actions, refusals, bytes reclaimable; Information), each refusal known
+    /// at plan time (Information: applying logs the same action again as Skipped), each action's outcome when applied
+    /// (Done: Information, Skipped: Warning, Failed: Error) with both paths, and each run's summary (Information);
+    /// capability probes at Debug. Event ids are stable; see <c>docs/linking.md</c>. Without a logger nothing is logged.
+    /// </summary>
+    /// <param name="logger">The logger, such as one from <c>ILoggerFactory.CreateLogger("Dedup.Core.Linking")</c>.</param>
+    /// <returns>This builder.</returns>
+    public DuplicateActionPlanBuilder UseLogger(ILogger logger)
+    {
+        ArgumentNullException.ThrowIfNull(logger);
+        _logger = logger;
         return this;
     }
 
@@ -70,6 +89,6 @@ public sealed class DuplicateActionPlanBuilder
             }
         }
 
-        return new DuplicateActionPlanner(_linker, _rules.Count == 0 ? [KeepRule.PathOrder] : _rules.ToArray());
+        return new DuplicateActionPlanner(_linker, _rules.Count == 0 ? [KeepRule.PathOrder] : _rules.ToArray(), _logger);
     }
 }

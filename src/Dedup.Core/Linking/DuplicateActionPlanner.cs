@@ -1,14 +1,19 @@
 using Dedup.Core.Linking.Execution;
+using Dedup.Core.Linking.Prediction;
+using Microsoft.Extensions.Logging;
 
 namespace Dedup.Core.Linking;
 
 /// <summary>Turns duplicate groups into a <see cref="DuplicateActionPlan"/>. Create one with <see cref="DuplicateActionPlanBuilder"/>.</summary>
 public sealed class DuplicateActionPlanner
 {
-    internal DuplicateActionPlanner(ILinker linker, IReadOnlyList<KeepRule> rules)
+    private readonly ILogger _logger;
+
+    internal DuplicateActionPlanner(ILinker linker, IReadOnlyList<KeepRule> rules, ILogger logger)
     {
         Linker = linker;
         KeepRules = rules;
+        _logger = logger;
     }
 
     /// <summary>What happens to each duplicate.</summary>
@@ -17,7 +22,13 @@ public sealed class DuplicateActionPlanner
     /// <summary>The rules deciding which file stays, in order.</summary>
     public IReadOnlyList<KeepRule> KeepRules { get; }
 
-    /// <summary>Plans the actions for <paramref name="groups"/>; nothing on disk is touched.</summary>
+    /// <summary>
+    /// Plans the actions for <paramref name="groups"/>; nothing on disk is changed. On Linux the plan predicts the
+    /// refusals applying would make and lists them as <see cref="DuplicateAction.Refusal"/>: clone and dedupe where
+    /// the file system lacks them (probed once per file system, into an unnamed <c>O_TMPFILE</c> file that vanishes
+    /// when closed), and hard or symbolic links between files whose owner, group or permissions differ. Applying
+    /// still re-checks everything; see <c>docs/linking.md</c>.
+    /// </summary>
     /// <param name="groups">Groups from a scan (or from <see cref="ReportedDuplicates.FromReport"/>).</param>
     /// <returns>The plan.</returns>
     public DuplicateActionPlan Plan(IEnumerable<DuplicateGroup> groups)
@@ -25,15 +36,27 @@ public sealed class DuplicateActionPlanner
         ArgumentNullException.ThrowIfNull(groups);
         var actions = new List<DuplicateAction>();
         var undecided = new List<DuplicateGroup>();
+        var predictor = new PlanPredictor(Linker, _logger);
         foreach (var group in groups)
         {
-            PlanGroup(group, actions, undecided);
+            PlanGroup(group, actions, undecided, predictor);
         }
 
-        return new DuplicateActionPlan(Linker, actions, TemporaryFiles.FindLeftovers(actions.Select(a => a.Path.Parent?.ToString()).OfType<string>()))
+        var plan = new DuplicateActionPlan(Linker, actions, TemporaryFiles.FindLeftovers(actions.Select(a => a.Path.Parent?.ToString()).OfType<string>()))
         {
             UndecidedGroups = undecided,
+            Logger = _logger,
+            ProbesRun = predictor.ProbesRun,
         };
+        var refused = 0;
+        foreach (var action in actions.Where(a => a.Refusal is not null))
+        {
+            refused++;
+            LinkingLog.RefusedAtPlanTime(_logger, action);
+        }
+
+        LinkingLog.PlanCreated(_logger, plan, refused);
+        return plan;
     }
 
     /// <summary>Plans the actions for groups as a scan streams them; nothing on disk is touched.</summary>
@@ -89,7 +112,7 @@ public sealed class DuplicateActionPlanner
         return null;
     }
 
-    private void PlanGroup(DuplicateGroup group, List<DuplicateAction> actions, List<DuplicateGroup> undecided)
+    private void PlanGroup(DuplicateGroup group, List<DuplicateAction> actions, List<DuplicateGroup> undecided, PlanPredictor predictor)
     {
         if (group.Files.Count < 2)
         {
@@ -110,7 +133,8 @@ public sealed class DuplicateActionPlanner
                 continue; // the kept file and names already linked to it: nothing to do, nothing to reclaim
             }
 
-            var refusal = RefuseForGroup(group, kept, duplicate) ?? Linker.RefuseAtPlanTime(kept, duplicate);
+            // Predictions last: they only ever add refusals the executor would make (and cost a probe or a status).
+            var refusal = RefuseForGroup(group, kept, duplicate) ?? Linker.RefuseAtPlanTime(kept, duplicate) ?? predictor.Refuse(kept, duplicate);
             if (Linker.Kind == DuplicateActionKind.Dedupe)
             {
                 // Dedupe acts on the file's data, once, whatever its names.

@@ -150,11 +150,9 @@ internal sealed class LinkContext : IDisposable
         // The statuses of the two checks just made: no further status calls. A chmod or chown after them moves the
         // change time, which the re-checks before the rename catch.
         var (kept, duplicate) = (KeptStatus, DuplicateStatus);
-        const int Permissions = 0xFFF; // 07777
-        if (kept.Uid != duplicate.Uid || kept.Gid != duplicate.Gid || (kept.Mode & Permissions) != (duplicate.Mode & Permissions))
+        if (OwnerAndMode.Difference(kept.Uid, kept.Gid, kept.Mode, duplicate.Uid, duplicate.Gid, duplicate.Mode) is { } difference)
         {
-            throw ActionStoppedException.Skip(
-                $"owner, group or permissions differ (kept {kept.Uid}:{kept.Gid} {Convert.ToString(kept.Mode & Permissions, 8)}, duplicate {duplicate.Uid}:{duplicate.Gid} {Convert.ToString(duplicate.Mode & Permissions, 8)}); a link would give the duplicate's names the kept file's and share its future writes");
+            throw ActionStoppedException.Skip(difference);
         }
     }
 

@@ -7,8 +7,11 @@ namespace Dedup.Core.Linking.Execution;
 internal static partial class PlanExecutor
 {
     /// <summary>Applies a plan with the portable re-checks; <paramref name="moveToTrash"/> moves one file to the system trash.</summary>
-    internal static DuplicateActionReport ApplyPortable(DuplicateActionPlan plan, Action<string> moveToTrash, CancellationToken cancellationToken) =>
-        Apply(plan, action => ApplyPortable(plan.Linker, action, plan.Faults, moveToTrash), cancellationToken);
+    internal static DuplicateActionReport ApplyPortable(DuplicateActionPlan plan, Action<string> moveToTrash, CancellationToken cancellationToken, IProgress<ApplyProgress>? progress = null)
+    {
+        LinkingLog.ApplyStarting(plan.Logger, plan.Actions.Count, plan.Linker.Description);
+        return Apply(plan, action => ApplyPortable(plan.Linker, action, plan.Faults, moveToTrash), cancellationToken, progress);
+    }
 
     /// <summary>
     /// A failed move to the system trash, saying whether the duplicate is still at its path: the system call is

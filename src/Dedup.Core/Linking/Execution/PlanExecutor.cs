@@ -6,29 +6,42 @@ namespace Dedup.Core.Linking.Execution;
 /// </summary>
 internal static partial class PlanExecutor
 {
-    public static DuplicateActionReport Apply(DuplicateActionPlan plan, CancellationToken cancellationToken) =>
-        OperatingSystem.IsLinux() ? ApplyLinux(plan, cancellationToken) : ApplyPortable(plan, MoveToSystemTrash, cancellationToken);
+    public static DuplicateActionReport Apply(DuplicateActionPlan plan, IProgress<ApplyProgress>? progress, CancellationToken cancellationToken) =>
+        OperatingSystem.IsLinux() ? ApplyLinux(plan, progress, cancellationToken) : ApplyPortable(plan, MoveToSystemTrash, cancellationToken, progress);
 
     /// <summary>Linux: every root is opened and checked once for the run (<see cref="RootHandles"/>), leftovers and actions share it.</summary>
     [System.Runtime.Versioning.SupportedOSPlatform("linux")]
-    private static DuplicateActionReport ApplyLinux(DuplicateActionPlan plan, CancellationToken cancellationToken)
+    private static DuplicateActionReport ApplyLinux(DuplicateActionPlan plan, IProgress<ApplyProgress>? progress, CancellationToken cancellationToken)
     {
         using var roots = new RootHandles();
-        return Apply(plan, action => ApplyLinux(plan.Linker, action, plan.Faults, roots), cancellationToken, LeftoverCleaner.Remove(plan, roots));
+        LinkingLog.ApplyStarting(plan.Logger, plan.Actions.Count, plan.Linker.Description);
+        return Apply(plan, action => ApplyLinux(plan.Linker, action, plan.Faults, roots), cancellationToken, progress, LeftoverCleaner.Remove(plan, roots));
     }
 
-    private static DuplicateActionReport Apply(DuplicateActionPlan plan, Action<DuplicateAction> act, CancellationToken cancellationToken, (int Removed, IReadOnlyList<string> LeftAlone) leftovers = default)
+    private static DuplicateActionReport Apply(
+        DuplicateActionPlan plan,
+        Action<DuplicateAction> act,
+        CancellationToken cancellationToken,
+        IProgress<ApplyProgress>? progress,
+        (int Removed, IReadOnlyList<string> LeftAlone) leftovers = default)
     {
         var (removed, leftAlone) = (leftovers.Removed, leftovers.LeftAlone ?? []);
         var outcomes = new List<DuplicateActionOutcome>(plan.Actions.Count);
+        var tally = new ProgressTally(plan.Actions.Count);
         foreach (var action in plan.Actions)
         {
-            outcomes.Add(cancellationToken.IsCancellationRequested
+            var outcome = cancellationToken.IsCancellationRequested
                 ? new DuplicateActionOutcome(action, DuplicateActionStatus.Skipped, "cancelled before this action")
-                : ApplyOne(action, act));
+                : ApplyOne(action, act);
+            outcomes.Add(outcome);
+            LinkingLog.Outcome(plan.Logger, outcome);
+            var snapshot = tally.Add(outcome);
+            progress?.Report(snapshot);
         }
 
-        return new DuplicateActionReport(outcomes, removed) { TemporaryFilesLeftAlone = leftAlone };
+        var report = new DuplicateActionReport(outcomes, removed) { TemporaryFilesLeftAlone = leftAlone };
+        LinkingLog.ApplyCompleted(plan.Logger, report.Done, report.Skipped, report.Failed, report.ReclaimedBytes);
+        return report;
     }
 
     private static DuplicateActionOutcome ApplyOne(DuplicateAction action, Action<DuplicateAction> act)
@@ -63,7 +76,7 @@ internal static partial class PlanExecutor
         using var context = new LinkContext(action, faults, roots);
         context.CheckKeptUnchanged();
         context.CheckDuplicateUnchanged();
-        if (linker.Kind is DuplicateActionKind.HardLink or DuplicateActionKind.SymbolicLink)
+        if (OwnerAndMode.AppliesTo(linker.Kind))
         {
             // From the statuses the checks just took, before reading either file (the operations check again).
             context.RequireSameOwnerAndMode();

@@ -28,9 +28,12 @@ internal static unsafe class CloneOperation
             errno => failedAttribute is not null
                 ? ActionStoppedException.Fail($"cannot give the clone the duplicate's extended attributes ({failedAttribute}): {Libc.Message(errno)}; duplicate unchanged")
                 : errno is Libc.EOPNOTSUPP or Libc.EINVAL or Libc.EXDEV or Libc.ENOTTY or Libc.ENOSYS
-                ? ActionStoppedException.Skip($"the file system cannot clone this file (FICLONE: {Libc.Message(errno)}); no copy or link is made instead")
+                ? ActionStoppedException.Skip(Unsupported(errno))
                 : ActionStoppedException.Fail($"cannot create a clone in {PathText.Escape(context.Folder)}: {Libc.Message(errno)}; duplicate unchanged"));
     }
+
+    /// <summary>Why a clone is refused when the file system answers FICLONE with <paramref name="errno"/> (also the plan's prediction).</summary>
+    public static string Unsupported(int errno) => $"the file system cannot clone this file (FICLONE: {Libc.Message(errno)}); no copy or link is made instead";
 
     private static int CreateClone(int folderFd, string temporary, int keptFd, SafeFileHandle source, StatxBuffer duplicate, out string? failedAttribute)
     {

@@ -56,7 +56,10 @@ internal static unsafe class DedupeOperation
         }
     }
 
+    /// <summary>Why dedupe is refused when the file system answers FIDEDUPERANGE with <paramref name="errno"/> (also the plan's prediction).</summary>
+    public static string Unsupported(int errno) => $"the file system cannot dedupe this file (FIDEDUPERANGE: {Libc.Message(errno)})";
+
     private static ActionStoppedException Refuse(int errno, ulong offset) => errno is Libc.EOPNOTSUPP or Libc.EINVAL or Libc.EXDEV or Libc.ENOTTY
-        ? ActionStoppedException.Skip($"the file system cannot dedupe this file (FIDEDUPERANGE: {Libc.Message(errno)})")
+        ? ActionStoppedException.Skip(Unsupported(errno))
         : ActionStoppedException.Fail(string.Create(CultureInfo.InvariantCulture, $"FIDEDUPERANGE failed at byte {offset}: {Libc.Message(errno)}; content unchanged"));
 }

@@ -1,0 +1,57 @@
+using System.Diagnostics;
+using Dedup.Cli.Output;
+using Dedup.Core.Linking;
+using Spectre.Console;
+
+namespace Dedup.Cli.Acting;
+
+/// <summary>
+/// The live one-line progress of <c>dedup link</c> and <c>dedup delete</c> on standard error, in the style of the
+/// scan's <see cref="ProgressDisplay"/>: shown only when standard error is a terminal, plain under <c>NO_COLOR</c>,
+/// counts only (never a name, so no file name can reach the terminal unescaped).
+/// </summary>
+internal sealed class ApplyProgressDisplay : IProgress<ApplyProgress>
+{
+    private readonly IAnsiConsole _console;
+    private readonly bool _plain = !string.IsNullOrEmpty(Environment.GetEnvironmentVariable("NO_COLOR"));
+    private readonly Stopwatch _stopwatch = Stopwatch.StartNew();
+    private long _lastDraw = -1000;
+
+    private ApplyProgressDisplay(IAnsiConsole console)
+    {
+        _console = console;
+    }
+
+    public static ApplyProgressDisplay? CreateIfTerminal() =>
+        Console.IsErrorRedirected ? null : new ApplyProgressDisplay(AnsiConsole.Create(new AnsiConsoleSettings { Out = new AnsiConsoleOutput(Console.Error) }));
+
+    public void Report(ApplyProgress value)
+    {
+        // Reported on the applying thread after every action: draw at most every 100 ms, and the last one always.
+        var now = _stopwatch.ElapsedMilliseconds;
+        if (value.Completed < value.Total && now - _lastDraw < 100)
+        {
+            return;
+        }
+
+        _lastDraw = now;
+        var line = $"[grey]applying[/] [bold]{value.Completed:N0}[/]/{value.Total:N0}  done [bold]{value.Done:N0}[/]  skipped {value.Skipped:N0}  failed {value.Failed:N0}  reclaimed [bold]{Markup.Escape(TextReportWriter.Format(value.ReclaimedBytes))}[/]";
+        _console.Write(new ControlCode("\r\u001b[2K"));
+        Write(line);
+    }
+
+    /// <summary>Clears the line, so the command's own lines start at the left margin.</summary>
+    public void Clear() => _console.Write(new ControlCode("\r\u001b[2K"));
+
+    private void Write(string markup)
+    {
+        if (_plain)
+        {
+            _console.Write(new Text(Markup.Remove(markup)));
+        }
+        else
+        {
+            _console.Markup(markup);
+        }
+    }
+}

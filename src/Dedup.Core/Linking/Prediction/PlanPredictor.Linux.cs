@@ -1,0 +1,68 @@
+using System.Runtime.Versioning;
+using Dedup.Core.Interop;
+using Dedup.Core.Linking.BuiltIn;
+using Dedup.Core.Linking.Execution;
+
+namespace Dedup.Core.Linking.Prediction;
+
+// Linux: the capability probes (FileSystemProbe) and the owner and mode check on the files' current status.
+internal sealed partial class PlanPredictor
+{
+    private readonly Dictionary<DuplicateFile, StatxBuffer?> _statuses = new(ReferenceEqualityComparer.Instance);
+
+    [SupportedOSPlatform("linux")]
+    private string? RefuseOnLinux(DuplicateFile kept, DuplicateFile duplicate)
+    {
+        // Only the built-in clone and dedupe are known to use those operations; a custom linker may do anything.
+        if (linker is CloneLinker or DedupeLinker)
+        {
+            return Capability(linker.Kind, kept, duplicate);
+        }
+
+        return OwnerAndMode.AppliesTo(linker.Kind) ? OwnerAndModeOf(kept, duplicate) : null;
+    }
+
+    [SupportedOSPlatform("linux")]
+    private string? Capability(DuplicateActionKind kind, DuplicateFile kept, DuplicateFile duplicate)
+    {
+        var device = duplicate.Identity.Device;
+        _capabilities.TryGetValue(device, out var known);
+        if (known.Result is null && known.Attempts < AttemptsPerDevice && duplicate.Path.Parent is { } folder)
+        {
+            ProbesRun++;
+            var result = FileSystemProbe.Probe(kind, kept.Path.ToString(), kept, folder.ToString(), device);
+            LinkingLog.CapabilityProbed(logger, kind, device, result.Outcome, result.Detail);
+            known = (result.Outcome == ProbeOutcome.Unknown ? null : result, known.Attempts + 1);
+            _capabilities[device] = known;
+        }
+
+        return known.Result is { Outcome: ProbeOutcome.Unsupported } unsupported ? unsupported.Detail : null;
+    }
+
+    /// <summary>The executor's owner, group and permissions rule, on the files' status now (when both are still the scanned files).</summary>
+    [SupportedOSPlatform("linux")]
+    private string? OwnerAndModeOf(DuplicateFile kept, DuplicateFile duplicate)
+    {
+        if (StatusOf(kept) is not { } k || StatusOf(duplicate) is not { } d)
+        {
+            return null; // changed or gone: the executor's re-checks say so when applying
+        }
+
+        return OwnerAndMode.Difference(k.Uid, k.Gid, k.Mode, d.Uid, d.Gid, d.Mode);
+    }
+
+    [SupportedOSPlatform("linux")]
+    private StatxBuffer? StatusOf(DuplicateFile file)
+    {
+        if (!_statuses.TryGetValue(file, out var status))
+        {
+            status = Libc.LStat(file.Path.ToString(), out var now) == 0 && now.IsRegularFile
+                && now.Device == file.Identity.Device && now.Ino == file.Identity.FileId
+                ? now
+                : null;
+            _statuses[file] = status;
+        }
+
+        return status;
+    }
+}

@@ -1,0 +1,28 @@
+using Microsoft.Extensions.Logging;
+
+namespace Dedup.Core.Linking.Prediction;
+
+/// <summary>
+/// The plan's predictions of refusals the executor would make, so that a dry run lists them and the reclaimable total
+/// leaves them out: whether the file system clones or dedupes at all (probed once per device and plan) and, for hard
+/// and symbolic links, the owner, group and permissions rule. Each refusal is worded exactly as the executor words it.
+/// </summary>
+/// <remarks>
+/// Predictions only ever add refusals, and only ones the executor would make anyway; they never replace a check made
+/// when applying (which runs in full for every action that is not refused). Anything the prediction cannot tell is
+/// left to apply time. Linux only: elsewhere nothing is predicted. One instance per <c>Plan</c> call.
+/// </remarks>
+internal sealed partial class PlanPredictor(ILinker linker, ILogger logger)
+{
+    /// <summary>Probes tried per device before the plan stops asking (each inconclusive probe may be one file's problem).</summary>
+    private const int AttemptsPerDevice = 3;
+
+    private readonly Dictionary<ulong, (ProbeResult? Result, int Attempts)> _capabilities = [];
+
+    /// <summary>Capability probes run for this plan (for tests: once per device when the first one answers).</summary>
+    public int ProbesRun { get; private set; }
+
+    /// <summary>The refusal the executor would make for this pair, when it can be told now; otherwise <see langword="null"/>.</summary>
+    public string? Refuse(DuplicateFile kept, DuplicateFile duplicate) =>
+        OperatingSystem.IsLinux() ? RefuseOnLinux(kept, duplicate) : null;
+}
