@@ -19,7 +19,7 @@ internal sealed partial class ParallelFileEnumerator : IFileEnumerator
         ArgumentNullException.ThrowIfNull(context);
         var channel = Channel.CreateUnbounded<List<ScannedFile>>(new UnboundedChannelOptions { SingleReader = true });
         var walk = new Walk(context, channel.Writer, cancellationToken);
-        var task = Task.Run(walk.Run, CancellationToken.None);
+        var task = walk.RunAsync();
         try
         {
             await foreach (var batch in channel.Reader.ReadAllAsync(cancellationToken).ConfigureAwait(false))
@@ -73,9 +73,11 @@ internal sealed partial class ParallelFileEnumerator : IFileEnumerator
         private int _pending;
         private volatile bool _done;
 
-        public void Run()
+        /// <summary>Starts the workers and completes the channel once all have stopped, without blocking a thread meanwhile.</summary>
+        public async Task RunAsync()
         {
             Exception? failure = null;
+            Task? all = null;
             try
             {
                 foreach (var root in context.Roots)
@@ -89,16 +91,15 @@ internal sealed partial class ParallelFileEnumerator : IFileEnumerator
                     threads[i] = Task.Factory.StartNew(Work, CancellationToken.None, TaskCreationOptions.LongRunning, TaskScheduler.Default);
                 }
 
-                // Without a token: every worker has stopped by the time the channel completes.
-                Task.WaitAll(threads);
-            }
-            catch (AggregateException ex)
-            {
-                failure = ex.InnerExceptions.FirstOrDefault(e => e is not OperationCanceledException) ?? ex.InnerException;
+                // Without a token: every worker has stopped by the time the channel completes. Awaited, not waited:
+                // a thread-pool worker blocked for the whole walk starved the host (#13).
+                all = Task.WhenAll(threads);
+                await all.ConfigureAwait(false);
             }
             catch (Exception ex)
             {
-                failure = ex;
+                var inner = all?.Exception?.InnerExceptions;
+                failure = inner?.FirstOrDefault(e => e is not OperationCanceledException) ?? inner?.FirstOrDefault() ?? ex;
             }
 
             writer.Complete(failure);

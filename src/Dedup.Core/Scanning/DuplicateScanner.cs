@@ -23,15 +23,20 @@ internal static class DuplicateScanner
         var token = scanCts.Token;
         var progressTask = state.Progress is null ? Task.CompletedTask : ReportProgressAsync(state, state.Progress, token);
         Task? compareTask = null;
+        ScanThreads? threads = null;
         try
         {
             var candidates = await CollectCandidatesAsync(state, stage.KeepsSingles, token).ConfigureAwait(false);
             state.Phase = ScanPhase.Comparing;
 
             var channel = Channel.CreateUnbounded<DuplicateGroup>(new UnboundedChannelOptions { SingleReader = true });
-            compareTask = Task.Run(() => Compare(state, stage, candidates, channel.Writer, token), CancellationToken.None);
+            // The compare stage blocks (reads, device tokens): on the scan's own threads, not the host's pool.
+            threads = new ScanThreads(options.MaxDegreeOfParallelism);
+            compareTask = threads.RunAsync(() => Compare(state, stage, candidates, channel.Writer, token));
             await foreach (var group in channel.Reader.ReadAllAsync(token).ConfigureAwait(false))
             {
+                // ReadAllAsync hands out buffered groups without looking at the token: none may follow a cancel.
+                token.ThrowIfCancellationRequested();
                 yield return group;
             }
 
@@ -42,6 +47,11 @@ internal static class DuplicateScanner
         {
             await scanCts.CancelAsync().ConfigureAwait(false);
             await WaitQuietlyAsync(compareTask).ConfigureAwait(false);
+            if (threads is not null)
+            {
+                await threads.DisposeAsync().ConfigureAwait(false); // no scan thread outlives the scan
+            }
+
             await WaitQuietlyAsync(progressTask).ConfigureAwait(false);
             state.Reader.Dispose();
             state.Summary = state.ToSummary(stopwatch.Elapsed);

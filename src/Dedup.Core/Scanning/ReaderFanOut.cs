@@ -9,7 +9,8 @@ namespace Dedup.Core.Scanning;
 /// without waiting. The device's reader limit therefore holds across all sets together: a set read while
 /// the others are busy runs on one thread, and the last big set of a scan spreads out as the others finish
 /// (a helper is started whenever a token is free between two pieces). Sets spanning several devices are not
-/// spread out.
+/// spread out. Helpers run on the scan's threads (<see cref="ScanThreads"/>), so they count against its
+/// parallelism and never block a thread-pool worker; off those threads the set is read by the caller alone.
 /// </summary>
 internal readonly struct ReaderFanOut(DriveAccessSemaphore? device)
 {
@@ -19,7 +20,8 @@ internal readonly struct ReaderFanOut(DriveAccessSemaphore? device)
     /// <summary>Calls <paramref name="body"/> for 0 … <paramref name="count"/> − 1; rethrows the first failure, or cancellation.</summary>
     public void For(int count, Action<int> body, CancellationToken cancellationToken)
     {
-        if (device is null || device.Readers <= 1 || count <= 1)
+        var threads = ScanThreads.Current;
+        if (device is null || device.Readers <= 1 || count <= 1 || threads is null || threads.Count <= 1)
         {
             for (var i = 0; i < count; i++)
             {
@@ -30,10 +32,10 @@ internal readonly struct ReaderFanOut(DriveAccessSemaphore? device)
             return;
         }
 
-        new Run(device, count, body, cancellationToken).Execute();
+        new Run(threads, device, count, body, cancellationToken).Execute();
     }
 
-    private sealed class Run(DriveAccessSemaphore device, int count, Action<int> body, CancellationToken cancellationToken)
+    private sealed class Run(ScanThreads threads, DriveAccessSemaphore device, int count, Action<int> body, CancellationToken cancellationToken)
     {
         private int _next = -1;
         private int _helpers;
@@ -41,16 +43,16 @@ internal readonly struct ReaderFanOut(DriveAccessSemaphore? device)
 
         public void Execute()
         {
-            List<Task>? helpers = null;
+            List<ScanThreads.Job>? helpers = null;
             while (true)
             {
                 // A helper takes its token itself once it runs: a token taken here for a helper still queued behind
-                // busy pool threads would sit idle while another set waits for it.
+                // busy scan threads would sit idle while another set waits for it.
                 // At most as many as tokens are free now: Available drops only once a helper has taken its token.
                 for (var free = device.Available; free > 0 && Volatile.Read(ref _helpers) < device.Readers - 1 && Volatile.Read(ref _next) < count - 2; free--)
                 {
                     Interlocked.Increment(ref _helpers);
-                    (helpers ??= []).Add(Task.Run(Help, CancellationToken.None));
+                    (helpers ??= []).Add(threads.StartHelper(Help));
                 }
 
                 if (!TryRunNext())
@@ -59,9 +61,11 @@ internal readonly struct ReaderFanOut(DriveAccessSemaphore? device)
                 }
             }
 
-            if (helpers is not null)
+            // A helper no thread has taken yet is withdrawn: every scan thread may be waiting like this one.
+            // Helpers catch their own failures.
+            foreach (var helper in helpers ?? [])
             {
-                Task.WaitAll([.. helpers]); // helpers catch their own failures
+                threads.WithdrawOrWait(helper);
             }
 
             _failure?.Throw();

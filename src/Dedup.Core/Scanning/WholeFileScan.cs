@@ -10,13 +10,12 @@ internal sealed class WholeFileScan : ICompareStage
     public void Run(ScanState state, List<CandidateSet> sets, ScanOutput output, CancellationToken cancellationToken)
     {
         var stage = new WholeFileStage(state);
-        var parallel = new ParallelOptions { MaxDegreeOfParallelism = state.Options.MaxDegreeOfParallelism, CancellationToken = cancellationToken };
-        Parallel.ForEach(sets, parallel, candidate =>
+        ScanThreads.Required.ForEach(sets, candidate =>
         {
             foreach (var group in stage.Compare(candidate, cancellationToken))
             {
                 output.PublishWholeFile(candidate.Size, group);
             }
-        });
+        }, cancellationToken);
     }
 }

@@ -32,7 +32,7 @@ internal sealed class MediaScan : ICompareStage
 
     public void Run(ScanState state, List<CandidateSet> sets, ScanOutput output, CancellationToken cancellationToken)
     {
-        var parallel = new ParallelOptions { MaxDegreeOfParallelism = state.Options.MaxDegreeOfParallelism, CancellationToken = cancellationToken };
+        var threads = ScanThreads.Required; // blocking work stays off the host's thread pool
         var wholeFile = new WholeFileStage(state);
 
         // Stage 1: whole-file classes, each located through one member while its pages are still cached. The
@@ -55,7 +55,7 @@ internal sealed class MediaScan : ICompareStage
             }
         }
 
-        Parallel.ForEach(sets, parallel, candidate =>
+        threads.ForEach(sets, candidate =>
         {
             var classes = WholeFileClasses(wholeFile, candidate, cancellationToken);
             if (classes.Count == 1)
@@ -69,8 +69,8 @@ internal sealed class MediaScan : ICompareStage
                     deferred.AddRange(classes);
                 }
             }
-        });
-        Parallel.ForEach(deferred, parallel, Locate);
+        }, cancellationToken);
+        threads.ForEach(deferred, Locate, cancellationToken);
 
         // Stage 2: classes of the same format and payload length are compared by payload.
         var byKey = new Dictionary<(MediaFormat Format, long Length), List<ContentClass>>();
@@ -88,13 +88,13 @@ internal sealed class MediaScan : ICompareStage
         var payloadSets = byKey.Where(static k => k.Value.Count >= 2).ToList();
         payloadSets.Sort(static (a, b) => (b.Value.Count * b.Key.Length).CompareTo(a.Value.Count * a.Key.Length)); // longest work first
         var payloads = new PayloadStage(wholeFile);
-        Parallel.ForEach(payloadSets, parallel, keyed =>
+        threads.ForEach(payloadSets, keyed =>
         {
             foreach (var group in payloads.Compare(keyed.Key.Length, keyed.Value, cancellationToken))
             {
                 Publish(state, output, keyed.Key.Length, group);
             }
-        });
+        }, cancellationToken);
 
         // Classes whose payload matched no other class's (or had no other of its format and length).
         foreach (var found in located)
