@@ -11,21 +11,30 @@ internal sealed class ScanOptionsValidator : IValidateOptions<ScanOptions>
     public ValidateOptionsResult Validate(string? name, ScanOptions options)
     {
         ArgumentNullException.ThrowIfNull(options);
+        var failures = new List<string>();
         if (options.Roots.Count == 0)
         {
             // Build's own message speaks of AddRoot; someone editing appsettings.json needs the key.
-            return ValidateOptionsResult.Fail("ScanOptions.Roots is empty: configure at least one folder to scan (configuration key \"Roots\").");
+            failures.Add("ScanOptions.Roots is empty: configure at least one folder to scan (configuration key \"Roots\").");
         }
 
         try
         {
-            // A throwaway finder: Build validates without touching the roots, so this is cheap and has no effects.
-            new DuplicateFinderBuilder().Configure(options).Build();
-            return ValidateOptionsResult.Success;
+            // A throwaway finder: Build checks everything but the roots' existence, so this has no effects. Build stops
+            // at the first problem; a missing root list is reported above, so a stand-in root lets it check the rest.
+            var builder = new DuplicateFinderBuilder().Configure(options);
+            if (options.Roots.Count == 0)
+            {
+                builder.AddRoot(Path.GetTempPath());
+            }
+
+            builder.Build();
         }
         catch (Exception e) when (e is ArgumentException or InvalidOperationException)
         {
-            return ValidateOptionsResult.Fail($"Invalid ScanOptions: {e.Message}");
+            failures.Add("Invalid ScanOptions: " + e.Message.ReplaceLineEndings(" "));
         }
+
+        return failures.Count == 0 ? ValidateOptionsResult.Success : ValidateOptionsResult.Fail(failures);
     }
 }
