@@ -18,6 +18,22 @@ internal sealed class ScanOptionsValidator : IValidateOptions<ScanOptions>
             failures.Add("ScanOptions.Roots is empty: configure at least one folder to scan (configuration key \"Roots\").");
         }
 
+        // Configuration binds a key without a value ("Roots:0" alone) as a null entry, which Configure would reject
+        // with a bare ArgumentNullException; name the key instead.
+        foreach (var (key, list) in new[] { ("Roots", options.Roots), ("Include", options.Include), ("Exclude", options.Exclude) })
+        {
+            var index = list.IndexOf(null!);
+            if (index >= 0)
+            {
+                failures.Add($"ScanOptions.{key}[{index}] has no value (configuration key \"{key}:{index}\").");
+            }
+        }
+
+        if (failures.Count > 0)
+        {
+            return ValidateOptionsResult.Fail(failures);
+        }
+
         try
         {
             // A throwaway finder: Build checks everything but the roots' existence, so this has no effects. Build stops
