@@ -11,11 +11,19 @@ namespace Dedup.Core.Tests.PublicApi;
 /// </summary>
 public sealed class PublicApiTests
 {
-    [Fact]
-    public void Public_surface_matches_the_PublicAPI_files()
+    /// <summary>Each shipped assembly and the folder its PublicAPI files are copied to (see the csproj).</summary>
+    public static TheoryData<string, string> Assemblies => new()
     {
-        var actual = PublicApiLister.List(typeof(DuplicateFinder).Assembly).ToHashSet(StringComparer.Ordinal);
-        var folder = Path.Combine(AppContext.BaseDirectory, "PublicApi");
+        { typeof(DuplicateFinder).Assembly.GetName().Name!, "PublicApi" },
+        { typeof(DedupServiceCollectionExtensions).Assembly.GetName().Name!, Path.Combine("PublicApi", "Dedup.Core.Extensions.DependencyInjection") },
+    };
+
+    [Theory]
+    [MemberData(nameof(Assemblies))]
+    public void Public_surface_matches_the_PublicAPI_files(string assemblyName, string publicApiFolder)
+    {
+        var actual = PublicApiLister.List(Assembly.Load(assemblyName)).ToHashSet(StringComparer.Ordinal);
+        var folder = Path.Combine(AppContext.BaseDirectory, publicApiFolder);
         var recorded = File.ReadAllLines(Path.Combine(folder, "PublicAPI.Shipped.txt"))
             .Concat(File.ReadAllLines(Path.Combine(folder, "PublicAPI.Unshipped.txt")))
             .Where(l => l.Length > 0 && !l.StartsWith('#'))
@@ -37,10 +45,12 @@ public sealed class PublicApiTests
         Assert.True(missing.Count == 0 && stale.Count == 0, message.ToString());
     }
 
-    [Fact]
-    public void Every_public_type_and_member_has_xml_documentation()
+    [Theory]
+    [MemberData(nameof(Assemblies))]
+    public void Every_public_type_and_member_has_xml_documentation(string assemblyName, string publicApiFolder)
     {
-        var assembly = typeof(DuplicateFinder).Assembly;
+        _ = publicApiFolder;
+        var assembly = Assembly.Load(assemblyName);
         var xmlPath = Path.ChangeExtension(assembly.Location, ".xml");
         Assert.True(File.Exists(xmlPath), $"XML documentation file missing: {xmlPath}");
         var xml = File.ReadAllText(xmlPath);
