@@ -14,6 +14,12 @@ internal static class CliApplication
         root.Subcommands.Add(LinkCommand.Create());
         root.Subcommands.Add(DeleteCommand.Create());
         var result = root.Parse(args);
+        if (Selection.UsageCheck.Find(root, result) is { } mistake)
+        {
+            await Console.Error.WriteLineAsync($"dedup: {mistake} (see 'dedup --help')").ConfigureAwait(false);
+            return ExitCodes.BadUsage;
+        }
+
         if (result.Errors.Count > 0)
         {
             var reason = string.Join(' ', result.Errors[0].Message.Split((char[])['\n', '\r', '\t'], StringSplitOptions.RemoveEmptyEntries | StringSplitOptions.TrimEntries));

@@ -1,7 +1,7 @@
 using System.CommandLine;
 using Dedup.Cli.Output;
+using Dedup.Cli.Selection;
 using Dedup.Core;
-using Dedup.Core.Comparison;
 using Dedup.Core.Paths;
 
 namespace Dedup.Cli;
@@ -15,77 +15,23 @@ internal static class FindCommand
         var format = new Option<string>("--format") { Description = "Output format: text, json or csv.", DefaultValueFactory = _ => "text" };
         format.AcceptOnlyFromAmong("text", "json", "csv");
         var output = new Option<FileInfo?>("--output", "-o") { Description = "Write the report to this file instead of standard output." };
-        var minSize = new Option<long?>("--min-size") { Description = "Ignore files smaller than this (bytes, or with K/M/G/T).", CustomParser = CliApplication.ParseSize };
-        var maxSize = new Option<long?>("--max-size") { Description = "Ignore files larger than this (bytes, or with K/M/G/T).", CustomParser = CliApplication.ParseSize };
-        var include = new Option<string[]>("--include") { Description = "Only scan files matching this glob (repeatable).", AllowMultipleArgumentsPerToken = false };
-        var exclude = new Option<string[]>("--exclude") { Description = "Skip files and folders matching this glob (repeatable).", AllowMultipleArgumentsPerToken = false };
-        var hidden = new Option<bool>("--hidden") { Description = "Scan names starting with a dot (skipped by default)." };
-        var followSymlinks = new Option<bool>("--follow-symlinks") { Description = "Follow symbolic links (loops are detected)." };
-        var oneFileSystem = new Option<bool>("--one-file-system") { Description = "Do not cross into other file systems." };
-        var strategy = new Option<string>("--strategy") { Description = "Comparison: hybrid, hash, vectorized or bytewise.", DefaultValueFactory = _ => "hybrid" };
-        strategy.AcceptOnlyFromAmong("hybrid", "hash", "vectorized", "bytewise");
-        var hash = new Option<string>("--hash") { Description = "Hash algorithm: xxh128, xxh3 or sha256.", DefaultValueFactory = _ => "xxh128" };
-        hash.AcceptOnlyFromAmong("xxh128", "xxh3", "sha256");
-        var trustHashes = new Option<bool>("--trust-hashes") { Description = "Accept equal 128-bit hashes without comparing bytes." };
-        var empty = new Option<bool>("--empty") { Description = "Report empty files as duplicates." };
-        var media = new Option<bool>("--media") { Description = "Compare MP3, FLAC, JPEG, PNG, WAV, WebP and MP4 files by media payload, ignoring tags." };
-        var threads = new Option<int?>("--threads") { Description = "Maximum parallelism (default: processor count)." };
-        threads.Validators.Add(r =>
-        {
-            if (r.GetValueOrDefault<int?>() is < 1)
-            {
-                r.AddError("--threads must be at least 1.");
-            }
-        });
+        var selection = new ScanSelection();
 
         var command = new Command("find", "Find duplicate files under the given folders.")
         {
-            paths, format, output, minSize, maxSize, include, exclude, hidden, followSymlinks, oneFileSystem,
-            strategy, hash, trustHashes, empty, media, threads,
+            paths, format, output,
         };
+        selection.AddTo(command);
 
         command.SetAction(async (result, cancellationToken) =>
         {
-            var builder = new DuplicateFinderBuilder()
-                .AddRoots(result.GetValue(paths)!)
-                .IncludeHidden(result.GetValue(hidden))
-                .FollowSymbolicLinks(result.GetValue(followSymlinks))
-                .StayOnOneFileSystem(result.GetValue(oneFileSystem))
-                .IncludeEmptyFiles(result.GetValue(empty))
-                .UseMediaMode(result.GetValue(media))
-                .UseComparer(ComparerStrategies.FromName(result.GetValue(strategy)!))
-                .UseHashAlgorithm(result.GetValue(hash) switch
-                {
-                    "xxh3" => DuplicateHashAlgorithm.XxHash3,
-                    "sha256" => DuplicateHashAlgorithm.Sha256,
-                    _ => DuplicateHashAlgorithm.XxHash128,
-                })
-                .TrustHashes(result.GetValue(trustHashes));
-            if (result.GetValue(minSize) is { } min)
+            if (selection.Problem(result) is { } problem)
             {
-                builder.WithMinSize(min);
+                await Console.Error.WriteLineAsync($"dedup: {problem}").ConfigureAwait(false);
+                return ExitCodes.BadUsage;
             }
 
-            if (result.GetValue(maxSize) is { } max)
-            {
-                builder.WithMaxSize(max);
-            }
-
-            foreach (var glob in result.GetValue(include) ?? [])
-            {
-                builder.Include(glob);
-            }
-
-            foreach (var glob in result.GetValue(exclude) ?? [])
-            {
-                builder.Exclude(glob);
-            }
-
-            if (result.GetValue(threads) is { } degree)
-            {
-                builder.WithMaxDegreeOfParallelism(degree);
-            }
-
+            var builder = selection.CreateBuilder(result, result.GetValue(paths)!);
             return await RunAsync(builder, result.GetValue(format)!, result.GetValue(output), cancellationToken).ConfigureAwait(false);
         });
         return command;

@@ -1,5 +1,6 @@
 using System.CommandLine;
 using Dedup.Cli.Output;
+using Dedup.Cli.Selection;
 using Dedup.Core;
 using Dedup.Core.Linking;
 using Dedup.Core.Paths;
@@ -17,15 +18,17 @@ internal sealed class ActingCommand
     private readonly Option<bool> _dryRun = new("--dry-run") { Description = "Print every planned operation and the bytes it would reclaim; change nothing." };
     private readonly Option<bool> _yes = new("--yes", "-y") { Description = "Do not ask for confirmation (required when standard input is not a terminal)." };
     private readonly Option<FileInfo?> _fromReport = new("--from-report") { Description = "Act on the groups of a JSON report from 'dedup find --format json' (re-verified before acting) instead of scanning." };
-    private readonly Option<bool> _hidden = new("--hidden") { Description = "Scan names starting with a dot." };
+    private readonly ScanSelection _selection = new();
 
     public void AddTo(Command command)
     {
         command.Arguments.Add(_paths);
-        foreach (var option in new Option[] { _keep, _dryRun, _yes, _fromReport, _hidden })
+        foreach (var option in new Option[] { _keep, _dryRun, _yes, _fromReport })
         {
             command.Options.Add(option);
         }
+
+        _selection.AddTo(command);
     }
 
     public async Task<int> RunAsync(ParseResult result, Func<ILinker> linkerFactory, CancellationToken cancellationToken)
@@ -35,6 +38,16 @@ internal sealed class ActingCommand
         if ((paths.Length == 0) == (report is null))
         {
             return await BadUsageAsync("give folders to scan or --from-report FILE (not both)").ConfigureAwait(false);
+        }
+
+        if (report is not null && _selection.FirstGiven(result) is { } option)
+        {
+            return await BadUsageAsync($"{option} selects what a scan finds; with --from-report the report's groups are acted on as they are").ConfigureAwait(false);
+        }
+
+        if (_selection.Problem(result) is { } problem)
+        {
+            return await BadUsageAsync(problem).ConfigureAwait(false);
         }
 
         DuplicateActionPlanner planner;
@@ -63,7 +76,7 @@ internal sealed class ActingCommand
             }
             else
             {
-                (groups, problems) = await ScanAsync(paths, result.GetValue(_hidden), cancellationToken).ConfigureAwait(false);
+                (groups, problems) = await ScanAsync(_selection.CreateBuilder(result, paths), cancellationToken).ConfigureAwait(false);
             }
         }
         catch (Exception ex) when (ex is ArgumentException or InvalidOperationException or IOException or InvalidReportException or UnauthorizedAccessException)
@@ -162,9 +175,10 @@ internal sealed class ActingCommand
             : throw new ArgumentException($"'--keep prefix:{folder}': no folder {full}; a keep rule must name an existing folder");
     }
 
-    private static async Task<(List<DuplicateGroup> Groups, int Errors)> ScanAsync(string[] paths, bool hidden, CancellationToken cancellationToken)
+    private static async Task<(List<DuplicateGroup> Groups, int Errors)> ScanAsync(DuplicateFinderBuilder builder, CancellationToken cancellationToken)
     {
-        var finder = new DuplicateFinderBuilder().AddRoots(paths).IncludeHidden(hidden).Build();
+        var finder = builder.Build();
+        finder.CheckRoots();
         var groups = new List<DuplicateGroup>();
         var scan = finder.FindAsync(cancellationToken);
         await foreach (var group in scan.ConfigureAwait(false))

@@ -37,9 +37,9 @@ public static class ProcessRunner
     }
 
     /// <summary>The asynchronous <see cref="Run"/>.</summary>
-    public static async Task<(int ExitCode, string Stdout, string Stderr)> RunAsync(string file, IEnumerable<string> args, int timeoutSeconds = 120, IReadOnlyDictionary<string, string>? environment = null)
+    public static async Task<(int ExitCode, string Stdout, string Stderr)> RunAsync(string file, IEnumerable<string> args, int timeoutSeconds = 120, IReadOnlyDictionary<string, string>? environment = null, string? workingDirectory = null)
     {
-        using var process = Start(file, args, workingDirectory: null, environment);
+        using var process = Start(file, args, workingDirectory, environment);
         var stdout = process.StandardOutput.ReadToEndAsync();
         var stderr = process.StandardError.ReadToEndAsync();
         using var cts = new CancellationTokenSource(TimeSpan.FromSeconds(timeoutSeconds));

@@ -1,0 +1,117 @@
+using System.CommandLine;
+using Dedup.Core;
+using Dedup.Core.Comparison;
+
+namespace Dedup.Cli.Selection;
+
+/// <summary>
+/// Which files a scan considers and how it compares them: the options <c>find</c>, <c>link</c> and <c>delete</c> share,
+/// so a filter that narrows a report narrows the action the same way.
+/// </summary>
+internal sealed class ScanSelection
+{
+    private readonly Option<long?> _minSize = new("--min-size") { Description = "Ignore files smaller than this (bytes, or with K/M/G/T).", CustomParser = CliApplication.ParseSize };
+    private readonly Option<long?> _maxSize = new("--max-size") { Description = "Ignore files larger than this (bytes, or with K/M/G/T).", CustomParser = CliApplication.ParseSize };
+    private readonly Option<string[]> _include = new("--include") { Description = "Only scan files matching this glob (repeatable).", AllowMultipleArgumentsPerToken = false };
+    private readonly Option<string[]> _exclude = new("--exclude") { Description = "Skip files and folders matching this glob (repeatable).", AllowMultipleArgumentsPerToken = false };
+    private readonly Option<bool> _hidden = new("--hidden") { Description = "Also scan names starting with a dot (the CLI skips them unless this is given; the library scans them by default)." };
+    private readonly Option<bool> _followSymlinks = new("--follow-symlinks") { Description = "Follow symbolic links (loops are detected)." };
+    private readonly Option<bool> _oneFileSystem = new("--one-file-system") { Description = "Do not cross into other file systems." };
+    private readonly Option<string> _strategy = new("--strategy") { Description = "Comparison: hybrid, hash, vectorized or bytewise.", DefaultValueFactory = _ => "hybrid" };
+    private readonly Option<string> _hash = new("--hash") { Description = "Hash algorithm: xxh128, xxh3 or sha256.", DefaultValueFactory = _ => "xxh128" };
+    private readonly Option<bool> _trustHashes = new("--trust-hashes") { Description = "Accept equal 128-bit hashes without comparing bytes." };
+    private readonly Option<bool> _empty = new("--empty") { Description = "Report empty files as duplicates." };
+    private readonly Option<bool> _media = new("--media") { Description = "Compare MP3, FLAC, JPEG, PNG, WAV, WebP and MP4 files by media payload, ignoring tags." };
+    private readonly Option<int?> _threads = new("--threads") { Description = "Maximum parallelism (default: processor count)." };
+
+    public ScanSelection()
+    {
+        _strategy.AcceptOnlyFromAmong("hybrid", "hash", "vectorized", "bytewise");
+        _hash.AcceptOnlyFromAmong("xxh128", "xxh3", "sha256");
+        _threads.Validators.Add(r =>
+        {
+            if (r.GetValueOrDefault<int?>() is < 1)
+            {
+                r.AddError("--threads must be at least 1.");
+            }
+        });
+        foreach (var size in new[] { _minSize, _maxSize })
+        {
+            size.Validators.Add(r =>
+            {
+                if (r.GetValueOrDefault<long?>() is < 0)
+                {
+                    r.AddError($"{r.Option.Name} must not be negative.");
+                }
+            });
+        }
+    }
+
+    private Option[] All => [_minSize, _maxSize, _include, _exclude, _hidden, _followSymlinks, _oneFileSystem, _strategy, _hash, _trustHashes, _empty, _media, _threads];
+
+    public void AddTo(Command command)
+    {
+        foreach (var option in All)
+        {
+            command.Options.Add(option);
+        }
+    }
+
+    /// <summary>The first selection option given explicitly on the command line, or <see langword="null"/>.</summary>
+    public string? FirstGiven(ParseResult result) =>
+        All.FirstOrDefault(o => result.GetResult(o) is { Implicit: false })?.Name;
+
+    /// <summary>A usage problem the options show only together (the library would word it for programmers), or <see langword="null"/>.</summary>
+    public string? Problem(ParseResult result) =>
+        result.GetValue(_minSize) is { } min && result.GetValue(_maxSize) is { } max && max < min
+            ? $"--max-size ({max} bytes) is smaller than --min-size ({min} bytes)"
+            : result.GetValue(_trustHashes) && result.GetValue(_hash) == "xxh3"
+                ? "--trust-hashes needs a 128-bit hash: use --hash xxh128 or sha256, not xxh3"
+                : null;
+
+    /// <summary>A builder for <paramref name="roots"/> with every selection option of <paramref name="result"/> applied.</summary>
+    public DuplicateFinderBuilder CreateBuilder(ParseResult result, IEnumerable<string> roots)
+    {
+        var builder = new DuplicateFinderBuilder()
+            .AddRoots(roots)
+            .IncludeHidden(result.GetValue(_hidden))
+            .FollowSymbolicLinks(result.GetValue(_followSymlinks))
+            .StayOnOneFileSystem(result.GetValue(_oneFileSystem))
+            .IncludeEmptyFiles(result.GetValue(_empty))
+            .UseMediaMode(result.GetValue(_media))
+            .UseComparer(ComparerStrategies.FromName(result.GetValue(_strategy)!))
+            .UseHashAlgorithm(result.GetValue(_hash) switch
+            {
+                "xxh3" => DuplicateHashAlgorithm.XxHash3,
+                "sha256" => DuplicateHashAlgorithm.Sha256,
+                _ => DuplicateHashAlgorithm.XxHash128,
+            })
+            .TrustHashes(result.GetValue(_trustHashes));
+        if (result.GetValue(_minSize) is { } min)
+        {
+            builder.WithMinSize(min);
+        }
+
+        if (result.GetValue(_maxSize) is { } max)
+        {
+            builder.WithMaxSize(max);
+        }
+
+        foreach (var glob in result.GetValue(_include) ?? [])
+        {
+            builder.Include(glob);
+        }
+
+        foreach (var glob in result.GetValue(_exclude) ?? [])
+        {
+            builder.Exclude(glob);
+        }
+
+        if (result.GetValue(_threads) is { } degree)
+        {
+            builder.WithMaxDegreeOfParallelism(degree);
+        }
+
+        return builder;
+    }
+}
