@@ -1,6 +1,7 @@
 using System.CommandLine;
 using System.CommandLine.Parsing;
 using System.Globalization;
+using System.Runtime.InteropServices;
 
 namespace Dedup.Cli;
 
@@ -27,7 +28,21 @@ internal static class CliApplication
             return ExitCodes.BadUsage;
         }
 
-        return await result.InvokeAsync().ConfigureAwait(false);
+        // Ctrl-C and SIGTERM cancel the command, which then finishes on its own: it says what it had done, leaves an
+        // existing report as it was, and exits with 130. (The parser's own handling would exit with 130 at once, while
+        // the command is still running, so nothing would be said.)
+        using var interrupted = new CancellationTokenSource();
+        using var sigint = PosixSignalRegistration.Create(PosixSignal.SIGINT, Interrupt);
+        using var sigterm = PosixSignalRegistration.Create(PosixSignal.SIGTERM, Interrupt);
+        var exitCode = await result.InvokeAsync(new InvocationConfiguration { ProcessTerminationTimeout = null }, interrupted.Token).ConfigureAwait(false);
+        return interrupted.IsCancellationRequested && exitCode != ExitCodes.BadUsage ? ExitCodes.Cancelled : exitCode;
+
+        void Interrupt(PosixSignalContext context)
+        {
+            // A second Ctrl-C ends the process at once (the default), for a command that does not stop.
+            context.Cancel = !interrupted.IsCancellationRequested;
+            interrupted.Cancel();
+        }
     }
 
     /// <summary>Parses sizes such as <c>4096</c>, <c>4K</c>, <c>10M</c>, <c>1G</c> (binary units).</summary>

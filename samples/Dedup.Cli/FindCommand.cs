@@ -14,12 +14,15 @@ internal static class FindCommand
         var paths = new Argument<string[]>("path") { Arity = ArgumentArity.OneOrMore, Description = "Folders to scan." };
         var format = new Option<string>("--format") { Description = "Output format: text, json or csv.", DefaultValueFactory = _ => "text" };
         format.AcceptOnlyFromAmong("text", "json", "csv");
-        var output = new Option<FileInfo?>("--output", "-o") { Description = "Write the report to this file instead of standard output." };
+        var output = new Option<FileInfo?>("--output", "-o") { Description = "Write the report to this file (replaced only once the report is complete) instead of standard output." };
+        var sort = new Option<string>("--sort") { Description = "Group order: wasted (bytes a group wastes, largest first; the default), size (file size, largest first), count (most copies first) or path (first path); ties by first path.", DefaultValueFactory = _ => "wasted" };
+        sort.AcceptOnlyFromAmong("wasted", "size", "count", "path");
+        var summaryOnly = new Option<bool>("--summary") { Description = "Write the totals only, no groups (like jdupes -m)." };
         var selection = new ScanSelection();
 
         var command = new Command("find", "Find duplicate files under the given folders.")
         {
-            paths, format, output,
+            paths, format, output, sort, summaryOnly,
         };
         selection.AddTo(command);
 
@@ -32,12 +35,13 @@ internal static class FindCommand
             }
 
             var builder = selection.CreateBuilder(result, result.GetValue(paths)!);
-            return await RunAsync(builder, result.GetValue(format)!, result.GetValue(output), cancellationToken).ConfigureAwait(false);
+            var report = new ReportOptions(result.GetValue(format)!, result.GetValue(sort)!, result.GetValue(summaryOnly));
+            return await RunAsync(builder, report, result.GetValue(output), cancellationToken).ConfigureAwait(false);
         });
         return command;
     }
 
-    private static async Task<int> RunAsync(DuplicateFinderBuilder builder, string format, FileInfo? output, CancellationToken cancellationToken)
+    private static async Task<int> RunAsync(DuplicateFinderBuilder builder, ReportOptions report, FileInfo? output, CancellationToken cancellationToken)
     {
         using var progress = ProgressDisplay.CreateIfTerminal();
         if (progress is not null)
@@ -49,7 +53,7 @@ internal static class FindCommand
         try
         {
             finder = builder.Build();
-            finder.CheckRoots(); // before the output is opened
+            finder.CheckRoots(); // before any output is opened
         }
         catch (Exception ex) when (ex is ArgumentException or InvalidOperationException or IOException)
         {
@@ -57,52 +61,68 @@ internal static class FindCommand
             return ExitCodes.BadUsage;
         }
 
-        Stream stream;
+        // The whole scan first: the report is written in a stable order (ReportOrder), so the same tree gives the same
+        // bytes run after run, and nothing is written (or replaced) if the run is interrupted.
+        var groups = new List<DuplicateGroup>();
+        var scan = finder.FindAsync(cancellationToken);
         try
         {
-            stream = output is null ? Console.OpenStandardOutput() : new FileStream(output.FullName, FileMode.Create, FileAccess.Write, FileShare.Read, 1, FileOptions.None);
+            await foreach (var group in scan.ConfigureAwait(false))
+            {
+                groups.Add(group);
+            }
+        }
+        catch (OperationCanceledException)
+        {
+            var kept = output is null ? string.Empty : $"; '{PathText.Escape(output.FullName)}' left as it was";
+            await Console.Error.WriteLineAsync($"dedup: interrupted after {groups.Count} groups had been found; no report written{kept}").ConfigureAwait(false);
+            return ExitCodes.Cancelled;
+        }
+
+        progress?.Complete(scan.Summary);
+        ReportOrder.Sort(groups, report.Order);
+        try
+        {
+            await ReportFile.WriteAsync(output, stream => Write(stream, report, groups, scan), cancellationToken).ConfigureAwait(false);
+        }
+        catch (OperationCanceledException)
+        {
+            var kept = output is null ? string.Empty : $"; '{PathText.Escape(output.FullName)}' left as it was";
+            await Console.Error.WriteLineAsync($"dedup: interrupted while writing the report of {groups.Count} groups{kept}").ConfigureAwait(false);
+            return ExitCodes.Cancelled;
         }
         catch (Exception ex) when (ex is IOException or UnauthorizedAccessException)
         {
-            await Console.Error.WriteLineAsync($"dedup: cannot write '{PathText.Escape(output?.FullName ?? string.Empty)}': {PathText.EscapeMessage(ex.Message)}").ConfigureAwait(false);
-            return ExitCodes.BadUsage;
+            await Console.Error.WriteLineAsync($"dedup: cannot write '{PathText.Escape(output?.FullName ?? "standard output")}': {PathText.EscapeMessage(ex.Message)}").ConfigureAwait(false);
+            return ExitCodes.CompletedWithErrors;
         }
 
-        await using (stream.ConfigureAwait(false))
+        foreach (var error in scan.Summary.Errors.Take(20))
         {
-            // One buffered writer for the whole report: no per-line flushing or locking.
-            await using var buffered = new BufferedStream(stream, 256 * 1024);
-            using var writer = ReportWriter.Create(format, buffered);
-            var scan = finder.FindAsync(cancellationToken);
-            try
-            {
-                await foreach (var group in scan.ConfigureAwait(false))
-                {
-                    writer.WriteGroup(group);
-                }
-            }
-            catch (OperationCanceledException)
-            {
-                await Console.Error.WriteLineAsync("dedup: cancelled").ConfigureAwait(false);
-                return ExitCodes.Cancelled;
-            }
-
-            progress?.Complete(scan.Summary);
-            writer.WriteRoots(scan.Roots);
-            writer.WriteSummary(scan.Summary);
-            writer.Flush();
-            await buffered.FlushAsync(CancellationToken.None).ConfigureAwait(false);
-            foreach (var error in scan.Summary.Errors.Take(20))
-            {
-                await Console.Error.WriteLineAsync($"dedup: {PathText.Escape(error.Path)}: {PathText.EscapeMessage(error.Message)}").ConfigureAwait(false);
-            }
-
-            if (scan.Summary.Errors.Count > 20)
-            {
-                await Console.Error.WriteLineAsync($"dedup: … and {scan.Summary.Errors.Count - 20} more errors").ConfigureAwait(false);
-            }
-
-            return scan.Summary.Errors.Count == 0 ? ExitCodes.Success : ExitCodes.CompletedWithErrors;
+            await Console.Error.WriteLineAsync($"dedup: {PathText.Escape(error.Path)}: {PathText.EscapeMessage(error.Message)}").ConfigureAwait(false);
         }
+
+        if (scan.Summary.Errors.Count > 20)
+        {
+            await Console.Error.WriteLineAsync($"dedup: … and {scan.Summary.Errors.Count - 20} more errors").ConfigureAwait(false);
+        }
+
+        return scan.Summary.Errors.Count == 0 ? ExitCodes.Success : ExitCodes.CompletedWithErrors;
+    }
+
+    private static void Write(Stream stream, ReportOptions report, List<DuplicateGroup> groups, DuplicateScan scan)
+    {
+        using var writer = ReportWriter.Create(report.Format, stream);
+        if (!report.SummaryOnly)
+        {
+            foreach (var group in groups)
+            {
+                writer.WriteGroup(group);
+            }
+        }
+
+        writer.WriteRoots(scan.Roots);
+        writer.WriteSummary(ReportOrder.Stable(scan.Summary));
+        writer.Flush();
     }
 }

@@ -101,7 +101,6 @@ internal sealed class JsonReportWriter : ReportWriter
         _json.WriteNumber("bytesRead", summary.BytesRead);
         _json.WriteNumber("groups", summary.Groups);
         _json.WriteNumber("wastedBytes", summary.WastedBytes);
-        _json.WriteNumber("elapsedSeconds", Math.Round(summary.Elapsed.TotalSeconds, 3));
         _json.WriteStartArray("errors");
         foreach (var error in summary.Errors)
         {

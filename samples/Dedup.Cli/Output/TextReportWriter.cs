@@ -37,7 +37,7 @@ internal sealed class TextReportWriter(Stream stream) : ReportWriter
     public override void WriteSummary(ScanSummary summary)
     {
         _writer.WriteLine(string.Create(CultureInfo.InvariantCulture,
-            $"{summary.Groups} groups, {summary.DuplicateFiles} duplicate files, {Format(summary.WastedBytes)} wasted; {summary.FilesScanned} files scanned, {Format(summary.BytesRead)} read in {summary.Elapsed.TotalSeconds:0.00} s, {summary.Errors.Count} errors"));
+            $"{summary.Groups} groups, {summary.DuplicateFiles} duplicate files, {Format(summary.WastedBytes)} wasted; {summary.FilesScanned} files scanned, {Format(summary.BytesRead)} read, {summary.Errors.Count} errors"));
     }
 
     public override void Flush() => _writer.Flush();

@@ -1,0 +1,132 @@
+using System.Diagnostics;
+using System.Text.Json;
+using Dedup.Core.Tests.Infrastructure;
+
+namespace Dedup.Core.Tests.Cli;
+
+/// <summary>The real CLI's report: stable bytes run after run, replaced only when complete, kept when interrupted.</summary>
+public sealed class ReportFileTests
+{
+    [Fact]
+    public async Task The_same_tree_gives_byte_identical_reports_in_every_format()
+    {
+        using var tree = ManyGroups();
+        foreach (var format in new[] { "text", "json", "csv" })
+        {
+            var outputs = new List<string>();
+            for (var run = 0; run < 3; run++)
+            {
+                var (exit, stdout, stderr) = await CliProcess.RunAsync(["find", "--format", format, "--hidden", tree.Root]);
+                Assert.True(exit == 0, stderr);
+                outputs.Add(stdout);
+            }
+
+            Assert.All(outputs, o => Assert.Equal(outputs[0], o));
+            Assert.Contains(format == "csv" ? "line\nbreak" : "line\\nbreak", outputs[0], StringComparison.Ordinal); // escaped, or exact in CSV
+        }
+    }
+
+    [Fact]
+    public async Task Groups_are_ordered_by_wasted_bytes_by_default_and_by_the_sort_asked_for()
+    {
+        using var tree = new TempTree();
+        tree.Write("big/a", TempTree.RandomBytes(3000, 1));
+        tree.Write("big/b", TempTree.RandomBytes(3000, 1));
+        tree.Write("many/a", TempTree.RandomBytes(1100, 2));
+        tree.Write("many/b", TempTree.RandomBytes(1100, 2));
+        tree.Write("many/c", TempTree.RandomBytes(1100, 2));
+        tree.Write("many/d", TempTree.RandomBytes(1100, 2));
+        tree.Write("aaa/a", TempTree.RandomBytes(500, 3));
+        tree.Write("aaa/b", TempTree.RandomBytes(500, 3));
+
+        Assert.Equal(["many", "big", "aaa"], await FirstFoldersAsync(tree)); // 3300, 3000 and 500 bytes wasted
+        Assert.Equal(["big", "many", "aaa"], await FirstFoldersAsync(tree, "--sort", "size"));
+        Assert.Equal(["many", "aaa", "big"], await FirstFoldersAsync(tree, "--sort", "count")); // 4 copies, then 2 and 2 by path
+        Assert.Equal(["aaa", "big", "many"], await FirstFoldersAsync(tree, "--sort", "path"));
+
+        var (exit, stdout, _) = await CliProcess.RunAsync(["find", "--summary", "--format", "json", tree.Root]);
+        Assert.Equal(0, exit);
+        using var summaryOnly = JsonDocument.Parse(stdout);
+        Assert.Equal(0, summaryOnly.RootElement.GetProperty("groups").GetArrayLength());
+        Assert.Equal(3, summaryOnly.RootElement.GetProperty("summary").GetProperty("groups").GetInt32());
+    }
+
+    [Fact]
+    public async Task An_existing_report_is_replaced_only_by_a_complete_one()
+    {
+        using var tree = ManyGroups();
+        var report = tree.PathOf("out/report.json");
+        tree.Write("out/report.json", "the previous report");
+
+        var (exit, _, stderr) = await CliProcess.RunAsync(["find", "--format", "json", "-o", report, tree.PathOf("data")]);
+
+        Assert.True(exit == 0, stderr);
+        using var json = JsonDocument.Parse(await File.ReadAllTextAsync(report));
+        Assert.True(json.RootElement.GetProperty("groups").GetArrayLength() > 0);
+        Assert.Equal(["report.json"], Directory.GetFiles(tree.PathOf("out")).Select(Path.GetFileName));
+    }
+
+    [LinuxFact]
+    public async Task Ctrl_C_leaves_the_previous_report_untouched_and_says_so()
+    {
+        using var tree = new TempTree();
+        tree.Write("out/report.txt", "the previous report");
+        var before = await File.ReadAllBytesAsync(tree.PathOf("out/report.txt"));
+
+        // Two equal 64 GiB sparse files: comparing them takes far longer than the moment before the interrupt.
+        Directory.CreateDirectory(tree.PathOf("data"));
+        foreach (var name in new[] { "a.img", "b.img" })
+        {
+            using var file = File.Create(tree.PathOf("data/" + name));
+            file.SetLength(64L << 30);
+        }
+
+        var start = new ProcessStartInfo(CliProcess.Dotnet) { RedirectStandardError = true, RedirectStandardOutput = true };
+        foreach (var arg in new[] { CliProcess.Dll, "find", "-o", tree.PathOf("out/report.txt"), tree.PathOf("data") })
+        {
+            start.ArgumentList.Add(arg);
+        }
+
+        using var process = Process.Start(start)!;
+        var stderr = process.StandardError.ReadToEndAsync();
+        await Task.Delay(TimeSpan.FromSeconds(2)); // let it start reading; a trigger, not a measurement
+        Assert.False(process.HasExited, "the scan ended before it could be interrupted");
+        ProcessRunner.RunChecked("kill", "-INT", process.Id.ToString(System.Globalization.CultureInfo.InvariantCulture));
+        using var timeout = new CancellationTokenSource(TimeSpan.FromSeconds(60));
+        await process.WaitForExitAsync(timeout.Token);
+
+        Assert.Equal(130, process.ExitCode);
+        Assert.Equal(before, await File.ReadAllBytesAsync(tree.PathOf("out/report.txt")));
+        Assert.Equal(["report.txt"], Directory.GetFiles(tree.PathOf("out")).Select(Path.GetFileName));
+        var message = await stderr;
+        Assert.True(message.Contains("interrupted", StringComparison.Ordinal), message);
+        Assert.Contains("interrupted", message, StringComparison.Ordinal);
+        Assert.Contains("left as it was", message, StringComparison.Ordinal);
+    }
+
+    private static async Task<string[]> FirstFoldersAsync(TempTree tree, params string[] sort)
+    {
+        var (exit, stdout, stderr) = await CliProcess.RunAsync(["find", "--format", "json", .. sort, tree.Root]);
+        Assert.True(exit == 0, stderr);
+        using var json = JsonDocument.Parse(stdout);
+        return json.RootElement.GetProperty("groups").EnumerateArray()
+            .Select(g => Path.GetFileName(Path.GetDirectoryName(g.GetProperty("files")[0].GetProperty("path").GetString())!))
+            .ToArray();
+    }
+
+    /// <summary>Forty groups of various sizes, with names holding a newline and an escape character.</summary>
+    private static TempTree ManyGroups()
+    {
+        var tree = new TempTree();
+        for (var i = 0; i < 40; i++)
+        {
+            var content = TempTree.RandomBytes(100 + (i % 7 * 500), i);
+            tree.Write($"data/{i % 5}/x{i}", content);
+            tree.Write($"data/{(i + 1) % 5}/y{i}", content);
+        }
+
+        tree.Write("data/line\nbreak", "odd names");
+        tree.Write("data/esc\u001b[31mred", "odd names");
+        return tree;
+    }
+}
