@@ -1,4 +1,5 @@
 using System.CommandLine;
+using System.CommandLine.Invocation;
 using System.CommandLine.Parsing;
 using System.Globalization;
 using System.Runtime.InteropServices;
@@ -14,6 +15,11 @@ internal static class CliApplication
         root.Subcommands.Add(FindCommand.Create());
         root.Subcommands.Add(LinkCommand.Create());
         root.Subcommands.Add(DeleteCommand.Create());
+        root.Subcommands.Add(CompletionCommand.Create(root));
+        foreach (var version in root.Options.OfType<VersionOption>())
+        {
+            version.Action = new PrintVersion();
+        }
         var result = root.Parse(args);
         if (Selection.UsageCheck.Find(root, result) is { } mistake)
         {
@@ -42,6 +48,21 @@ internal static class CliApplication
             // A second Ctrl-C ends the process at once (the default), for a command that does not stop.
             context.Cancel = !interrupted.IsCancellationRequested;
             interrupted.Cancel();
+        }
+    }
+
+    /// <summary>The program's name and version (<c>dedup 0.1.0 (commit)</c>), not only the assembly's version string.</summary>
+    private sealed class PrintVersion : SynchronousCommandLineAction
+    {
+        public override int Invoke(ParseResult parseResult)
+        {
+            var informational = typeof(CliApplication).Assembly
+                .GetCustomAttributes(typeof(System.Reflection.AssemblyInformationalVersionAttribute), false)
+                .OfType<System.Reflection.AssemblyInformationalVersionAttribute>().FirstOrDefault()?.InformationalVersion ?? "unknown";
+            var plus = informational.IndexOf('+', StringComparison.Ordinal);
+            var version = plus < 0 ? informational : $"{informational[..plus]} ({informational[(plus + 1)..Math.Min(informational.Length, plus + 13)]})";
+            parseResult.InvocationConfiguration.Output.WriteLine($"dedup {version}");
+            return ExitCodes.Success;
         }
     }
 

@@ -14,11 +14,16 @@ internal sealed class ProgressDisplay : IProgress<ScanProgress>, IDisposable
     private readonly IAnsiConsole _console;
     private readonly bool _plain = !string.IsNullOrEmpty(Environment.GetEnvironmentVariable("NO_COLOR"));
     private readonly Stopwatch _stopwatch = Stopwatch.StartNew();
+    private readonly bool _live;
     private long _lastDraw;
 
     private ProgressDisplay(IAnsiConsole console)
     {
         _console = console;
+
+        // A terminal that cannot move the cursor (TERM=dumb) gets no live line, only the final one: redrawn lines
+        // would run together there.
+        _live = console.Profile.Capabilities.Ansi;
     }
 
     public static ProgressDisplay? CreateIfTerminal()
@@ -34,6 +39,11 @@ internal sealed class ProgressDisplay : IProgress<ScanProgress>, IDisposable
 
     public void Report(ScanProgress value)
     {
+        if (!_live)
+        {
+            return;
+        }
+
         var now = _stopwatch.ElapsedMilliseconds;
         if (value.Phase != ScanPhase.Completed && now - Interlocked.Read(ref _lastDraw) < 100)
         {
@@ -55,7 +65,11 @@ internal sealed class ProgressDisplay : IProgress<ScanProgress>, IDisposable
     {
         lock (_console)
         {
-            _console.Write(new ControlCode("\r\u001b[2K"));
+            if (_live)
+            {
+                _console.Write(new ControlCode("\r\u001b[2K"));
+            }
+
             Write($"[green]done[/] in {summary.Elapsed.TotalSeconds:0.00} s: {summary.FilesScanned:N0} files, {summary.Groups:N0} groups, {Markup.Escape(TextReportWriter.Format(summary.WastedBytes))} wasted{Environment.NewLine}");
         }
     }

@@ -18,12 +18,14 @@ internal sealed class ActingCommand
     private readonly Option<bool> _dryRun = new("--dry-run") { Description = "Print every planned operation and the bytes it would reclaim; change nothing." };
     private readonly Option<bool> _yes = new("--yes", "-y") { Description = "Do not ask for confirmation (required when standard input is not a terminal)." };
     private readonly Option<FileInfo?> _fromReport = new("--from-report") { Description = "Act on the groups of a JSON report from 'dedup find --format json' (re-verified before acting) instead of scanning." };
+    private readonly Option<FileInfo?> _log = new("--log") { Description = "Append one JSON line per action to this file as each completes (an audit trail; enough to undo symbolic links)." };
+    private readonly Option<bool> _verbose = new("--verbose", "-v") { Description = "Print each action as it completes." };
     private readonly ScanSelection _selection = new();
 
     public void AddTo(Command command)
     {
         command.Arguments.Add(_paths);
-        foreach (var option in new Option[] { _keep, _dryRun, _yes, _fromReport })
+        foreach (var option in new Option[] { _keep, _dryRun, _yes, _fromReport, _log, _verbose })
         {
             command.Options.Add(option);
         }
@@ -79,6 +81,11 @@ internal sealed class ActingCommand
                 (groups, problems) = await ScanAsync(_selection.CreateBuilder(result, paths), cancellationToken).ConfigureAwait(false);
             }
         }
+        catch (OperationCanceledException)
+        {
+            await Console.Error.WriteLineAsync("dedup: interrupted while finding duplicates; nothing was changed").ConfigureAwait(false);
+            return ExitCodes.Cancelled;
+        }
         catch (Exception ex) when (ex is ArgumentException or InvalidOperationException or IOException or InvalidReportException or UnauthorizedAccessException)
         {
             return await BadUsageAsync(ex.Message).ConfigureAwait(false);
@@ -116,6 +123,8 @@ internal sealed class ActingCommand
                 return await BadUsageAsync("refusing to change files without confirmation: standard input is not a terminal; pass --yes (or --dry-run)").ConfigureAwait(false);
             }
 
+            // The plan itself, not just a count: what will happen to which files.
+            await Console.Error.WriteAsync(ActionLog.Preview(plan, 20)).ConfigureAwait(false);
             await Console.Error.WriteAsync("Apply? [y/N] ").ConfigureAwait(false);
             var answer = Console.ReadLine()?.Trim();
             if (!string.Equals(answer, "y", StringComparison.OrdinalIgnoreCase) && !string.Equals(answer, "yes", StringComparison.OrdinalIgnoreCase))
@@ -125,8 +134,33 @@ internal sealed class ActingCommand
             }
         }
 
+        DuplicateActionReport outcome;
+        FileStream? logStream = null;
+        try
+        {
+            logStream = result.GetValue(_log) is { } logFile ? ActionLog.OpenLog(logFile) : null;
+        }
+        catch (Exception ex) when (ex is IOException or UnauthorizedAccessException)
+        {
+            return await BadUsageAsync($"cannot open the log '{result.GetValue(_log)!.FullName}': {ex.Message}").ConfigureAwait(false);
+        }
+
         var display = ApplyProgressDisplay.CreateIfTerminal();
-        var outcome = await plan.ApplyAsync(display, cancellationToken).ConfigureAwait(false);
+        using (logStream)
+        using (var log = new ActionLog(display, logStream, result.GetValue(_verbose)))
+        {
+            try
+            {
+                outcome = await plan.ApplyAsync(log, cancellationToken).ConfigureAwait(false);
+            }
+            catch (OperationCanceledException)
+            {
+                display?.Clear();
+                await Console.Error.WriteLineAsync("dedup: interrupted before the first action; nothing was changed").ConfigureAwait(false);
+                return ExitCodes.Cancelled;
+            }
+        }
+
         display?.Clear();
         foreach (var item in outcome.Outcomes.Where(o => o.Status != DuplicateActionStatus.Done))
         {
@@ -140,6 +174,12 @@ internal sealed class ActingCommand
 
         var removed = outcome.TemporaryFilesRemoved > 0 ? $", {outcome.TemporaryFilesRemoved} leftover temporary files removed" : string.Empty;
         Console.WriteLine($"{outcome.Done} done, {outcome.Skipped} skipped, {outcome.Failed} failed{removed}; {TextReportWriter.Format(outcome.ReclaimedBytes)} ({outcome.ReclaimedBytes} bytes) reclaimed");
+        if (cancellationToken.IsCancellationRequested)
+        {
+            await Console.Error.WriteLineAsync($"dedup: interrupted: the {outcome.Done} actions done above stay done (each is complete or rolled back); the rest were not started").ConfigureAwait(false);
+            return ExitCodes.Cancelled;
+        }
+
         return outcome.Skipped + outcome.Failed == 0 && !incomplete ? ExitCodes.Success : ExitCodes.CompletedWithErrors;
     }
 

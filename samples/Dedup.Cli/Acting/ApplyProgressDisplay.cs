@@ -22,8 +22,17 @@ internal sealed class ApplyProgressDisplay : IProgress<ApplyProgress>
         _console = console;
     }
 
-    public static ApplyProgressDisplay? CreateIfTerminal() =>
-        Console.IsErrorRedirected ? null : new ApplyProgressDisplay(AnsiConsole.Create(new AnsiConsoleSettings { Out = new AnsiConsoleOutput(Console.Error) }));
+    /// <summary>A display when standard error is a terminal that can redraw a line (not TERM=dumb), else <see langword="null"/>.</summary>
+    public static ApplyProgressDisplay? CreateIfTerminal()
+    {
+        if (Console.IsErrorRedirected)
+        {
+            return null;
+        }
+
+        var console = AnsiConsole.Create(new AnsiConsoleSettings { Out = new AnsiConsoleOutput(Console.Error) });
+        return console.Profile.Capabilities.Ansi ? new ApplyProgressDisplay(console) : null;
+    }
 
     public void Report(ApplyProgress value)
     {

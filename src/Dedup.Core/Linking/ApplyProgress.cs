@@ -30,4 +30,10 @@ public readonly record struct ApplyProgress
 
     /// <summary>The name the action just finished acted on (<see cref="DuplicateAction.Path"/>).</summary>
     public AbsolutePath? LastPath { get; init; }
+
+    /// <summary>
+    /// The outcome of the action just finished: what was done to which file, kept file, bytes and reason. An audit
+    /// trail written from it as each report arrives survives an interrupted run.
+    /// </summary>
+    public DuplicateActionOutcome? LastOutcome { get; init; }
 }

@@ -93,7 +93,7 @@ public sealed class DuplicateActionPlan
             writer.WriteLine(note);
         }
 
-        writer.WriteLine(string.Create(CultureInfo.InvariantCulture, $"{Actions.Count} actions, {ReclaimableBytes} bytes to reclaim"));
+        writer.WriteLine(string.Create(CultureInfo.InvariantCulture, $"{Actions.Count} actions, {Reporting.ByteCount.Format(ReclaimableBytes)} ({ReclaimableBytes} bytes) to reclaim"));
     }
 
     /// <summary>

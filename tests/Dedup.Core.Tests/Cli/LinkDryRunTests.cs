@@ -28,7 +28,7 @@ public sealed class LinkDryRunTests
         var skips = stdout.Split('\n').Where(l => l.StartsWith("  skip ", StringComparison.Ordinal)).ToList();
         Assert.Equal(2, skips.Count);
         Assert.All(skips, l => Assert.EndsWith(": the file system cannot clone this file (FICLONE: Operation not supported); no copy or link is made instead", l, StringComparison.Ordinal));
-        Assert.Contains("2 actions, 0 bytes to reclaim", stdout, StringComparison.Ordinal);
+        Assert.Contains("2 actions, 0 B (0 bytes) to reclaim", stdout, StringComparison.Ordinal);
 
         var (realExit, realStdout, stderr) = await RunCliAsync("link", "--mode", "clone", "--yes", tree.Root);
 

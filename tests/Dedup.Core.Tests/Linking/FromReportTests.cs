@@ -18,7 +18,7 @@ public sealed class FromReportTests
         await RunCliAsync("find", tree.Root, "--format", "json", "-o", tree.PathOf("report.json"));
         var (_, stdout, _) = await RunCliAsync("delete", "--from-report", tree.PathOf("report.json"), "--dry-run");
 
-        Assert.Contains("1 actions, 20000 bytes to reclaim", stdout, StringComparison.Ordinal);
+        Assert.Contains("1 actions, 19.5 KiB (20000 bytes) to reclaim", stdout, StringComparison.Ordinal);
         Assert.Equal(content, File.ReadAllBytes(tree.PathOf("a/one.bin")));
         Assert.Equal(content, File.ReadAllBytes(tree.PathOf("b/one.bin")));
     }

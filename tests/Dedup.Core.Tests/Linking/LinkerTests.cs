@@ -84,7 +84,7 @@ public sealed class LinkerTests
         Assert.Contains("keep " + tree.PathOf("a.bin"), text.ToString(), StringComparison.Ordinal);
         Assert.Contains("delete " + tree.PathOf("b.bin"), text.ToString(), StringComparison.Ordinal);
         Assert.Contains("delete " + tree.PathOf("c.bin"), text.ToString(), StringComparison.Ordinal);
-        Assert.Contains($"2 actions, {2 * Content.Length} bytes to reclaim", text.ToString(), StringComparison.Ordinal);
+        Assert.Contains($"2 actions, {Dedup.Core.Reporting.ByteCount.Format(2 * Content.Length)} ({2 * Content.Length} bytes) to reclaim", text.ToString(), StringComparison.Ordinal);
         Assert.All(inodes, pair => Assert.Equal(pair.Value, TestNative.Inode(pair.Key)));
         LinkTree.AssertNoContentLost(before);
     }

@@ -26,6 +26,7 @@ internal sealed class ProgressTally(int total)
             Failed = _current.Failed + (outcome.Status == DuplicateActionStatus.Failed ? 1 : 0),
             ReclaimedBytes = _current.ReclaimedBytes + (done && !_notDone.Contains(action.Duplicate) ? action.ReclaimableBytes : 0),
             LastPath = action.Path,
+            LastOutcome = outcome,
         };
         return _current;
     }

@@ -1,0 +1,83 @@
+using System.Text;
+using System.Text.Json;
+using Dedup.Cli.Output;
+using Dedup.Core.Linking;
+using Dedup.Core.Paths;
+
+namespace Dedup.Cli.Acting;
+
+/// <summary>
+/// What <c>link</c>/<c>delete</c> say about each action as it completes: <c>--log FILE</c> appends one JSON line per
+/// action, flushed at once (an audit trail that survives an interrupted run, and enough to undo symbolic links:
+/// <c>path</c> is the link, <c>kept</c> its target); <c>-v</c> prints each action; the terminal shows progress.
+/// </summary>
+internal sealed class ActionLog(ApplyProgressDisplay? display, Stream? log, bool verbose) : IProgress<ApplyProgress>, IDisposable
+{
+    private readonly Utf8JsonWriter? _json = log is null ? null : new Utf8JsonWriter(log);
+
+    public static FileStream OpenLog(FileInfo file) =>
+        new(file.FullName, FileMode.Append, FileAccess.Write, FileShare.Read, 1, FileOptions.WriteThrough);
+
+    public void Report(ApplyProgress value)
+    {
+        if (value.LastOutcome is { } outcome)
+        {
+            if (_json is not null)
+            {
+                WriteLine(outcome);
+            }
+
+            if (verbose)
+            {
+                display?.Clear();
+                Console.Out.WriteLine(outcome.ToString());
+            }
+        }
+
+        display?.Report(value);
+    }
+
+    private void WriteLine(DuplicateActionOutcome outcome)
+    {
+        var action = outcome.Action;
+        _json!.Reset();
+        _json.WriteStartObject();
+        _json.WriteString("time", DateTime.UtcNow.ToString("O", System.Globalization.CultureInfo.InvariantCulture));
+        _json.WriteString("status", outcome.Status.ToString().ToLowerInvariant());
+        _json.WriteString("kind", JsonNamingPolicy.CamelCase.ConvertName(action.Kind.ToString()));
+        _json.WriteString("path", action.Path.ToString());
+        _json.WriteString("kept", action.Kept.Path.ToString());
+        _json.WriteNumber("bytes", outcome.Status == DuplicateActionStatus.Done ? action.ReclaimableBytes : 0);
+        if (outcome.Reason is not null)
+        {
+            _json.WriteString("reason", outcome.Reason);
+        }
+
+        _json.WriteEndObject();
+        _json.Flush();
+        log!.WriteByte((byte)'\n');
+        log.Flush();
+    }
+
+    /// <summary>The first <paramref name="lines"/> lines of the plan, and where to see the rest.</summary>
+    public static string Preview(DuplicateActionPlan plan, int lines)
+    {
+        using var writer = new StringWriter();
+        plan.WriteTo(writer);
+        var all = writer.ToString().Split('\n', StringSplitOptions.RemoveEmptyEntries);
+        var preview = new StringBuilder();
+        foreach (var line in all.Take(lines))
+        {
+            preview.Append("  ").AppendLine(line);
+        }
+
+        if (all.Length > lines)
+        {
+            preview.AppendLine($"  … {all.Length - lines} more lines: run the same command with --dry-run to see the whole plan");
+        }
+
+        return preview.ToString();
+    }
+
+    public void Dispose() => _json?.Dispose();
+}
