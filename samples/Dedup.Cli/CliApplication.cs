@@ -51,6 +51,22 @@ internal static class CliApplication
         }
     }
 
+    /// <summary>
+    /// An exception's message as a user of the CLI should read it: without the parameter name and actual value that
+    /// <see cref="ArgumentException"/> appends for programmers.
+    /// </summary>
+    public static string UsageMessage(Exception exception)
+    {
+        var message = exception.Message;
+        if (exception is ArgumentException { ParamName: { } name })
+        {
+            message = message.Replace($" (Parameter '{name}')", string.Empty, StringComparison.Ordinal);
+        }
+
+        var actual = message.IndexOf("\nActual value was", StringComparison.Ordinal);
+        return (actual >= 0 ? message[..actual] : message).Trim();
+    }
+
     /// <summary>The program's name and version (<c>dedup 0.1.0 (commit)</c>), not only the assembly's version string.</summary>
     private sealed class PrintVersion : SynchronousCommandLineAction
     {

@@ -57,7 +57,7 @@ internal static class FindCommand
         }
         catch (Exception ex) when (ex is ArgumentException or InvalidOperationException or IOException)
         {
-            await Console.Error.WriteLineAsync($"dedup: {PathText.EscapeMessage(ex.Message)}").ConfigureAwait(false);
+            await Console.Error.WriteLineAsync($"dedup: {PathText.EscapeMessage(CliApplication.UsageMessage(ex))}").ConfigureAwait(false);
             return ExitCodes.BadUsage;
         }
 

@@ -65,7 +65,7 @@ internal sealed class ActingCommand
         }
         catch (Exception ex) when (ex is ArgumentException or NotSupportedException or InvalidOperationException)
         {
-            return await BadUsageAsync(ex.Message).ConfigureAwait(false);
+            return await BadUsageAsync(CliApplication.UsageMessage(ex)).ConfigureAwait(false);
         }
 
         List<DuplicateGroup> groups;
@@ -88,7 +88,7 @@ internal sealed class ActingCommand
         }
         catch (Exception ex) when (ex is ArgumentException or InvalidOperationException or IOException or InvalidReportException or UnauthorizedAccessException)
         {
-            return await BadUsageAsync(ex.Message).ConfigureAwait(false);
+            return await BadUsageAsync(CliApplication.UsageMessage(ex)).ConfigureAwait(false);
         }
 
         var plan = planner.Plan(groups);

@@ -12,6 +12,7 @@ public sealed class UsageTests
     [InlineData("link --mode hard --bogus", "unknown option '--bogus' for 'dedup link'")]
     [InlineData("delete -q", "unknown option '-q' for 'dedup delete'")]
     [InlineData("find --max-size 1K --min-size 2K", "--max-size (1024 bytes) is smaller than --min-size (2048 bytes)")]
+    [InlineData("link --mode hard --include [abc", "The glob pattern '[abc' has an unclosed '[' at position 0.")]
     public async Task A_usage_mistake_is_one_line_naming_it_and_exit_code_2(string arguments, string expected)
     {
         using var tree = Tree();
