@@ -4,8 +4,8 @@ using Dedup.Core.Tests.Infrastructure;
 namespace Dedup.Core.Tests.Packaging;
 
 /// <summary>
-/// What a user installs: the CLI as a .NET tool (NativeAOT on linux-x64) and the library from its .nupkg in a fresh
-/// app. Each test packs into its own artifacts folder, so it never touches the build the other tests run.
+/// What a user installs: the CLI as a .NET tool (NativeAOT on linux-x64; the library packages are LibraryPackageTests').
+/// The test packs into its own artifacts folder, so it never touches the build the other tests run.
 /// </summary>
 public sealed class PackageTests
 {
