@@ -65,7 +65,11 @@ internal static class BufferComparison
         var i = 0;
         for (; i <= a.Length - Vector<byte>.Count; i += Vector<byte>.Count)
         {
+#if NET
             if (new Vector<byte>(a[i..]) != new Vector<byte>(b[i..]))
+#else
+            if (MemoryMarshal.Read<Vector<byte>>(a[i..]) != MemoryMarshal.Read<Vector<byte>>(b[i..]))
+#endif
             {
                 return false;
             }

@@ -1,7 +1,6 @@
 using System.Runtime.InteropServices;
 using System.Runtime.Versioning;
 using System.Text;
-using System.Text.Unicode;
 using Dedup.Core.Interop;
 using Dedup.Core.Paths;
 using Dedup.Core.Reporting;
@@ -120,7 +119,7 @@ internal sealed partial class ParallelFileEnumerator
                 return;
             }
 
-            if (!Utf8.IsValid(name))
+            if (!Utf8Text.IsValid(name))
             {
                 context.ReportError(work.Path + "/" + Encoding.UTF8.GetString(name), ScanErrorKind.InvalidName, "The name is not valid UTF-8; skipped");
                 return;

@@ -37,57 +37,125 @@ internal static unsafe partial class Kernel32
 
     public const nint InvalidHandleValue = -1;
 
+#if NET
     [LibraryImport(LibraryName, EntryPoint = "CreateFileW", SetLastError = true, StringMarshalling = StringMarshalling.Utf16)]
     public static partial SafeFileHandle CreateFile(string fileName, uint desiredAccess, uint shareMode, nint securityAttributes, uint creationDisposition, uint flagsAndAttributes, nint templateFile);
+#else
+    [DllImport(LibraryName, EntryPoint = "CreateFileW", SetLastError = true, CharSet = CharSet.Unicode, ExactSpelling = true)]
+    public static extern SafeFileHandle CreateFile(string fileName, uint desiredAccess, uint shareMode, nint securityAttributes, uint creationDisposition, uint flagsAndAttributes, nint templateFile);
+#endif
 
+#if NET
     [LibraryImport(LibraryName, EntryPoint = "GetVolumeInformationByHandleW", SetLastError = true)]
     [return: MarshalAs(UnmanagedType.Bool)]
     public static partial bool GetVolumeInformationByHandle(SafeFileHandle file, char* volumeName, uint volumeNameSize, uint* serialNumber, uint* maximumComponentLength, uint* fileSystemFlags, char* fileSystemName, uint fileSystemNameSize);
+#else
+    [DllImport(LibraryName, EntryPoint = "GetVolumeInformationByHandleW", SetLastError = true, ExactSpelling = true)]
+    [return: MarshalAs(UnmanagedType.Bool)]
+    public static extern bool GetVolumeInformationByHandle(SafeFileHandle file, char* volumeName, uint volumeNameSize, uint* serialNumber, uint* maximumComponentLength, uint* fileSystemFlags, char* fileSystemName, uint fileSystemNameSize);
+#endif
 
     /// <summary><paramref name="rootPathName"/> must end with a backslash (<c>C:\</c>, <c>\\server\share\</c>, <c>\\?\Volume{…}\</c>).</summary>
+#if NET
     [LibraryImport(LibraryName, EntryPoint = "GetVolumeInformationW", SetLastError = true, StringMarshalling = StringMarshalling.Utf16)]
     [return: MarshalAs(UnmanagedType.Bool)]
     public static partial bool GetVolumeInformation(string rootPathName, char* volumeName, uint volumeNameSize, uint* serialNumber, uint* maximumComponentLength, uint* fileSystemFlags, char* fileSystemName, uint fileSystemNameSize);
+#else
+    [DllImport(LibraryName, EntryPoint = "GetVolumeInformationW", SetLastError = true, CharSet = CharSet.Unicode, ExactSpelling = true)]
+    [return: MarshalAs(UnmanagedType.Bool)]
+    public static extern bool GetVolumeInformation(string rootPathName, char* volumeName, uint volumeNameSize, uint* serialNumber, uint* maximumComponentLength, uint* fileSystemFlags, char* fileSystemName, uint fileSystemNameSize);
+#endif
 
     /// <summary>Returns a search handle (closed with <see cref="FindVolumeClose"/>, not CloseHandle) or INVALID_HANDLE_VALUE.</summary>
+#if NET
     [LibraryImport(LibraryName, EntryPoint = "FindFirstVolumeW", SetLastError = true)]
     public static partial nint FindFirstVolume(char* volumeName, uint bufferLength);
+#else
+    [DllImport(LibraryName, EntryPoint = "FindFirstVolumeW", SetLastError = true, ExactSpelling = true)]
+    public static extern nint FindFirstVolume(char* volumeName, uint bufferLength);
+#endif
 
+#if NET
     [LibraryImport(LibraryName, EntryPoint = "FindNextVolumeW", SetLastError = true)]
     [return: MarshalAs(UnmanagedType.Bool)]
     public static partial bool FindNextVolume(nint findVolume, char* volumeName, uint bufferLength);
+#else
+    [DllImport(LibraryName, EntryPoint = "FindNextVolumeW", SetLastError = true, ExactSpelling = true)]
+    [return: MarshalAs(UnmanagedType.Bool)]
+    public static extern bool FindNextVolume(nint findVolume, char* volumeName, uint bufferLength);
+#endif
 
+#if NET
     [LibraryImport(LibraryName, EntryPoint = "FindVolumeClose", SetLastError = true)]
     [return: MarshalAs(UnmanagedType.Bool)]
     public static partial bool FindVolumeClose(nint findVolume);
+#else
+    [DllImport(LibraryName, EntryPoint = "FindVolumeClose", SetLastError = true, ExactSpelling = true)]
+    [return: MarshalAs(UnmanagedType.Bool)]
+    public static extern bool FindVolumeClose(nint findVolume);
+#endif
 
     /// <summary>One of the <c>DRIVE_*</c> values in <see cref="Topology.WindowsStorageLayout"/>.</summary>
+#if NET
     [LibraryImport(LibraryName, EntryPoint = "GetDriveTypeW", StringMarshalling = StringMarshalling.Utf16)]
     public static partial uint GetDriveType(string rootPathName);
+#else
+    [DllImport(LibraryName, EntryPoint = "GetDriveTypeW", CharSet = CharSet.Unicode, ExactSpelling = true)]
+    public static extern uint GetDriveType(string rootPathName);
+#endif
 
     /// <summary>Fills a double-NUL-terminated list of the volume's mount paths (drive letters and folders).</summary>
+#if NET
     [LibraryImport(LibraryName, EntryPoint = "GetVolumePathNamesForVolumeNameW", SetLastError = true, StringMarshalling = StringMarshalling.Utf16)]
     [return: MarshalAs(UnmanagedType.Bool)]
     public static partial bool GetVolumePathNamesForVolumeName(string volumeName, char* volumePathNames, uint bufferLength, uint* returnLength);
+#else
+    [DllImport(LibraryName, EntryPoint = "GetVolumePathNamesForVolumeNameW", SetLastError = true, CharSet = CharSet.Unicode, ExactSpelling = true)]
+    [return: MarshalAs(UnmanagedType.Bool)]
+    public static extern bool GetVolumePathNamesForVolumeName(string volumeName, char* volumePathNames, uint bufferLength, uint* returnLength);
+#endif
 
+#if NET
     [LibraryImport(LibraryName, EntryPoint = "DeviceIoControl", SetLastError = true)]
     [return: MarshalAs(UnmanagedType.Bool)]
     public static partial bool DeviceIoControl(SafeFileHandle device, uint ioControlCode, void* inBuffer, uint inBufferSize, void* outBuffer, uint outBufferSize, uint* bytesReturned, nint overlapped);
+#else
+    [DllImport(LibraryName, EntryPoint = "DeviceIoControl", SetLastError = true, ExactSpelling = true)]
+    [return: MarshalAs(UnmanagedType.Bool)]
+    public static extern bool DeviceIoControl(SafeFileHandle device, uint ioControlCode, void* inBuffer, uint inBufferSize, void* outBuffer, uint outBufferSize, uint* bytesReturned, nint overlapped);
+#endif
 
     /// <summary>Suppresses the "no disk in drive" dialog while empty card readers and optical drives are probed (as the BCL's DriveInfo does).</summary>
+#if NET
     [LibraryImport(LibraryName, EntryPoint = "SetThreadErrorMode", SetLastError = true)]
     [return: MarshalAs(UnmanagedType.Bool)]
     public static partial bool SetThreadErrorMode(uint newMode, uint* oldMode);
+#else
+    [DllImport(LibraryName, EntryPoint = "SetThreadErrorMode", SetLastError = true, ExactSpelling = true)]
+    [return: MarshalAs(UnmanagedType.Bool)]
+    public static extern bool SetThreadErrorMode(uint newMode, uint* oldMode);
+#endif
 
     public const uint VOLUME_NAME_GUID = 0x1;
 
     /// <summary>The final path of an open file (links, junctions and mount folders resolved); with <see cref="VOLUME_NAME_GUID"/> it starts with the volume's GUID path.</summary>
+#if NET
     [LibraryImport(LibraryName, EntryPoint = "GetFinalPathNameByHandleW", SetLastError = true)]
     public static partial uint GetFinalPathNameByHandle(SafeFileHandle file, char* filePath, uint filePathLength, uint flags);
+#else
+    [DllImport(LibraryName, EntryPoint = "GetFinalPathNameByHandleW", SetLastError = true, ExactSpelling = true)]
+    public static extern uint GetFinalPathNameByHandle(SafeFileHandle file, char* filePath, uint filePathLength, uint flags);
+#endif
 
+#if NET
     [LibraryImport(LibraryName, EntryPoint = "GetFileInformationByHandle", SetLastError = true)]
     [return: MarshalAs(UnmanagedType.Bool)]
     public static partial bool GetFileInformationByHandle(SafeFileHandle file, out ByHandleFileInformation information);
+#else
+    [DllImport(LibraryName, EntryPoint = "GetFileInformationByHandle", SetLastError = true, ExactSpelling = true)]
+    [return: MarshalAs(UnmanagedType.Bool)]
+    public static extern bool GetFileInformationByHandle(SafeFileHandle file, out ByHandleFileInformation information);
+#endif
 }
 
 /// <summary>

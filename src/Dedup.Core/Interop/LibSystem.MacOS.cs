@@ -22,16 +22,31 @@ internal static partial class LibSystem
     /// open(2) is variadic; Apple arm64 passes variadic arguments on the stack, so the optional mode is not
     /// declared at all (it is read only with O_CREAT, which is never passed here).
     /// </summary>
+#if NET
     [LibraryImport(LibraryName, EntryPoint = "open", SetLastError = true, StringMarshalling = StringMarshalling.Utf8)]
     public static partial int Open(string path, int flags);
+#else
+    [DllImport(LibraryName, EntryPoint = "open", SetLastError = true, CharSet = CharSet.Ansi, ExactSpelling = true)]
+    public static extern int Open(string path, int flags);
+#endif
 
     /// <summary>arm64 has only the 64-bit-inode <c>struct stat</c>, under the plain name.</summary>
+#if NET
     [LibraryImport(LibraryName, EntryPoint = "fstat", SetLastError = true)]
     private static partial int FStatArm64(int fd, out DarwinStat status);
+#else
+    [DllImport(LibraryName, EntryPoint = "fstat", SetLastError = true, ExactSpelling = true)]
+    private static extern int FStatArm64(int fd, out DarwinStat status);
+#endif
 
     /// <summary>On x86-64 the plain name is the legacy 32-bit-inode layout; the 64-bit-inode one has this suffix.</summary>
+#if NET
     [LibraryImport(LibraryName, EntryPoint = "fstat$INODE64", SetLastError = true)]
     private static partial int FStatX64(int fd, out DarwinStat status);
+#else
+    [DllImport(LibraryName, EntryPoint = "fstat$INODE64", SetLastError = true, ExactSpelling = true)]
+    private static extern int FStatX64(int fd, out DarwinStat status);
+#endif
 
     /// <summary>fstat(2) with the 64-bit-inode layout; returns 0 or an errno.</summary>
     public static int FStat(int fd, out DarwinStat status)

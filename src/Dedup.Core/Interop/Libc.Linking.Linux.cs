@@ -40,72 +40,157 @@ internal static unsafe partial class Libc
     public const ushort S_ISVTX = 0x200;
 
     [SupportedOSPlatform("linux")]
+#if NET
     [LibraryImport(LibraryName, EntryPoint = "statx", SetLastError = true, StringMarshalling = StringMarshalling.Utf8)]
     public static partial int Statx(int dirfd, string path, int flags, uint mask, out StatxBuffer buffer);
+#else
+    [DllImport(LibraryName, EntryPoint = "statx", SetLastError = true, CharSet = CharSet.Ansi, ExactSpelling = true)]
+    public static extern int Statx(int dirfd, string path, int flags, uint mask, out StatxBuffer buffer);
+#endif
 
     [SupportedOSPlatform("linux")]
+#if NET
     [LibraryImport(LibraryName, EntryPoint = "open", SetLastError = true, StringMarshalling = StringMarshalling.Utf8)]
     public static partial int Open(string path, int flags, int mode);
+#else
+    [DllImport(LibraryName, EntryPoint = "open", SetLastError = true, CharSet = CharSet.Ansi, ExactSpelling = true)]
+    public static extern int Open(string path, int flags, int mode);
+#endif
 
     [SupportedOSPlatform("linux")]
+#if NET
     [LibraryImport(LibraryName, EntryPoint = "openat", SetLastError = true, StringMarshalling = StringMarshalling.Utf8)]
     public static partial int OpenAt(int dirfd, string path, int flags, int mode);
+#else
+    [DllImport(LibraryName, EntryPoint = "openat", SetLastError = true, CharSet = CharSet.Ansi, ExactSpelling = true)]
+    public static extern int OpenAt(int dirfd, string path, int flags, int mode);
+#endif
 
     [SupportedOSPlatform("linux")]
+#if NET
     [LibraryImport(LibraryName, EntryPoint = "linkat", SetLastError = true, StringMarshalling = StringMarshalling.Utf8)]
     public static partial int LinkAt(int olddirfd, string oldpath, int newdirfd, string newpath, int flags);
+#else
+    [DllImport(LibraryName, EntryPoint = "linkat", SetLastError = true, CharSet = CharSet.Ansi, ExactSpelling = true)]
+    public static extern int LinkAt(int olddirfd, string oldpath, int newdirfd, string newpath, int flags);
+#endif
 
     [SupportedOSPlatform("linux")]
+#if NET
     [LibraryImport(LibraryName, EntryPoint = "symlinkat", SetLastError = true, StringMarshalling = StringMarshalling.Utf8)]
     public static partial int SymlinkAt(string target, int newdirfd, string linkpath);
+#else
+    [DllImport(LibraryName, EntryPoint = "symlinkat", SetLastError = true, CharSet = CharSet.Ansi, ExactSpelling = true)]
+    public static extern int SymlinkAt(string target, int newdirfd, string linkpath);
+#endif
 
     [SupportedOSPlatform("linux")]
+#if NET
     [LibraryImport(LibraryName, EntryPoint = "renameat2", SetLastError = true, StringMarshalling = StringMarshalling.Utf8)]
     public static partial int RenameAt2(int olddirfd, string oldpath, int newdirfd, string newpath, uint flags);
+#else
+    [DllImport(LibraryName, EntryPoint = "renameat2", SetLastError = true, CharSet = CharSet.Ansi, ExactSpelling = true)]
+    public static extern int RenameAt2(int olddirfd, string oldpath, int newdirfd, string newpath, uint flags);
+#endif
 
     [SupportedOSPlatform("linux")]
+#if NET
     [LibraryImport(LibraryName, EntryPoint = "unlinkat", SetLastError = true, StringMarshalling = StringMarshalling.Utf8)]
     public static partial int UnlinkAt(int dirfd, string path, int flags);
+#else
+    [DllImport(LibraryName, EntryPoint = "unlinkat", SetLastError = true, CharSet = CharSet.Ansi, ExactSpelling = true)]
+    public static extern int UnlinkAt(int dirfd, string path, int flags);
+#endif
 
     [SupportedOSPlatform("linux")]
+#if NET
     [LibraryImport(LibraryName, EntryPoint = "mkdir", SetLastError = true, StringMarshalling = StringMarshalling.Utf8)]
     public static partial int Mkdir(string path, int mode);
+#else
+    [DllImport(LibraryName, EntryPoint = "mkdir", SetLastError = true, CharSet = CharSet.Ansi, ExactSpelling = true)]
+    public static extern int Mkdir(string path, int mode);
+#endif
 
     [SupportedOSPlatform("linux")]
+#if NET
     [LibraryImport(LibraryName, EntryPoint = "ioctl", SetLastError = true)]
     public static partial int Ioctl(int fd, ulong request, nint argument);
+#else
+    [DllImport(LibraryName, EntryPoint = "ioctl", SetLastError = true, ExactSpelling = true)]
+    public static extern int Ioctl(int fd, ulong request, nint argument);
+#endif
 
     [SupportedOSPlatform("linux")]
+#if NET
     [LibraryImport(LibraryName, EntryPoint = "fchmod", SetLastError = true)]
     public static partial int Fchmod(int fd, int mode);
+#else
+    [DllImport(LibraryName, EntryPoint = "fchmod", SetLastError = true, ExactSpelling = true)]
+    public static extern int Fchmod(int fd, int mode);
+#endif
 
     [SupportedOSPlatform("linux")]
+#if NET
     [LibraryImport(LibraryName, EntryPoint = "fchown", SetLastError = true)]
     public static partial int Fchown(int fd, uint owner, uint group);
+#else
+    [DllImport(LibraryName, EntryPoint = "fchown", SetLastError = true, ExactSpelling = true)]
+    public static extern int Fchown(int fd, uint owner, uint group);
+#endif
 
     [SupportedOSPlatform("linux")]
+#if NET
     [LibraryImport(LibraryName, EntryPoint = "futimens", SetLastError = true)]
     public static partial int Futimens(int fd, TimeSpec* times);
+#else
+    [DllImport(LibraryName, EntryPoint = "futimens", SetLastError = true, ExactSpelling = true)]
+    public static extern int Futimens(int fd, TimeSpec* times);
+#endif
 
     [SupportedOSPlatform("linux")]
+#if NET
     [LibraryImport(LibraryName, EntryPoint = "fsync", SetLastError = true)]
     public static partial int Fsync(int fd);
+#else
+    [DllImport(LibraryName, EntryPoint = "fsync", SetLastError = true, ExactSpelling = true)]
+    public static extern int Fsync(int fd);
+#endif
 
     [SupportedOSPlatform("linux")]
+#if NET
     [LibraryImport(LibraryName, EntryPoint = "flistxattr", SetLastError = true)]
     public static partial nint FListXattr(int fd, byte* list, nuint size);
+#else
+    [DllImport(LibraryName, EntryPoint = "flistxattr", SetLastError = true, ExactSpelling = true)]
+    public static extern nint FListXattr(int fd, byte* list, nuint size);
+#endif
 
     [SupportedOSPlatform("linux")]
+#if NET
     [LibraryImport(LibraryName, EntryPoint = "fgetxattr", SetLastError = true)]
     public static partial nint FGetXattr(int fd, byte* name, byte* value, nuint size);
+#else
+    [DllImport(LibraryName, EntryPoint = "fgetxattr", SetLastError = true, ExactSpelling = true)]
+    public static extern nint FGetXattr(int fd, byte* name, byte* value, nuint size);
+#endif
 
     [SupportedOSPlatform("linux")]
+#if NET
     [LibraryImport(LibraryName, EntryPoint = "fsetxattr", SetLastError = true)]
     public static partial int FSetXattr(int fd, byte* name, byte* value, nuint size, int flags);
+#else
+    [DllImport(LibraryName, EntryPoint = "fsetxattr", SetLastError = true, ExactSpelling = true)]
+    public static extern int FSetXattr(int fd, byte* name, byte* value, nuint size, int flags);
+#endif
 
     [SupportedOSPlatform("linux")]
+#if NET
     [LibraryImport(LibraryName, EntryPoint = "realpath", SetLastError = true, StringMarshalling = StringMarshalling.Utf8)]
     private static partial nint RealPath(string path, nint resolved);
+#else
+    [DllImport(LibraryName, EntryPoint = "realpath", SetLastError = true, CharSet = CharSet.Ansi, ExactSpelling = true)]
+    private static extern nint RealPath(string path, nint resolved);
+#endif
 
     /// <summary>The path with every symbolic link resolved (<c>realpath</c>), or <see langword="null"/> with the errno.</summary>
     [SupportedOSPlatform("linux")]

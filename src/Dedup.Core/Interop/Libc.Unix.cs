@@ -7,6 +7,9 @@ internal static unsafe partial class Libc
 {
     private const string LibraryName = "libc";
 
+    // netstandard2.0 (Mono, .NET Framework): LibraryImport's generator does not run there, so every declaration in
+    // Interop has a [DllImport] twin under #if; CharSet.Ansi marshals UTF-8 on every Unix runtime.
+
     public const int AT_FDCWD = -100;
     public const int AT_SYMLINK_NOFOLLOW = 0x100;
     public const int AT_EMPTY_PATH = 0x1000;
@@ -23,7 +26,12 @@ internal static unsafe partial class Libc
     public const int O_NOATIME = 0x40000;
     public const int O_CLOEXEC = 0x80000;
 
+#if NET
     private static bool HasArmLayout => RuntimeInformation.ProcessArchitecture is Architecture.Arm or Architecture.Arm64 or Architecture.Armv6 or Architecture.Ppc64le;
+#else
+    // netstandard2.0's Architecture enum stops at Arm64; Mono reports ARMv6 as Arm and has no ppc64le port.
+    private static bool HasArmLayout => RuntimeInformation.ProcessArchitecture is Architecture.Arm or Architecture.Arm64;
+#endif
 
     public const int O_PATH = 0x200000; // the same on every Linux architecture
     public const int EPERM = 1;
@@ -44,43 +52,93 @@ internal static unsafe partial class Libc
     public const byte DT_REG = 8;
     public const byte DT_LNK = 10;
 
+#if NET
     [LibraryImport(LibraryName, EntryPoint = "geteuid")]
     public static partial uint GetEuid();
+#else
+    [DllImport(LibraryName, EntryPoint = "geteuid", ExactSpelling = true)]
+    public static extern uint GetEuid();
+#endif
 
+#if NET
     [LibraryImport(LibraryName, EntryPoint = "statx", SetLastError = true)]
     public static partial int Statx(int dirfd, byte* path, int flags, uint mask, StatxBuffer* buffer);
+#else
+    [DllImport(LibraryName, EntryPoint = "statx", SetLastError = true, ExactSpelling = true)]
+    public static extern int Statx(int dirfd, byte* path, int flags, uint mask, StatxBuffer* buffer);
+#endif
 
+#if NET
     [LibraryImport(LibraryName, EntryPoint = "openat", SetLastError = true)]
     public static partial int OpenAt(int dirfd, byte* path, int flags, int mode);
+#else
+    [DllImport(LibraryName, EntryPoint = "openat", SetLastError = true, ExactSpelling = true)]
+    public static extern int OpenAt(int dirfd, byte* path, int flags, int mode);
+#endif
 
+#if NET
     [LibraryImport(LibraryName, EntryPoint = "pread64", SetLastError = true)]
     public static partial nint PRead(int fd, byte* buffer, nuint count, long offset);
+#else
+    [DllImport(LibraryName, EntryPoint = "pread64", SetLastError = true, ExactSpelling = true)]
+    public static extern nint PRead(int fd, byte* buffer, nuint count, long offset);
+#endif
 
     public const int RLIMIT_NOFILE = 7;
     public const int EMFILE = 24;
     public const int ENFILE = 23;
 
+#if NET
     [LibraryImport(LibraryName, EntryPoint = "getrlimit", SetLastError = true)]
     public static partial int GetRLimit(int resource, RLimit* limit);
+#else
+    [DllImport(LibraryName, EntryPoint = "getrlimit", SetLastError = true, ExactSpelling = true)]
+    public static extern int GetRLimit(int resource, RLimit* limit);
+#endif
 
     public const int POSIX_FADV_RANDOM = 1;
     public const int POSIX_FADV_SEQUENTIAL = 2;
 
     /// <summary>Returns the error number (0 on success); does not set errno.</summary>
+#if NET
     [LibraryImport(LibraryName, EntryPoint = "posix_fadvise64")]
     public static partial int FAdvise(int fd, long offset, long length, int advice);
+#else
+    [DllImport(LibraryName, EntryPoint = "posix_fadvise64", ExactSpelling = true)]
+    public static extern int FAdvise(int fd, long offset, long length, int advice);
+#endif
 
+#if NET
     [LibraryImport(LibraryName, EntryPoint = "preadv64", SetLastError = true)]
     public static partial nint PReadV(int fd, IoVec* iov, int iovcnt, long offset);
+#else
+    [DllImport(LibraryName, EntryPoint = "preadv64", SetLastError = true, ExactSpelling = true)]
+    public static extern nint PReadV(int fd, IoVec* iov, int iovcnt, long offset);
+#endif
 
+#if NET
     [LibraryImport(LibraryName, EntryPoint = "close", SetLastError = true)]
     public static partial int Close(int fd);
+#else
+    [DllImport(LibraryName, EntryPoint = "close", SetLastError = true, ExactSpelling = true)]
+    public static extern int Close(int fd);
+#endif
 
+#if NET
     [LibraryImport(LibraryName, EntryPoint = "getdents64", SetLastError = true)]
     public static partial nint GetDents64(int fd, byte* buffer, nuint count);
+#else
+    [DllImport(LibraryName, EntryPoint = "getdents64", SetLastError = true, ExactSpelling = true)]
+    public static extern nint GetDents64(int fd, byte* buffer, nuint count);
+#endif
 
+#if NET
     [LibraryImport(LibraryName, EntryPoint = "readlinkat", SetLastError = true)]
     public static partial nint ReadLinkAt(int dirfd, byte* path, byte* buffer, nuint size);
+#else
+    [DllImport(LibraryName, EntryPoint = "readlinkat", SetLastError = true, ExactSpelling = true)]
+    public static extern nint ReadLinkAt(int dirfd, byte* path, byte* buffer, nuint size);
+#endif
 
     /// <summary>A symbolic link's target (UTF-8, up to PATH_MAX), or <see langword="null"/> when it cannot be read.</summary>
     public static string? ReadLinkTarget(int dirfd, byte* name)
@@ -92,8 +150,13 @@ internal static unsafe partial class Libc
 
     public const uint FS_IOC_FIEMAP = 0xC020660B;
 
+#if NET
     [LibraryImport(LibraryName, EntryPoint = "ioctl", SetLastError = true)]
     public static partial int Ioctl(int fd, nuint request, void* argument);
+#else
+    [DllImport(LibraryName, EntryPoint = "ioctl", SetLastError = true, ExactSpelling = true)]
+    public static extern int Ioctl(int fd, nuint request, void* argument);
+#endif
 }
 
 /// <summary>The kernel's 256-byte <c>struct statx</c>; only the fields we read are named.</summary>

@@ -16,8 +16,13 @@ internal static unsafe partial class Shell32
     public const ushort FOF_ALLOWUNDO = 0x40;
     public const ushort FOF_NOERRORUI = 0x400;
 
+#if NET
     [LibraryImport("shell32.dll", EntryPoint = "SHFileOperationW")]
     public static partial int SHFileOperation(ShFileOpStruct* operation);
+#else
+    [DllImport("shell32.dll", EntryPoint = "SHFileOperationW", ExactSpelling = true)]
+    public static extern int SHFileOperation(ShFileOpStruct* operation);
+#endif
 }
 
 /// <summary>

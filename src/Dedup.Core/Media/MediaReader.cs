@@ -1,3 +1,4 @@
+using System.Buffers.Binary;
 using System.Numerics;
 using System.Runtime.CompilerServices;
 using Microsoft.Win32.SafeHandles;
@@ -182,6 +183,7 @@ internal sealed class MediaReader : IDisposable
         }
     }
 
+#if NET
     /// <summary>The format-named readers above, in one place: <typeparamref name="T"/>'s size in bytes, decoded in the given byte order.</summary>
     private bool TryReadInteger<T>(long offset, bool bigEndian, out T value)
         where T : unmanaged, IBinaryInteger<T>
@@ -192,4 +194,42 @@ internal sealed class MediaReader : IDisposable
         value = bigEndian ? T.ReadBigEndian(bytes, isUnsigned: true) : T.ReadLittleEndian(bytes, isUnsigned: true);
         return ok;
     }
+#else
+    // netstandard2.0 has no generic math: one overload per width the readers above use.
+    private bool TryReadInteger(long offset, bool bigEndian, out byte value)
+    {
+        Span<byte> bytes = stackalloc byte[1];
+        bytes.Clear();
+        var ok = TryRead(offset, bytes);
+        value = bytes[0];
+        return ok;
+    }
+
+    private bool TryReadInteger(long offset, bool bigEndian, out ushort value)
+    {
+        Span<byte> bytes = stackalloc byte[2];
+        bytes.Clear();
+        var ok = TryRead(offset, bytes);
+        value = bigEndian ? BinaryPrimitives.ReadUInt16BigEndian(bytes) : BinaryPrimitives.ReadUInt16LittleEndian(bytes);
+        return ok;
+    }
+
+    private bool TryReadInteger(long offset, bool bigEndian, out uint value)
+    {
+        Span<byte> bytes = stackalloc byte[4];
+        bytes.Clear();
+        var ok = TryRead(offset, bytes);
+        value = bigEndian ? BinaryPrimitives.ReadUInt32BigEndian(bytes) : BinaryPrimitives.ReadUInt32LittleEndian(bytes);
+        return ok;
+    }
+
+    private bool TryReadInteger(long offset, bool bigEndian, out ulong value)
+    {
+        Span<byte> bytes = stackalloc byte[8];
+        bytes.Clear();
+        var ok = TryRead(offset, bytes);
+        value = bigEndian ? BinaryPrimitives.ReadUInt64BigEndian(bytes) : BinaryPrimitives.ReadUInt64LittleEndian(bytes);
+        return ok;
+    }
+#endif
 }

@@ -109,7 +109,7 @@ internal sealed class FileComparisonSet : ComparisonSet, IDisposable
 
         if (count >= 2)
         {
-            _groups.Add((count == kept.Length ? kept : kept[..count], verifiedByBytes));
+            _groups.Add((count == kept.Length ? kept : kept.AsSpan(0, count).ToArray(), verifiedByBytes));
         }
     }
 

@@ -47,7 +47,7 @@ internal sealed unsafe partial class FileReader
             return null;
         }
 
-        var handle = new SafeFileHandle(fd, ownsHandle: true);
+        var handle = new SafeFileHandle((nint)fd, ownsHandle: true);
         StatxBuffer stx;
         byte empty = 0;
         if (Libc.Statx(fd, &empty, Libc.AT_EMPTY_PATH, Libc.STATX_BASIC_STATS, &stx) != 0)

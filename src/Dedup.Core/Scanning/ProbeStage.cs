@@ -179,7 +179,7 @@ internal static class ProbeStage
 
             if (equalEnd - start >= 2)
             {
-                var members = order[start..equalEnd];
+                var members = order.AsSpan(start, equalEnd - start).ToArray();
                 Array.Sort(members);
                 set.AddGroup(members, verifiedByBytes: true);
             }

@@ -88,7 +88,7 @@ internal static class LeftoverCleaner
             return $"cannot be opened ({Libc.Message(Libc.LastErrno)}); left alone";
         }
 
-        using var leftover = new SafeFileHandle(fd, ownsHandle: true);
+        using var leftover = new SafeFileHandle((nint)fd, ownsHandle: true);
         if (Libc.FStat(fd, out var opened) != 0 || !FolderHandle.SameFile(opened, status))
         {
             return "changed while being checked; left alone";
@@ -120,7 +120,7 @@ internal static class LeftoverCleaner
             return false;
         }
 
-        using var keptHandle = new SafeFileHandle(fd, ownsHandle: true);
+        using var keptHandle = new SafeFileHandle((nint)fd, ownsHandle: true);
         if (Libc.FStat(fd, out var status) != 0 || status.Device != kept.Identity.Device || status.Ino != kept.Identity.FileId || !status.IsRegularFile)
         {
             return false;

@@ -309,7 +309,7 @@ internal sealed class LinkContext : IDisposable
             throw ActionStoppedException.Skip($"cannot open the {role}{(path is null ? string.Empty : " " + PathText.Escape(path))}: {Libc.Message(errno)}; {consequence}");
         }
 
-        var handle = new SafeFileHandle(fd, ownsHandle: true);
+        var handle = new SafeFileHandle((nint)fd, ownsHandle: true);
         var rc = Libc.FStat(fd, out var status);
         var change = rc != 0 ? Libc.Message(rc) : Describe(status, scanned);
         if (change is null && ChangeTimeMoved(status, ref changed))

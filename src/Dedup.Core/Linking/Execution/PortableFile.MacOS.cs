@@ -21,7 +21,7 @@ internal static partial class PortableFile
         }
 
         error = string.Empty;
-        return new SafeFileHandle(fd, ownsHandle: true);
+        return new SafeFileHandle((nint)fd, ownsHandle: true);
     }
 
     [SupportedOSPlatform("macos")]

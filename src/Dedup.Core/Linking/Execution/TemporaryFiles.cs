@@ -55,6 +55,12 @@ internal static partial class TemporaryFiles
     private static bool IsFileOrLink(string path) =>
         Libc.LStat(path, out var status) == 0 && (status.IsRegularFile || status.IsSymbolicLink);
 
+#if NET
     [GeneratedRegex("^\\.dedup-tmp-[0-9a-f]{32}\\z", RegexOptions.CultureInvariant)]
     private static partial Regex Pattern();
+#else
+    private static readonly Regex PatternRegex = new("^\\.dedup-tmp-[0-9a-f]{32}\\z", RegexOptions.CultureInvariant);
+
+    private static Regex Pattern() => PatternRegex; // netstandard2.0 has no regex generator
+#endif
 }

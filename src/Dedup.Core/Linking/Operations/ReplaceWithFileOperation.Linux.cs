@@ -38,7 +38,7 @@ internal static class ReplaceWithFileOperation
         }
 
         // The stream owns the descriptor from here on and closes it when this returns.
-        using var stream = new FileStream(new SafeFileHandle(fd, ownsHandle: true), FileAccess.Write, bufferSize: 0);
+        using var stream = new FileStream(new SafeFileHandle((nint)fd, ownsHandle: true), FileAccess.Write, bufferSize: 0);
         try
         {
             write(stream);

@@ -110,7 +110,7 @@ internal static class TrashOperation
                 : throw ActionStoppedException.Fail($"cannot create the trash info file {PathText.Escape(infoPath)}: {Libc.Message(errno)}; duplicate unchanged");
         }
 
-        using var handle = new SafeFileHandle(fd, ownsHandle: true);
+        using var handle = new SafeFileHandle((nint)fd, ownsHandle: true);
         try
         {
             RandomAccess.Write(handle, content, 0);

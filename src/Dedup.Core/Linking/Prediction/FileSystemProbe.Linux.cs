@@ -53,7 +53,7 @@ internal static unsafe class FileSystemProbe
             return new ProbeResult(ProbeOutcome.Unknown, $"O_TMPFILE in the duplicate's folder: {Libc.Message(Libc.LastErrno)}");
         }
 
-        using var probe = new SafeFileHandle(fd, ownsHandle: true);
+        using var probe = new SafeFileHandle((nint)fd, ownsHandle: true);
         if (Libc.FStat(fd, out var status) != 0 || status.Device != device)
         {
             return new ProbeResult(ProbeOutcome.Unknown, "the duplicate's folder is not on the duplicate's file system");
@@ -122,7 +122,7 @@ internal static unsafe class FileSystemProbe
             return null;
         }
 
-        var handle = new SafeFileHandle(fd, ownsHandle: true);
+        var handle = new SafeFileHandle((nint)fd, ownsHandle: true);
         if (Libc.FStat(fd, out var status) != 0 || !status.IsRegularFile || status.Device != kept.Identity.Device || status.Ino != kept.Identity.FileId)
         {
             handle.Dispose();

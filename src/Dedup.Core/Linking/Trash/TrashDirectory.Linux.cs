@@ -141,8 +141,14 @@ internal sealed partial class TrashDirectory
     private const int MaxInfoLength = 8192;
 
     /// <summary>Exactly what <see cref="Operations.TrashOperation"/> writes: the header, <c>Path=</c> in its encoding and <c>DeletionDate=</c>.</summary>
+#if NET
     [GeneratedRegex("^\\[Trash Info\\]\nPath=[A-Za-z0-9/_.~%-]+\nDeletionDate=[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\n\\z", RegexOptions.CultureInvariant | RegexOptions.ExplicitCapture)]
     private static partial Regex OurInfo();
+#else
+    private static readonly Regex OurInfoRegex = new("^\\[Trash Info\\]\nPath=[A-Za-z0-9/_.~%-]+\nDeletionDate=[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\n\\z", RegexOptions.CultureInvariant | RegexOptions.ExplicitCapture);
+
+    private static Regex OurInfo() => OurInfoRegex; // netstandard2.0 has no regex generator
+#endif
 
     /// <summary>
     /// Removes what an interrupted trashing (a run killed, a power loss) left in <c>info/</c>: an info file whose
@@ -205,7 +211,7 @@ internal sealed partial class TrashDirectory
             return null;
         }
 
-        using var handle = new Microsoft.Win32.SafeHandles.SafeFileHandle(fd, ownsHandle: true);
+        using var handle = new Microsoft.Win32.SafeHandles.SafeFileHandle((nint)fd, ownsHandle: true);
         if (Libc.FStat(fd, out var status) != 0 || !status.IsRegularFile || status.Size > MaxInfoLength
             || nowUtc - status.LastWriteTimeUtc < OrphanGracePeriod)
         {
@@ -234,7 +240,7 @@ internal sealed partial class TrashDirectory
         var fd = Libc.OpenAt(infoFolder, infoName, Libc.O_WRONLY | Libc.O_CREAT | Libc.O_EXCL | Libc.O_NOFOLLOW | Libc.O_CLOEXEC, 0x180);
         if (fd >= 0)
         {
-            using var handle = new Microsoft.Win32.SafeHandles.SafeFileHandle(fd, ownsHandle: true);
+            using var handle = new Microsoft.Win32.SafeHandles.SafeFileHandle((nint)fd, ownsHandle: true);
             RandomAccess.Write(handle, content, 0);
             _ = Libc.Fsync(fd);
         }
@@ -265,7 +271,7 @@ internal sealed partial class TrashDirectory
                         var name = new ReadOnlySpan<byte>(start + offset + 19, length - 19);
                         name = name[..name.IndexOf((byte)0)];
                         // A name that is not UTF-8 could not be named back exactly: left alone.
-                        if (!name.SequenceEqual("."u8) && !name.SequenceEqual(".."u8) && System.Text.Unicode.Utf8.IsValid(name))
+                        if (!name.SequenceEqual("."u8) && !name.SequenceEqual(".."u8) && Utf8Text.IsValid(name))
                         {
                             names.Add(Encoding.UTF8.GetString(name));
                         }
