@@ -4,7 +4,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 command -v mono >/dev/null || { echo "netfx-sample: mono is not installed (.ci/run installs mono-runtime and mono-devel)" >&2; exit 1; }
-exe=samples/NetFxApp/bin/Debug/net472/NetFxApp.exe
+# Usage: .ci/netfx-sample.sh [EXE]; by default the build of the solution (project reference). .ci/run also passes a
+# build that took Dedup.Core from the packed .nupkg (see samples/NetFxApp/NetFxApp.csproj).
+exe=${1:-samples/NetFxApp/bin/Debug/net472/NetFxApp.exe}
 [ -f "$exe" ] || { echo "netfx-sample: $exe is not built" >&2; exit 1; }
 
 tree=$(mktemp -d)
