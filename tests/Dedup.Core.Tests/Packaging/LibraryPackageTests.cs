@@ -20,7 +20,7 @@ public sealed partial class LibraryPackageTests(LibraryPackageTests.PackedLibrar
         {
             using var nupkg = ZipFile.OpenRead(packed.PathOf(id, ".nupkg"));
             var entries = nupkg.Entries.Select(e => e.FullName).ToHashSet(StringComparer.Ordinal);
-            foreach (var tfm in new[] { "net8.0", "net10.0" })
+            foreach (var tfm in new[] { "netstandard2.0", "net8.0", "net10.0" })
             {
                 Assert.Contains($"lib/{tfm}/{id}.dll", entries);
                 Assert.Contains($"lib/{tfm}/{id}.xml", entries);
@@ -38,7 +38,7 @@ public sealed partial class LibraryPackageTests(LibraryPackageTests.PackedLibrar
 
             using var snupkg = ZipFile.OpenRead(packed.PathOf(id, ".snupkg"));
             Assert.Equal(
-                [$"lib/net10.0/{id}.pdb", $"lib/net8.0/{id}.pdb"],
+                [$"lib/net10.0/{id}.pdb", $"lib/net8.0/{id}.pdb", $"lib/netstandard2.0/{id}.pdb"],
                 snupkg.Entries.Select(e => e.FullName).Where(e => e.StartsWith("lib/", StringComparison.Ordinal)).Order(StringComparer.Ordinal));
         }
     }
