@@ -1,0 +1,177 @@
+using System.Text;
+using Dedup.Core.Linking;
+using Dedup.Core.WindowsTests.Infrastructure;
+
+namespace Dedup.Core.WindowsTests;
+
+/// <summary>
+/// Acting on duplicates on Windows through the public API: a real scan, a plan keeping the file under keep/, and its
+/// application (the portable re-checks, then delete or the Recycle Bin).
+/// </summary>
+public sealed class ActionTests
+{
+    private static readonly byte[] Content = TempTree.RandomBytes(30_000, 11);
+
+    /// <summary>Why the Recycle Bin move cannot succeed under Wine: the library asks the volume's drive type before moving.</summary>
+    private const string WineDriveTypes =
+        @"drive types for volume GUID paths (GetDriveTypeW on \?\Volume{…}\ answers DRIVE_UNKNOWN), so Dedup.Core refuses the move as it does for a volume without a Recycle Bin";
+
+    [Fact]
+    public async Task Delete_removes_the_duplicate_and_keeps_the_kept_file()
+    {
+        using var tree = new TempTree();
+        var (kept, duplicate, plan) = await PlanAsync(tree, Linkers.Delete);
+
+        var report = await plan.ApplyAsync();
+
+        Assert.Equal(1, report.Done);
+        Assert.Equal(Content.Length, report.ReclaimedBytes);
+        Assert.False(File.Exists(duplicate));
+        Assert.Equal(Content, await File.ReadAllBytesAsync(kept));
+    }
+
+    [Fact]
+    public async Task Trash_moves_the_duplicate_away_and_keeps_the_kept_file()
+    {
+        Wine.SkipUnderWine(WineDriveTypes);
+        using var tree = new TempTree();
+        var (kept, duplicate, plan) = await PlanAsync(tree, Linkers.Trash, UniqueName());
+
+        var outcome = Assert.Single((await plan.ApplyAsync()).Outcomes);
+
+        Assert.True(outcome.Status == DuplicateActionStatus.Done, $"{outcome.Status}: {outcome.Reason}");
+        Assert.False(File.Exists(duplicate));
+        Assert.Equal(Content, await File.ReadAllBytesAsync(kept));
+    }
+
+    [Fact]
+    public async Task Trash_refuses_a_volume_that_is_not_a_fixed_disk_and_leaves_the_file()
+    {
+        // The refusal path of the real Recycle Bin code: Windows would delete permanently where it keeps no Recycle Bin.
+        // Under Wine every volume answers DRIVE_UNKNOWN, so it is reached on the temp folder; Windows proper needs a
+        // removable or network volume, which a test machine may not have.
+        Assert.SkipUnless(Wine.IsRunning, "Needs a volume that is not a fixed disk; on Windows proper the temp folder is on one.");
+        using var tree = new TempTree();
+        var (kept, duplicate, plan) = await PlanAsync(tree, Linkers.Trash, UniqueName());
+
+        var outcome = Assert.Single((await plan.ApplyAsync()).Outcomes);
+
+        Assert.Equal(DuplicateActionStatus.Skipped, outcome.Status);
+        Assert.Contains("not a fixed disk", outcome.Reason, StringComparison.Ordinal);
+        Assert.Equal(Content, await File.ReadAllBytesAsync(duplicate));
+        Assert.Equal(Content, await File.ReadAllBytesAsync(kept));
+    }
+
+    [Fact]
+    public async Task Trash_puts_the_duplicate_in_the_Recycle_Bin()
+    {
+        Wine.SkipUnderWine("the Recycle Bin (its SHFileOperationW moves files to the freedesktop trash of the Unix user, not to $Recycle.Bin)");
+        using var tree = new TempTree();
+        var (_, duplicate, plan) = await PlanAsync(tree, Linkers.Trash, UniqueName());
+
+        Assert.Equal(1, (await plan.ApplyAsync()).Done);
+
+        var (info, data) = FindInRecycleBin(duplicate);
+        try
+        {
+            Assert.Equal(Content, await File.ReadAllBytesAsync(data));
+        }
+        finally
+        {
+            File.Delete(data);
+            File.Delete(info);
+        }
+    }
+
+    [Fact]
+    public async Task A_duplicate_changed_between_scan_and_apply_is_skipped_and_untouched()
+    {
+        using var tree = new TempTree();
+        var (kept, duplicate, plan) = await PlanAsync(tree, Linkers.Trash);
+        await File.AppendAllTextAsync(duplicate, "changed");
+
+        var outcome = Assert.Single((await plan.ApplyAsync()).Outcomes);
+
+        Assert.Equal(DuplicateActionStatus.Skipped, outcome.Status);
+        Assert.Contains("duplicate changed size", outcome.Reason, StringComparison.Ordinal);
+        Assert.Equal(Content.Concat(Encoding.ASCII.GetBytes("changed")), await File.ReadAllBytesAsync(duplicate));
+        Assert.Equal(Content, await File.ReadAllBytesAsync(kept));
+    }
+
+    [Fact]
+    public async Task A_duplicate_with_the_same_size_and_time_but_other_bytes_is_left_alone()
+    {
+        using var tree = new TempTree();
+        var (_, duplicate, plan) = await PlanAsync(tree, Linkers.Delete);
+        var time = File.GetLastWriteTimeUtc(duplicate);
+        var other = (byte[])Content.Clone();
+        other[^1] ^= 0xFF;
+        await File.WriteAllBytesAsync(duplicate, other);
+        File.SetLastWriteTimeUtc(duplicate, time); // only the content verification can see the change
+
+        var outcome = Assert.Single((await plan.ApplyAsync()).Outcomes);
+
+        Assert.NotEqual(DuplicateActionStatus.Done, outcome.Status);
+        Assert.Equal(other, await File.ReadAllBytesAsync(duplicate));
+    }
+
+    [Fact]
+    public async Task A_duplicate_held_open_without_delete_sharing_is_not_deleted()
+    {
+        using var tree = new TempTree();
+        var (_, duplicate, plan) = await PlanAsync(tree, Linkers.Delete);
+
+        DuplicateActionOutcome outcome;
+        using (new FileStream(duplicate, FileMode.Open, FileAccess.Read, FileShare.Read)) // no FILE_SHARE_DELETE
+        {
+            outcome = Assert.Single((await plan.ApplyAsync()).Outcomes);
+        }
+
+        Assert.NotEqual(DuplicateActionStatus.Done, outcome.Status);
+        Assert.False(string.IsNullOrEmpty(outcome.Reason));
+        Assert.Equal(Content, await File.ReadAllBytesAsync(duplicate));
+    }
+
+    [Fact]
+    public void Link_modes_are_refused_with_NotSupportedException()
+    {
+        // Today's contract (issue #15 part 2 will add hard links, symbolic links and ReFS cloning): refused when the
+        // plan is built, before anything is touched.
+        foreach (var linker in new[] { Linkers.HardLink, Linkers.SymbolicLink(), Linkers.SymbolicLink(relative: false), Linkers.Clone, Linkers.Dedupe })
+        {
+            var error = Assert.Throws<NotSupportedException>(() => new DuplicateActionPlanBuilder().UseLinker(linker).Build());
+            Assert.Contains("implemented for Linux only", error.Message, StringComparison.Ordinal);
+        }
+
+        Assert.Equal(DuplicateActionKind.Delete, new DuplicateActionPlanBuilder().UseLinker(Linkers.Delete).Build().Linker.Kind);
+        Assert.Equal(DuplicateActionKind.Trash, new DuplicateActionPlanBuilder().UseLinker(Linkers.Trash).Build().Linker.Kind);
+    }
+
+    private static string UniqueName() => Guid.NewGuid().ToString("N") + ".bin";
+
+    /// <summary>keep/a.bin and its duplicate other/<paramref name="duplicateName"/>, scanned and planned with <paramref name="linker"/>.</summary>
+    private static async Task<(string Kept, string Duplicate, DuplicateActionPlan Plan)> PlanAsync(TempTree tree, ILinker linker, string duplicateName = "b.bin")
+    {
+        var kept = tree.Write("keep/a.bin", Content);
+        var duplicate = tree.Write("other/" + duplicateName, Content);
+        var planner = new DuplicateActionPlanBuilder().UseLinker(linker).Keep(KeepRule.PreferUnder(tree.PathOf("keep"))).Build();
+        var plan = await planner.PlanAsync(new DuplicateFinderBuilder().AddRoot(tree.Root).Build().FindAsync());
+        Assert.Single(plan.Actions);
+        return (kept, duplicate, plan);
+    }
+
+    /// <summary>
+    /// The Recycle Bin entry of <paramref name="original"/>: <c>$I…</c> holds the original path (UTF-16; found by the
+    /// file's unique name, since the folder part may be written in another form), the <c>$R…</c> file of the same
+    /// suffix holds the data.
+    /// </summary>
+    private static (string Info, string Data) FindInRecycleBin(string original)
+    {
+        var sid = System.Security.Principal.WindowsIdentity.GetCurrent().User!.Value;
+        var bin = Path.Combine(Path.GetPathRoot(original)!, "$Recycle.Bin", sid);
+        var needle = Encoding.Unicode.GetBytes(Path.DirectorySeparatorChar + Path.GetFileName(original));
+        var all = new EnumerationOptions { AttributesToSkip = 0 };
+        var info = Directory.EnumerateFiles(bin, "$I*", all).Single(i => File.ReadAllBytes(i).AsSpan().IndexOf(needle) >= 0);
+        return (info, Path.Combine(bin, "$R" + Path.GetFileName(info)[2..]));
+    }
+}
