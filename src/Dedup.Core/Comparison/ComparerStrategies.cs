@@ -15,8 +15,9 @@ public static class ComparerStrategies
     public static IComparerStrategy Hashing { get; } = new HashingStrategy();
 
     /// <summary>
-    /// The default: groups of two or three compared chunk by chunk without hashing; larger groups hashed
-    /// chunk by chunk and split by hash, each chunk confirmed against its class, so each file is read once.
+    /// The default: groups of two or three compared chunk by chunk without hashing; groups of 4–64 read in step,
+    /// each chunk compared with the first class's and hashed only when it differs, to find its class among the others
+    /// (confirmed by bytes), so each file is read once; larger groups hashed whole, then confirmed by bytes.
     /// </summary>
     public static IComparerStrategy Hybrid { get; } = new HybridStrategy();
 
