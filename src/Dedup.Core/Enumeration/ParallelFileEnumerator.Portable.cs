@@ -1,13 +1,12 @@
-// Compiled on every platform; untested here (no Windows machine).
+// Compiled on every platform; untested here (no macOS machine).
 using Dedup.Core.Paths;
 using Dedup.Core.Reporting;
 using Dedup.Core.Topology;
 
 namespace Dedup.Core.Enumeration;
 
-// Non-Linux platforms: BCL enumeration only. No file identities are available, so hard links are not
-// folded and folder loops are caught by path depth only. On Windows the device is the root's volume
-// serial (what WindowsDriveTopology resolves); elsewhere it is 0.
+// macOS and other non-Linux, non-Windows platforms: BCL enumeration only. No file identities are available, so hard
+// links are not folded and folder loops are caught by path depth only; the device is 0. (Windows: .Windows.cs.)
 internal sealed partial class ParallelFileEnumerator
 {
     private sealed partial class Walk
