@@ -133,18 +133,31 @@ public sealed class ActionTests
     }
 
     [Fact]
-    public void Link_modes_are_refused_with_NotSupportedException()
+    public void Link_modes_other_than_hard_links_are_refused_with_NotSupportedException()
     {
-        // Today's contract (issue #15 part 2 will add hard links, symbolic links and ReFS cloning): refused when the
-        // plan is built, before anything is touched.
-        foreach (var linker in new[] { Linkers.HardLink, Linkers.SymbolicLink(), Linkers.SymbolicLink(relative: false), Linkers.Clone, Linkers.Dedupe })
+        // Symbolic links and ReFS cloning are not implemented on Windows yet: refused when the plan is built.
+        foreach (var linker in new[] { Linkers.SymbolicLink(), Linkers.SymbolicLink(relative: false), Linkers.Clone, Linkers.Dedupe })
         {
-            var error = Assert.Throws<NotSupportedException>(() => new DuplicateActionPlanBuilder().UseLinker(linker).Build());
-            Assert.Contains("implemented for Linux only", error.Message, StringComparison.Ordinal);
+            Assert.Throws<NotSupportedException>(() => new DuplicateActionPlanBuilder().UseLinker(linker).Build());
         }
 
+        Assert.Equal(DuplicateActionKind.HardLink, new DuplicateActionPlanBuilder().UseLinker(Linkers.HardLink).Build().Linker.Kind);
         Assert.Equal(DuplicateActionKind.Delete, new DuplicateActionPlanBuilder().UseLinker(Linkers.Delete).Build().Linker.Kind);
         Assert.Equal(DuplicateActionKind.Trash, new DuplicateActionPlanBuilder().UseLinker(Linkers.Trash).Build().Linker.Kind);
+    }
+
+    [Fact]
+    public async Task A_hard_link_replaces_the_duplicate_with_the_kept_files_identity()
+    {
+        using var tree = new TempTree();
+        var (kept, duplicate, plan) = await PlanAsync(tree, Linkers.HardLink);
+
+        var report = await plan.ApplyAsync();
+
+        Assert.Equal(1, report.Done);
+        Assert.Equal(Win32.FileIdentity(kept).Index, Win32.FileIdentity(duplicate).Index);
+        Assert.Equal(Content, File.ReadAllBytes(duplicate));
+        Assert.Empty(Directory.GetFiles(tree.PathOf("other"), ".dedup-tmp-*"));
     }
 
     private static string UniqueName() => Guid.NewGuid().ToString("N") + ".bin";

@@ -9,9 +9,6 @@ namespace Dedup.Core.WindowsTests;
 /// </summary>
 public sealed class LinkTests
 {
-    private const string NoWindowsIdentities =
-        "Dedup.Core has no Windows file identities yet (issue #15 part 1): each file gets a synthetic one, so hard links are not folded. Remove this Skip when they land.";
-
     [Fact]
     public void The_test_tree_makes_real_hard_links()
     {
@@ -25,7 +22,7 @@ public sealed class LinkTests
         Assert.Equal(2u, links);
     }
 
-    [Fact(Skip = NoWindowsIdentities)]
+    [Fact]
     public async Task Hard_links_fold_into_one_file()
     {
         using var tree = new TempTree();
@@ -41,7 +38,7 @@ public sealed class LinkTests
         Assert.Equal(Win32.FileIdentity(original).Index, linked.Identity.FileId);
     }
 
-    [Fact(Skip = NoWindowsIdentities)]
+    [Fact]
     public async Task Hard_links_alone_are_not_duplicates()
     {
         using var tree = new TempTree();

@@ -19,9 +19,18 @@ namespace Dedup.Core.Enumeration;
 /// saying that the enumerator's identity does not match the file system's, instead of returning no groups silently.
 /// </para>
 /// <para>
-/// On Windows and macOS the scan does not compare identities when it opens a file; there they only fold hard
-/// links (equal identities are read once) and choose the device for <see cref="Topology.IDriveTopology"/>.
-/// Distinct values per file (such as the volume serial number and a counter) are enough there.
+/// <b>Encoding on Windows.</b> <see cref="Device"/> is the volume serial number as <c>GetVolumeInformationW</c> and
+/// <c>BY_HANDLE_FILE_INFORMATION</c> give it (32 bits; <c>FILE_ID_INFO</c>'s 64-bit serial is cut to its low 32 bits,
+/// which is what those report), so it matches the topology's devices. <see cref="FileId"/> is the file ID: the
+/// 128-bit <c>FILE_ID_INFO</c> ID when its high 64 bits are zero (NTFS, FAT: it is then the 64-bit file index
+/// <c>GetFileInformationByHandle</c> gives, exactly), else (ReFS) the low 64 bits XOR a bijective mix of the high
+/// 64 bits — two files of one ReFS volume may then share a <see cref="FileId"/> with odds of 2^-64 per pair.
+/// The library's enumerator reads them on Windows, and the scan checks them when it opens a file, as on Linux.
+/// </para>
+/// <para>
+/// On macOS the enumerator gives <c>lstat</c>'s <c>st_dev</c> and <c>st_ino</c> (<c>new FileIdentity(st_dev, st_ino)</c>);
+/// the scan does not compare identities there when it opens a file: they fold hard links (equal identities are
+/// read once) and choose the device for <see cref="Topology.IDriveTopology"/>.
 /// </para>
 /// </remarks>
 /// <param name="Device">The device (volume) number; on Linux <c>(major &lt;&lt; 32) | minor</c>.</param>
@@ -56,6 +65,21 @@ public readonly record struct FileIdentity(ulong Device, ulong FileId)
         var major = (uint)(((deviceNumber & 0x0000_0000_000F_FF00UL) >> 8) | ((deviceNumber & 0xFFFF_F000_0000_0000UL) >> 32));
         var minor = (uint)((deviceNumber & 0x0000_0000_0000_00FFUL) | ((deviceNumber & 0x0000_0FFF_FFF0_0000UL) >> 12));
         return FromStatx(major, minor, inode);
+    }
+
+    /// <summary>
+    /// The identity of a Windows file from its volume serial and 128-bit file ID (low and high 64 bits, as
+    /// <c>FILE_ID_INFO</c> holds them little-endian); see the remarks for the encoding.
+    /// </summary>
+    internal static FileIdentity FromWindows(ulong volumeSerial, ulong fileIdLow, ulong fileIdHigh) =>
+        new((uint)volumeSerial, fileIdHigh == 0 ? fileIdLow : fileIdLow ^ Mix(fileIdHigh));
+
+    /// <summary>splitmix64's finalizer: a bijection, so IDs differing only in their high half never collide.</summary>
+    private static ulong Mix(ulong value)
+    {
+        value = (value ^ (value >> 30)) * 0xBF58476D1CE4E5B9UL;
+        value = (value ^ (value >> 27)) * 0x94D049BB133111EBUL;
+        return value ^ (value >> 31);
     }
 
     /// <summary>The device's major number (Linux).</summary>

@@ -1,13 +1,14 @@
-// Compiled on every platform; untested here (no Windows machine).
+// Compiled on every platform; untested here (no macOS machine).
+using System.Runtime.InteropServices;
 using Dedup.Core.Paths;
 using Dedup.Core.Reporting;
 using Dedup.Core.Topology;
 
 namespace Dedup.Core.Enumeration;
 
-// Non-Linux platforms: BCL enumeration only. No file identities are available, so hard links are not
-// folded and folder loops are caught by path depth only. On Windows the device is the root's volume
-// serial (what WindowsDriveTopology resolves); elsewhere it is 0.
+// macOS and other non-Linux, non-Windows platforms: BCL enumeration. On macOS identities come from lstat/stat
+// (MacFileIds): hard links are folded, folders visited once and links back into an enclosing folder caught; the depth
+// limit stays as a backstop. Elsewhere there are no identities: a counter per file, device 0. (Windows: .Windows.cs.)
 internal sealed partial class ParallelFileEnumerator
 {
     private sealed partial class Walk
@@ -24,6 +25,24 @@ internal sealed partial class ParallelFileEnumerator
             }
 
             var device = work.RootDevice ?? RootDeviceOf(work.Path);
+            var ancestors = work.Ancestors;
+            if (OperatingSystem.IsMacOS())
+            {
+                if (!MacFileIds.TryGet(work.Path.ToString(), followLink: true, out var folder, out _, out var errno))
+                {
+                    context.ReportError(work.Path.ToString(), ScanErrorKinds.FromErrno(errno), Marshal.GetPInvokeErrorMessage(errno));
+                    return;
+                }
+
+                device = work.RootDevice ?? folder.Device;
+                if ((context.StayOnOneFileSystem && folder.Device != device) || !TryVisit(work, folder))
+                {
+                    return;
+                }
+
+                ancestors = new FolderChain(folder, work.Ancestors);
+            }
+
             try
             {
                 foreach (var info in new DirectoryInfo(work.Path.ToString()).EnumerateFileSystemInfos())
@@ -45,14 +64,22 @@ internal sealed partial class ParallelFileEnumerator
                         if (!context.IsDirectoryExcluded(relative))
                         {
                             AbsolutePath child = isLink ? AbsolutePathSymlinkPoint.Create(work.Path, context.Names.Intern(info.Name), info.LinkTarget!) : work.Path.Child(info.Name, context.Names);
-                            Push(new DirectoryWork(child, relative, device, work.Ancestors, work.ViaSymlink || isLink));
+                            Push(new DirectoryWork(child, relative, device, ancestors, work.ViaSymlink || isLink));
                         }
                     }
                     else if (info is FileInfo file && file.Exists && context.IsSizeIncluded(file.Length)
                         && context.IsFileIncluded(Combine(work.RelativePath, info.Name)))
                     {
+                        var path = work.Path.Child(info.Name, context.Names);
                         var identity = new FileIdentity(device, (ulong)Interlocked.Increment(ref s_syntheticIds));
-                        batch.Add(new ScannedFile(work.Path.Child(info.Name, context.Names), file.Length, identity, 1, file.LastWriteTimeUtc));
+                        var links = 1;
+                        if (OperatingSystem.IsMacOS() && !MacFileIds.TryGet(path.ToString(), followLink: isLink, out identity, out links, out var errno))
+                        {
+                            context.ReportError(path.ToString(), ScanErrorKinds.FromErrno(errno), Marshal.GetPInvokeErrorMessage(errno));
+                            continue;
+                        }
+
+                        batch.Add(new ScannedFile(path, file.Length, identity, links, file.LastWriteTimeUtc));
                     }
                 }
             }

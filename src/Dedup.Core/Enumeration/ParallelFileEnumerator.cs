@@ -10,7 +10,7 @@ namespace Dedup.Core.Enumeration;
 /// The default <see cref="IFileEnumerator"/>: a shared stack of folders drained by a bounded number of
 /// threads, with an interlocked count of folders still pending. Each folder's files are handed over as
 /// one batch. Folders are identified by device and inode, so overlapping roots and symbolic-link loops
-/// never visit a folder twice. Platform code lives in the <c>.Linux.cs</c> and <c>.Portable.cs</c> parts.
+/// never visit a folder twice. Platform code lives in the <c>.Linux.cs</c>, <c>.Windows.cs</c> and <c>.Portable.cs</c> parts.
 /// </summary>
 internal sealed partial class ParallelFileEnumerator : IFileEnumerator
 {
@@ -140,6 +140,10 @@ internal sealed partial class ParallelFileEnumerator : IFileEnumerator
                     if (OperatingSystem.IsLinux())
                     {
                         ListLinux(work, batch);
+                    }
+                    else if (OperatingSystem.IsWindows())
+                    {
+                        ListWindows(work, batch);
                     }
                     else
                     {

@@ -29,6 +29,28 @@ internal static unsafe partial class Kernel32
     public const uint OPEN_EXISTING = 3;
     public const uint FILE_FLAG_BACKUP_SEMANTICS = 0x02000000;
 
+    /// <summary>The only right an identity query needs: no data access, so no sharing conflict and no recall of a placeholder's data.</summary>
+    public const uint FILE_READ_ATTRIBUTES = 0x80;
+
+    // Cloud placeholders (OneDrive files on demand, other cloud filter drivers) and HSM-offline files: opening or
+    // reading them may download or recall the data.
+    public const uint FILE_ATTRIBUTE_OFFLINE = 0x1000;
+    public const uint FILE_ATTRIBUTE_RECALL_ON_OPEN = 0x40000;
+    public const uint FILE_ATTRIBUTE_RECALL_ON_DATA_ACCESS = 0x400000;
+
+    /// <summary><c>FILE_INFO_BY_HANDLE_CLASS.FileIdInfo</c> (Windows 8 / Server 2012 and later).</summary>
+    public const int FileIdInfo = 0x12;
+
+    public const uint MOVEFILE_REPLACE_EXISTING = 0x1;
+    public const uint MOVEFILE_WRITE_THROUGH = 0x8;
+
+    public const int ERROR_FILE_NOT_FOUND = 2;
+    public const int ERROR_PATH_NOT_FOUND = 3;
+    public const int ERROR_ACCESS_DENIED = 5;
+    public const int ERROR_NOT_SAME_DEVICE = 17;
+    public const int ERROR_INVALID_PARAMETER = 87;
+    public const int ERROR_TOO_MANY_LINKS = 1142;
+
     public const uint IOCTL_STORAGE_QUERY_PROPERTY = 0x002D1400;
 
     public const uint SEM_FAILCRITICALERRORS = 0x0001;
@@ -156,6 +178,47 @@ internal static unsafe partial class Kernel32
     [return: MarshalAs(UnmanagedType.Bool)]
     public static extern bool GetFileInformationByHandle(SafeFileHandle file, out ByHandleFileInformation information);
 #endif
+
+    /// <summary>With <see cref="FileIdInfo"/>: fills a <see cref="FileIdInformation"/> (the 64-bit volume serial and the 128-bit file ID).</summary>
+#if NET
+    [LibraryImport(LibraryName, EntryPoint = "GetFileInformationByHandleEx", SetLastError = true)]
+    [return: MarshalAs(UnmanagedType.Bool)]
+    public static partial bool GetFileInformationByHandleEx(SafeFileHandle file, int informationClass, void* information, uint bufferSize);
+#else
+    [DllImport(LibraryName, EntryPoint = "GetFileInformationByHandleEx", SetLastError = true, ExactSpelling = true)]
+    [return: MarshalAs(UnmanagedType.Bool)]
+    public static extern bool GetFileInformationByHandleEx(SafeFileHandle file, int informationClass, void* information, uint bufferSize);
+#endif
+
+    /// <summary>Creates <paramref name="fileName"/> as a new name of <paramref name="existingFileName"/>; fails if the new name exists.</summary>
+#if NET
+    [LibraryImport(LibraryName, EntryPoint = "CreateHardLinkW", SetLastError = true, StringMarshalling = StringMarshalling.Utf16)]
+    [return: MarshalAs(UnmanagedType.Bool)]
+    public static partial bool CreateHardLink(string fileName, string existingFileName, nint securityAttributes);
+#else
+    [DllImport(LibraryName, EntryPoint = "CreateHardLinkW", SetLastError = true, CharSet = CharSet.Unicode, ExactSpelling = true)]
+    [return: MarshalAs(UnmanagedType.Bool)]
+    public static extern bool CreateHardLink(string fileName, string existingFileName, nint securityAttributes);
+#endif
+
+#if NET
+    [LibraryImport(LibraryName, EntryPoint = "MoveFileExW", SetLastError = true, StringMarshalling = StringMarshalling.Utf16)]
+    [return: MarshalAs(UnmanagedType.Bool)]
+    public static partial bool MoveFileEx(string existingFileName, string newFileName, uint flags);
+#else
+    [DllImport(LibraryName, EntryPoint = "MoveFileExW", SetLastError = true, CharSet = CharSet.Unicode, ExactSpelling = true)]
+    [return: MarshalAs(UnmanagedType.Bool)]
+    public static extern bool MoveFileEx(string existingFileName, string newFileName, uint flags);
+#endif
+}
+
+/// <summary><c>FILE_ID_INFO</c>: a ULONGLONG volume serial and a 16-byte <c>FILE_ID_128</c> (24 bytes, 8-byte aligned).</summary>
+[StructLayout(LayoutKind.Sequential)]
+internal struct FileIdInformation
+{
+    public ulong VolumeSerialNumber;
+    public ulong FileIdLow;
+    public ulong FileIdHigh;
 }
 
 /// <summary>

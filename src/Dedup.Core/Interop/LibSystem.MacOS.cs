@@ -48,6 +48,44 @@ internal static partial class LibSystem
     private static extern int FStatX64(int fd, out DarwinStat status);
 #endif
 
+    // lstat(2) and stat(2): the same two symbol names as fstat (see there), by architecture.
+#if NET
+    [LibraryImport(LibraryName, EntryPoint = "lstat", SetLastError = true, StringMarshalling = StringMarshalling.Utf8)]
+    private static partial int LStatArm64(string path, out DarwinStat status);
+
+    [LibraryImport(LibraryName, EntryPoint = "lstat$INODE64", SetLastError = true, StringMarshalling = StringMarshalling.Utf8)]
+    private static partial int LStatX64(string path, out DarwinStat status);
+
+    [LibraryImport(LibraryName, EntryPoint = "stat", SetLastError = true, StringMarshalling = StringMarshalling.Utf8)]
+    private static partial int StatArm64(string path, out DarwinStat status);
+
+    [LibraryImport(LibraryName, EntryPoint = "stat$INODE64", SetLastError = true, StringMarshalling = StringMarshalling.Utf8)]
+    private static partial int StatX64(string path, out DarwinStat status);
+#else
+    // CharSet.Ansi is UTF-8 on Mono on Unix, the only runtime that would load these.
+    [DllImport(LibraryName, EntryPoint = "lstat", SetLastError = true, CharSet = CharSet.Ansi, ExactSpelling = true)]
+    private static extern int LStatArm64(string path, out DarwinStat status);
+
+    [DllImport(LibraryName, EntryPoint = "lstat$INODE64", SetLastError = true, CharSet = CharSet.Ansi, ExactSpelling = true)]
+    private static extern int LStatX64(string path, out DarwinStat status);
+
+    [DllImport(LibraryName, EntryPoint = "stat", SetLastError = true, CharSet = CharSet.Ansi, ExactSpelling = true)]
+    private static extern int StatArm64(string path, out DarwinStat status);
+
+    [DllImport(LibraryName, EntryPoint = "stat$INODE64", SetLastError = true, CharSet = CharSet.Ansi, ExactSpelling = true)]
+    private static extern int StatX64(string path, out DarwinStat status);
+#endif
+
+    /// <summary>lstat(2) (<paramref name="followLink"/> false: a final symbolic link itself) or stat(2), 64-bit-inode layout; returns 0 or an errno.</summary>
+    public static int Stat(string path, bool followLink, out DarwinStat status)
+    {
+        var x64 = RuntimeInformation.ProcessArchitecture == Architecture.X64;
+        var rc = followLink
+            ? (x64 ? StatX64(path, out status) : StatArm64(path, out status))
+            : (x64 ? LStatX64(path, out status) : LStatArm64(path, out status));
+        return rc == 0 ? 0 : Marshal.GetLastPInvokeError();
+    }
+
     /// <summary>fstat(2) with the 64-bit-inode layout; returns 0 or an errno.</summary>
     public static int FStat(int fd, out DarwinStat status)
     {
@@ -56,11 +94,22 @@ internal static partial class LibSystem
     }
 }
 
-/// <summary>Darwin's 144-byte 64-bit-inode <c>struct stat</c>; only the fields we read are named.</summary>
+/// <summary>
+/// Darwin's 144-byte 64-bit-inode <c>struct stat</c> (<c>__DARWIN_STRUCT_STAT64</c> in the macOS SDK's
+/// <c>usr/include/sys/stat.h</c>; the types from <c>sys/_types.h</c> and <c>i386/_types.h</c> / <c>arm/_types.h</c>);
+/// only the fields we read are named. Offsets, the same on x86-64 and arm64:
+/// 0 <c>dev_t st_dev</c> (int32), 4 <c>mode_t st_mode</c> (uint16), 6 <c>nlink_t st_nlink</c> (uint16),
+/// 8 <c>__darwin_ino64_t st_ino</c> (uint64), 16 <c>uid_t st_uid</c>, 20 <c>gid_t st_gid</c>, 24 <c>dev_t st_rdev</c>,
+/// (4 bytes padding), 32/48/64/80 <c>struct timespec</c> st_atimespec, st_mtimespec, st_ctimespec, st_birthtimespec
+/// (16 bytes each), 96 <c>off_t st_size</c>, 104 <c>blkcnt_t st_blocks</c>, 112 <c>blksize_t st_blksize</c> (int32),
+/// 116 <c>st_flags</c>, 120 <c>st_gen</c> (uint32), 124 <c>st_lspare</c> (int32), 128 <c>st_qspare[2]</c> (int64): 144.
+/// Untested (no macOS machine).
+/// </summary>
 [StructLayout(LayoutKind.Explicit, Size = 144)]
 internal struct DarwinStat
 {
     [FieldOffset(0)] public int Device;
     [FieldOffset(4)] public ushort Mode;
+    [FieldOffset(6)] public ushort LinkCount;
     [FieldOffset(8)] public ulong Inode;
 }

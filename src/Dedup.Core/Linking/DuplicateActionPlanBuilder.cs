@@ -57,8 +57,9 @@ public sealed class DuplicateActionPlanBuilder
     /// <exception cref="InvalidOperationException">No linker was set.</exception>
     /// <exception cref="ArgumentException">A keep rule cannot be used, such as <see cref="KeepRule.PreferUnder"/> naming a folder that does not exist.</exception>
     /// <exception cref="NotSupportedException">
-    /// On Windows and macOS, a built-in linker other than <see cref="Linkers.Delete"/> and <see cref="Linkers.Trash"/> (a custom linker is accepted; its Linux-only operations skip there): hard
-    /// links, symbolic links, clones and dedupe are implemented for Linux only. On any other system, every linker.
+    /// On Windows and macOS, a built-in linker other than <see cref="Linkers.Delete"/> and <see cref="Linkers.Trash"/>
+    /// (and, on Windows, <see cref="Linkers.HardLink"/>; a custom linker is accepted; its Linux-only operations skip there):
+    /// symbolic links, clones and dedupe are implemented for Linux only. On any other system, every linker.
     /// </exception>
     public DuplicateActionPlanner Build()
     {
@@ -74,10 +75,11 @@ public sealed class DuplicateActionPlanBuilder
                 throw new NotSupportedException($"Acting on duplicates ({_linker.Description}) is implemented for Linux, Windows and macOS only.");
             }
 
-            if (_linker.Kind is not (DuplicateActionKind.Delete or DuplicateActionKind.Trash or DuplicateActionKind.Custom))
+            var windowsHardLink = OperatingSystem.IsWindows() && _linker.Kind == DuplicateActionKind.HardLink;
+            if (!windowsHardLink && _linker.Kind is not (DuplicateActionKind.Delete or DuplicateActionKind.Trash or DuplicateActionKind.Custom))
             {
                 throw new NotSupportedException(
-                    $"{_linker.Kind} ({_linker.Description}) is implemented for Linux only; on Windows and macOS only Linkers.Delete and Linkers.Trash are (CreateHardLinkW, CreateSymbolicLinkW, ReFS block cloning and clonefile are not implemented).");
+                    $"{_linker.Kind} ({_linker.Description}) is implemented for Linux only; on Windows and macOS only Linkers.Delete and Linkers.Trash are, and Linkers.HardLink on Windows (CreateSymbolicLinkW, ReFS block cloning and clonefile are not implemented).");
             }
         }
 

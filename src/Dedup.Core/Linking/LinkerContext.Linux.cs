@@ -24,6 +24,12 @@ public sealed partial class LinkerContext
 
     private void ReplaceWithHardLinkCore()
     {
+        if (OperatingSystem.IsWindows() && _portable is not null)
+        {
+            ReplaceWithHardLinkWindows();
+            return;
+        }
+
         if (!OnLinux)
         {
             throw LinuxOnly("a hard link");

@@ -21,6 +21,12 @@ internal sealed partial class FileReader
                 return null;
             }
 
+            if (OperatingSystem.IsWindows() && _identities.Trusted && !IsListedWindows(file, handle))
+            {
+                handle.Dispose();
+                return null;
+            }
+
             return handle;
         }
         catch (Exception ex) when (ex is IOException or UnauthorizedAccessException)
@@ -28,6 +34,29 @@ internal sealed partial class FileReader
             ReportException(path, ex);
             return null;
         }
+    }
+
+    /// <summary>
+    /// Windows: whether the opened file has the identity the enumerator read (the same calls on this handle), so a
+    /// name replaced since the listing, or a hard link folded with another file, is never read as the file listed.
+    /// </summary>
+    [System.Runtime.Versioning.SupportedOSPlatform("windows")]
+    private bool IsListedWindows(ScannedFile file, SafeFileHandle handle)
+    {
+        if (!WindowsFileIds.TryRead(handle, out var found, out _, out var error))
+        {
+            ReportError(file.Path.ToString(), ScanErrorKind.IOError, "Cannot read the file's identity: " + System.Runtime.InteropServices.Marshal.GetPInvokeErrorMessage(error));
+            return false;
+        }
+
+        if (found != file.Identity)
+        {
+            ReportChanged(file, $"replaced by another file: listed {file.Identity.Device:X8}/{file.Identity.FileId:X16}, found {found.Device:X8}/{found.FileId:X16}");
+            return false;
+        }
+
+        _identities.NoteMatch();
+        return true;
     }
 
     private bool IsUnchangedPortable(ScannedFile file)

@@ -5,7 +5,8 @@ namespace Dedup.Core.Scanning;
 /// <summary>
 /// Tells a file replaced during the scan from an <see cref="IFileEnumerator"/> whose <see cref="FileIdentity"/>s are
 /// in another encoding than the file system's (raw <c>st_dev</c>, counters), so the latter is reported as exactly
-/// that instead of as hundreds of changed files. Linux only: elsewhere opens do not compare identities.
+/// that instead of as hundreds of changed files. Linux; on Windows opens compare identities only when
+/// <see cref="Trusted"/> (another enumerator may give any distinct values there), and macOS opens do not compare them.
 /// </summary>
 /// <param name="trusted">Whether the identities come from the library's own enumerator, which reads them from the file system:
 /// then every mismatch is a replaced file.</param>
@@ -15,6 +16,9 @@ internal sealed class IdentityCheck(bool trusted)
     public const int ForeignAfter = 8;
 
     private int _matches;
+
+    /// <summary>Whether the identities come from the library's own enumerator.</summary>
+    public bool Trusted => trusted;
     private int _mismatches;
 
     /// <summary>Notes an open whose identity matched; cheap once one has (the verdict is then settled).</summary>

@@ -2,7 +2,7 @@ using Dedup.Core.Linking.Trash;
 
 namespace Dedup.Core.Linking.Execution;
 
-// Windows and macOS: the linker's Delete and MoveToTrash operations (the others are Linux-only and skip). The re-checks and the
+// Windows and macOS: the linker's Delete and MoveToTrash operations, and hard links on Windows (the others are Linux-only and skip). The re-checks and the
 // delete run in tests on Linux with a stand-in for the system trash; the system trash calls are untested here.
 internal static partial class PlanExecutor
 {

@@ -35,6 +35,9 @@ internal sealed class PortableContext : IDisposable
 
     public string DuplicatePath { get; }
 
+    /// <summary>The kept file's identity from its first check (Windows hard links check their new name against it).</summary>
+    public FileIdentity? KeptIdentity => _keptIdentity;
+
     private string KeptRole => "kept file " + PathText.Escape(KeptPath);
 
     /// <summary>The kept file's name must still be a regular file of the scanned size and time, and the same file as at the first check.</summary>

@@ -36,7 +36,7 @@ internal static partial class PortableFile
     [SupportedOSPlatform("windows")]
     private static PortableFileStatus StatusWindows(SafeFileHandle handle)
     {
-        if (!Kernel32.GetFileInformationByHandle(handle, out var info))
+        if (!Kernel32.GetFileInformationByHandle(handle, out var info) || !WindowsFileIds.TryRead(handle, out var identity, out _, out _))
         {
             throw new IOException(Marshal.GetPInvokeErrorMessage(Marshal.GetLastPInvokeError()));
         }
@@ -46,8 +46,7 @@ internal static partial class PortableFile
             : (info.FileAttributes & Kernel32.FILE_ATTRIBUTE_DEVICE) != 0 ? PortableFileKind.Other
             : PortableFileKind.RegularFile;
 
-        // ReFS has 128-bit file ids; the 64-bit index may then collide, which only makes two files look like one
-        // (the action is skipped), never one file look like two.
-        return new PortableFileStatus(kind, new FileIdentity(info.VolumeSerialNumber, ((ulong)info.FileIndexHigh << 32) | info.FileIndexLow));
+        // The scan's encoding (FileIdInfo's 128-bit ID where there is one), so the two agree.
+        return new PortableFileStatus(kind, identity);
     }
 }
