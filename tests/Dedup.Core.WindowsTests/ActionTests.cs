@@ -10,7 +10,7 @@ namespace Dedup.Core.WindowsTests;
 /// </summary>
 public sealed class ActionTests
 {
-    private static readonly byte[] Content = TempTree.RandomBytes(30_000, 11);
+    internal static readonly byte[] Content = TempTree.RandomBytes(30_000, 11);
 
     /// <summary>Why the Recycle Bin move cannot succeed under Wine: the library asks the volume's drive type before moving.</summary>
     private const string WineDriveTypes =
@@ -133,17 +133,16 @@ public sealed class ActionTests
     }
 
     [Fact]
-    public void Link_modes_other_than_hard_links_are_refused_with_NotSupportedException()
+    public void Dedupe_is_refused_with_NotSupportedException_and_the_other_modes_are_accepted()
     {
-        // Symbolic links and ReFS cloning are not implemented on Windows yet: refused when the plan is built.
-        foreach (var linker in new[] { Linkers.SymbolicLink(), Linkers.SymbolicLink(relative: false), Linkers.Clone, Linkers.Dedupe })
-        {
-            Assert.Throws<NotSupportedException>(() => new DuplicateActionPlanBuilder().UseLinker(linker).Build());
-        }
+        // Windows has no kernel-verified dedupe (FIDEDUPERANGE); the plan builder says so up front.
+        var refused = Assert.Throws<NotSupportedException>(() => new DuplicateActionPlanBuilder().UseLinker(Linkers.Dedupe).Build());
+        Assert.Contains("Linkers.Clone on ReFS", refused.Message, StringComparison.Ordinal);
 
-        Assert.Equal(DuplicateActionKind.HardLink, new DuplicateActionPlanBuilder().UseLinker(Linkers.HardLink).Build().Linker.Kind);
-        Assert.Equal(DuplicateActionKind.Delete, new DuplicateActionPlanBuilder().UseLinker(Linkers.Delete).Build().Linker.Kind);
-        Assert.Equal(DuplicateActionKind.Trash, new DuplicateActionPlanBuilder().UseLinker(Linkers.Trash).Build().Linker.Kind);
+        foreach (var linker in new[] { Linkers.HardLink, Linkers.SymbolicLink(), Linkers.SymbolicLink(relative: false), Linkers.Clone, Linkers.Delete, Linkers.Trash })
+        {
+            Assert.Equal(linker.Kind, new DuplicateActionPlanBuilder().UseLinker(linker).Build().Linker.Kind);
+        }
     }
 
     [Fact]
@@ -163,7 +162,7 @@ public sealed class ActionTests
     private static string UniqueName() => Guid.NewGuid().ToString("N") + ".bin";
 
     /// <summary>keep/a.bin and its duplicate other/<paramref name="duplicateName"/>, scanned and planned with <paramref name="linker"/>.</summary>
-    private static async Task<(string Kept, string Duplicate, DuplicateActionPlan Plan)> PlanAsync(TempTree tree, ILinker linker, string duplicateName = "b.bin")
+    internal static async Task<(string Kept, string Duplicate, DuplicateActionPlan Plan)> PlanAsync(TempTree tree, ILinker linker, string duplicateName = "b.bin")
     {
         var kept = tree.Write("keep/a.bin", Content);
         var duplicate = tree.Write("other/" + duplicateName, Content);

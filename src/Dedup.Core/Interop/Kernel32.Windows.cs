@@ -50,6 +50,30 @@ internal static unsafe partial class Kernel32
     public const int ERROR_NOT_SAME_DEVICE = 17;
     public const int ERROR_INVALID_PARAMETER = 87;
     public const int ERROR_TOO_MANY_LINKS = 1142;
+    public const int ERROR_PRIVILEGE_NOT_HELD = 1314;
+    public const int ERROR_NOT_SUPPORTED = 50;
+    public const int ERROR_INVALID_FUNCTION = 1;
+
+    /// <summary>Lets a non-elevated process create a symbolic link when Developer Mode is on (Windows 10 1703 and later; older versions answer ERROR_INVALID_PARAMETER).</summary>
+    public const uint SYMBOLIC_LINK_FLAG_ALLOW_UNPRIVILEGED_CREATE = 0x2;
+
+    /// <summary>The volume flag of file systems that share clusters between files (ReFS): block cloning works there.</summary>
+    public const uint FILE_SUPPORTS_BLOCK_REFCOUNTING = 0x08000000;
+
+    public const uint FSCTL_DUPLICATE_EXTENTS_TO_FILE = 0x00098344;
+    public const uint FSCTL_GET_INTEGRITY_INFORMATION = 0x0009027C;
+    public const uint FSCTL_SET_INTEGRITY_INFORMATION = 0x0009C280;
+    public const uint FSCTL_SET_SPARSE = 0x000900C4;
+    public const uint FILE_ATTRIBUTE_READONLY = 0x1;
+    public const uint FILE_ATTRIBUTE_HIDDEN = 0x2;
+    public const uint FILE_ATTRIBUTE_SYSTEM = 0x4;
+    public const uint FILE_ATTRIBUTE_ARCHIVE = 0x20;
+    public const uint FILE_ATTRIBUTE_NORMAL = 0x80;
+    public const uint FILE_ATTRIBUTE_SPARSE_FILE = 0x200;
+    public const uint FILE_ATTRIBUTE_NOT_CONTENT_INDEXED = 0x2000;
+
+    /// <summary><c>FILE_INFO_BY_HANDLE_CLASS.FileBasicInfo</c>: times and attributes (<see cref="FileBasicInformation"/>).</summary>
+    public const int FileBasicInfo = 0;
 
     public const uint IOCTL_STORAGE_QUERY_PROPERTY = 0x002D1400;
 
@@ -210,6 +234,59 @@ internal static unsafe partial class Kernel32
     [return: MarshalAs(UnmanagedType.Bool)]
     public static extern bool MoveFileEx(string existingFileName, string newFileName, uint flags);
 #endif
+
+    /// <summary>Returns a BOOLEAN (one byte), not a BOOL. <paramref name="flags"/>: 0 for a file link.</summary>
+#if NET
+    [LibraryImport(LibraryName, EntryPoint = "CreateSymbolicLinkW", SetLastError = true, StringMarshalling = StringMarshalling.Utf16)]
+    [return: MarshalAs(UnmanagedType.U1)]
+    public static partial bool CreateSymbolicLink(string symlinkFileName, string targetFileName, uint flags);
+#else
+    [DllImport(LibraryName, EntryPoint = "CreateSymbolicLinkW", SetLastError = true, CharSet = CharSet.Unicode, ExactSpelling = true)]
+    [return: MarshalAs(UnmanagedType.U1)]
+    public static extern bool CreateSymbolicLink(string symlinkFileName, string targetFileName, uint flags);
+#endif
+
+#if NET
+    [LibraryImport(LibraryName, EntryPoint = "SetFileInformationByHandle", SetLastError = true)]
+    [return: MarshalAs(UnmanagedType.Bool)]
+    public static partial bool SetFileInformationByHandle(SafeFileHandle file, int informationClass, void* information, uint bufferSize);
+#else
+    [DllImport(LibraryName, EntryPoint = "SetFileInformationByHandle", SetLastError = true, ExactSpelling = true)]
+    [return: MarshalAs(UnmanagedType.Bool)]
+    public static extern bool SetFileInformationByHandle(SafeFileHandle file, int informationClass, void* information, uint bufferSize);
+#endif
+}
+
+/// <summary><c>DUPLICATE_EXTENTS_DATA</c>: the source handle, then three LARGE_INTEGERs (offsets and length).</summary>
+[StructLayout(LayoutKind.Sequential)]
+internal struct DuplicateExtentsData
+{
+    public nint FileHandle;
+    public long SourceFileOffset;
+    public long TargetFileOffset;
+    public long ByteCount;
+}
+
+/// <summary><c>FSCTL_GET_INTEGRITY_INFORMATION_BUFFER</c>; its first two fields and flags are the SET buffer.</summary>
+[StructLayout(LayoutKind.Sequential)]
+internal struct IntegrityInformation
+{
+    public ushort ChecksumAlgorithm;
+    public ushort Reserved;
+    public uint Flags;
+    public uint ChecksumChunkSizeInBytes;
+    public uint ClusterSizeInBytes;
+}
+
+/// <summary><c>FILE_BASIC_INFO</c>: four LARGE_INTEGER times (0 = leave unchanged when set) and the attributes (40 bytes with padding).</summary>
+[StructLayout(LayoutKind.Sequential)]
+internal struct FileBasicInformation
+{
+    public long CreationTime;
+    public long LastAccessTime;
+    public long LastWriteTime;
+    public long ChangeTime;
+    public uint FileAttributes;
 }
 
 /// <summary><c>FILE_ID_INFO</c>: a ULONGLONG volume serial and a 16-byte <c>FILE_ID_128</c> (24 bytes, 8-byte aligned).</summary>

@@ -57,9 +57,9 @@ public sealed class DuplicateActionPlanBuilder
     /// <exception cref="InvalidOperationException">No linker was set.</exception>
     /// <exception cref="ArgumentException">A keep rule cannot be used, such as <see cref="KeepRule.PreferUnder"/> naming a folder that does not exist.</exception>
     /// <exception cref="NotSupportedException">
-    /// On Windows and macOS, a built-in linker other than <see cref="Linkers.Delete"/> and <see cref="Linkers.Trash"/>
-    /// (and, on Windows, <see cref="Linkers.HardLink"/>; a custom linker is accepted; its Linux-only operations skip there):
-    /// symbolic links, clones and dedupe are implemented for Linux only. On any other system, every linker.
+    /// On Windows, <see cref="Linkers.Dedupe"/> (there is no kernel-verified dedupe there). On macOS, a built-in linker other
+    /// than <see cref="Linkers.Delete"/> and <see cref="Linkers.Trash"/> (a custom linker is accepted; its Linux-only
+    /// operations skip there). On any other system, every linker.
     /// </exception>
     public DuplicateActionPlanner Build()
     {
@@ -75,11 +75,17 @@ public sealed class DuplicateActionPlanBuilder
                 throw new NotSupportedException($"Acting on duplicates ({_linker.Description}) is implemented for Linux, Windows and macOS only.");
             }
 
-            var windowsHardLink = OperatingSystem.IsWindows() && _linker.Kind == DuplicateActionKind.HardLink;
-            if (!windowsHardLink && _linker.Kind is not (DuplicateActionKind.Delete or DuplicateActionKind.Trash or DuplicateActionKind.Custom))
+            if (OperatingSystem.IsWindows() && _linker.Kind == DuplicateActionKind.Dedupe)
             {
                 throw new NotSupportedException(
-                    $"{_linker.Kind} ({_linker.Description}) is implemented for Linux only; on Windows and macOS only Linkers.Delete and Linkers.Trash are, and Linkers.HardLink on Windows (CreateSymbolicLinkW, ReFS block cloning and clonefile are not implemented).");
+                    $"{_linker.Kind} ({_linker.Description}) is implemented for Linux only: Windows has no call that compares and shares two files' clusters under lock (FIDEDUPERANGE); use Linkers.Clone on ReFS, which verifies the bytes itself.");
+            }
+
+            var windows = OperatingSystem.IsWindows() && _linker.Kind is (DuplicateActionKind.HardLink or DuplicateActionKind.SymbolicLink or DuplicateActionKind.Clone);
+            if (!windows && _linker.Kind is not (DuplicateActionKind.Delete or DuplicateActionKind.Trash or DuplicateActionKind.Custom))
+            {
+                throw new NotSupportedException(
+                    $"{_linker.Kind} ({_linker.Description}) is implemented for Linux and Windows only; on macOS only Linkers.Delete and Linkers.Trash are (clonefile and symbolic links are not implemented).");
             }
         }
 

@@ -42,6 +42,12 @@ public sealed partial class LinkerContext
 
     private void ReplaceWithSymbolicLinkCore(bool relative)
     {
+        if (OperatingSystem.IsWindows() && _portable is not null)
+        {
+            ReplaceWithSymbolicLinkWindows(relative);
+            return;
+        }
+
         if (!OnLinux)
         {
             throw LinuxOnly("a symbolic link");
@@ -54,6 +60,12 @@ public sealed partial class LinkerContext
 
     private void ReplaceWithCloneCore()
     {
+        if (OperatingSystem.IsWindows() && _portable is not null)
+        {
+            ReplaceWithCloneWindows();
+            return;
+        }
+
         if (!OnLinux)
         {
             throw LinuxOnly("a clone");

@@ -1,48 +1,128 @@
-// Compiled on every platform; run under Wine 8 by .ci/wine-cli.sh (not on Windows proper).
+// Compiled on every platform; hard links run under Wine 8 by .ci/wine-cli.sh and the Windows tests (not on Windows
+// proper); symbolic links and ReFS block cloning are untested on Windows proper (Wine has neither).
 using System.Runtime.InteropServices;
 using System.Runtime.Versioning;
 using Dedup.Core.Enumeration;
 using Dedup.Core.Interop;
 using Dedup.Core.Linking.Execution;
+using Dedup.Core.Linking.Operations;
 using Dedup.Core.Paths;
 using static Dedup.Core.Topology.WindowsStorageLayout;
 
 namespace Dedup.Core.Linking;
 
-// Windows: hard links with the Linux protocol (docs/linking.md), on paths: CreateHardLinkW under a temporary name in
-// the duplicate's folder, the new name checked to be the kept file, both files re-checked, then MoveFileExW over the
-// duplicate (one rename in one folder; the duplicate is never deleted first). Any failure removes the temporary name.
+// Windows: hard links, symbolic links and ReFS clones with the Linux protocol (docs/linking.md), on paths: the
+// replacement is made under a temporary name in the duplicate's folder, checked to be what it should be, both files
+// re-checked, then MoveFileExW over the duplicate (one rename in one folder; the duplicate is never deleted first).
+// Any failure removes the temporary name.
 public sealed partial class LinkerContext
 {
+    /// <summary>Why a symbolic link is refused without the privilege (also the plan's wording).</summary>
+    internal const string SymbolicLinkPrivilegeMissing =
+        "creating symbolic links needs Developer Mode or the SeCreateSymbolicLinkPrivilege (run elevated); duplicate unchanged (no other kind of link is made instead)";
+
     [SupportedOSPlatform("windows")]
-    private void ReplaceWithHardLinkWindows()
+    private void ReplaceWithHardLinkWindows() => ReplaceViaTemporaryWindows(
+        (temporary, folder) =>
+        {
+            if (!Kernel32.CreateHardLink(WithLongPathPrefix(temporary), WithLongPathPrefix(_portable!.KeptPath), 0))
+            {
+                var error = Marshal.GetLastPInvokeError();
+                throw error switch
+                {
+                    Kernel32.ERROR_NOT_SAME_DEVICE => ActionStoppedException.Skip("kept file and duplicate are on different volumes; a hard link cannot cross volumes (no other kind of link is made instead)"),
+                    Kernel32.ERROR_TOO_MANY_LINKS => ActionStoppedException.Skip("the kept file has the most hard links its file system allows (1024 on NTFS)"),
+                    _ => ActionStoppedException.Fail($"cannot create a hard link in {PathText.Escape(folder)}: {Marshal.GetPInvokeErrorMessage(error)}; duplicate unchanged"),
+                };
+            }
+        },
+        temporary =>
+        {
+            // The new name must lead to the kept file itself, not to whatever its path held when the link was made.
+            if (!WindowsFileIds.TryGet(temporary, followLink: false, out var linked, out _, out _) || linked != _portable!.KeptIdentity)
+            {
+                throw ActionStoppedException.Skip("the kept file's path was replaced while linking; nothing done");
+            }
+        });
+
+    [SupportedOSPlatform("windows")]
+    private void ReplaceWithSymbolicLinkWindows(bool relative)
+    {
+        var context = _portable!;
+        var duplicateFolder = System.IO.Path.GetDirectoryName(context.DuplicatePath)!;
+        var target = relative ? System.IO.Path.GetRelativePath(duplicateFolder, context.KeptPath) : context.KeptPath;
+        ReplaceViaTemporaryWindows(
+            (temporary, folder) =>
+            {
+                var name = WithLongPathPrefix(temporary);
+                var created = Kernel32.CreateSymbolicLink(name, target, Kernel32.SYMBOLIC_LINK_FLAG_ALLOW_UNPRIVILEGED_CREATE);
+                var error = created ? 0 : Marshal.GetLastPInvokeError();
+                if (error == Kernel32.ERROR_INVALID_PARAMETER)
+                {
+                    // Windows before 10 1703 does not know the flag; elevated processes still hold the privilege there.
+                    created = Kernel32.CreateSymbolicLink(name, target, 0);
+                    error = created ? 0 : Marshal.GetLastPInvokeError();
+                }
+
+                if (!created)
+                {
+                    throw error == Kernel32.ERROR_PRIVILEGE_NOT_HELD
+                        ? ActionStoppedException.Skip(SymbolicLinkPrivilegeMissing)
+                        : ActionStoppedException.Fail($"cannot create a symbolic link in {PathText.Escape(folder)}: {Marshal.GetPInvokeErrorMessage(error)}; duplicate unchanged");
+                }
+            },
+            temporary =>
+            {
+                // The new name must be a link of its own, and following it must reach the kept file.
+                if (!WindowsFileIds.TryGet(temporary, followLink: false, out var itself, out _, out var error))
+                {
+                    throw error is Kernel32.ERROR_FILE_NOT_FOUND or Kernel32.ERROR_PATH_NOT_FOUND
+                        ? ActionStoppedException.Skip("the system reported the symbolic link created, but there is none (Wine's CreateSymbolicLinkW does this); duplicate unchanged")
+                        : ActionStoppedException.Fail($"cannot examine the new symbolic link: {Marshal.GetPInvokeErrorMessage(error)}; duplicate unchanged");
+                }
+
+                if (itself == context.KeptIdentity
+                    || !WindowsFileIds.TryGet(temporary, followLink: true, out var followed, out _, out _) || followed != context.KeptIdentity)
+                {
+                    throw ActionStoppedException.Fail($"the symbolic link '{PathText.Escape(target)}' does not lead to the kept file; duplicate unchanged");
+                }
+            });
+    }
+
+    [SupportedOSPlatform("windows")]
+    private void ReplaceWithCloneWindows()
+    {
+        var context = _portable!;
+        FileIdentity? made = null;
+        ReplaceViaTemporaryWindows(
+            (temporary, folder) => made = BlockCloneOperation.Create(context, temporary, folder),
+            temporary =>
+            {
+                // The name must still hold the clone that was verified (nothing swapped in between close and rename).
+                if (!WindowsFileIds.TryGet(temporary, followLink: false, out var now, out _, out _) || now != made)
+                {
+                    throw ActionStoppedException.Skip("the clone's temporary name was replaced before the rename; duplicate unchanged");
+                }
+            });
+    }
+
+    /// <summary>
+    /// Creates the replacement under a new temporary name with <paramref name="create"/> (which leaves nothing behind when
+    /// it throws), checks it with <paramref name="check"/>, re-checks both files and renames it over the duplicate.
+    /// </summary>
+    [SupportedOSPlatform("windows")]
+    private void ReplaceViaTemporaryWindows(Action<string, string> create, Action<string> check)
     {
         var context = _portable!;
         var folder = System.IO.Path.GetDirectoryName(context.DuplicatePath)!;
         var temporary = System.IO.Path.Combine(folder, TemporaryFiles.NewName());
 
-        context.CheckKeptUnchanged(); // right before linking, as on Linux
-        if (!Kernel32.CreateHardLink(WithLongPathPrefix(temporary), WithLongPathPrefix(context.KeptPath), 0))
-        {
-            var error = Marshal.GetLastPInvokeError();
-            throw error switch
-            {
-                Kernel32.ERROR_NOT_SAME_DEVICE => ActionStoppedException.Skip("kept file and duplicate are on different volumes; a hard link cannot cross volumes (no other kind of link is made instead)"),
-                Kernel32.ERROR_TOO_MANY_LINKS => ActionStoppedException.Skip("the kept file has the most hard links its file system allows (1024 on NTFS)"),
-                _ => ActionStoppedException.Fail($"cannot create a hard link in {PathText.Escape(folder)}: {Marshal.GetPInvokeErrorMessage(error)}; duplicate unchanged"),
-            };
-        }
-
+        context.CheckKeptUnchanged(); // right before creating, as on Linux
+        create(temporary, folder);
         try
         {
             _faults?.BeforeRename?.Invoke(temporary, context.DuplicatePath);
-
-            // The new name must lead to the kept file itself, not to whatever its path held when the link was made.
-            if (!WindowsFileIds.TryGet(temporary, followLink: false, out var linked, out _, out _) || linked != context.KeptIdentity)
-            {
-                throw ActionStoppedException.Skip("the kept file's path was replaced while linking; nothing done");
-            }
-
+            check(temporary);
             context.CheckKeptUnchanged();
             context.CheckDuplicateUnchanged();
             _faults?.AfterLastCheck?.Invoke(context.DuplicatePath);
@@ -53,16 +133,21 @@ public sealed partial class LinkerContext
         }
         catch
         {
-            try
-            {
-                File.Delete(temporary); // only a name of the kept file: removing it changes no data
-            }
-            catch (Exception ex) when (ex is IOException or UnauthorizedAccessException)
-            {
-                // Left behind; its name matches the temporary pattern.
-            }
-
+            TryDelete(temporary);
             throw;
+        }
+    }
+
+    /// <summary>Removes a temporary name: a link, or a clone whose data the kept file still holds, so no data is lost.</summary>
+    internal static void TryDelete(string temporary)
+    {
+        try
+        {
+            File.Delete(temporary);
+        }
+        catch (Exception ex) when (ex is IOException or UnauthorizedAccessException)
+        {
+            // Left behind; its name matches the temporary pattern.
         }
     }
 }

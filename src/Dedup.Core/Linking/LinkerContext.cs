@@ -12,8 +12,8 @@ namespace Dedup.Core.Linking;
 /// <remarks>
 /// A linker performs exactly one operation per action (a second one fails the action), or refuses with
 /// <see cref="Skip"/>; returning without either leaves the duplicate as it was and the action Skipped. Hard and
-/// symbolic links, clones, dedupe and <see cref="ReplaceWithFile"/> are implemented for Linux, hard links for Windows
-/// too; elsewhere they end the action as Skipped, and <see cref="Delete"/> and <see cref="MoveToTrash()"/> work everywhere.
+/// symbolic links, clones, dedupe and <see cref="ReplaceWithFile"/> are implemented for Linux, hard and symbolic
+/// links and ReFS clones for Windows too; elsewhere they end the action as Skipped, and <see cref="Delete"/> and <see cref="MoveToTrash()"/> work everywhere.
 /// </remarks>
 public sealed partial class LinkerContext
 {

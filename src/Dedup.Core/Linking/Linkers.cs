@@ -3,16 +3,16 @@ using Dedup.Core.Linking.BuiltIn;
 namespace Dedup.Core.Linking;
 
 /// <summary>
-/// The built-in <see cref="ILinker"/>s, see <c>docs/linking.md</c>. All are implemented for Linux; on Windows
-/// and macOS only <see cref="Delete"/> and <see cref="Trash"/> are (compiled, not yet tested on those systems),
-/// and <see cref="DuplicateActionPlanBuilder.Build"/> refuses the others there.
+/// The built-in <see cref="ILinker"/>s, see <c>docs/linking.md</c>. All are implemented for Linux; on Windows all but
+/// <see cref="Dedupe"/> (clones on ReFS only; tested under Wine, not on Windows proper); on macOS only
+/// <see cref="Delete"/> and <see cref="Trash"/> (untested). <see cref="DuplicateActionPlanBuilder.Build"/> refuses the others.
 /// </summary>
 public static class Linkers
 {
     /// <summary>Replaces each duplicate with a hard link to the kept file; refused across file systems.</summary>
     public static ILinker HardLink { get; } = new HardLinker();
 
-    /// <summary>Replaces each duplicate with a copy-on-write clone of the kept file (btrfs, XFS); refused where unsupported.</summary>
+    /// <summary>Replaces each duplicate with a copy-on-write clone of the kept file (btrfs, XFS; ReFS block cloning on Windows); refused where unsupported.</summary>
     public static ILinker Clone { get; } = new CloneLinker();
 
     /// <summary>Asks the kernel to compare and share extents (FIDEDUPERANGE); a file changed since the scan is never altered.</summary>
@@ -29,7 +29,7 @@ public static class Linkers
     /// </summary>
     public static ILinker Trash { get; } = new TrashLinker(homeTrash: null);
 
-    /// <summary>Replaces each duplicate with a symbolic link to the kept file.</summary>
+    /// <summary>Replaces each duplicate with a symbolic link to the kept file (on Windows: with Developer Mode or the symbolic-link privilege, else skipped).</summary>
     /// <param name="relative">Whether the link's target is relative to the duplicate's folder (default) or absolute.</param>
     /// <returns>The linker.</returns>
     public static ILinker SymbolicLink(bool relative = true) => new SymbolicLinker(relative);

@@ -30,6 +30,21 @@ internal static unsafe partial class Win32
         return serial;
     }
 
+    /// <summary>FILE_SUPPORTS_BLOCK_REFCOUNTING: the volume flag of ReFS, whose files can share clusters (block cloning).</summary>
+    public const uint FileSupportsBlockRefcounting = 0x08000000;
+
+    /// <summary>The file-system flags of the volume whose root is <paramref name="root"/> (<c>C:\</c>).</summary>
+    public static uint VolumeFlags(string root)
+    {
+        uint flags;
+        if (!GetVolumeInformationW(root, null, 0, null, null, &flags, null, 0))
+        {
+            throw new IOException($"GetVolumeInformationW({root}) failed: {Marshal.GetPInvokeErrorMessage(Marshal.GetLastPInvokeError())}");
+        }
+
+        return flags;
+    }
+
     /// <summary>(volume serial, 64-bit file index, link count) of <paramref name="path"/>, from GetFileInformationByHandle.</summary>
     public static (uint Serial, ulong Index, uint Links) FileIdentity(string path)
     {

@@ -68,6 +68,17 @@ internal sealed class PortableContext : IDisposable
         ContentVerification.RequireEqual(_keptHandle, duplicate, Action.Duplicate.Length);
     }
 
+    /// <summary>The kept file opened and compared by <see cref="VerifyContent"/> (Windows clones share its clusters).</summary>
+    public SafeFileHandle KeptHandle => _keptHandle ?? throw new InvalidOperationException("The content was not verified yet.");
+
+    /// <summary>Reads from the duplicate opened as itself and checked to be the scanned file (Windows clones copy its times).</summary>
+    public T ReadDuplicate<T>(Func<SafeFileHandle, T> read)
+    {
+        using var duplicate = OpenChecked(DuplicatePath, Action.Duplicate, ref _duplicateIdentity, "duplicate", DuplicateConsequence);
+        RequireDistinctFiles();
+        return read(duplicate);
+    }
+
     public void Dispose() => _keptHandle?.Dispose();
 
     /// <summary>Why a name could not be opened as itself, in the words of the Linux re-check where they apply.</summary>

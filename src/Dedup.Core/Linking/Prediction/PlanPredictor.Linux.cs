@@ -23,21 +23,10 @@ internal sealed partial class PlanPredictor
     }
 
     [SupportedOSPlatform("linux")]
-    private string? Capability(DuplicateActionKind kind, DuplicateFile kept, DuplicateFile duplicate)
-    {
-        var device = duplicate.Identity.Device;
-        _capabilities.TryGetValue(device, out var known);
-        if (known.Result is null && known.Attempts < AttemptsPerDevice && duplicate.Path.Parent is { } folder)
-        {
-            ProbesRun++;
-            var result = FileSystemProbe.Probe(kind, kept.Path.ToString(), kept, folder.ToString(), device);
-            LinkingLog.CapabilityProbed(logger, kind, device, result.Outcome, result.Detail);
-            known = (result.Outcome == ProbeOutcome.Unknown ? null : result, known.Attempts + 1);
-            _capabilities[device] = known;
-        }
-
-        return known.Result is { Outcome: ProbeOutcome.Unsupported } unsupported ? unsupported.Detail : null;
-    }
+    private string? Capability(DuplicateActionKind kind, DuplicateFile kept, DuplicateFile duplicate) =>
+        duplicate.Path.Parent is { } folder
+            ? Capability(kind, duplicate.Identity.Device, () => FileSystemProbe.Probe(kind, kept.Path.ToString(), kept, folder.ToString(), duplicate.Identity.Device))
+            : null;
 
     /// <summary>The executor's owner, group and permissions rule, on the files' status now (when both are still the scanned files).</summary>
     [SupportedOSPlatform("linux")]

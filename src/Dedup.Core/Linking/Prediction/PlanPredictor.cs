@@ -10,7 +10,7 @@ namespace Dedup.Core.Linking.Prediction;
 /// <remarks>
 /// Predictions only ever add refusals, and only ones the executor would make anyway; they never replace a check made
 /// when applying (which runs in full for every action that is not refused). Anything the prediction cannot tell is
-/// left to apply time. Linux only: elsewhere nothing is predicted. One instance per <c>Plan</c> call.
+/// left to apply time. Linux, and Windows for clones (the volume's block-cloning flag); elsewhere nothing is predicted. One instance per <c>Plan</c> call.
 /// </remarks>
 internal sealed partial class PlanPredictor(ILinker linker, ILogger logger)
 {
@@ -24,5 +24,23 @@ internal sealed partial class PlanPredictor(ILinker linker, ILogger logger)
 
     /// <summary>The refusal the executor would make for this pair, when it can be told now; otherwise <see langword="null"/>.</summary>
     public string? Refuse(DuplicateFile kept, DuplicateFile duplicate) =>
-        OperatingSystem.IsLinux() ? RefuseOnLinux(kept, duplicate) : null;
+        OperatingSystem.IsLinux() ? RefuseOnLinux(kept, duplicate)
+        : OperatingSystem.IsWindows() ? RefuseOnWindows(kept, duplicate)
+        : null;
+
+    /// <summary>The cached answer of <paramref name="probe"/> for <paramref name="device"/>, asked until one probe tells.</summary>
+    private string? Capability(DuplicateActionKind kind, ulong device, Func<ProbeResult> probe)
+    {
+        _capabilities.TryGetValue(device, out var known);
+        if (known.Result is null && known.Attempts < AttemptsPerDevice)
+        {
+            ProbesRun++;
+            var result = probe();
+            LinkingLog.CapabilityProbed(logger, kind, device, result.Outcome, result.Detail);
+            known = (result.Outcome == ProbeOutcome.Unknown ? null : result, known.Attempts + 1);
+            _capabilities[device] = known;
+        }
+
+        return known.Result is { Outcome: ProbeOutcome.Unsupported } unsupported ? unsupported.Detail : null;
+    }
 }
