@@ -12,10 +12,6 @@ public sealed class ActionTests
 {
     internal static readonly byte[] Content = TempTree.RandomBytes(30_000, 11);
 
-    /// <summary>Why the Recycle Bin move cannot succeed under Wine: the library asks the volume's drive type before moving.</summary>
-    private const string WineDriveTypes =
-        @"drive types for volume GUID paths (GetDriveTypeW on \?\Volume{…}\ answers DRIVE_UNKNOWN), so Dedup.Core refuses the move as it does for a volume without a Recycle Bin";
-
     [Fact]
     public async Task Delete_removes_the_duplicate_and_keeps_the_kept_file()
     {
@@ -33,7 +29,6 @@ public sealed class ActionTests
     [Fact]
     public async Task Trash_moves_the_duplicate_away_and_keeps_the_kept_file()
     {
-        Wine.SkipUnderWine(WineDriveTypes);
         using var tree = new TempTree();
         var (kept, duplicate, plan) = await PlanAsync(tree, Linkers.Trash, UniqueName());
 
@@ -42,16 +37,31 @@ public sealed class ActionTests
         Assert.True(outcome.Status == DuplicateActionStatus.Done, $"{outcome.Status}: {outcome.Reason}");
         Assert.False(File.Exists(duplicate));
         Assert.Equal(Content, await File.ReadAllBytesAsync(kept));
+        if (Wine.IsRunning)
+        {
+            // Wine's SHFileOperationW moves to the freedesktop trash of the Unix user: the file must be there, whole.
+            var trashed = Path.Combine(Wine.HomeFolder(), ".local", "share", "Trash", "files", Path.GetFileName(duplicate));
+            try
+            {
+                Assert.Equal(Content, await File.ReadAllBytesAsync(trashed));
+            }
+            finally
+            {
+                File.Delete(trashed);
+                File.Delete(Path.Combine(Path.GetDirectoryName(Path.GetDirectoryName(trashed))!, "info", Path.GetFileName(duplicate) + ".trashinfo"));
+            }
+        }
     }
 
     [Fact]
     public async Task Trash_refuses_a_volume_that_is_not_a_fixed_disk_and_leaves_the_file()
     {
         // The refusal path of the real Recycle Bin code: Windows would delete permanently where it keeps no Recycle Bin.
-        // Under Wine every volume answers DRIVE_UNKNOWN, so it is reached on the temp folder; Windows proper needs a
-        // removable or network volume, which a test machine may not have.
-        Assert.SkipUnless(Wine.IsRunning, "Needs a volume that is not a fixed disk; on Windows proper the temp folder is on one.");
-        using var tree = new TempTree();
+        // The temp folder is on a fixed disk (under Wine too, through the volume's drive letter), so the tree is made
+        // on a removable or network volume when one is mounted.
+        var other = DriveInfo.GetDrives().FirstOrDefault(d => d.DriveType is DriveType.Removable or DriveType.Network && d.IsReady);
+        Assert.SkipWhen(other is null, "Needs a writable removable or network volume; none is mounted.");
+        using var tree = new TempTree(other!.RootDirectory.FullName);
         var (kept, duplicate, plan) = await PlanAsync(tree, Linkers.Trash, UniqueName());
 
         var outcome = Assert.Single((await plan.ApplyAsync()).Outcomes);
@@ -159,7 +169,7 @@ public sealed class ActionTests
         Assert.Empty(Directory.GetFiles(tree.PathOf("other"), ".dedup-tmp-*"));
     }
 
-    private static string UniqueName() => Guid.NewGuid().ToString("N") + ".bin";
+    internal static string UniqueName() => Guid.NewGuid().ToString("N") + ".bin";
 
     /// <summary>keep/a.bin and its duplicate other/<paramref name="duplicateName"/>, scanned and planned with <paramref name="linker"/>.</summary>
     internal static async Task<(string Kept, string Duplicate, DuplicateActionPlan Plan)> PlanAsync(TempTree tree, ILinker linker, string duplicateName = "b.bin")

@@ -3,9 +3,10 @@ namespace Dedup.Core.WindowsTests.Infrastructure;
 /// <summary>A real temporary folder for one test (under the temp folder, so on a fixed drive), deleted afterwards.</summary>
 internal sealed class TempTree : IDisposable
 {
-    public TempTree()
+    /// <param name="parent">Where to make it; the temp folder by default.</param>
+    public TempTree(string? parent = null)
     {
-        Root = Path.Combine(Path.GetTempPath(), "dedup-wintests", Guid.NewGuid().ToString("N"));
+        Root = Path.Combine(parent ?? Path.GetTempPath(), "dedup-wintests", Guid.NewGuid().ToString("N"));
         Directory.CreateDirectory(Root);
     }
 

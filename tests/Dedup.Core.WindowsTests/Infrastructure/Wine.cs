@@ -15,6 +15,13 @@ internal static class Wine
 
     public static bool IsRunning => Version is not null;
 
+    /// <summary>The Unix user's home folder as a Windows path (Wine's <c>WINEHOMEDIR</c>, <c>\??\Z:\home\…</c>).</summary>
+    public static string HomeFolder()
+    {
+        var home = Environment.GetEnvironmentVariable("WINEHOMEDIR") ?? throw new InvalidOperationException("WINEHOMEDIR is not set (not under Wine?)");
+        return home.StartsWith(@"\??\", StringComparison.Ordinal) ? home[4..] : home;
+    }
+
     /// <summary>Skips the calling test under Wine, saying what Wine lacks; on Windows proper the test runs.</summary>
     public static void SkipUnderWine(string whatWineLacks) =>
         Assert.SkipWhen(IsRunning, $"Wine {Version} does not provide {whatWineLacks}; runs on Windows proper only.");

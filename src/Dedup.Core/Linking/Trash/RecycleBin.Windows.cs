@@ -123,9 +123,53 @@ internal static unsafe class RecycleBin
         }
 
         var type = Kernel32.GetDriveType(volume);
+        if (type == Topology.WindowsStorageLayout.DRIVE_UNKNOWN && DriveLetterOf(volume) is { } letter)
+        {
+            // Wine answers DRIVE_UNKNOWN for every volume GUID root; the same volume's drive letter still says what the
+            // volume is (a removable or network volume answers so there too). A volume without a letter stays refused.
+            type = Kernel32.GetDriveType(letter);
+            volume = $"{volume}, mounted at {letter}";
+        }
+
         return type == Topology.WindowsStorageLayout.DRIVE_FIXED
             ? null
             : $"the file is on a volume of drive type {type.ToString(CultureInfo.InvariantCulture)} ({volume}), not a fixed disk: Windows keeps no Recycle Bin there and would delete the file permanently; not moved (use Delete to remove it permanently)";
+    }
+
+    /// <summary>The first drive-letter root (<c>X:\</c>) <paramref name="volume"/> is mounted at, or <see langword="null"/>.</summary>
+    [SupportedOSPlatform("windows")]
+    private static string? DriveLetterOf(string volume)
+    {
+        const int Capacity = 4096;
+        var buffer = new char[Capacity];
+        uint length;
+        fixed (char* p = buffer)
+        {
+            if (!Kernel32.GetVolumePathNamesForVolumeName(volume, p, Capacity, &length))
+            {
+                return null;
+            }
+        }
+
+        return DriveLetterRoot(buffer.AsSpan(0, (int)Math.Min(length, Capacity)));
+    }
+
+    /// <summary>The first <c>X:\</c> entry of a double-NUL-terminated list of mount paths (mount folders are skipped).</summary>
+    internal static string? DriveLetterRoot(ReadOnlySpan<char> list)
+    {
+        while (!list.IsEmpty && list[0] != '\0')
+        {
+            var end = list.IndexOf('\0');
+            var entry = end < 0 ? list : list[..end];
+            if (entry.Length == 3 && char.IsAsciiLetter(entry[0]) && entry[1] == ':' && entry[2] == '\\')
+            {
+                return entry.ToString();
+            }
+
+            list = end < 0 ? ReadOnlySpan<char>.Empty : list[(end + 1)..];
+        }
+
+        return null;
     }
 
     [SupportedOSPlatform("windows")]
