@@ -93,4 +93,14 @@ public sealed class SystemTrashInteropTests
         Assert.Equal("the path is invalid (SHFileOperationW result 0x7C)", RecycleBin.DescribeResult(0x7C));
         Assert.Equal("the operation was cancelled (SHFileOperationW result 0x75)", RecycleBin.DescribeResult(0x75));
     }
+
+    [Theory]
+    [InlineData("C:\\\0\0", "C:\\")]
+    [InlineData("D:\\mnt\\vol\\\0E:\\\0\0", "E:\\")] // a folder mount point first, then the letter
+    [InlineData("D:\\mnt\\vol\\\0\0", null)] // mounted on a folder only: no letter, so refused
+    [InlineData("\0", null)]
+    [InlineData("", null)]
+    [InlineData("Z:\\", "Z:\\")] // no terminator at the end of the buffer
+    public void The_drive_letter_of_a_volume_is_taken_from_its_mount_point_list(string list, string? expected)
+        => Assert.Equal(expected, RecycleBin.DriveLetterRoot(list));
 }
