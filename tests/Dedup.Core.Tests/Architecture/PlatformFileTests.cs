@@ -1,3 +1,4 @@
+using Dedup.Core.Tests.Infrastructure;
 using System.Text.RegularExpressions;
 
 namespace Dedup.Core.Tests.Architecture;
@@ -20,7 +21,7 @@ public sealed partial class PlatformFileTests
     [MemberData(nameof(Suffixes))]
     public void Every_platform_file_declares_its_platform_and_no_other(string suffix, string platform)
     {
-        var files = Directory.EnumerateFiles(Path.Combine(RepositoryRoot(), "src"), "*" + suffix, SearchOption.AllDirectories)
+        var files = Directory.EnumerateFiles(Path.Combine(RepositoryFiles.Root, "src"), "*" + suffix, SearchOption.AllDirectories)
             .Where(f => !f.Contains($"{Path.DirectorySeparatorChar}obj{Path.DirectorySeparatorChar}", StringComparison.Ordinal))
             .ToList();
         Assert.NotEmpty(files);
@@ -37,19 +38,6 @@ public sealed partial class PlatformFileTests
         }
 
         Assert.True(problems.Count == 0, string.Join("\n", problems));
-    }
-
-    private static string RepositoryRoot()
-    {
-        for (var folder = new DirectoryInfo(AppContext.BaseDirectory); folder is not null; folder = folder.Parent)
-        {
-            if (File.Exists(Path.Combine(folder.FullName, "Dedup.Core.sln")))
-            {
-                return folder.FullName;
-            }
-        }
-
-        throw new InvalidOperationException("Dedup.Core.sln not found above " + AppContext.BaseDirectory);
     }
 
     [GeneratedRegex(@"SupportedOSPlatform(?:Guard)?\(""(\w+)""\)")]

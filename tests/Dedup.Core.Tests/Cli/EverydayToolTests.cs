@@ -73,7 +73,7 @@ public sealed partial class EverydayToolTests
     [Fact]
     public async Task The_man_page_documents_every_option_of_every_command()
     {
-        var man = File.ReadAllText(Path.Combine(RepositoryRoot(), "docs", "dedup.1")).Replace("\\-", "-", StringComparison.Ordinal);
+        var man = File.ReadAllText(Path.Combine(RepositoryFiles.Root, "docs", "dedup.1")).Replace("\\-", "-", StringComparison.Ordinal);
         var (_, script, _) = await CliProcess.RunAsync(["completion", "bash"]);
         // Every option the completion offers (it is generated from the command tree): the words="…" lists.
         var options = script.Split('\n').Where(l => l.Contains("words=\"", StringComparison.Ordinal))
@@ -81,19 +81,6 @@ public sealed partial class EverydayToolTests
         Assert.Contains("--min-size", options);
         Assert.Contains("--log", options);
         Assert.All(options.Where(o => o is not ("--help" or "-h")), o => Assert.Contains(o, man, StringComparison.Ordinal));
-    }
-
-    private static string RepositoryRoot()
-    {
-        for (var folder = new DirectoryInfo(AppContext.BaseDirectory); folder is not null; folder = folder.Parent)
-        {
-            if (File.Exists(Path.Combine(folder.FullName, "Dedup.Core.sln")))
-            {
-                return folder.FullName;
-            }
-        }
-
-        throw new InvalidOperationException("Dedup.Core.sln not found above " + AppContext.BaseDirectory);
     }
 
     [GeneratedRegex(@"^dedup \d+\.\d+\.\d+( \([0-9a-f]+\))?$")]

@@ -48,7 +48,7 @@ public sealed partial class LibraryPackageTests(LibraryPackageTests.PackedLibrar
     {
         using var work = new TempTree();
         var tree = MakeTree(work);
-        var readme = File.ReadAllText(Path.Combine(RepositoryRoot(), "README.md"));
+        var readme = File.ReadAllText(Path.Combine(RepositoryFiles.Root, "README.md"));
         var example = LibraryExample().Match(readme);
         Assert.True(example.Success, "README.md has no ```csharp block under \"## Library example\"");
 
@@ -173,7 +173,7 @@ public sealed partial class LibraryPackageTests(LibraryPackageTests.PackedLibrar
             """);
 
         // The temp feed, then the repository's own sources; Dedup.Core* may come from the temp feed only.
-        var repositorySources = XDocument.Load(Path.Combine(RepositoryRoot(), "nuget.config"))
+        var repositorySources = XDocument.Load(Path.Combine(RepositoryFiles.Root, "nuget.config"))
             .Descendants("packageSources").Elements("add").ToList();
         Assert.NotEmpty(repositorySources);
         var config = new XDocument(new XElement(
@@ -224,19 +224,6 @@ public sealed partial class LibraryPackageTests(LibraryPackageTests.PackedLibrar
     [GeneratedRegex(@"## Library example\s+```csharp\n(?<code>.*?)```", RegexOptions.Singleline)]
     private static partial Regex LibraryExample();
 
-    private static string RepositoryRoot()
-    {
-        for (var folder = new DirectoryInfo(AppContext.BaseDirectory); folder is not null; folder = folder.Parent)
-        {
-            if (File.Exists(Path.Combine(folder.FullName, "Dedup.Core.sln")))
-            {
-                return folder.FullName;
-            }
-        }
-
-        throw new InvalidOperationException("Dedup.Core.sln not found above " + AppContext.BaseDirectory);
-    }
-
     /// <summary>Both library packages, packed once for the class into a temp feed with their own artifacts folder.</summary>
     public sealed partial class PackedLibraries : IDisposable
     {
@@ -253,7 +240,7 @@ public sealed partial class LibraryPackageTests(LibraryPackageTests.PackedLibrar
 
             foreach (var project in new[] { "Dedup.Core", "Dedup.Core.Extensions.DependencyInjection" })
             {
-                string[] args = ["pack", Path.Combine(RepositoryRoot(), "src", project), "-c", "Release", "-o", Feed, "--artifacts-path", _work.PathOf("artifacts")];
+                string[] args = ["pack", Path.Combine(RepositoryFiles.Root, "src", project), "-c", "Release", "-o", Feed, "--artifacts-path", _work.PathOf("artifacts")];
                 var (exit, stdout, stderr) = ProcessRunner.Run("dotnet", args, timeoutSeconds: 600);
                 if (exit != 0)
                 {

@@ -15,7 +15,7 @@ public sealed class PackageTests
         using var work = new TempTree();
         var feed = work.PathOf("feed");
         var artifacts = work.PathOf("artifacts");
-        var project = Path.Combine(RepositoryRoot(), "samples", "Dedup.Cli");
+        var project = Path.Combine(RepositoryFiles.Root, "samples", "Dedup.Cli");
 
         // The pointer package, the NativeAOT linux-x64 package and the framework-dependent one for other platforms.
         foreach (var rid in new[] { null, "linux-x64", "any" })
@@ -51,18 +51,5 @@ public sealed class PackageTests
         Assert.Equal(
             [Path.Combine(tree, "a.bin"), Path.Combine(tree, "sub", "b.bin")],
             group.GetProperty("files").EnumerateArray().Select(f => f.GetProperty("path").GetString()));
-    }
-
-    private static string RepositoryRoot()
-    {
-        for (var folder = new DirectoryInfo(AppContext.BaseDirectory); folder is not null; folder = folder.Parent)
-        {
-            if (File.Exists(Path.Combine(folder.FullName, "Dedup.Core.sln")))
-            {
-                return folder.FullName;
-            }
-        }
-
-        throw new InvalidOperationException("Dedup.Core.sln not found above " + AppContext.BaseDirectory);
     }
 }
