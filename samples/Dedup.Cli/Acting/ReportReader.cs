@@ -87,10 +87,20 @@ internal static class ReportReader
                             throw new InvalidReportException($"{at}.links is not an array");
                         }
 
+                        JsonElement[]? linksBytes = null;
+                        if (entry.TryGetProperty("linksBytes", out var bytesElement))
+                        {
+                            linksBytes = bytesElement.ValueKind == JsonValueKind.Array && bytesElement.GetArrayLength() == links.GetArrayLength()
+                                ? bytesElement.EnumerateArray().ToArray()
+                                : throw new InvalidReportException($"{at}.linksBytes is not an array as long as {at}.links");
+                        }
+
                         var linkIndex = 0;
                         foreach (var link in links.EnumerateArray())
                         {
-                            names.Add(new ReportedFile(ParsePath(link, $"{at}.links[{linkIndex++}]"), identity, size, mtime, ctime));
+                            var bytes = linksBytes?[linkIndex] is { ValueKind: not JsonValueKind.Null } b ? b : (JsonElement?)null;
+                            var linkWhere = $"{at}.links[{linkIndex++}]";
+                            names.Add(new ReportedFile(ParsePath(link, bytes, linkWhere), identity, size, mtime, ctime));
                         }
                     }
                 }
@@ -132,11 +142,58 @@ internal static class ReportReader
         return element.TryGetProperty(name, out var value) ? value : throw new InvalidReportException($"{where} has no \"{name}\"");
     }
 
-    private static AbsolutePath ReadPath(JsonElement element, string name, string where) => ParsePath(Require(element, name, where), $"{where}.{name}");
+    /// <summary>The path at <paramref name="name"/>, or its exact bytes from <c>pathBytes</c> when the report carries them.</summary>
+    private static AbsolutePath ReadPath(JsonElement element, string name, string where) =>
+        ParsePath(Require(element, name, where), element.TryGetProperty("pathBytes", out var bytes) ? bytes : null, $"{where}.{name}");
 
-    private static AbsolutePath ParsePath(JsonElement value, string where)
+    /// <summary>
+    /// A path from its JSON string or, when <paramref name="bytes"/> is given, from those exact bytes (base64; a Linux
+    /// name that is not valid UTF-8, see <see cref="KernelNames"/>); the string must then be their lossy form.
+    /// </summary>
+    private static AbsolutePath ParsePath(JsonElement value, JsonElement? bytes, string where)
     {
-        if (value.ValueKind != JsonValueKind.String || value.GetString() is not { Length: > 0 } text || !Path.IsPathFullyQualified(text))
+        if (bytes is { } exact)
+        {
+            byte[] decoded;
+            try
+            {
+                decoded = exact.ValueKind == JsonValueKind.String ? exact.GetBytesFromBase64() : throw new FormatException();
+            }
+            catch (FormatException)
+            {
+                throw new InvalidReportException($"{where}: its bytes are not base64");
+            }
+
+            if (decoded.AsSpan().IndexOf((byte)0) >= 0)
+            {
+                throw new InvalidReportException($"{where}: its bytes hold a NUL");
+            }
+
+            var text = KernelNames.GetString(decoded);
+            if (value.ValueKind != JsonValueKind.String || !string.Equals(value.GetString(), Output.JsonReportWriter.Lossy(text), StringComparison.Ordinal))
+            {
+                throw new InvalidReportException($"{where} does not match its bytes");
+            }
+
+            return ParsePath(text, where);
+        }
+
+        string? plain;
+        try
+        {
+            plain = value.ValueKind == JsonValueKind.String ? value.GetString() : null;
+        }
+        catch (InvalidOperationException)
+        {
+            plain = null; // a lone surrogate escaped in the JSON text: not a string .NET can read
+        }
+
+        return plain is not null ? ParsePath(plain, where) : throw new InvalidReportException($"{where} is not an absolute path");
+    }
+
+    private static AbsolutePath ParsePath(string text, string where)
+    {
+        if (text.Length == 0 || !Path.IsPathFullyQualified(text))
         {
             throw new InvalidReportException($"{where} is not an absolute path");
         }

@@ -1,18 +1,26 @@
 using System.Globalization;
 using System.Text;
 using Dedup.Core;
+using Dedup.Core.Paths;
 using Dedup.Core.Reporting;
 
 namespace Dedup.Cli.Output;
 
-/// <summary>CSV, one row per name: <c>group,size,path,hardlink_of</c> (RFC 4180 quoting).</summary>
+/// <summary>
+/// CSV, one row per name: <c>group,size,path,hardlink_of</c> (RFC 4180 quoting). Names are written as the kernel's
+/// exact bytes: UTF-8, except that a Linux name that is not valid UTF-8 keeps those bytes (see <see cref="KernelNames"/>),
+/// so the file is then not valid UTF-8 but every path in it names the file that was compared.
+/// </summary>
 internal sealed class CsvReportWriter : ReportWriter
 {
     private readonly StreamWriter _writer;
     private int _group;
 
+    private readonly Stream _stream;
+
     public CsvReportWriter(Stream stream)
     {
+        _stream = stream;
         _writer = new StreamWriter(stream, new UTF8Encoding(false), 64 * 1024, leaveOpen: true);
         _writer.WriteLine("group,size,path,hardlink_of");
     }
@@ -58,14 +66,15 @@ internal sealed class CsvReportWriter : ReportWriter
 
     private void WriteField(string value)
     {
-        if (value.AsSpan().IndexOfAny(",\"\r\n") < 0)
+        var field = value.AsSpan().IndexOfAny(",\"\r\n") < 0 ? value : "\"" + value.Replace("\"", "\"\"", StringComparison.Ordinal) + "\"";
+        if (KernelNames.HasEscapedBytes(field) && KernelNames.TryGetBytes(field, out var bytes))
         {
-            _writer.Write(value);
+            // The writer's UTF-8 encoder would turn those bytes into U+FFFD: write them past it.
+            _writer.Flush();
+            _stream.Write(bytes);
             return;
         }
 
-        _writer.Write('"');
-        _writer.Write(value.Replace("\"", "\"\"", StringComparison.Ordinal));
-        _writer.Write('"');
+        _writer.Write(field);
     }
 }

@@ -2,6 +2,7 @@ using System.Globalization;
 using System.Text.Encodings.Web;
 using System.Text.Json;
 using Dedup.Core;
+using Dedup.Core.Paths;
 using Dedup.Core.Reporting;
 
 namespace Dedup.Cli.Output;
@@ -10,6 +11,10 @@ namespace Dedup.Cli.Output;
 /// The JSON contract: <c>{"groups":[{"size":N,"files":[{"path":"…","device":D,"inode":I,"mtime":"…","ctime":"…","links":["…"]}]}],
 /// "roots":[{"path":"…","device":D,"inode":I}],"summary":{…}}</c>, streamed: each group is written when it arrives.
 /// The identities (device, inode, times) let <c>--from-report</c> act only on the very files that were compared.
+/// A Linux name that is not valid UTF-8 cannot be a JSON string: <c>path</c> then shows each byte that is not valid
+/// UTF-8 as U+FFFD (lossy, for people) and <c>pathBytes</c> beside it holds the exact bytes in base64; a file's
+/// <c>links</c> get a parallel <c>linksBytes</c> array (base64, or <c>null</c> for a link whose name is valid UTF-8).
+/// Both appear only when some name needs them (see <see cref="KernelNames"/>).
 /// </summary>
 internal sealed class JsonReportWriter : ReportWriter
 {
@@ -34,7 +39,7 @@ internal sealed class JsonReportWriter : ReportWriter
         foreach (var file in group.Files)
         {
             _json.WriteStartObject();
-            _json.WriteString("path", file.Path.ToString());
+            WritePath(file.Path.ToString());
             _json.WriteNumber("device", file.Identity.Device);
             _json.WriteNumber("inode", file.Identity.FileId);
             _json.WriteString("mtime", file.LastWriteTimeUtc.ToString("O", CultureInfo.InvariantCulture));
@@ -53,10 +58,27 @@ internal sealed class JsonReportWriter : ReportWriter
                 _json.WriteStartArray("links");
                 foreach (var link in file.OtherLinks)
                 {
-                    _json.WriteStringValue(link.ToString());
+                    _json.WriteStringValue(Lossy(link.ToString()));
                 }
 
                 _json.WriteEndArray();
+                if (file.OtherLinks.Any(link => KernelNames.HasEscapedBytes(link.ToString())))
+                {
+                    _json.WriteStartArray("linksBytes");
+                    foreach (var link in file.OtherLinks)
+                    {
+                        if (ExactBytes(link.ToString()) is { } bytes)
+                        {
+                            _json.WriteBase64StringValue(bytes);
+                        }
+                        else
+                        {
+                            _json.WriteNullValue();
+                        }
+                    }
+
+                    _json.WriteEndArray();
+                }
             }
 
             _json.WriteEndObject();
@@ -89,7 +111,7 @@ internal sealed class JsonReportWriter : ReportWriter
         foreach (var root in _roots)
         {
             _json.WriteStartObject();
-            _json.WriteString("path", root.Path.ToString());
+            WritePath(root.Path.ToString());
             _json.WriteNumber("device", root.Identity.Device);
             _json.WriteNumber("inode", root.Identity.FileId);
             _json.WriteEndObject();
@@ -105,7 +127,7 @@ internal sealed class JsonReportWriter : ReportWriter
         foreach (var error in summary.Errors)
         {
             _json.WriteStartObject();
-            _json.WriteString("path", error.Path);
+            WritePath(error.Path);
             _json.WriteString("message", error.Message);
             _json.WriteString("kind", error.Kind.ToString());
             _json.WriteEndObject();
@@ -115,6 +137,41 @@ internal sealed class JsonReportWriter : ReportWriter
         _json.WriteEndObject();
         _json.WriteEndObject();
         _ended = true;
+    }
+
+    /// <summary>Writes <c>path</c> and, for a name that is not valid UTF-8, <c>pathBytes</c>.</summary>
+    private void WritePath(string path)
+    {
+        _json.WriteString("path", Lossy(path));
+        if (ExactBytes(path) is { } bytes)
+        {
+            _json.WriteBase64String("pathBytes", bytes);
+        }
+    }
+
+    /// <summary>The exact bytes of a path holding escaped bytes; <see langword="null"/> for one that is valid UTF-8 (or cannot be encoded).</summary>
+    private static byte[]? ExactBytes(string path) =>
+        KernelNames.HasEscapedBytes(path) && KernelNames.TryGetBytes(path, out var bytes) ? bytes : null;
+
+    /// <summary>The path with each escaped byte (and any other lone surrogate) shown as U+FFFD: what a JSON string can hold.</summary>
+    internal static string Lossy(string path)
+    {
+        char[]? chars = null;
+        for (var i = 0; i < path.Length; i++)
+        {
+            var c = path[i];
+            if (char.IsHighSurrogate(c) && i + 1 < path.Length && char.IsLowSurrogate(path[i + 1]))
+            {
+                i++;
+            }
+            else if (char.IsSurrogate(c))
+            {
+                chars ??= path.ToCharArray();
+                chars[i] = '\uFFFD';
+            }
+        }
+
+        return chars is null ? path : new string(chars);
     }
 
     public override void Flush()

@@ -108,7 +108,12 @@ internal static class PathPolyfills
             return null;
         }
 
-        var bytes = System.Text.Encoding.UTF8.GetBytes(path + "\0");
+        var bytes = Dedup.Core.Paths.KernelNames.ToNullTerminated(path);
+        if (bytes is null)
+        {
+            return null;
+        }
+
         fixed (byte* p = bytes)
         {
             return Interop.Libc.ReadLinkTarget(Interop.Libc.AT_FDCWD, p);

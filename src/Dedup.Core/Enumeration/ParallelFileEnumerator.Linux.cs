@@ -27,7 +27,7 @@ internal sealed partial class ParallelFileEnumerator
             Span<byte> path = stackalloc byte[4096];
             if (work.Path.WriteUtf8(path) < 0)
             {
-                context.ReportError(work.Path.ToString(), ScanErrorKind.InvalidName, "Path too long");
+                context.ReportError(work.Path.ToString(), ScanErrorKind.InvalidName, "Path too long, or not a name the system can be given unchanged");
                 return;
             }
 
@@ -119,14 +119,12 @@ internal sealed partial class ParallelFileEnumerator
                 return;
             }
 
-            if (!Utf8Text.IsValid(name))
-            {
-                context.ReportError(work.Path + "/" + Encoding.UTF8.GetString(name), ScanErrorKind.InvalidName, "The name is not valid UTF-8; skipped");
-                return;
-            }
-
-            Span<char> chars = stackalloc char[name.Length];
-            chars = chars[..Encoding.UTF8.GetChars(name, chars)];
+            // A name that is not valid UTF-8 keeps each such byte as U+DC80+byte (KernelNames): found and acted on
+            // like any other, and encoded back to the very same bytes for every later system call.
+            Span<char> decoded = stackalloc char[name.Length];
+            ReadOnlySpan<char> chars = Utf8Text.IsValid(name)
+                ? decoded[..Encoding.UTF8.GetChars(name, decoded)]
+                : KernelNames.GetString(name).AsSpan();
 
             if (type == Libc.DT_DIR)
             {

@@ -23,11 +23,11 @@ internal static partial class LibSystem
     /// declared at all (it is read only with O_CREAT, which is never passed here).
     /// </summary>
 #if NET
-    [LibraryImport(LibraryName, EntryPoint = "open", SetLastError = true, StringMarshalling = StringMarshalling.Utf8)]
+    [LibraryImport(LibraryName, EntryPoint = "open", SetLastError = true, StringMarshalling = StringMarshalling.Custom, StringMarshallingCustomType = typeof(KernelNameMarshaller))]
     public static partial int Open(string path, int flags);
 #else
     [DllImport(LibraryName, EntryPoint = "open", SetLastError = true, CharSet = CharSet.Ansi, ExactSpelling = true)]
-    public static extern int Open(string path, int flags);
+    public static extern int Open([MarshalAs(UnmanagedType.CustomMarshaler, MarshalTypeRef = typeof(KernelNameCustomMarshaler))] string path, int flags);
 #endif
 
     /// <summary>arm64 has only the 64-bit-inode <c>struct stat</c>, under the plain name.</summary>
@@ -50,30 +50,30 @@ internal static partial class LibSystem
 
     // lstat(2) and stat(2): the same two symbol names as fstat (see there), by architecture.
 #if NET
-    [LibraryImport(LibraryName, EntryPoint = "lstat", SetLastError = true, StringMarshalling = StringMarshalling.Utf8)]
+    [LibraryImport(LibraryName, EntryPoint = "lstat", SetLastError = true, StringMarshalling = StringMarshalling.Custom, StringMarshallingCustomType = typeof(KernelNameMarshaller))]
     private static partial int LStatArm64(string path, out DarwinStat status);
 
-    [LibraryImport(LibraryName, EntryPoint = "lstat$INODE64", SetLastError = true, StringMarshalling = StringMarshalling.Utf8)]
+    [LibraryImport(LibraryName, EntryPoint = "lstat$INODE64", SetLastError = true, StringMarshalling = StringMarshalling.Custom, StringMarshallingCustomType = typeof(KernelNameMarshaller))]
     private static partial int LStatX64(string path, out DarwinStat status);
 
-    [LibraryImport(LibraryName, EntryPoint = "stat", SetLastError = true, StringMarshalling = StringMarshalling.Utf8)]
+    [LibraryImport(LibraryName, EntryPoint = "stat", SetLastError = true, StringMarshalling = StringMarshalling.Custom, StringMarshallingCustomType = typeof(KernelNameMarshaller))]
     private static partial int StatArm64(string path, out DarwinStat status);
 
-    [LibraryImport(LibraryName, EntryPoint = "stat$INODE64", SetLastError = true, StringMarshalling = StringMarshalling.Utf8)]
+    [LibraryImport(LibraryName, EntryPoint = "stat$INODE64", SetLastError = true, StringMarshalling = StringMarshalling.Custom, StringMarshallingCustomType = typeof(KernelNameMarshaller))]
     private static partial int StatX64(string path, out DarwinStat status);
 #else
     // CharSet.Ansi is UTF-8 on Mono on Unix, the only runtime that would load these.
     [DllImport(LibraryName, EntryPoint = "lstat", SetLastError = true, CharSet = CharSet.Ansi, ExactSpelling = true)]
-    private static extern int LStatArm64(string path, out DarwinStat status);
+    private static extern int LStatArm64([MarshalAs(UnmanagedType.CustomMarshaler, MarshalTypeRef = typeof(KernelNameCustomMarshaler))] string path, out DarwinStat status);
 
     [DllImport(LibraryName, EntryPoint = "lstat$INODE64", SetLastError = true, CharSet = CharSet.Ansi, ExactSpelling = true)]
-    private static extern int LStatX64(string path, out DarwinStat status);
+    private static extern int LStatX64([MarshalAs(UnmanagedType.CustomMarshaler, MarshalTypeRef = typeof(KernelNameCustomMarshaler))] string path, out DarwinStat status);
 
     [DllImport(LibraryName, EntryPoint = "stat", SetLastError = true, CharSet = CharSet.Ansi, ExactSpelling = true)]
-    private static extern int StatArm64(string path, out DarwinStat status);
+    private static extern int StatArm64([MarshalAs(UnmanagedType.CustomMarshaler, MarshalTypeRef = typeof(KernelNameCustomMarshaler))] string path, out DarwinStat status);
 
     [DllImport(LibraryName, EntryPoint = "stat$INODE64", SetLastError = true, CharSet = CharSet.Ansi, ExactSpelling = true)]
-    private static extern int StatX64(string path, out DarwinStat status);
+    private static extern int StatX64([MarshalAs(UnmanagedType.CustomMarshaler, MarshalTypeRef = typeof(KernelNameCustomMarshaler))] string path, out DarwinStat status);
 #endif
 
     /// <summary>lstat(2) (<paramref name="followLink"/> false: a final symbolic link itself) or stat(2), 64-bit-inode layout; returns 0 or an errno.</summary>

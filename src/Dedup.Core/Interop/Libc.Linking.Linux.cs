@@ -41,74 +41,74 @@ internal static unsafe partial class Libc
 
     [SupportedOSPlatform("linux")]
 #if NET
-    [LibraryImport(LibraryName, EntryPoint = "statx", SetLastError = true, StringMarshalling = StringMarshalling.Utf8)]
+    [LibraryImport(LibraryName, EntryPoint = "statx", SetLastError = true, StringMarshalling = StringMarshalling.Custom, StringMarshallingCustomType = typeof(KernelNameMarshaller))]
     public static partial int Statx(int dirfd, string path, int flags, uint mask, out StatxBuffer buffer);
 #else
     [DllImport(LibraryName, EntryPoint = "statx", SetLastError = true, CharSet = CharSet.Ansi, ExactSpelling = true)]
-    public static extern int Statx(int dirfd, string path, int flags, uint mask, out StatxBuffer buffer);
+    public static extern int Statx(int dirfd, [MarshalAs(UnmanagedType.CustomMarshaler, MarshalTypeRef = typeof(KernelNameCustomMarshaler))] string path, int flags, uint mask, out StatxBuffer buffer);
 #endif
 
     [SupportedOSPlatform("linux")]
 #if NET
-    [LibraryImport(LibraryName, EntryPoint = "open", SetLastError = true, StringMarshalling = StringMarshalling.Utf8)]
+    [LibraryImport(LibraryName, EntryPoint = "open", SetLastError = true, StringMarshalling = StringMarshalling.Custom, StringMarshallingCustomType = typeof(KernelNameMarshaller))]
     public static partial int Open(string path, int flags, int mode);
 #else
     [DllImport(LibraryName, EntryPoint = "open", SetLastError = true, CharSet = CharSet.Ansi, ExactSpelling = true)]
-    public static extern int Open(string path, int flags, int mode);
+    public static extern int Open([MarshalAs(UnmanagedType.CustomMarshaler, MarshalTypeRef = typeof(KernelNameCustomMarshaler))] string path, int flags, int mode);
 #endif
 
     [SupportedOSPlatform("linux")]
 #if NET
-    [LibraryImport(LibraryName, EntryPoint = "openat", SetLastError = true, StringMarshalling = StringMarshalling.Utf8)]
+    [LibraryImport(LibraryName, EntryPoint = "openat", SetLastError = true, StringMarshalling = StringMarshalling.Custom, StringMarshallingCustomType = typeof(KernelNameMarshaller))]
     public static partial int OpenAt(int dirfd, string path, int flags, int mode);
 #else
     [DllImport(LibraryName, EntryPoint = "openat", SetLastError = true, CharSet = CharSet.Ansi, ExactSpelling = true)]
-    public static extern int OpenAt(int dirfd, string path, int flags, int mode);
+    public static extern int OpenAt(int dirfd, [MarshalAs(UnmanagedType.CustomMarshaler, MarshalTypeRef = typeof(KernelNameCustomMarshaler))] string path, int flags, int mode);
 #endif
 
     [SupportedOSPlatform("linux")]
 #if NET
-    [LibraryImport(LibraryName, EntryPoint = "linkat", SetLastError = true, StringMarshalling = StringMarshalling.Utf8)]
+    [LibraryImport(LibraryName, EntryPoint = "linkat", SetLastError = true, StringMarshalling = StringMarshalling.Custom, StringMarshallingCustomType = typeof(KernelNameMarshaller))]
     public static partial int LinkAt(int olddirfd, string oldpath, int newdirfd, string newpath, int flags);
 #else
     [DllImport(LibraryName, EntryPoint = "linkat", SetLastError = true, CharSet = CharSet.Ansi, ExactSpelling = true)]
-    public static extern int LinkAt(int olddirfd, string oldpath, int newdirfd, string newpath, int flags);
+    public static extern int LinkAt(int olddirfd, [MarshalAs(UnmanagedType.CustomMarshaler, MarshalTypeRef = typeof(KernelNameCustomMarshaler))] string oldpath, int newdirfd, [MarshalAs(UnmanagedType.CustomMarshaler, MarshalTypeRef = typeof(KernelNameCustomMarshaler))] string newpath, int flags);
 #endif
 
     [SupportedOSPlatform("linux")]
 #if NET
-    [LibraryImport(LibraryName, EntryPoint = "symlinkat", SetLastError = true, StringMarshalling = StringMarshalling.Utf8)]
+    [LibraryImport(LibraryName, EntryPoint = "symlinkat", SetLastError = true, StringMarshalling = StringMarshalling.Custom, StringMarshallingCustomType = typeof(KernelNameMarshaller))]
     public static partial int SymlinkAt(string target, int newdirfd, string linkpath);
 #else
     [DllImport(LibraryName, EntryPoint = "symlinkat", SetLastError = true, CharSet = CharSet.Ansi, ExactSpelling = true)]
-    public static extern int SymlinkAt(string target, int newdirfd, string linkpath);
+    public static extern int SymlinkAt([MarshalAs(UnmanagedType.CustomMarshaler, MarshalTypeRef = typeof(KernelNameCustomMarshaler))] string target, int newdirfd, [MarshalAs(UnmanagedType.CustomMarshaler, MarshalTypeRef = typeof(KernelNameCustomMarshaler))] string linkpath);
 #endif
 
     [SupportedOSPlatform("linux")]
 #if NET
-    [LibraryImport(LibraryName, EntryPoint = "renameat2", SetLastError = true, StringMarshalling = StringMarshalling.Utf8)]
+    [LibraryImport(LibraryName, EntryPoint = "renameat2", SetLastError = true, StringMarshalling = StringMarshalling.Custom, StringMarshallingCustomType = typeof(KernelNameMarshaller))]
     public static partial int RenameAt2(int olddirfd, string oldpath, int newdirfd, string newpath, uint flags);
 #else
     [DllImport(LibraryName, EntryPoint = "renameat2", SetLastError = true, CharSet = CharSet.Ansi, ExactSpelling = true)]
-    public static extern int RenameAt2(int olddirfd, string oldpath, int newdirfd, string newpath, uint flags);
+    public static extern int RenameAt2(int olddirfd, [MarshalAs(UnmanagedType.CustomMarshaler, MarshalTypeRef = typeof(KernelNameCustomMarshaler))] string oldpath, int newdirfd, [MarshalAs(UnmanagedType.CustomMarshaler, MarshalTypeRef = typeof(KernelNameCustomMarshaler))] string newpath, uint flags);
 #endif
 
     [SupportedOSPlatform("linux")]
 #if NET
-    [LibraryImport(LibraryName, EntryPoint = "unlinkat", SetLastError = true, StringMarshalling = StringMarshalling.Utf8)]
+    [LibraryImport(LibraryName, EntryPoint = "unlinkat", SetLastError = true, StringMarshalling = StringMarshalling.Custom, StringMarshallingCustomType = typeof(KernelNameMarshaller))]
     public static partial int UnlinkAt(int dirfd, string path, int flags);
 #else
     [DllImport(LibraryName, EntryPoint = "unlinkat", SetLastError = true, CharSet = CharSet.Ansi, ExactSpelling = true)]
-    public static extern int UnlinkAt(int dirfd, string path, int flags);
+    public static extern int UnlinkAt(int dirfd, [MarshalAs(UnmanagedType.CustomMarshaler, MarshalTypeRef = typeof(KernelNameCustomMarshaler))] string path, int flags);
 #endif
 
     [SupportedOSPlatform("linux")]
 #if NET
-    [LibraryImport(LibraryName, EntryPoint = "mkdir", SetLastError = true, StringMarshalling = StringMarshalling.Utf8)]
+    [LibraryImport(LibraryName, EntryPoint = "mkdir", SetLastError = true, StringMarshalling = StringMarshalling.Custom, StringMarshallingCustomType = typeof(KernelNameMarshaller))]
     public static partial int Mkdir(string path, int mode);
 #else
     [DllImport(LibraryName, EntryPoint = "mkdir", SetLastError = true, CharSet = CharSet.Ansi, ExactSpelling = true)]
-    public static extern int Mkdir(string path, int mode);
+    public static extern int Mkdir([MarshalAs(UnmanagedType.CustomMarshaler, MarshalTypeRef = typeof(KernelNameCustomMarshaler))] string path, int mode);
 #endif
 
     [SupportedOSPlatform("linux")]
@@ -185,11 +185,11 @@ internal static unsafe partial class Libc
 
     [SupportedOSPlatform("linux")]
 #if NET
-    [LibraryImport(LibraryName, EntryPoint = "realpath", SetLastError = true, StringMarshalling = StringMarshalling.Utf8)]
+    [LibraryImport(LibraryName, EntryPoint = "realpath", SetLastError = true, StringMarshalling = StringMarshalling.Custom, StringMarshallingCustomType = typeof(KernelNameMarshaller))]
     private static partial nint RealPath(string path, nint resolved);
 #else
     [DllImport(LibraryName, EntryPoint = "realpath", SetLastError = true, CharSet = CharSet.Ansi, ExactSpelling = true)]
-    private static extern nint RealPath(string path, nint resolved);
+    private static extern nint RealPath([MarshalAs(UnmanagedType.CustomMarshaler, MarshalTypeRef = typeof(KernelNameCustomMarshaler))] string path, nint resolved);
 #endif
 
     /// <summary>The path with every symbolic link resolved (<c>realpath</c>), or <see langword="null"/> with the errno.</summary>
@@ -206,7 +206,7 @@ internal static unsafe partial class Libc
         try
         {
             errno = 0;
-            return Marshal.PtrToStringUTF8(resolved);
+            return Paths.KernelNames.GetString(MemoryMarshal.CreateReadOnlySpanFromNullTerminated((byte*)resolved));
         }
         finally
         {

@@ -140,12 +140,12 @@ internal static unsafe partial class Libc
     public static extern nint ReadLinkAt(int dirfd, byte* path, byte* buffer, nuint size);
 #endif
 
-    /// <summary>A symbolic link's target (UTF-8, up to PATH_MAX), or <see langword="null"/> when it cannot be read.</summary>
+    /// <summary>A symbolic link's target (its exact bytes, see <see cref="Paths.KernelNames"/>; up to PATH_MAX), or <see langword="null"/> when it cannot be read.</summary>
     public static string? ReadLinkTarget(int dirfd, byte* name)
     {
         var buffer = stackalloc byte[4096];
         var length = ReadLinkAt(dirfd, name, buffer, 4096);
-        return length <= 0 || length >= 4096 ? null : System.Text.Encoding.UTF8.GetString(buffer, (int)length);
+        return length <= 0 || length >= 4096 ? null : Paths.KernelNames.GetString(new ReadOnlySpan<byte>(buffer, (int)length));
     }
 
     public const uint FS_IOC_FIEMAP = 0xC020660B;

@@ -299,8 +299,8 @@ public class AbsolutePath : IEquatable<AbsolutePath>, IComparable<AbsolutePath>
         builder.Append(Name);
     }
 
-    /// <summary>Writes the full path as NUL-terminated UTF-8 for system calls, without allocating.</summary>
-    /// <returns>Bytes written, excluding the terminator; -1 if <paramref name="destination"/> is too small.</returns>
+    /// <summary>Writes the full path as the kernel's NUL-terminated bytes (see <see cref="KernelNames"/>) for system calls, without allocating.</summary>
+    /// <returns>Bytes written, excluding the terminator; -1 if <paramref name="destination"/> is too small or a name cannot be encoded losslessly.</returns>
     internal int WriteUtf8(Span<byte> destination)
     {
         var written = WriteUtf8Core(destination);
@@ -335,7 +335,7 @@ public class AbsolutePath : IEquatable<AbsolutePath>, IComparable<AbsolutePath>
             }
         }
 
-        if (!Encoding.UTF8.TryGetBytes(Name, destination[offset..], out var count))
+        if (!KernelNames.TryEncode(Name.AsSpan(), destination[offset..], out var count))
         {
             return -1;
         }

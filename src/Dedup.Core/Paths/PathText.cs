@@ -15,9 +15,11 @@ namespace Dedup.Core.Paths;
 /// <list type="bullet">
 /// <item><description>a backslash becomes <c>\\</c>;</description></item>
 /// <item><description>C0 controls and DEL become <c>\n</c>, <c>\r</c>, <c>\t</c>, <c>\e</c> (ESC) or <c>\xHH</c> (two upper-case hex digits);</description></item>
+/// <item><description>a byte of a Unix name that is not valid UTF-8 (kept as the lone surrogate U+DC80–U+DCFF, see
+/// <see cref="KernelNames"/>) becomes <c>\xHH</c>, the byte itself (<c>\x80</c>–<c>\xFF</c>);</description></item>
 /// <item><description>C1 controls (U+0080–U+009F), invisible format characters (Unicode category Cf: the bidirectional
 /// controls U+202A–U+202E, U+2066–U+2069, U+200E and U+200F, zero-width characters, the byte-order mark, tag
-/// characters, …), the line and paragraph separators U+2028 and U+2029, and lone surrogates become
+/// characters, …), the line and paragraph separators U+2028 and U+2029, and other lone surrogates become
 /// <c>\u{XXXX}</c> (the code point in upper-case hex, at least four digits);</description></item>
 /// <item><description>every other character is shown as it is.</description></item>
 /// </list>
@@ -128,6 +130,12 @@ public static class PathText
 
         if (NeedsCodePointEscape(text, index, out var width))
         {
+            if (KernelNames.IsEscapedByte(c))
+            {
+                builder.Append(@"\x").Append((c - 0xDC00).ToString("X2", CultureInfo.InvariantCulture));
+                return index;
+            }
+
             var codePoint = width == 2 ? char.ConvertToUtf32(c, text[index + 1]) : c;
             builder.Append(@"\u{").Append(codePoint.ToString("X4", CultureInfo.InvariantCulture)).Append('}');
         }

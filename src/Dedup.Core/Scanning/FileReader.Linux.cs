@@ -117,7 +117,7 @@ internal sealed unsafe partial class FileReader
     private int Locate(ScannedFile file, Span<byte> destination)
     {
         var dirfd = _folders.Get(file.Path.Parent);
-        if (dirfd >= 0 && System.Text.Encoding.UTF8.TryGetBytes(file.Path.Name, destination[..^1], out var count))
+        if (dirfd >= 0 && Paths.KernelNames.TryEncode(file.Path.Name.AsSpan(), destination[..^1], out var count))
         {
             destination[count] = 0;
             return dirfd;

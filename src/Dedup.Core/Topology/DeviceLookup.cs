@@ -19,7 +19,13 @@ internal static unsafe class DeviceLookup
         problem = string.Empty;
         if (OperatingSystem.IsLinux())
         {
-            var bytes = Encoding.UTF8.GetBytes(path + "\0");
+            var bytes = Paths.KernelNames.ToNullTerminated(path);
+            if (bytes is null)
+            {
+                problem = "the path cannot be passed to the system without changing it";
+                return false;
+            }
+
             StatxBuffer stx;
             fixed (byte* p = bytes)
             {

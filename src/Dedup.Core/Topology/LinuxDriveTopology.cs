@@ -259,7 +259,13 @@ internal sealed class LinuxDriveTopology : IDriveTopology
 
     private static unsafe bool Stat(string path, out StatxBuffer stx, int flags = 0)
     {
-        var bytes = Encoding.UTF8.GetBytes(path + "\0");
+        var bytes = Paths.KernelNames.ToNullTerminated(path);
+        if (bytes is null)
+        {
+            stx = default;
+            return false;
+        }
+
         fixed (byte* p = bytes)
         fixed (StatxBuffer* s = &stx)
         {

@@ -28,6 +28,11 @@ internal static partial class TemporaryFiles
 
         foreach (var folder in folders.Distinct(StringComparer.Ordinal))
         {
+            if (Paths.KernelNames.HasEscapedBytes(folder))
+            {
+                continue; // the BCL would list another folder (its name with U+FFFD): such folders are not searched
+            }
+
             IEnumerable<string> entries;
             try
             {

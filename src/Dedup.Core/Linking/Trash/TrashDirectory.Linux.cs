@@ -90,7 +90,7 @@ internal sealed partial class TrashDirectory
         var value = TopDirectory is null ? path : Path.GetRelativePath(TopDirectory, Libc.CanonicalFolderPath(path));
         using var rented = StringBuilderPool.Shared.RentScoped();
         var builder = rented.Builder;
-        foreach (var b in Encoding.UTF8.GetBytes(value))
+        foreach (var b in Paths.KernelNames.TryGetBytes(value, out var exact) ? exact : Encoding.UTF8.GetBytes(value))
         {
             var c = (char)b;
             if (char.IsAsciiLetterOrDigit(c) || c is '/' or '-' or '_' or '.' or '~')

@@ -1,0 +1,202 @@
+using System.Runtime.InteropServices;
+using System.Text;
+using System.Text.Json;
+using Dedup.Core.Paths;
+using Dedup.Core.Tests.Infrastructure;
+using Xunit;
+
+namespace Dedup.Core.Tests.Cli;
+
+/// <summary>
+/// A Linux name that is not valid UTF-8 (<c>a\xFF.bin</c>) is found, acted on and reported like any other, while a
+/// decoy literally named <c>a\uFFFD.bin</c> (what a lossy conversion would turn the name into) is never touched.
+/// Files with such names are made and inspected through libc with the exact bytes, not through the code under test.
+/// </summary>
+public sealed class NonUtf8NamesTests
+{
+    private static readonly byte[] Content = TempTree.RandomBytes(5000, seed: 23);
+    private static readonly byte[] DecoyContent = TempTree.RandomBytes(5000, seed: 24);
+    private static readonly byte[] RawName = [(byte)'a', 0xFF, (byte)'.', (byte)'b', (byte)'i', (byte)'n'];
+
+    [LinuxFact]
+    public async Task The_library_groups_a_non_utf8_name_with_its_copy()
+    {
+        using var tree = MakeTree(out var raw, out var copy, out _);
+
+        var (groups, summary) = await Scan.RunAsync(f => f.AddRoot(tree.PathOf("d")));
+
+        Assert.Empty(summary.Errors);
+        var group = Assert.Single(groups);
+        Assert.Equal([copy, KernelNames.GetString(raw)], group.Files.Select(f => f.Path.ToString()).Order(StringComparer.Ordinal));
+    }
+
+    [LinuxFact]
+    public async Task Find_shows_the_byte_escaped_in_text_and_exact_in_json_and_csv()
+    {
+        using var tree = MakeTree(out var raw, out var copy, out var decoy);
+        var folder = tree.PathOf("d");
+
+        var (exit, text, stderr) = await RunCliAsync("find", folder);
+        Assert.Equal(0, exit);
+        Assert.Equal(string.Empty, stderr);
+        Assert.Contains("  " + folder + @"/a\xFF.bin", text.Split('\n'));
+        Assert.Contains("  " + copy, text.Split('\n'));
+
+        (exit, _, _) = await RunCliAsync("find", folder, "--format", "json", "-o", tree.PathOf("r.json"));
+        Assert.Equal(0, exit);
+        using var json = JsonDocument.Parse(File.ReadAllBytes(tree.PathOf("r.json")));
+        var files = json.RootElement.GetProperty("groups")[0].GetProperty("files").EnumerateArray().ToList();
+        var rawEntry = Assert.Single(files, f => f.TryGetProperty("pathBytes", out _));
+        Assert.Equal(raw, rawEntry.GetProperty("pathBytes").GetBytesFromBase64());
+        Assert.Equal(folder + "/a\uFFFD.bin", rawEntry.GetProperty("path").GetString());
+        var copyEntry = Assert.Single(files, f => !f.TryGetProperty("pathBytes", out _));
+        Assert.Equal(copy, copyEntry.GetProperty("path").GetString());
+        Assert.All(json.RootElement.GetProperty("roots").EnumerateArray(), r => Assert.False(r.TryGetProperty("pathBytes", out _)));
+
+        (exit, _, _) = await RunCliAsync("find", folder, "--format", "csv", "-o", tree.PathOf("r.csv"));
+        Assert.Equal(0, exit);
+        var csv = File.ReadAllBytes(tree.PathOf("r.csv"));
+        Assert.True(csv.AsSpan().IndexOf([(byte)',', .. raw, (byte)',']) >= 0);
+        Assert.True(csv.AsSpan().IndexOf(Encoding.UTF8.GetBytes("," + copy + ",")) >= 0);
+        AssertDecoyUntouched(decoy);
+    }
+
+    [LinuxFact]
+    public async Task Delete_removes_the_non_utf8_name_and_never_the_decoy()
+    {
+        using var tree = MakeTree(out var raw, out var copy, out var decoy);
+
+        var (exit, stdout, stderr) = await RunCliAsync("delete", "--keep", "path-order", "--yes", tree.PathOf("d"));
+
+        Assert.True(exit == 0, stdout + stderr);
+        Assert.Contains("1 done, 0 skipped, 0 failed", stdout, StringComparison.Ordinal);
+        Assert.Null(Inode(raw));
+        Assert.Equal(Content, File.ReadAllBytes(copy));
+        AssertDecoyUntouched(decoy);
+    }
+
+    [LinuxFact]
+    public async Task Hard_link_replaces_the_non_utf8_name_and_never_the_decoy()
+    {
+        using var tree = MakeTree(out var raw, out var copy, out var decoy);
+
+        var (exit, stdout, stderr) = await RunCliAsync("link", "--mode", "hard", "--keep", "path-order", "--yes", tree.PathOf("d"));
+
+        Assert.True(exit == 0, stdout + stderr);
+        Assert.Contains("1 done, 0 skipped, 0 failed", stdout, StringComparison.Ordinal);
+        Assert.Equal(Inode(Encoding.UTF8.GetBytes(copy)), Inode(raw));
+        Assert.Equal(Content, ReadExact(raw));
+        AssertDecoyUntouched(decoy);
+    }
+
+    [LinuxFact]
+    public async Task From_report_acts_on_the_exact_name_even_when_the_decoy_now_has_the_same_content()
+    {
+        using var tree = MakeTree(out var raw, out var copy, out var decoy);
+        var (exit, _, _) = await RunCliAsync("find", tree.PathOf("d"), "--format", "json", "-o", tree.PathOf("r.json"));
+        Assert.Equal(0, exit);
+
+        // The decoy now holds the very same bytes: a lossy lookup of the reported name would find a duplicate there.
+        File.WriteAllBytes(decoy.Path, Content);
+        decoy = (decoy.Path, Inode(Encoding.UTF8.GetBytes(decoy.Path))!.Value, Content);
+
+        var (code, stdout, stderr) = await RunCliAsync("delete", "--from-report", tree.PathOf("r.json"), "--keep", "path-order", "--yes");
+
+        Assert.True(code == 0, stdout + stderr);
+        Assert.Contains("1 done, 0 skipped, 0 failed", stdout, StringComparison.Ordinal);
+        Assert.Null(Inode(raw));
+        Assert.Equal(Content, File.ReadAllBytes(copy));
+        AssertDecoyUntouched(decoy);
+    }
+
+    /// <summary>d/0.bin (the copy, first in path order), d/a\xFF.bin (same content), d/a\uFFFD.bin (the decoy, same size, other content).</summary>
+    private static TempTree MakeTree(out byte[] raw, out string copy, out (string Path, ulong Inode, byte[] Content) decoy)
+    {
+        var tree = new TempTree();
+        copy = tree.Write("d/0.bin", Content);
+        var decoyPath = tree.Write("d/a\uFFFD.bin", DecoyContent);
+        raw = [.. Encoding.UTF8.GetBytes(tree.PathOf("d") + "/"), .. RawName];
+        WriteExact(raw, Content);
+        decoy = (decoyPath, Inode(Encoding.UTF8.GetBytes(decoyPath))!.Value, DecoyContent);
+        return tree;
+    }
+
+    private static void AssertDecoyUntouched((string Path, ulong Inode, byte[] Content) decoy)
+    {
+        Assert.Equal(decoy.Inode, Inode(Encoding.UTF8.GetBytes(decoy.Path)));
+        Assert.Equal(decoy.Content, File.ReadAllBytes(decoy.Path));
+    }
+
+    private static void WriteExact(byte[] path, byte[] content)
+    {
+        var fd = Open([.. path, 0], 0x41 | 0x80 | 0x80000, 0x1A4); // O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644
+        Assert.True(fd >= 0, $"open: errno {Marshal.GetLastPInvokeError()}");
+        try
+        {
+            Assert.Equal(content.Length, (int)Write(fd, content, content.Length));
+        }
+        finally
+        {
+            _ = Close(fd);
+        }
+    }
+
+    private static byte[] ReadExact(byte[] path)
+    {
+        var fd = Open([.. path, 0], 0x80000, 0);
+        Assert.True(fd >= 0, $"open: errno {Marshal.GetLastPInvokeError()}");
+        try
+        {
+            var buffer = new byte[Content.Length + 1];
+            var read = (int)Read(fd, buffer, buffer.Length);
+            return buffer[..read];
+        }
+        finally
+        {
+            _ = Close(fd);
+        }
+    }
+
+    /// <summary>The inode of the exact path (without following a link), or null when nothing has that name; through <c>stat</c>, not the code under test.</summary>
+    private static ulong? Inode(byte[] path)
+    {
+        var fd = Open([.. path, 0], 0x200000 | 0x80000 | 0x20000, 0); // O_PATH | O_CLOEXEC | O_NOFOLLOW (x86-64 and other generic ports)
+        if (fd < 0)
+        {
+            return null;
+        }
+
+        try
+        {
+            return InodeOfFd(fd);
+        }
+        finally
+        {
+            _ = Close(fd);
+        }
+    }
+
+    private static ulong InodeOfFd(int fd)
+    {
+        var buffer = new byte[256];
+        Assert.Equal(0, Statx(fd, [0], 0x1000, 0x7ff, buffer)); // AT_EMPTY_PATH, STATX_BASIC_STATS
+        return BitConverter.ToUInt64(buffer, 32);
+    }
+
+    [DllImport("libc", EntryPoint = "open", SetLastError = true)]
+    private static extern int Open(byte[] path, int flags, int mode);
+
+    [DllImport("libc", EntryPoint = "write", SetLastError = true)]
+    private static extern nint Write(int fd, byte[] buffer, nint count);
+
+    [DllImport("libc", EntryPoint = "read", SetLastError = true)]
+    private static extern nint Read(int fd, byte[] buffer, nint count);
+
+    [DllImport("libc", EntryPoint = "close")]
+    private static extern int Close(int fd);
+
+    [DllImport("libc", EntryPoint = "statx", SetLastError = true)]
+    private static extern int Statx(int dirfd, byte[] path, int flags, uint mask, byte[] buffer);
+
+    private static Task<(int ExitCode, string Stdout, string Stderr)> RunCliAsync(params string[] args) => CliProcess.RunAsync(args);
+}
