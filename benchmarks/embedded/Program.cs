@@ -3,22 +3,10 @@
 // Differences from the README: one root (TREE), no exclusion, no minimum size unless --min-size is given, so
 // that it does the same work as `dedup find TREE` and `jdupes -r TREE`. --gc-info prints, after the scan and to
 // stderr, what the GC saw (GC.GetGCMemoryInfo, no collection is forced before the scan ends).
-// --pause FILE (breakdown only, never in timed runs): wraps the default enumerator; when enumeration ends (the scan
-// then holds every file it found) it prints its PID and waits until FILE exists, so that `dotnet-gcdump collect -p
-// PID` can take the heap at that moment. The wrapper is not the library's own enumerator, so the scan re-checks
-// identities before reading; the memory held per file is the same.
 using System.Diagnostics;
-using System.Runtime.CompilerServices;
 using Dedup.Core;
-using Dedup.Core.Enumeration;
 
 var builder = new DuplicateFinderBuilder().AddRoot(args[0]);
-var pause = Array.IndexOf(args, "--pause");
-if (pause >= 0)
-{
-    builder.UseFileEnumerator(new PausingEnumerator(new ParallelFileEnumerator(), args[pause + 1]));
-}
-
 var minSize = Array.IndexOf(args, "--min-size");
 if (minSize >= 0)
 {
@@ -43,21 +31,4 @@ if (Array.IndexOf(args, "--gc-info") >= 0)
         $"gen sizes after last GC: " + string.Join(" / ", info.GenerationInfo.ToArray().Select(g => $"{g.SizeAfterBytes / 1048576.0:0.0}")) + " MiB (gen0/1/2/LOH/POH)");
     var all = GC.GetGCMemoryInfo(GCKind.FullBlocking);
     Console.Error.WriteLine($"last full blocking GC: #{all.Index}, heap {all.HeapSizeBytes / 1048576.0:0.0} MiB, promoted {all.PromotedBytes / 1048576.0:0.0} MiB");
-}
-
-internal sealed class PausingEnumerator(IFileEnumerator inner, string continueFile) : IFileEnumerator
-{
-    public async IAsyncEnumerable<ScannedFile> EnumerateAsync(FileEnumerationContext context, [EnumeratorCancellation] CancellationToken cancellationToken = default)
-    {
-        await foreach (var file in inner.EnumerateAsync(context, cancellationToken))
-        {
-            yield return file;
-        }
-
-        Console.Error.WriteLine($"enumeration ended; pid {Environment.ProcessId}; waiting for {continueFile}");
-        while (!File.Exists(continueFile))
-        {
-            await Task.Delay(200, cancellationToken);
-        }
-    }
 }
