@@ -48,6 +48,18 @@ internal static class MemoryPerFile
 
             // Files yielded so far are all held by the scan; the last one is in flight on the consumer's side.
             HeapAtEnd = GC.GetTotalMemory(forceFullCollection: true);
+
+            // DEDUP_PAUSE_FILE=F: wait here until F exists, so that `dotnet-gcdump collect -p PID` sees the heap at
+            // the moment the scan holds every file it found (#17 breakdown).
+            var pause = Environment.GetEnvironmentVariable("DEDUP_PAUSE_FILE");
+            if (!string.IsNullOrEmpty(pause))
+            {
+                Console.Error.WriteLine($"enumeration ended; pid {Environment.ProcessId}; waiting for {pause}");
+                while (!File.Exists(pause))
+                {
+                    await Task.Delay(200, cancellationToken);
+                }
+            }
         }
     }
 }
