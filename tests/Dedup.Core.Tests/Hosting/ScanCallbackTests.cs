@@ -83,6 +83,7 @@ public sealed class ScanCallbackTests
         await DrainAsync(scan);
 
         Assert.Equal(100, logger.Ids.First());
+        Assert.Contains("whole files", logger.Entries.First().Message, StringComparison.Ordinal);
         Assert.Equal(101, logger.Ids.Last());
         var fileErrors = logger.Entries.Where(e => e.Id.Id == 104).ToArray();
         Assert.Equal(2, fileErrors.Length);
@@ -145,6 +146,56 @@ public sealed class ScanCallbackTests
         var negative = new ScanOptions { MinSize = -1 };
         negative.Roots.Add(tree.Root);
         Assert.Throws<ArgumentOutOfRangeException>(() => new DuplicateFinderBuilder().Configure(negative).Build());
+    }
+
+    [Fact]
+    public async Task A_scan_is_enumerated_once_and_says_how_to_scan_again()
+    {
+        using var tree = new TempTree();
+        var scan = new DuplicateFinderBuilder().AddRoot(tree.Root).Build().FindAsync();
+        var early = Assert.Throws<InvalidOperationException>(() => scan.Summary);
+        Assert.Contains("enumerated to the end", early.Message, StringComparison.Ordinal);
+        await DrainAsync(scan);
+
+        var again = Assert.Throws<InvalidOperationException>(() => scan.GetAsyncEnumerator());
+        Assert.Contains("FindAsync again", again.Message, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void A_missing_root_and_a_file_root_are_told_apart()
+    {
+        using var tree = new TempTree();
+        var missing = new DuplicateFinderBuilder().AddRoot(tree.PathOf("gone")).Build();
+        Assert.Contains("does not exist (is its disk mounted?)", Assert.Throws<DirectoryNotFoundException>(missing.CheckRoots).Message, StringComparison.Ordinal);
+        var file = new DuplicateFinderBuilder().AddRoot(tree.Write("f", "x")).Build();
+        Assert.Contains("is a file, not a folder", Assert.Throws<DirectoryNotFoundException>(file.CheckRoots).Message, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void Plain_options_set_every_setting_and_keep_the_fluent_defaults()
+    {
+        using var tree = new TempTree();
+        var options = new ScanOptions { MaxSize = 5000, MaxDegreeOfParallelism = 3, StayOnOneFileSystem = true, FollowSymbolicLinks = true, IncludeEmptyFiles = true };
+        options.Roots.Add(tree.Root);
+        options.Include.Add("**/*.bin");
+        var configured = new DuplicateFinderBuilder().Configure(options).Build().Options;
+
+        Assert.True(new ScanOptions().IncludeHidden); // as the builder's default
+        Assert.Equal(5000, configured.MaxSize);
+        Assert.Equal(3, configured.MaxDegreeOfParallelism);
+        Assert.True(configured.StayOnOneFileSystem && configured.FollowSymbolicLinks && configured.IncludeEmptyFiles && configured.IncludeHidden);
+        Assert.Single(configured.Includes);
+        Assert.Throws<ArgumentNullException>(() => ((DuplicateFinderBuilder)null!).Configure(options));
+        Assert.Throws<ArgumentNullException>(() => new DuplicateFinderBuilder().Configure(null!));
+
+        // The enumerator's context carries each switch as it was set.
+        foreach (var on in new[] { true, false })
+        {
+            var o = new ScanOptions { IncludeHidden = on, FollowSymbolicLinks = on, StayOnOneFileSystem = on };
+            o.Roots.Add(tree.Root);
+            var context = Dedup.Core.Scanning.EnumerationContexts.Create(new DuplicateFinderBuilder().Configure(o).Build().Options, new ScanErrorSink());
+            Assert.Equal((on, on, on), (context.IncludeHidden, context.FollowSymbolicLinks, context.StayOnOneFileSystem));
+        }
     }
 
     private static async Task DrainAsync(DuplicateScan scan)
