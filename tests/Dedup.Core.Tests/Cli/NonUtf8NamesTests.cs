@@ -109,6 +109,71 @@ public sealed class NonUtf8NamesTests
         AssertDecoyUntouched(decoy);
     }
 
+    [LinuxFact]
+    public async Task Trash_moves_the_non_utf8_name_whole_and_never_the_decoy()
+    {
+        using var tree = MakeTree(out var raw, out var copy, out var decoy);
+        var environment = new Dictionary<string, string> { ["XDG_DATA_HOME"] = tree.PathOf("xdg") };
+
+        var (exit, stdout, stderr) = await CliProcess.RunAsync(["delete", "--trash", "--keep", "path-order", "--yes", tree.PathOf("d")], environment: environment);
+
+        Assert.True(exit == 0, stdout + stderr);
+        Assert.Contains("1 done, 0 skipped, 0 failed", stdout, StringComparison.Ordinal);
+        Assert.Null(Inode(raw));
+        Assert.Equal(Content, File.ReadAllBytes(copy));
+        AssertDecoyUntouched(decoy);
+
+        // The trash keeps the exact name (read back through libc: the BCL cannot name it), holds the file's bytes, and
+        // its .trashinfo names the original with the byte percent-encoded.
+        byte[] Under(string folder, params byte[][] tail) => [.. Encoding.UTF8.GetBytes(tree.PathOf(folder) + "/"), .. tail.SelectMany(t => t)];
+        var info = ReadExact(Under("xdg/Trash/info", RawName, ".trashinfo"u8.ToArray()));
+        Assert.Contains("/d/a%FF.bin", Encoding.UTF8.GetString(info), StringComparison.Ordinal);
+        Assert.Equal(Content, ReadExact(Under("xdg/Trash/files", RawName)));
+    }
+
+    [LinuxFact]
+    public async Task A_forged_pathBytes_naming_another_file_touches_nothing_there()
+    {
+        using var tree = MakeTree(out _, out _, out var decoy);
+        var (exit, _, _) = await RunCliAsync("find", tree.PathOf("d"), "--format", "json", "-o", tree.PathOf("r.json"));
+        Assert.Equal(0, exit);
+
+        // The decoy gets the same bytes, and the report's pathBytes is rewritten to name it: its lossy form is the same
+        // "a\uFFFD.bin", so only the recorded identity tells the two apart.
+        File.WriteAllBytes(decoy.Path, Content);
+        decoy = (decoy.Path, Inode(Encoding.UTF8.GetBytes(decoy.Path))!.Value, Content);
+        var report = File.ReadAllText(tree.PathOf("r.json"));
+        var forged = Convert.ToBase64String(Encoding.UTF8.GetBytes(decoy.Path));
+        var original = System.Text.RegularExpressions.Regex.Match(report, "\"pathBytes\":\"([^\"]+)\"").Groups[1].Value;
+        Assert.NotEmpty(original);
+        File.WriteAllText(tree.PathOf("forged.json"), report.Replace(original, forged, StringComparison.Ordinal));
+
+        var (code, stdout, stderr) = await RunCliAsync("delete", "--from-report", tree.PathOf("forged.json"), "--keep", "path-order", "--yes");
+
+        Assert.NotEqual(0, code);
+        Assert.DoesNotContain("1 done", stdout, StringComparison.Ordinal);
+        AssertDecoyUntouched(decoy);
+        Assert.False(string.IsNullOrWhiteSpace(stderr));
+    }
+
+    [LinuxFact]
+    public async Task A_report_whose_pathBytes_is_not_base64_is_refused_with_a_clear_error()
+    {
+        using var tree = MakeTree(out var raw, out _, out var decoy);
+        var (exit, _, _) = await RunCliAsync("find", tree.PathOf("d"), "--format", "json", "-o", tree.PathOf("r.json"));
+        Assert.Equal(0, exit);
+        var report = File.ReadAllText(tree.PathOf("r.json"));
+        File.WriteAllText(tree.PathOf("bad.json"), System.Text.RegularExpressions.Regex.Replace(report, "\"pathBytes\":\"[^\"]+\"", "\"pathBytes\":\"%%%not base64\""));
+
+        var (code, stdout, stderr) = await RunCliAsync("delete", "--from-report", tree.PathOf("bad.json"), "--keep", "path-order", "--yes");
+
+        Assert.NotEqual(0, code);
+        Assert.Contains(".path: its bytes", stderr, StringComparison.Ordinal);
+        Assert.DoesNotContain("1 done", stdout, StringComparison.Ordinal);
+        Assert.NotNull(Inode(raw));
+        AssertDecoyUntouched(decoy);
+    }
+
     /// <summary>d/0.bin (the copy, first in path order), d/a\xFF.bin (same content), d/a\uFFFD.bin (the decoy, same size, other content).</summary>
     private static TempTree MakeTree(out byte[] raw, out string copy, out (string Path, ulong Inode, byte[] Content) decoy)
     {
