@@ -76,4 +76,56 @@ public sealed class KernelNamesTests
         Assert.Equal(@"\u{DC41}", PathText.Escape("\uDC41"));
         Assert.Equal("a\uFFFD.bin", PathText.Escape("a\uFFFD.bin"));
     }
+
+    /// <summary>
+    /// Each edge of UTF-8 validity, inside a name that also holds an invalid byte (so the byte-by-byte decoder runs):
+    /// the expected string says which bytes form a character and which are escaped one by one.
+    /// </summary>
+    [Theory]
+    [InlineData("C0 80 FF", "\\uDCC0\\uDC80\\uDCFF")] // overlong NUL
+    [InlineData("C1 BF FF", "\\uDCC1\\uDCBF\\uDCFF")] // overlong, lowest lead bytes
+    [InlineData("C2 80 FF", "\\u0080\\uDCFF")] // lowest two-byte character
+    [InlineData("DF BF FF", "\\u07FF\\uDCFF")] // highest two-byte character
+    [InlineData("E0 9F BF FF", "\\uDCE0\\uDC9F\\uDCBF\\uDCFF")] // overlong three-byte
+    [InlineData("E0 A0 80 FF", "\\u0800\\uDCFF")] // lowest three-byte character
+    [InlineData("ED 9F BF FF", "\\uD7FF\\uDCFF")] // just below the surrogates
+    [InlineData("ED A0 80 FF", "\\uDCED\\uDCA0\\uDC80\\uDCFF")] // an encoded surrogate is not UTF-8
+    [InlineData("EF BF BF FF", "\\uFFFF\\uDCFF")] // highest three-byte character
+    [InlineData("F0 8F BF BF FF", "\\uDCF0\\uDC8F\\uDCBF\\uDCBF\\uDCFF")] // overlong four-byte
+    [InlineData("F0 90 80 80 FF", "\\uD800\\uDC00\\uDCFF")] // U+10000
+    [InlineData("F4 8F BF BF FF", "\\uDBFF\\uDFFF\\uDCFF")] // U+10FFFF
+    [InlineData("F4 90 80 80 FF", "\\uDCF4\\uDC90\\uDC80\\uDC80\\uDCFF")] // beyond U+10FFFF
+    [InlineData("F5 80 80 80", "\\uDCF5\\uDC80\\uDC80\\uDC80")] // no such lead byte
+    [InlineData("FF E2 82", "\\uDCFF\\uDCE2\\uDC82")] // cut short at the end
+    [InlineData("E2 C2 AC FF", "\\uDCE2\\u00AC\\uDCFF")] // a lead byte followed by another lead byte
+    [InlineData("E2 82 C2 AC FF", "\\uDCE2\\uDC82\\u00AC\\uDCFF")] // the third byte not a continuation
+    [InlineData("F0 90 80 C2 AC FF", "\\uDCF0\\uDC90\\uDC80\\u00AC\\uDCFF")] // the fourth byte not a continuation
+    [InlineData("E2 82 AC FF", "\\u20AC\\uDCFF")] // the euro sign
+    public void Each_utf8_edge_decodes_and_encodes_back_exactly(string hex, string escapedExpected)
+    {
+        var bytes = Convert.FromHexString(hex.Replace(" ", string.Empty, StringComparison.Ordinal));
+        var expected = System.Text.RegularExpressions.Regex.Unescape(escapedExpected);
+
+        var text = KernelNames.GetString(bytes);
+
+        Assert.Equal(expected, text);
+        Assert.True(KernelNames.HasEscapedBytes(text));
+        Assert.True(KernelNames.TryGetBytes(text, out var back));
+        Assert.Equal(bytes, back);
+        Assert.Equal([.. bytes, 0], KernelNames.ToNullTerminated(text));
+    }
+
+    [Fact]
+    public void A_surrogate_pair_is_text_and_an_escaped_byte_after_it_is_still_seen()
+    {
+        Assert.False(KernelNames.HasEscapedBytes("a😀"));
+        Assert.False(KernelNames.HasEscapedBytes("😀😀"));
+        Assert.True(KernelNames.HasEscapedBytes("😀\uDCFF"));
+        Assert.True(KernelNames.HasEscapedBytes("\uDCFF😀"));
+        Assert.False(KernelNames.HasEscapedBytes("\uD83D")); // a lone high surrogate is not an escaped byte
+        Assert.Null(KernelNames.ToNullTerminated("a\uD83D")); // nor can it be encoded
+        Assert.Null(KernelNames.ToNullTerminated("a\0b"));
+        Assert.Throws<ArgumentNullException>(() => KernelNames.HasEscapedBytes(null!));
+        Assert.Throws<ArgumentNullException>(() => KernelNames.TryGetBytes(null!, out _));
+    }
 }
