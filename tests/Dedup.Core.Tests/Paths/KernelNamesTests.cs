@@ -101,6 +101,7 @@ public sealed class KernelNamesTests
     [InlineData("E2 82 C2 AC FF", "\\uDCE2\\uDC82\\u00AC\\uDCFF")] // the third byte not a continuation
     [InlineData("F0 90 80 C2 AC FF", "\\uDCF0\\uDC90\\uDC80\\u00AC\\uDCFF")] // the fourth byte not a continuation
     [InlineData("E2 82 AC FF", "\\u20AC\\uDCFF")] // the euro sign
+    [InlineData("FF E2 82 AC", "\\uDCFF\\u20AC")] // a whole character ending the name
     public void Each_utf8_edge_decodes_and_encodes_back_exactly(string hex, string escapedExpected)
     {
         var bytes = Convert.FromHexString(hex.Replace(" ", string.Empty, StringComparison.Ordinal));
@@ -122,7 +123,9 @@ public sealed class KernelNamesTests
         Assert.False(KernelNames.HasEscapedBytes("😀😀"));
         Assert.True(KernelNames.HasEscapedBytes("😀\uDCFF"));
         Assert.True(KernelNames.HasEscapedBytes("\uDCFF😀"));
+        Assert.False(KernelNames.HasEscapedBytes("\U0001F080")); // a pair whose low half lies in U+DC80–U+DCFF
         Assert.False(KernelNames.HasEscapedBytes("\uD83D")); // a lone high surrogate is not an escaped byte
+        Assert.Equal([0xE2, 0x82, 0xAC, 0xE2, 0x82, 0xAC, 0], KernelNames.ToNullTerminated("€€")); // three bytes a character
         Assert.Null(KernelNames.ToNullTerminated("a\uD83D")); // nor can it be encoded
         Assert.Null(KernelNames.ToNullTerminated("a\0b"));
         Assert.Throws<ArgumentNullException>(() => KernelNames.HasEscapedBytes(null!));
