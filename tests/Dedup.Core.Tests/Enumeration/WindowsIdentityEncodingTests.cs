@@ -30,4 +30,15 @@ public sealed class WindowsIdentityEncodingTests
             Assert.True(ids.Add(FileIdentity.FromWindows(1, 7, high).FileId));
         }
     }
+
+    [Theory]
+    [InlineData(0x1000, true)] // FILE_ATTRIBUTE_OFFLINE
+    [InlineData(0x40000, true)] // FILE_ATTRIBUTE_RECALL_ON_OPEN (a cloud placeholder)
+    [InlineData(0x400000, true)] // FILE_ATTRIBUTE_RECALL_ON_DATA_ACCESS (OneDrive "files on demand")
+    [InlineData(0x400020, true)] // the same, with the archive bit
+    [InlineData(0x80, false)] // FILE_ATTRIBUTE_NORMAL
+    [InlineData(0x20, false)] // FILE_ATTRIBUTE_ARCHIVE
+    [InlineData(0x400, false)] // a reparse point alone (symbolic link, junction): not followed, but not a placeholder
+    public void Cloud_placeholders_and_offline_files_are_told_by_their_attributes(int attributes, bool placeholder)
+        => Assert.Equal(placeholder, WindowsFileIds.IsPlaceholder((FileAttributes)attributes));
 }
