@@ -172,7 +172,7 @@ internal sealed partial class ParallelFileEnumerator
             }
 
             var identity = new FileIdentity(stx.Device, stx.Ino);
-            batch.Add(new ScannedFile(work.Path.ChildFile(chars, context.Names), (long)stx.Size, identity, (int)stx.NLink, stx.LastWriteTimeUtc) { OwnerId = stx.Uid });
+            batch.Add(new ScannedFile(work.Path.ChildFile(chars, context.Names), (long)stx.Size, identity, (int)stx.NLink, stx.LastWriteTimeUtc) { OwnerId = stx.Uid, LastWriteTimeNs = stx.LastWriteTimeNs, ChangeTimeNs = stx.ChangeTimeNs });
         }
 
         private bool IsIncluded(string relativeFolder, ReadOnlySpan<char> name)

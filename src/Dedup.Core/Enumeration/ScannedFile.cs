@@ -42,6 +42,22 @@ public sealed class ScannedFile
 
     internal const uint UnknownOwner = uint.MaxValue;
 
+    /// <summary>Modification time in nanoseconds since the Unix epoch where the enumerator has it (Linux), else from <see cref="LastWriteTimeUtc"/>.</summary>
+    internal long LastWriteTimeNs
+    {
+        get => _lastWriteTimeNs != 0 ? _lastWriteTimeNs : (LastWriteTimeUtc.Ticks - UnixEpochTicks) * 100;
+        init => _lastWriteTimeNs = value;
+    }
+
+    /// <summary>Status change time (ctime) in nanoseconds since the Unix epoch where the enumerator has it (Linux), else 0.</summary>
+    internal long ChangeTimeNs { get; init; }
+
+    /// <summary>The file's stamp as scanned, for caches.</summary>
+    internal Caching.FileStamp Stamp => new(Identity, Length, LastWriteTimeNs, ChangeTimeNs);
+
+    private const long UnixEpochTicks = 621355968000000000;
+    private readonly long _lastWriteTimeNs;
+
     /// <inheritdoc />
     public override string ToString() => Path.ToString();
 }

@@ -194,6 +194,12 @@ internal struct StatxBuffer
     public readonly DateTime LastWriteTimeUtc =>
         DateTime.UnixEpoch.AddTicks((MtimeSec * TimeSpan.TicksPerSecond) + (MtimeNsec / 100));
 
+    /// <summary>Modification time in nanoseconds since the Unix epoch.</summary>
+    public readonly long LastWriteTimeNs => (MtimeSec * 1_000_000_000L) + MtimeNsec;
+
+    /// <summary>Status change time in nanoseconds since the Unix epoch.</summary>
+    public readonly long ChangeTimeNs => (CtimeSec * 1_000_000_000L) + CtimeNsec;
+
     /// <summary>The status change time (ctime) to 100 ns, the precision reports carry.</summary>
     public readonly DateTime ChangeTimeUtc =>
         DateTime.UnixEpoch.AddTicks((CtimeSec * TimeSpan.TicksPerSecond) + (CtimeNsec / 100));
