@@ -65,6 +65,9 @@ public sealed class FileEnumerationContext
     /// <returns><see langword="true"/> when within the bounds.</returns>
     public bool IsSizeIncluded(long length) => length >= MinSize && length <= MaxSize;
 
+    /// <summary>Whether any include or exclude glob is set (else every file passes, and its name need not be decoded).</summary>
+    internal bool HasFilePatterns => _excludes.Length > 0 || _includes.Length > 0;
+
     /// <summary>Whether a file passes the include and exclude globs.</summary>
     /// <param name="relativePath">Its path relative to the root, with <c>/</c> separators.</param>
     /// <returns><see langword="true"/> when the file should be scanned.</returns>

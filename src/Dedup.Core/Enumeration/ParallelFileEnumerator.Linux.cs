@@ -22,7 +22,7 @@ internal sealed partial class ParallelFileEnumerator
         /// never opened; symbolic links are skipped unless followed.
         /// </summary>
         [SupportedOSPlatform("linux")]
-        private unsafe void ListLinux(DirectoryWork work, List<ScannedFile> batch)
+        private unsafe void ListLinux(DirectoryWork work, EntrySink sink)
         {
             Span<byte> path = stackalloc byte[4096];
             if (work.Path.WriteUtf8(path) < 0)
@@ -85,7 +85,7 @@ internal sealed partial class ParallelFileEnumerator
                             var type = entry[18];
                             var name = MemoryMarshal.CreateReadOnlySpanFromNullTerminated(entry + 19);
                             offset += recordLength;
-                            ListEntry(work, fd, entry + 19, name, type, rootDevice, ancestors, batch);
+                            ListEntry(work, fd, entry + 19, name, type, rootDevice, ancestors, sink);
                         }
                     }
                 }
@@ -97,7 +97,7 @@ internal sealed partial class ParallelFileEnumerator
         }
 
         [SupportedOSPlatform("linux")]
-        private unsafe void ListEntry(DirectoryWork work, int dirFd, byte* namePtr, ReadOnlySpan<byte> name, byte type, ulong rootDevice, FolderChain ancestors, List<ScannedFile> batch)
+        private unsafe void ListEntry(DirectoryWork work, int dirFd, byte* namePtr, ReadOnlySpan<byte> name, byte type, ulong rootDevice, FolderChain ancestors, EntrySink sink)
         {
             if (name.Length == 0 || (name[0] == (byte)'.' && (name.Length == 1 || (name.Length == 2 && name[1] == (byte)'.'))))
             {
@@ -119,16 +119,9 @@ internal sealed partial class ParallelFileEnumerator
                 return;
             }
 
-            // A name that is not valid UTF-8 keeps each such byte as U+DC80+byte (KernelNames): found and acted on
-            // like any other, and encoded back to the very same bytes for every later system call.
-            Span<char> decoded = stackalloc char[name.Length];
-            ReadOnlySpan<char> chars = Utf8Text.IsValid(name)
-                ? decoded[..Encoding.UTF8.GetChars(name, decoded)]
-                : KernelNames.GetString(name).AsSpan();
-
             if (type == Libc.DT_DIR)
             {
-                PushChild(work, chars, rootDevice, ancestors, null);
+                PushChild(work, name, rootDevice, ancestors, null);
                 return;
             }
 
@@ -143,7 +136,7 @@ internal sealed partial class ParallelFileEnumerator
                     return; // A dangling link names no file.
                 }
 
-                ReportErrno(work.Path.Child(chars, context.Names), errno);
+                ReportErrno(work.Path.Child(KernelNames.GetString(name)), errno);
                 return;
             }
 
@@ -151,11 +144,11 @@ internal sealed partial class ParallelFileEnumerator
             {
                 if (type == Libc.DT_LNK)
                 {
-                    PushChild(work, chars, rootDevice, ancestors, Libc.ReadLinkTarget(dirFd, namePtr) ?? string.Empty);
+                    PushChild(work, name, rootDevice, ancestors, Libc.ReadLinkTarget(dirFd, namePtr) ?? string.Empty);
                 }
                 else if (type == Libc.DT_UNKNOWN)
                 {
-                    PushChild(work, chars, rootDevice, ancestors, null);
+                    PushChild(work, name, rootDevice, ancestors, null);
                 }
 
                 return;
@@ -166,13 +159,21 @@ internal sealed partial class ParallelFileEnumerator
                 return;
             }
 
-            if (!IsIncluded(work.RelativePath, chars))
+            // The name is decoded only for globs; the table keeps the kernel's bytes as they are.
+            if (context.HasFilePatterns && !IsIncluded(work.RelativePath, KernelNames.GetString(name).AsSpan()))
             {
                 return;
             }
 
-            var identity = new FileIdentity(stx.Device, stx.Ino);
-            batch.Add(new ScannedFile(work.Path.ChildFile(chars, context.Names), (long)stx.Size, identity, (int)stx.NLink, stx.LastWriteTimeUtc) { OwnerId = stx.Uid, LastWriteTimeNs = stx.LastWriteTimeNs, ChangeTimeNs = stx.ChangeTimeNs });
+            sink.Add(work, name, new FileRow
+            {
+                Identity = new FileIdentity(stx.Device, stx.Ino),
+                Length = (long)stx.Size,
+                LastWriteTimeNs = stx.LastWriteTimeNs,
+                ChangeTimeNs = stx.ChangeTimeNs,
+                LinkCount = (int)stx.NLink,
+                OwnerId = stx.Uid,
+            });
         }
 
         private bool IsIncluded(string relativeFolder, ReadOnlySpan<char> name)
@@ -187,6 +188,20 @@ internal sealed partial class ParallelFileEnumerator
             relative[relativeFolder.Length] = '/';
             name.CopyTo(relative[(relativeFolder.Length + 1)..]);
             return context.IsFileIncluded(relative);
+        }
+
+        /// <summary>A folder named by the kernel's bytes: decoded (a byte that is not valid UTF-8 kept as U+DC80+byte, see <see cref="KernelNames"/>) and pushed.</summary>
+        private void PushChild(DirectoryWork work, ReadOnlySpan<byte> name, ulong rootDevice, FolderChain ancestors, string? linkTarget)
+        {
+            if (Utf8Text.IsValid(name))
+            {
+                Span<char> decoded = stackalloc char[name.Length];
+                PushChild(work, decoded[..Encoding.UTF8.GetChars(name, decoded)], rootDevice, ancestors, linkTarget);
+            }
+            else
+            {
+                PushChild(work, KernelNames.GetString(name).AsSpan(), rootDevice, ancestors, linkTarget);
+            }
         }
 
         private void PushChild(DirectoryWork work, ReadOnlySpan<char> name, ulong rootDevice, FolderChain ancestors, string? linkTarget)

@@ -16,7 +16,7 @@ internal sealed partial class ParallelFileEnumerator
         private const int MaxPortableDepth = 256;
         private static long s_syntheticIds;
 
-        private void ListPortable(DirectoryWork work, List<ScannedFile> batch)
+        private void ListPortable(DirectoryWork work, EntrySink sink)
         {
             if (work.Path.Depth > MaxPortableDepth)
             {
@@ -79,7 +79,7 @@ internal sealed partial class ParallelFileEnumerator
                             continue;
                         }
 
-                        batch.Add(new ScannedFile(path, file.Length, identity, links, file.LastWriteTimeUtc));
+                        sink.Add(work, new ScannedFile(path, file.Length, identity, links, file.LastWriteTimeUtc));
                     }
                 }
             }

@@ -16,7 +16,7 @@ internal sealed partial class ParallelFileEnumerator
     private sealed partial class Walk
     {
         [SupportedOSPlatform("windows")]
-        private void ListWindows(DirectoryWork work, List<ScannedFile> batch)
+        private void ListWindows(DirectoryWork work, EntrySink sink)
         {
             var path = work.Path.ToString();
 
@@ -44,7 +44,7 @@ internal sealed partial class ParallelFileEnumerator
                         continue;
                     }
 
-                    ListEntryWindows(work, info, rootDevice, ancestors, batch);
+                    ListEntryWindows(work, info, rootDevice, ancestors, sink);
                 }
             }
             catch (Exception ex) when (ex is IOException or UnauthorizedAccessException)
@@ -54,7 +54,7 @@ internal sealed partial class ParallelFileEnumerator
         }
 
         [SupportedOSPlatform("windows")]
-        private void ListEntryWindows(DirectoryWork work, FileSystemInfo info, ulong rootDevice, FolderChain ancestors, List<ScannedFile> batch)
+        private void ListEntryWindows(DirectoryWork work, FileSystemInfo info, ulong rootDevice, FolderChain ancestors, EntrySink sink)
         {
             var attributes = info.Attributes; // from the listing: no call
             if (WindowsFileIds.IsPlaceholder(attributes))
@@ -119,7 +119,7 @@ internal sealed partial class ParallelFileEnumerator
                 return;
             }
 
-            batch.Add(new ScannedFile(full, file.Length, identity, links, file.LastWriteTimeUtc));
+            sink.Add(work, new ScannedFile(full, file.Length, identity, links, file.LastWriteTimeUtc));
         }
     }
 }

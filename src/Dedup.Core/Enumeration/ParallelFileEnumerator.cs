@@ -18,8 +18,8 @@ internal sealed partial class ParallelFileEnumerator : IFileEnumerator
     {
         ArgumentNullException.ThrowIfNull(context);
         var channel = Channel.CreateUnbounded<List<ScannedFile>>(new UnboundedChannelOptions { SingleReader = true });
-        var walk = new Walk(context, channel.Writer, cancellationToken);
-        var task = walk.RunAsync();
+        var walk = new Walk(context, () => new BatchSink(context, channel.Writer), cancellationToken);
+        var task = CompleteAsync(walk, channel.Writer);
         try
         {
             await foreach (var batch in channel.Reader.ReadAllAsync(cancellationToken).ConfigureAwait(false))
@@ -38,6 +38,22 @@ internal sealed partial class ParallelFileEnumerator : IFileEnumerator
             walk.Stop();
             await task.ConfigureAwait(false);
         }
+
+        static async Task CompleteAsync(Walk walk, ChannelWriter<List<ScannedFile>> writer) => writer.Complete(await walk.RunAsync().ConfigureAwait(false));
+    }
+
+    /// <summary>
+    /// The scan's own path: the walk writes each file as a row of <paramref name="table"/> (names as the kernel's bytes on
+    /// Linux), with no object per file; returns when every folder has been listed.
+    /// </summary>
+    internal async Task FillAsync(FileEnumerationContext context, FileTable table, CancellationToken cancellationToken)
+    {
+        var walk = new Walk(context, () => new TableSink(table), cancellationToken);
+        var failure = await walk.RunAsync().ConfigureAwait(false);
+        if (failure is not null)
+        {
+            System.Runtime.ExceptionServices.ExceptionDispatchInfo.Capture(failure).Throw();
+        }
     }
 
     /// <summary>A folder waiting to be listed.</summary>
@@ -46,7 +62,11 @@ internal sealed partial class ParallelFileEnumerator : IFileEnumerator
     /// <param name="RootDevice">The root's device, or <see langword="null"/> for a root itself.</param>
     /// <param name="Ancestors">Identities of the enclosing folders, for loop detection.</param>
     /// <param name="ViaSymlink">Whether it was reached through a symbolic link.</param>
-    private sealed record DirectoryWork(AbsolutePath Path, string RelativePath, ulong? RootDevice, FolderChain? Ancestors, bool ViaSymlink);
+    private sealed record DirectoryWork(AbsolutePath Path, string RelativePath, ulong? RootDevice, FolderChain? Ancestors, bool ViaSymlink)
+    {
+        /// <summary>Its number in the file table, given when its first file is added; -1 until then.</summary>
+        public int Folder { get; set; } = -1;
+    }
 
     private sealed record FolderChain(FileIdentity Identity, FolderChain? Parent)
     {
@@ -64,7 +84,7 @@ internal sealed partial class ParallelFileEnumerator : IFileEnumerator
         }
     }
 
-    private sealed partial class Walk(FileEnumerationContext context, ChannelWriter<List<ScannedFile>> writer, CancellationToken cancellationToken)
+    private sealed partial class Walk(FileEnumerationContext context, Func<EntrySink> createSink, CancellationToken cancellationToken)
     {
         private readonly ConcurrentStack<DirectoryWork> _stack = new();
         private readonly SemaphoreSlim _signal = new(0);
@@ -73,8 +93,8 @@ internal sealed partial class ParallelFileEnumerator : IFileEnumerator
         private int _pending;
         private volatile bool _done;
 
-        /// <summary>Starts the workers and completes the channel once all have stopped, without blocking a thread meanwhile.</summary>
-        public async Task RunAsync()
+        /// <summary>Starts the workers and returns once all have stopped (with the walk's failure, if any), without blocking a thread meanwhile.</summary>
+        public async Task<Exception?> RunAsync()
         {
             Exception? failure = null;
             Task? all = null;
@@ -102,7 +122,7 @@ internal sealed partial class ParallelFileEnumerator : IFileEnumerator
                 failure = inner?.FirstOrDefault(e => e is not OperationCanceledException) ?? inner?.FirstOrDefault() ?? ex;
             }
 
-            writer.Complete(failure);
+            return failure;
         }
 
         /// <summary>Ends the walk early (the consumer left); workers finish their current folder.</summary>
@@ -121,51 +141,54 @@ internal sealed partial class ParallelFileEnumerator : IFileEnumerator
 
         private void Work()
         {
-            while (true)
+            var sink = createSink();
+            try
             {
-                _signal.Wait(cancellationToken);
-                if (_done)
+                while (true)
                 {
-                    return;
-                }
-
-                if (!_stack.TryPop(out var work))
-                {
-                    continue;
-                }
-
-                try
-                {
-                    var batch = ListPool<ScannedFile>.Shared.Rent();
-                    if (OperatingSystem.IsLinux())
+                    _signal.Wait(cancellationToken);
+                    if (_done)
                     {
-                        ListLinux(work, batch);
-                    }
-                    else if (OperatingSystem.IsWindows())
-                    {
-                        ListWindows(work, batch);
-                    }
-                    else
-                    {
-                        ListPortable(work, batch);
+                        return;
                     }
 
-                    if (batch.Count > 0)
+                    if (_stack.TryPop(out var work))
                     {
-                        writer.TryWrite(batch);
-                    }
-                    else
-                    {
-                        ListPool<ScannedFile>.Shared.Return(batch);
+                        ListFolder(work, sink);
                     }
                 }
-                finally
+            }
+            finally
+            {
+                sink.Complete();
+            }
+        }
+
+        private void ListFolder(DirectoryWork work, EntrySink sink)
+        {
+            try
+            {
+                if (OperatingSystem.IsLinux())
                 {
-                    if (Interlocked.Decrement(ref _pending) == 0)
-                    {
-                        _done = true;
-                        _signal.Release(_workers);
-                    }
+                    ListLinux(work, sink);
+                }
+                else if (OperatingSystem.IsWindows())
+                {
+                    ListWindows(work, sink);
+                }
+                else
+                {
+                    ListPortable(work, sink);
+                }
+
+                sink.EndFolder();
+            }
+            finally
+            {
+                if (Interlocked.Decrement(ref _pending) == 0)
+                {
+                    _done = true;
+                    _signal.Release(_workers);
                 }
             }
         }

@@ -83,60 +83,30 @@ internal static class DuplicateScanner
     {
         var options = state.Options;
         var context = EnumerationContexts.Create(options, state.Errors);
-        var bySize = new Dictionary<long, List<ScannedFile>>();
-        await foreach (var file in options.Enumerator.EnumerateAsync(context, cancellationToken).ConfigureAwait(false))
+        var table = new FileTable(options.IncludeEmptyFiles, state.AddFilesScanned);
+        if (options.Enumerator is ParallelFileEnumerator builtIn)
         {
-            state.AddFilesScanned(1);
-            if (!context.IsSizeIncluded(file.Length) || (file.Length == 0 && !options.IncludeEmptyFiles))
+            // The built-in walk writes rows straight into the table: no object per file or name.
+            await builtIn.FillAsync(context, table, cancellationToken).ConfigureAwait(false);
+        }
+        else
+        {
+            await foreach (var file in options.Enumerator.EnumerateAsync(context, cancellationToken).ConfigureAwait(false))
             {
-                continue;
-            }
+                if (!context.IsSizeIncluded(file.Length))
+                {
+                    state.AddFilesScanned(1);
+                    continue;
+                }
 
-            if (!bySize.TryGetValue(file.Length, out var list))
-            {
-                bySize[file.Length] = list = new List<ScannedFile>(2);
+                table.Add(file);
             }
-
-            list.Add(file);
         }
 
-        var sets = FoldHardLinks(bySize, keepSingles);
+        var sets = SizeBarrier.Split(table, keepSingles);
 
         // Longest work first, so one big set does not finish last on a single thread.
         sets.Sort(static (a, b) => b.Cost.CompareTo(a.Cost));
-        return sets;
-    }
-
-    private static List<CandidateSet> FoldHardLinks(Dictionary<long, List<ScannedFile>> bySize, bool keepSingles)
-    {
-        var sets = new List<CandidateSet>();
-        var byIdentity = new Dictionary<FileIdentity, FileNode>();
-        foreach (var (size, files) in bySize)
-        {
-            if (files.Count < 2 && !keepSingles)
-            {
-                continue;
-            }
-
-            byIdentity.Clear();
-            foreach (var file in files)
-            {
-                if (byIdentity.TryGetValue(file.Identity, out var node))
-                {
-                    node.AddName(file.Path);
-                }
-                else
-                {
-                    byIdentity[file.Identity] = new FileNode(file);
-                }
-            }
-
-            if (byIdentity.Count >= 2 || keepSingles)
-            {
-                sets.Add(new CandidateSet(size, [.. byIdentity.Values]));
-            }
-        }
-
         return sets;
     }
 

@@ -16,6 +16,8 @@ internal sealed class WholeFileScan : ICompareStage
             {
                 output.PublishWholeFile(candidate.Size, group);
             }
+
+            candidate.Release(); // its nodes and paths are garbage now; the published groups have their own
         }, cancellationToken);
     }
 }

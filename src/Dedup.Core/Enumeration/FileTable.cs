@@ -1,0 +1,298 @@
+using Dedup.Core.Paths;
+
+namespace Dedup.Core.Enumeration;
+
+/// <summary>
+/// Every file a scan enumerated, as rows of plain data in blocks of <see cref="BlockSize"/> (see <see cref="FileRow"/>),
+/// folders as numbers (<see cref="GetFolder"/>) and names as bytes in a <see cref="NameArena"/>. About 56 bytes plus the
+/// name per file, where an object per file, per path node and per name cost about 185. Filled concurrently through one
+/// <see cref="Writer"/> per enumeration thread; read once enumeration has ended (<see cref="Seal"/>), when a row is
+/// addressed by its number. Paths and <see cref="ScannedFile"/> objects are made only for the files a stage compares.
+/// </summary>
+internal sealed class FileTable
+{
+    public const int BlockShift = 14;
+    public const int BlockSize = 1 << BlockShift;
+    private const int BlockMask = BlockSize - 1;
+    private const long UnixEpochTicks = 621355968000000000;
+
+    private readonly object _gate = new();
+    private readonly List<FileRow[]> _blocks = [];
+    private readonly List<int> _counts = [];
+    private readonly List<AbsolutePath> _folders = [];
+    private readonly Dictionary<AbsolutePath, int> _folderNumbers = [];
+    private readonly bool _includeEmptyFiles;
+    private readonly Action<long>? _filesAdded;
+    private Writer? _single;
+    private bool _sealed;
+
+    /// <param name="includeEmptyFiles">Whether files of length 0 are kept (they are counted either way).</param>
+    /// <param name="filesAdded">Told how many files were enumerated, per folder (progress).</param>
+    public FileTable(bool includeEmptyFiles = true, Action<long>? filesAdded = null)
+    {
+        _includeEmptyFiles = includeEmptyFiles;
+        _filesAdded = filesAdded;
+    }
+
+    public NameArena Names { get; } = new();
+
+    /// <summary>Number of rows; valid once sealed.</summary>
+    public int Count { get; private set; }
+
+    /// <summary>Number of folders.</summary>
+    public int FolderCount
+    {
+        get
+        {
+            lock (_gate)
+            {
+                return _folders.Count;
+            }
+        }
+    }
+
+    /// <summary>The row numbered <paramref name="index"/> (once sealed).</summary>
+    public ref FileRow this[int index] => ref _blocks[index >> BlockShift][index & BlockMask];
+
+    /// <summary>Registers a folder; returns its number.</summary>
+    public int AddFolder(AbsolutePath folder)
+    {
+        lock (_gate)
+        {
+            _folders.Add(folder);
+            return _folders.Count - 1;
+        }
+    }
+
+    public AbsolutePath GetFolder(int number)
+    {
+        lock (_gate)
+        {
+            return _folders[number];
+        }
+    }
+
+    /// <summary>A writer for one enumeration thread.</summary>
+    public Writer CreateWriter() => new(this);
+
+    /// <summary>Adds a file given by a custom enumerator (one thread); its folder is numbered on first sight.</summary>
+    public void Add(ScannedFile file)
+    {
+        var folder = file.Path.Parent ?? throw new ArgumentException($"'{file.Path}' is not a file in a folder.", nameof(file));
+        if (!_folderNumbers.TryGetValue(folder, out var number))
+        {
+            _folderNumbers[folder] = number = AddFolder(folder);
+        }
+
+        _single ??= CreateWriter();
+        _single.Add(number, file.Path.Name, ToRow(file));
+        _single.EndFolder();
+    }
+
+    /// <summary>Ends enumeration: every writer's last block is in; rows are packed so that a number addresses each.</summary>
+    public void Seal()
+    {
+        _single?.Complete();
+        _single = null;
+        _folderNumbers.Clear();
+
+        // Full blocks first: only the few partial ones (one per writer) move.
+        var order = Enumerable.Range(0, _blocks.Count).OrderBy(i => _counts[i] == BlockSize ? 0 : 1).ToArray();
+        var blocks = order.Select(i => _blocks[i]).ToArray();
+        var counts = order.Select(i => _counts[i]).ToArray();
+        _blocks.Clear();
+        _blocks.AddRange(blocks);
+        _counts.Clear();
+        _counts.AddRange(counts);
+        _sealed = true;
+        Count = Pack(keep: null, renumber: null);
+    }
+
+    /// <summary>
+    /// Drops every row not marked in <paramref name="keep"/>, moving the kept ones down in place (no second copy of the
+    /// table) and freeing the blocks left empty; <paramref name="renumber"/> receives each kept row's new number.
+    /// </summary>
+    public void Retain(bool[] keep, int[] renumber)
+    {
+        if (!_sealed)
+        {
+            throw new InvalidOperationException("The table is not sealed.");
+        }
+
+        Count = Pack(keep, renumber);
+    }
+
+    private int Pack(bool[]? keep, int[]? renumber)
+    {
+        var write = 0;
+        var read = 0;
+        for (var b = 0; b < _blocks.Count; b++)
+        {
+            var block = _blocks[b];
+            for (var i = 0; i < _counts[b]; i++, read++)
+            {
+                if (keep is not null && !keep[read])
+                {
+                    continue;
+                }
+
+                if (renumber is not null)
+                {
+                    renumber[read] = write;
+                }
+
+                // The write position never passes the read position, so no row is overwritten before it is read.
+                _blocks[write >> BlockShift][write & BlockMask] = block[i];
+                write++;
+            }
+        }
+
+        var blocksUsed = (write + BlockMask) >> BlockShift;
+        _blocks.RemoveRange(blocksUsed, _blocks.Count - blocksUsed);
+        _counts.Clear();
+        for (var b = 0; b < blocksUsed; b++)
+        {
+            _counts.Add(Math.Min(BlockSize, write - (b << BlockShift)));
+        }
+
+        return write;
+    }
+
+    /// <summary>The row as a <see cref="ScannedFile"/>, with its path: made for the files a stage compares.</summary>
+    public ScannedFile ToScannedFile(int index)
+    {
+        ref var row = ref this[index];
+        return new ScannedFile(GetPath(index), row.Length, row.Identity, row.LinkCount, ToDateTime(row.LastWriteTimeNs))
+        {
+            OwnerId = row.OwnerId,
+            LastWriteTimeNs = row.LastWriteTimeNs,
+            ChangeTimeNs = row.ChangeTimeNs,
+        };
+    }
+
+    /// <summary>The row's path (made on each call).</summary>
+    public AbsolutePath GetPath(int index)
+    {
+        ref var row = ref this[index];
+        return GetFolder(row.Folder).Child(Names.GetString(row.Name));
+    }
+
+    /// <summary>The row's name as characters.</summary>
+    public string GetName(int index) => Names.GetString(this[index].Name);
+
+    /// <summary>Nanoseconds since the Unix epoch to a UTC time, to 100 ns (rounded down, also before 1970).</summary>
+    internal static DateTime ToDateTime(long unixNs)
+    {
+        var ticks = unixNs / 100;
+        if (unixNs % 100 < 0)
+        {
+            ticks--;
+        }
+
+        return new DateTime(UnixEpochTicks + ticks, DateTimeKind.Utc);
+    }
+
+    private static FileRow ToRow(ScannedFile file) => new()
+    {
+        Identity = file.Identity,
+        Length = file.Length,
+        LastWriteTimeNs = file.LastWriteTimeNs,
+        ChangeTimeNs = file.ChangeTimeNs,
+        LinkCount = file.LinkCount,
+        OwnerId = file.OwnerId,
+    };
+
+    private void Commit(FileRow[] block, int count)
+    {
+        lock (_gate)
+        {
+            if (_sealed)
+            {
+                throw new InvalidOperationException("The table is sealed.");
+            }
+
+            _blocks.Add(block);
+            _counts.Add(count);
+        }
+    }
+
+    /// <summary>Appends rows for one thread: a block of its own, handed to the table when full or when the thread ends.</summary>
+    internal sealed class Writer
+    {
+        private readonly FileTable _table;
+        private readonly NameArena.Writer _names;
+        private FileRow[] _block = new FileRow[BlockSize];
+        private int _count;
+        private long _seen;
+
+        public Writer(FileTable table)
+        {
+            _table = table;
+            _names = new NameArena.Writer(table.Names);
+        }
+
+        /// <summary>Adds a file named by the kernel's bytes; <paramref name="row"/>'s folder and name are filled here.</summary>
+        public void Add(int folder, ReadOnlySpan<byte> name, in FileRow row)
+        {
+            _seen++;
+            if (row.Length == 0 && !_table._includeEmptyFiles)
+            {
+                return;
+            }
+
+            ref var slot = ref Next();
+            slot = row;
+            slot.Folder = folder;
+            slot.Name = _names.Add(name);
+        }
+
+        /// <summary>Adds a file named by characters (Windows, other platforms, custom enumerators).</summary>
+        public void Add(int folder, string name, in FileRow row)
+        {
+            _seen++;
+            if (row.Length == 0 && !_table._includeEmptyFiles)
+            {
+                return;
+            }
+
+            ref var slot = ref Next();
+            slot = row;
+            slot.Folder = folder;
+            slot.Name = _names.Add(name);
+        }
+
+        /// <summary>Reports the files seen since the last call (once per folder listed).</summary>
+        public void EndFolder()
+        {
+            if (_seen > 0)
+            {
+                _table._filesAdded?.Invoke(_seen);
+                _seen = 0;
+            }
+        }
+
+        /// <summary>Hands the last, partly filled block to the table.</summary>
+        public void Complete()
+        {
+            EndFolder();
+            if (_count > 0)
+            {
+                _table.Commit(_block, _count);
+                _block = [];
+                _count = 0;
+            }
+        }
+
+        private ref FileRow Next()
+        {
+            if (_count == BlockSize)
+            {
+                _table.Commit(_block, _count);
+                _block = new FileRow[BlockSize];
+                _count = 0;
+            }
+
+            return ref _block[_count++];
+        }
+    }
+}

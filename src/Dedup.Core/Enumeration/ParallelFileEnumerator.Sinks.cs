@@ -1,0 +1,79 @@
+using System.Threading.Channels;
+using Dedup.Core.Paths;
+using Dedup.Core.Pooling;
+
+namespace Dedup.Core.Enumeration;
+
+internal sealed partial class ParallelFileEnumerator
+{
+    /// <summary>Where one walk thread puts the files it lists: rows of the scan's table, or <see cref="ScannedFile"/> batches.</summary>
+    private abstract class EntrySink
+    {
+        /// <summary>A file named by the kernel's bytes (Linux); <paramref name="row"/> has everything but folder and name.</summary>
+        public abstract void Add(DirectoryWork work, ReadOnlySpan<byte> name, in FileRow row);
+
+        /// <summary>A file listed through the platform's APIs (Windows, other platforms).</summary>
+        public abstract void Add(DirectoryWork work, ScannedFile file);
+
+        /// <summary>The folder being listed is done.</summary>
+        public abstract void EndFolder();
+
+        /// <summary>The thread is done.</summary>
+        public abstract void Complete();
+    }
+
+    /// <summary>Writes rows into the scan's <see cref="FileTable"/>: the kernel's name bytes are copied, never decoded.</summary>
+    private sealed class TableSink(FileTable table) : EntrySink
+    {
+        private readonly FileTable.Writer _writer = table.CreateWriter();
+
+        public override void Add(DirectoryWork work, ReadOnlySpan<byte> name, in FileRow row) => _writer.Add(FolderOf(work), name, row);
+
+        public override void Add(DirectoryWork work, ScannedFile file) => _writer.Add(FolderOf(work), file.Path.Name, new FileRow
+        {
+            Identity = file.Identity,
+            Length = file.Length,
+            LastWriteTimeNs = file.LastWriteTimeNs,
+            ChangeTimeNs = file.ChangeTimeNs,
+            LinkCount = file.LinkCount,
+            OwnerId = file.OwnerId,
+        });
+
+        public override void EndFolder() => _writer.EndFolder();
+
+        public override void Complete() => _writer.Complete();
+
+        // Only the thread listing a folder adds its files, so the number is given once, without a lock on the work item.
+        private int FolderOf(DirectoryWork work) => work.Folder >= 0 ? work.Folder : work.Folder = table.AddFolder(work.Path);
+    }
+
+    /// <summary>Hands each folder's files over as one pooled batch of <see cref="ScannedFile"/>s (the <see cref="IFileEnumerator"/> contract).</summary>
+    private sealed class BatchSink(FileEnumerationContext context, ChannelWriter<List<ScannedFile>> writer) : EntrySink
+    {
+        private List<ScannedFile> _batch = ListPool<ScannedFile>.Shared.Rent();
+
+        public override void Add(DirectoryWork work, ReadOnlySpan<byte> name, in FileRow row)
+        {
+            var path = work.Path.ChildFile(KernelNames.GetString(name).AsSpan(), context.Names);
+            _batch.Add(new ScannedFile(path, row.Length, row.Identity, row.LinkCount, FileTable.ToDateTime(row.LastWriteTimeNs))
+            {
+                OwnerId = row.OwnerId,
+                LastWriteTimeNs = row.LastWriteTimeNs,
+                ChangeTimeNs = row.ChangeTimeNs,
+            });
+        }
+
+        public override void Add(DirectoryWork work, ScannedFile file) => _batch.Add(file);
+
+        public override void EndFolder()
+        {
+            if (_batch.Count > 0)
+            {
+                writer.TryWrite(_batch);
+                _batch = ListPool<ScannedFile>.Shared.Rent();
+            }
+        }
+
+        public override void Complete() => ListPool<ScannedFile>.Shared.Return(_batch);
+    }
+}
