@@ -158,17 +158,8 @@ internal sealed class FileTable
         return write;
     }
 
-    /// <summary>The row as a <see cref="ScannedFile"/>, with its path: made for the files a stage compares.</summary>
-    public ScannedFile ToScannedFile(int index)
-    {
-        ref var row = ref this[index];
-        return new ScannedFile(GetPath(index), row.Length, row.Identity, row.LinkCount, ToDateTime(row.LastWriteTimeNs))
-        {
-            OwnerId = row.OwnerId,
-            LastWriteTimeNs = row.LastWriteTimeNs,
-            ChangeTimeNs = row.ChangeTimeNs,
-        };
-    }
+    /// <summary>The row as a <see cref="ScannedFile"/> whose path is made only if asked for.</summary>
+    public ScannedFile ToScannedFile(int index) => new(this, index);
 
     /// <summary>The row's path (made on each call).</summary>
     public AbsolutePath GetPath(int index)

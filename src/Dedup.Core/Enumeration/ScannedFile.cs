@@ -15,15 +15,40 @@ public sealed class ScannedFile
     {
         ArgumentNullException.ThrowIfNull(path);
         ArgumentOutOfRangeException.ThrowIfNegative(length);
-        Path = path;
+        _path = path;
         Length = length;
         Identity = identity;
         LinkCount = linkCount;
         LastWriteTimeUtc = lastWriteTimeUtc;
     }
 
+    /// <summary>A file of the scan's table: its path is made only if asked for (errors, reports); opening uses <see cref="Folder"/> and the name's bytes.</summary>
+    internal ScannedFile(FileTable table, int row)
+    {
+        ref var r = ref table[row];
+        _table = table;
+        _row = row;
+        Length = r.Length;
+        Identity = r.Identity;
+        LinkCount = r.LinkCount;
+        LastWriteTimeUtc = FileTable.ToDateTime(r.LastWriteTimeNs);
+        OwnerId = r.OwnerId;
+        _lastWriteTimeNs = r.LastWriteTimeNs;
+        ChangeTimeNs = r.ChangeTimeNs;
+    }
+
+    private readonly FileTable? _table;
+    private readonly int _row;
+    private AbsolutePath? _path;
+
     /// <summary>The file's absolute path.</summary>
-    public AbsolutePath Path { get; }
+    public AbsolutePath Path => _path ??= _table!.GetPath(_row);
+
+    /// <summary>The folder holding the file, without making the file's own path.</summary>
+    internal AbsolutePath? Folder => _table is null ? Path.Parent : _table.GetFolder(_table[_row].Folder);
+
+    /// <summary>The name as the kernel's bytes when the file is a table row named by them; else empty (use <see cref="Path"/>).</summary>
+    internal ReadOnlySpan<byte> NameBytes => _table is null ? default : _table.Names.GetBytes(_table[_row].Name);
 
     /// <summary>Size in bytes when scanned.</summary>
     public long Length { get; }

@@ -116,7 +116,16 @@ internal sealed unsafe partial class FileReader
     [SupportedOSPlatform("linux")]
     private int Locate(ScannedFile file, Span<byte> destination)
     {
-        var dirfd = _folders.Get(file.Path.Parent);
+        var dirfd = _folders.Get(file.Folder);
+        var name = file.NameBytes;
+        if (dirfd >= 0 && !name.IsEmpty && name.Length < destination.Length)
+        {
+            // A row of the scan's table: its name is already the kernel's bytes, and no path is made.
+            name.CopyTo(destination);
+            destination[name.Length] = 0;
+            return dirfd;
+        }
+
         if (dirfd >= 0 && Paths.KernelNames.TryEncode(file.Path.Name.AsSpan(), destination[..^1], out var count))
         {
             destination[count] = 0;
