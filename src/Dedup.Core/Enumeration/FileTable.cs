@@ -105,14 +105,14 @@ internal sealed class FileTable
         _counts.Clear();
         _counts.AddRange(counts);
         _sealed = true;
-        Count = Pack(keep: null, renumber: null);
+        Count = Pack(keep: null, renumber: default);
     }
 
     /// <summary>
     /// Drops every row not marked in <paramref name="keep"/>, moving the kept ones down in place (no second copy of the
     /// table) and freeing the blocks left empty; <paramref name="renumber"/> receives each kept row's new number.
     /// </summary>
-    public void Retain(bool[] keep, int[] renumber)
+    public void Retain(bool[] keep, Span<int> renumber)
     {
         if (!_sealed)
         {
@@ -122,7 +122,7 @@ internal sealed class FileTable
         Count = Pack(keep, renumber);
     }
 
-    private int Pack(bool[]? keep, int[]? renumber)
+    private int Pack(bool[]? keep, Span<int> renumber)
     {
         var write = 0;
         var read = 0;
@@ -136,7 +136,7 @@ internal sealed class FileTable
                     continue;
                 }
 
-                if (renumber is not null)
+                if (!renumber.IsEmpty)
                 {
                     renumber[read] = write;
                 }

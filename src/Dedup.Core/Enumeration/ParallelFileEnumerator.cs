@@ -89,6 +89,12 @@ internal sealed partial class ParallelFileEnumerator : IFileEnumerator
         private readonly ConcurrentStack<DirectoryWork> _stack = new();
         private readonly SemaphoreSlim _signal = new(0);
         private readonly ConcurrentDictionary<FileIdentity, byte> _visited = new();
+
+        // Every folder is remembered only where one can be reached twice: several roots (one may hold another) or
+        // followed links. One root without followed links meets a folder again only through a bind mount; one that
+        // loops is caught by the chain of enclosing folders, one that does not lists the same files under a second
+        // path (folded as names of one file). The set cost ~60 bytes per folder (14 MiB for 244k folders).
+        private readonly bool _rememberFolders = context.Roots.Count > 1 || context.FollowSymbolicLinks;
         private readonly int _workers = Math.Max(1, context.MaxDegreeOfParallelism);
         private int _pending;
         private volatile bool _done;
@@ -199,6 +205,11 @@ internal sealed partial class ParallelFileEnumerator : IFileEnumerator
         /// <summary>Marks a folder visited; false (and a loop report if it encloses itself) when seen before.</summary>
         private bool TryVisit(DirectoryWork work, FileIdentity identity)
         {
+            if (!_rememberFolders)
+            {
+                return !(work.Ancestors?.Contains(identity) ?? false);
+            }
+
             if (_visited.TryAdd(identity, 0))
             {
                 return true;

@@ -20,9 +20,10 @@ internal static class SizeBarrier
         var sets = new List<(long Size, int Start, int Rows, int Distinct)>();
         var kept = 0;
         var keep = new bool[count];
+
+        // Sorting primitive keys with the row numbers as items is several times faster than comparing rows.
+        var sizes = new long[count];
         {
-            // Sorting primitive keys with the row numbers as items is several times faster than comparing rows.
-            var sizes = new long[count];
             for (var i = 0; i < count; i++)
             {
                 sizes[i] = table[i].Length;
@@ -65,7 +66,8 @@ internal static class SizeBarrier
 
         if (kept < count)
         {
-            var renumber = new int[count];
+            // The sizes are no longer needed: their memory holds the new row numbers (no second large array).
+            var renumber = System.Runtime.InteropServices.MemoryMarshal.Cast<long, int>(sizes.AsSpan())[..count];
             table.Retain(keep, renumber);
             for (var k = 0; k < kept; k++)
             {

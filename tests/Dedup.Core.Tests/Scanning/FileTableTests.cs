@@ -1,0 +1,253 @@
+using Dedup.Core.Enumeration;
+using Dedup.Core.Paths;
+using Dedup.Core.Scanning;
+using Dedup.Core.Tests.Infrastructure;
+using Xunit;
+
+namespace Dedup.Core.Tests.Scanning;
+
+/// <summary>The compact file table (#17): rows written by many threads, names as bytes, the size barrier's dropping and folding.</summary>
+public sealed class FileTableTests
+{
+    private static readonly AbsolutePath Folder = AbsolutePath.Parse("/data/folder");
+
+    private static FileRow Row(long length, ulong inode, int links = 1, ulong device = 0x0000000800000001) => new()
+    {
+        Identity = new FileIdentity(device, inode),
+        Length = length,
+        LastWriteTimeNs = 1_700_000_000_123_456_789,
+        ChangeTimeNs = 1_700_000_001_987_654_321,
+        LinkCount = links,
+        OwnerId = 1000,
+    };
+
+    [Fact]
+    public async Task Rows_written_by_many_threads_are_all_there_once_sealed_with_their_names_as_bytes()
+    {
+        const int Threads = 6, PerThread = FileTable.BlockSize + 3000; // every writer fills a block and part of another
+        long reported = 0;
+        var table = new FileTable(filesAdded: n => Interlocked.Add(ref reported, n));
+        await Task.WhenAll(Enumerable.Range(0, Threads).Select(t => Task.Run(() =>
+        {
+            var writer = table.CreateWriter();
+            var folder = table.AddFolder(Folder.Child($"t{t}"));
+            for (var i = 0; i < PerThread; i++)
+            {
+                byte[] name = [.. System.Text.Encoding.UTF8.GetBytes($"f{t}-{i}"), 0xFF]; // not valid UTF-8
+                writer.Add(folder, name, Row(i + 1, (ulong)((t * PerThread) + i + 1)));
+                if (i % 100 == 99)
+                {
+                    writer.EndFolder();
+                }
+            }
+
+            writer.Complete();
+        })));
+        table.Seal();
+
+        Assert.Equal(Threads * PerThread, table.Count);
+        Assert.Equal(Threads * PerThread, Interlocked.Read(ref reported));
+        var seen = new bool[Threads * PerThread];
+        for (var r = 0; r < table.Count; r++)
+        {
+            var row = table[r];
+            var index = (int)row.Identity.FileId - 1;
+            Assert.False(seen[index]);
+            seen[index] = true;
+            var (t, i) = (index / PerThread, index % PerThread);
+            Assert.Equal(i + 1, row.Length);
+            Assert.Equal([.. System.Text.Encoding.UTF8.GetBytes($"f{t}-{i}"), 0xFF], table.Names.GetBytes(row.Name).ToArray());
+            Assert.Equal($"/data/folder/t{t}/f{t}-{i}\uDCFF", table.GetPath(r).ToString());
+        }
+    }
+
+    [Fact]
+    public void A_row_becomes_a_scanned_file_with_every_field_and_its_path_only_when_asked()
+    {
+        var table = new FileTable();
+        var writer = table.CreateWriter();
+        writer.Add(table.AddFolder(Folder), "name.txt"u8, Row(42, 7, links: 3));
+        writer.Complete();
+        table.Seal();
+
+        var file = table.ToScannedFile(0);
+        Assert.Equal(42, file.Length);
+        Assert.Equal(new FileIdentity(0x0000000800000001, 7), file.Identity);
+        Assert.Equal(3, file.LinkCount);
+        Assert.Equal(1000u, file.OwnerId);
+        Assert.Equal(1_700_000_000_123_456_789, file.LastWriteTimeNs);
+        Assert.Equal(1_700_000_001_987_654_321, file.ChangeTimeNs);
+        Assert.Equal(new DateTime(2023, 11, 14, 22, 13, 20, DateTimeKind.Utc).AddTicks(1_234_567), file.LastWriteTimeUtc);
+        Assert.Same(Folder, file.Folder);
+        Assert.Equal("name.txt"u8.ToArray(), file.NameBytes.ToArray());
+        Assert.Equal("/data/folder/name.txt", file.Path.ToString());
+        Assert.Same(file.Path, file.Path);
+    }
+
+    [Fact]
+    public void Names_that_are_not_kernel_bytes_or_too_long_for_a_chunk_are_kept_exactly_as_strings()
+    {
+        var table = new FileTable();
+        var writer = table.CreateWriter();
+        var folder = table.AddFolder(Folder);
+        var unpaired = "odd\uD800name"; // a Windows name with an unpaired high surrogate: no byte form
+        var escaped = "caf\uDCE9";      // an escaped byte: stored as the byte 0xE9
+        var longName = new string('x', 20_000);
+        writer.Add(folder, unpaired, Row(1, 1));
+        writer.Add(folder, escaped, Row(1, 2));
+        writer.Add(folder, longName, Row(1, 3));
+        writer.Add(folder, new byte[17_000].Select(_ => (byte)'y').ToArray(), Row(1, 4));
+        writer.Complete();
+        table.Seal();
+
+        Assert.Equal(unpaired, table.GetName(0));
+        Assert.True(table.Names.GetBytes(table[0].Name).IsEmpty);
+        Assert.Equal(escaped, table.GetName(1));
+        Assert.Equal(new byte[] { (byte)'c', (byte)'a', (byte)'f', 0xE9 }, table.Names.GetBytes(table[1].Name).ToArray());
+        Assert.Equal(longName, table.GetName(2));
+        Assert.Equal(new string('y', 17_000), table.GetName(3));
+        Assert.True(table.ToScannedFile(0).NameBytes.IsEmpty); // the reader then opens by the path
+        Assert.Equal("/data/folder/" + unpaired, table.ToScannedFile(0).Path.ToString());
+    }
+
+    [Fact]
+    public void Empty_files_are_counted_but_not_kept_unless_asked()
+    {
+        long seen = 0;
+        var table = new FileTable(includeEmptyFiles: false, filesAdded: n => seen += n);
+        var writer = table.CreateWriter();
+        var folder = table.AddFolder(Folder);
+        writer.Add(folder, "empty"u8, Row(0, 1));
+        writer.Add(folder, "full"u8, Row(5, 2));
+        writer.Complete();
+        table.Seal();
+
+        Assert.Equal(2, seen);
+        Assert.Equal(1, table.Count);
+        Assert.Equal("full", table.GetName(0));
+    }
+
+    [Theory]
+    [InlineData(0, 0)]
+    [InlineData(150, 1)]
+    [InlineData(199, 1)]
+    [InlineData(-1, -1)]
+    [InlineData(-100, -1)]
+    [InlineData(-101, -2)]
+    public void Nanoseconds_become_ticks_rounded_down_also_before_1970(long unixNs, long ticksFromEpoch)
+    {
+        Assert.Equal(DateTime.UnixEpoch.AddTicks(ticksFromEpoch), FileTable.ToDateTime(unixNs));
+        Assert.Equal(DateTimeKind.Utc, FileTable.ToDateTime(unixNs).Kind);
+    }
+
+    [Fact]
+    public void The_size_barrier_drops_unique_sizes_and_lone_links_folds_hard_links_and_renumbers_the_rest()
+    {
+        var table = new FileTable();
+        var writer = table.CreateWriter();
+        var folder = table.AddFolder(Folder);
+        writer.Add(folder, "u20"u8, Row(20, 1));            // unique size: dropped
+        writer.Add(folder, "a10"u8, Row(10, 2, links: 2));  // a10 and b10 are one file
+        writer.Add(folder, "l30"u8, Row(30, 3, links: 2));  // l30 and m30: one file, no other of its size: dropped
+        writer.Add(folder, "c10"u8, Row(10, 4));
+        writer.Add(folder, "b10"u8, Row(10, 2, links: 2));
+        writer.Add(folder, "m30"u8, Row(30, 3, links: 2));
+        writer.Add(folder, "x40"u8, Row(40, 6));
+        writer.Add(folder, "y40"u8, Row(40, 5));
+        writer.Complete();
+
+        var sets = SizeBarrier.Split(table, keepSingles: false).OrderBy(s => s.Size).ToList();
+
+        Assert.Equal(5, table.Count); // the unique size and the lone file's two names are gone from the table
+        Assert.Equal([10L, 40L], sets.Select(s => s.Size));
+        var tens = sets[0];
+        Assert.Equal(2, tens.Count);
+        Assert.Equal(2 * 10, tens.Cost);
+        var nodes = tens.Files;
+        Assert.Equal(2, nodes.Count);
+        var linked = Assert.Single(nodes, n => n.Primary.Identity.FileId == 2);
+        Assert.Equal("/data/folder/a10", linked.Primary.Path.ToString()); // the first listed name opens the file
+        Assert.Equal(["/data/folder/b10"], linked.OtherNames!.Select(p => p.ToString()));
+        Assert.Equal("/data/folder/c10", Assert.Single(nodes, n => n.Primary.Identity.FileId == 4).Primary.Path.ToString());
+
+        // Within a size, files are in identity order (inode order on one device).
+        Assert.Equal([5UL, 6UL], sets[1].Files.Select(n => n.Primary.Identity.FileId));
+        Assert.Equal(["/data/folder/y40", "/data/folder/x40"], sets[1].Files.Select(n => n.Primary.Path.ToString()));
+
+        // Released nodes are made again, equal.
+        tens.Release();
+        Assert.NotSame(nodes, tens.Files);
+        Assert.Equal(nodes.Select(n => n.Primary.Path), tens.Files.Select(n => n.Primary.Path));
+    }
+
+    [Fact]
+    public void Media_mode_keeps_every_size_including_lone_files()
+    {
+        var table = new FileTable();
+        var writer = table.CreateWriter();
+        var folder = table.AddFolder(Folder);
+        writer.Add(folder, "u20"u8, Row(20, 1));
+        writer.Add(folder, "l30"u8, Row(30, 3, links: 2));
+        writer.Add(folder, "m30"u8, Row(30, 3, links: 2));
+        writer.Complete();
+
+        var sets = SizeBarrier.Split(table, keepSingles: true).OrderBy(s => s.Size).ToList();
+
+        Assert.Equal(3, table.Count);
+        Assert.Equal([(20L, 1), (30L, 1)], sets.Select(s => (s.Size, s.Count)));
+        Assert.Equal(["/data/folder/m30"], Assert.Single(sets[1].Files).OtherNames!.Select(p => p.ToString()));
+    }
+
+    [Fact]
+    public void Dropping_rows_frees_whole_blocks_and_keeps_every_kept_row_addressable()
+    {
+        var table = new FileTable();
+        var writer = table.CreateWriter();
+        var folder = table.AddFolder(Folder);
+        const int Rows = (3 * FileTable.BlockSize) + 100;
+        for (var i = 0; i < Rows; i++)
+        {
+            // Every 1000th row shares its size with the next one; the rest are unique.
+            var size = i % 1000 == 1 ? i - 1 : i;
+            writer.Add(folder, System.Text.Encoding.UTF8.GetBytes($"n{i}"), Row(size + 1, (ulong)i + 1));
+        }
+
+        writer.Complete();
+        var sets = SizeBarrier.Split(table, keepSingles: false);
+
+        var expectedPairs = Enumerable.Range(0, Rows).Count(i => i % 1000 == 1);
+        Assert.Equal(expectedPairs, sets.Count);
+        Assert.Equal(2 * expectedPairs, table.Count);
+        foreach (var set in sets)
+        {
+            var names = set.Files.Select(n => n.Primary.Path.Name).Order().ToArray();
+            var first = int.Parse(names[0].AsSpan(1), System.Globalization.CultureInfo.InvariantCulture);
+            Assert.Equal([$"n{first}", $"n{first + 1}"], names);
+            Assert.Equal(first + 1, set.Size);
+        }
+    }
+
+    [LinuxFact(RequiresRoot = true)]
+    public async Task A_folder_bind_mounted_inside_itself_is_listed_once_without_the_folder_set()
+    {
+        using var tree = new TempTree();
+        tree.Write("a/one.bin", "same");
+        tree.Write("a/two.bin", "same");
+        Directory.CreateDirectory(tree.PathOf("a/inner/mnt"));
+        TempTree.Run("mount", "--bind", tree.PathOf("a"), tree.PathOf("a/inner/mnt"));
+        try
+        {
+            var (groups, summary) = await Scan.RunAsync(b => b.AddRoot(tree.PathOf("a")));
+
+            // The bind mount shows folder a again (same device and inode): an enclosing folder, so not entered.
+            var group = Assert.Single(groups);
+            Assert.Equal([tree.PathOf("a/one.bin"), tree.PathOf("a/two.bin")], group.Files.Select(f => f.Path.ToString()));
+            Assert.All(group.Files, f => Assert.Empty(f.OtherLinks));
+            Assert.Equal(2, summary.FilesScanned);
+        }
+        finally
+        {
+            TempTree.Run("umount", tree.PathOf("a/inner/mnt"));
+        }
+    }
+}
