@@ -3,13 +3,14 @@ using Dedup.Core.Paths;
 namespace Dedup.Core.Enumeration;
 
 /// <summary>
-/// Every file a scan enumerated, as rows of plain data in blocks of <see cref="BlockSize"/> (see <see cref="FileRow"/>),
+/// Every file a scan enumerated, as rows of plain data in blocks of <see cref="BlockSize"/> outside the GC heap (see
+/// <see cref="FileRow"/> and <see cref="NativeBlock"/>),
 /// folders as numbers (<see cref="GetFolder"/>) and names as bytes in a <see cref="NameArena"/>. About 56 bytes plus the
 /// name per file, where an object per file, per path node and per name cost about 185. Filled concurrently through one
 /// <see cref="Writer"/> per enumeration thread; read once enumeration has ended (<see cref="Seal"/>), when a row is
 /// addressed by its number. Paths and <see cref="ScannedFile"/> objects are made only for the files a stage compares.
 /// </summary>
-internal sealed class FileTable
+internal sealed unsafe class FileTable
 {
     public const int BlockShift = 14;
     public const int BlockSize = 1 << BlockShift;
@@ -17,7 +18,7 @@ internal sealed class FileTable
     private const long UnixEpochTicks = 621355968000000000;
 
     private readonly object _gate = new();
-    private readonly List<FileRow[]> _blocks = [];
+    private readonly List<NativeBlock> _blocks = [];
     private readonly List<int> _counts = [];
     private readonly List<AbsolutePath> _folders = [];
     private readonly Dictionary<AbsolutePath, int> _folderNumbers = [];
@@ -52,7 +53,11 @@ internal sealed class FileTable
     }
 
     /// <summary>The row numbered <paramref name="index"/> (once sealed).</summary>
-    public ref FileRow this[int index] => ref _blocks[index >> BlockShift][index & BlockMask];
+    public ref FileRow this[int index] => ref Rows(_blocks[index >> BlockShift])[index & BlockMask];
+
+    private static FileRow* Rows(NativeBlock block) => (FileRow*)block.Pointer;
+
+    private static NativeBlock NewBlock() => new(BlockSize * sizeof(FileRow));
 
     /// <summary>Registers a folder; returns its number.</summary>
     public int AddFolder(AbsolutePath folder)
@@ -128,7 +133,7 @@ internal sealed class FileTable
         var read = 0;
         for (var b = 0; b < _blocks.Count; b++)
         {
-            var block = _blocks[b];
+            var block = Rows(_blocks[b]);
             for (var i = 0; i < _counts[b]; i++, read++)
             {
                 if (keep is not null && !keep[read])
@@ -142,12 +147,17 @@ internal sealed class FileTable
                 }
 
                 // The write position never passes the read position, so no row is overwritten before it is read.
-                _blocks[write >> BlockShift][write & BlockMask] = block[i];
+                Rows(_blocks[write >> BlockShift])[write & BlockMask] = block[i];
                 write++;
             }
         }
 
         var blocksUsed = (write + BlockMask) >> BlockShift;
+        for (var b = blocksUsed; b < _blocks.Count; b++)
+        {
+            _blocks[b].Dispose(); // no row lives there any more, and no file object was made from one yet
+        }
+
         _blocks.RemoveRange(blocksUsed, _blocks.Count - blocksUsed);
         _counts.Clear();
         for (var b = 0; b < blocksUsed; b++)
@@ -193,7 +203,7 @@ internal sealed class FileTable
         OwnerId = file.OwnerId,
     };
 
-    private void Commit(FileRow[] block, int count)
+    private void Commit(NativeBlock block, int count)
     {
         lock (_gate)
         {
@@ -212,7 +222,7 @@ internal sealed class FileTable
     {
         private readonly FileTable _table;
         private readonly NameArena.Writer _names;
-        private FileRow[] _block = new FileRow[BlockSize];
+        private NativeBlock? _block;
         private int _count;
         private long _seen;
 
@@ -268,22 +278,26 @@ internal sealed class FileTable
             EndFolder();
             if (_count > 0)
             {
-                _table.Commit(_block, _count);
-                _block = [];
+                _table.Commit(_block!, _count);
+                _block = null;
                 _count = 0;
             }
         }
 
         private ref FileRow Next()
         {
-            if (_count == BlockSize)
+            if (_block is null || _count == BlockSize)
             {
-                _table.Commit(_block, _count);
-                _block = new FileRow[BlockSize];
+                if (_block is not null)
+                {
+                    _table.Commit(_block, _count);
+                }
+
+                _block = NewBlock();
                 _count = 0;
             }
 
-            return ref _block[_count++];
+            return ref Rows(_block)[_count++];
         }
     }
 }

@@ -3,20 +3,20 @@ using Dedup.Core.Paths;
 namespace Dedup.Core.Enumeration;
 
 /// <summary>
-/// File names as the kernel's bytes, packed into 64 KiB chunks: a name costs its length plus two bytes, not a string
+/// File names as the kernel's bytes, packed into 64 KiB chunks outside the GC heap (<see cref="NativeBlock"/>): a name costs its length plus two bytes, not a string
 /// object (about 60 bytes for a typical name). Each enumeration thread appends through its own <see cref="Writer"/>, so
 /// appends take no lock but once per chunk. An address is the chunk number and offset in one <see cref="int"/>. Names
 /// that are not kernel bytes (an unpaired surrogate from Windows, or longer than a chunk allows) are kept as strings
 /// beside the chunks, at negative addresses.
 /// </summary>
-internal sealed class NameArena
+internal sealed unsafe class NameArena
 {
     private const int ChunkShift = 16;
     private const int ChunkSize = 1 << ChunkShift;
     private const int MaxNameBytes = 16 * 1024;
 
     private readonly object _gate = new();
-    private byte[]?[] _chunks = new byte[]?[16];
+    private NativeBlock?[] _chunks = new NativeBlock?[16];
     private int _chunkCount;
     private readonly List<string> _strings = [];
 
@@ -45,15 +45,13 @@ internal sealed class NameArena
             return default;
         }
 
-        var chunk = _chunks[address >> ChunkShift]!;
-        var offset = address & (ChunkSize - 1);
-        var length = chunk[offset] | (chunk[offset + 1] << 8);
-        return chunk.AsSpan(offset + 2, length);
+        var chunk = _chunks[address >> ChunkShift]!.Pointer + (address & (ChunkSize - 1));
+        return new ReadOnlySpan<byte>(chunk + 2, chunk[0] | (chunk[1] << 8));
     }
 
-    private int AddChunk(out byte[] chunk)
+    private int AddChunk(out NativeBlock chunk)
     {
-        chunk = new byte[ChunkSize];
+        chunk = new NativeBlock(ChunkSize);
         lock (_gate)
         {
             if (_chunkCount == _chunks.Length)
@@ -83,7 +81,7 @@ internal sealed class NameArena
     /// <summary>Appends names for one thread.</summary>
     internal sealed class Writer(NameArena arena)
     {
-        private byte[]? _chunk;
+        private NativeBlock? _chunk;
         private int _chunkNumber;
         private int _used;
 
@@ -103,9 +101,10 @@ internal sealed class NameArena
             }
 
             var offset = _used;
-            _chunk[offset] = (byte)name.Length;
-            _chunk[offset + 1] = (byte)(name.Length >> 8);
-            name.CopyTo(_chunk.AsSpan(offset + 2));
+            var target = _chunk.Pointer + offset;
+            target[0] = (byte)name.Length;
+            target[1] = (byte)(name.Length >> 8);
+            name.CopyTo(new Span<byte>(target + 2, name.Length));
             _used += needed;
             return (_chunkNumber << ChunkShift) | offset;
         }
