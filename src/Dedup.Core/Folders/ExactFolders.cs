@@ -13,10 +13,13 @@ internal static class ExactFolders
     private const long LinkTag = 1L << 40;
 
     /// <summary>Classes of folders with the same relative names and contents, each with at least two folders.</summary>
-    public static List<int[]> ByNames(FolderTree tree, ContentClasses contents)
+    /// <param name="tree">The folders.</param>
+    /// <param name="contents">The files' content classes.</param>
+    /// <param name="classOf">Each folder's class; -1 for a folder equal to none.</param>
+    public static List<int[]> ByNames(FolderTree tree, ContentClasses contents, out int[] classOf)
     {
         var table = tree.Table;
-        var classOf = new int[tree.Count];
+        classOf = new int[tree.Count];
         var keys = new Dictionary<long[], int>(SequenceComparer.Instance);
         var names = new Dictionary<string, int>(StringComparer.Ordinal);
         var targets = new Dictionary<string, int>(StringComparer.Ordinal);

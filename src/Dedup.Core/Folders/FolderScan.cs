@@ -56,9 +56,10 @@ internal sealed class FolderScan(DuplicateFinderOptions options) : ICompareStage
         cancellationToken.ThrowIfCancellationRequested();
 
         var tree = FolderTree.Build(table);
+        int[]? classOf = null;
         var (groups, insideCopy) = options.IgnoreFolderNames
             ? ExactFolders.Topmost(tree, ExactFolders.ByContents(tree, contents), f => tree.SubtreeFiles[f] + tree.LinksOf(f).Length)
-            : ExactFolders.Topmost(tree, ExactFolders.ByNames(tree, contents), f => tree.SubtreeEntries[f]);
+            : ExactFolders.Topmost(tree, ExactFolders.ByNames(tree, contents, out classOf), f => tree.SubtreeEntries[f]);
         var results = groups
             .Select(g => new DuplicateFolderGroup(
                 g.Select(tree.PathOf).ToArray(),
@@ -68,9 +69,9 @@ internal sealed class FolderScan(DuplicateFinderOptions options) : ICompareStage
             .OrderByDescending(g => g.WastedBytes)
             .ThenBy(g => g.Folders[0])
             .ToList();
-        if (!options.IgnoreFolderNames)
+        if (classOf is not null)
         {
-            results.AddRange(FolderOverlap.Find(tree, contents, insideCopy, cancellationToken));
+            results.AddRange(new FolderOverlap(tree, contents, classOf, insideCopy).Find(cancellationToken));
         }
 
         Groups = results;
