@@ -107,8 +107,11 @@ internal sealed class FolderOverlap(FolderTree tree, ContentClasses contents, in
             return known;
         }
 
+        // At least half the files on each side must be equal: sides more than twice apart fail without a walk.
         Comparison? result = null;
-        if (!IsExact(a, b) && !insideCopy[a] && !insideCopy[b] && !tree.IsBelow(a, b) && !tree.IsBelow(b, a))
+        var (filesA, filesB) = (tree.SubtreeFiles[a], tree.SubtreeFiles[b]);
+        if (Math.Min(filesA, filesB) * 2 >= Math.Max(filesA, filesB)
+            && !IsExact(a, b) && !insideCopy[a] && !insideCopy[b] && !tree.IsBelow(a, b) && !tree.IsBelow(b, a))
         {
             var comparison = new Comparison();
             comparison.Walk(this, a, b, string.Empty);

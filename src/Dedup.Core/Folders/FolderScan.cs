@@ -58,7 +58,7 @@ internal sealed class FolderScan(DuplicateFinderOptions options) : ICompareStage
         var tree = FolderTree.Build(table);
         int[]? classOf = null;
         var (groups, insideCopy) = options.IgnoreFolderNames
-            ? ExactFolders.Topmost(tree, ExactFolders.ByContents(tree, contents), f => tree.SubtreeFiles[f] + tree.LinksOf(f).Length)
+            ? ExactFolders.Topmost(tree, ExactFolders.ByContents(tree, contents), f => tree.SubtreeFiles[f] + tree.SubtreeLinks[f])
             : ExactFolders.Topmost(tree, ExactFolders.ByNames(tree, contents, out classOf), f => tree.SubtreeEntries[f]);
         var results = groups
             .Select(g => new DuplicateFolderGroup(

@@ -40,6 +40,7 @@ internal sealed class FolderTree
         SubtreeFiles = new long[count];
         SubtreeBytes = new long[count];
         SubtreeEntries = new long[count];
+        SubtreeLinks = new long[count];
         for (var f = count - 1; f >= 0; f--)
         {
             long files = 0, bytes = 0;
@@ -49,9 +50,11 @@ internal sealed class FolderTree
                 bytes += table[row].Length;
             }
 
-            long entries = files + LinksOf(f).Length;
+            long linkCount = LinksOf(f).Length;
+            long entries = files + linkCount;
             foreach (var child in ChildrenOf(f))
             {
+                linkCount += SubtreeLinks[child];
                 files += SubtreeFiles[child];
                 bytes += SubtreeBytes[child];
                 entries += SubtreeEntries[child] + 1;
@@ -60,6 +63,7 @@ internal sealed class FolderTree
             SubtreeFiles[f] = files;
             SubtreeBytes[f] = bytes;
             SubtreeEntries[f] = entries;
+            SubtreeLinks[f] = linkCount;
         }
     }
 
@@ -76,6 +80,9 @@ internal sealed class FolderTree
 
     /// <summary>Bytes of those files.</summary>
     public long[] SubtreeBytes { get; }
+
+    /// <summary>Symbolic links in each folder's subtree.</summary>
+    public long[] SubtreeLinks { get; }
 
     /// <summary>Files, links and folders below each folder: equal for equal folders, larger for an enclosing one.</summary>
     public long[] SubtreeEntries { get; }
