@@ -18,11 +18,13 @@ internal static class FindCommand
         var sort = new Option<string>("--sort") { Description = "Group order: wasted (bytes a group wastes, largest first; the default), size (file size, largest first), count (most copies first) or path (first path); ties by first path.", DefaultValueFactory = _ => "wasted" };
         sort.AcceptOnlyFromAmong("wasted", "size", "count", "path");
         var summaryOnly = new Option<bool>("--summary") { Description = "Write the totals only, no groups (like jdupes -m)." };
+        var folders = new Option<bool>("--folders") { Description = "Also find duplicate folders (whole subtrees equal: same names, same contents) and report each copied folder once; file groups then leave out the files inside the copies. Lists folders equal but for a few files too." };
+        var ignoreNames = new Option<bool>("--folders-ignore-names") { Description = "With --folders: folders are equal when they hold the same multiset of file contents, whatever the names and layout (rmlint -D's default)." };
         var selection = new ScanSelection();
 
         var command = new Command("find", "Find duplicate files under the given folders.")
         {
-            paths, format, output, sort, summaryOnly,
+            paths, format, output, sort, summaryOnly, folders, ignoreNames,
         };
         selection.AddTo(command);
 
@@ -34,8 +36,20 @@ internal static class FindCommand
                 return ExitCodes.BadUsage;
             }
 
+            var folderMode = result.GetValue(folders) || result.GetValue(ignoreNames);
+            if (folderMode && (result.GetValue(format) == "csv" || result.GetValue(selection.Media)))
+            {
+                await Console.Error.WriteLineAsync("dedup: --folders is written as text or json, and cannot be combined with --media").ConfigureAwait(false);
+                return ExitCodes.BadUsage;
+            }
+
             var builder = selection.CreateBuilder(result, result.GetValue(paths)!);
-            var report = new ReportOptions(result.GetValue(format)!, result.GetValue(sort)!, result.GetValue(summaryOnly));
+            if (folderMode)
+            {
+                builder.UseFolderMode(ignoreNames: result.GetValue(ignoreNames));
+            }
+
+            var report = new ReportOptions(result.GetValue(format)!, result.GetValue(sort)!, result.GetValue(summaryOnly), folderMode);
             return await RunAsync(builder, report, result.GetValue(output), cancellationToken).ConfigureAwait(false);
         });
         return command;
@@ -113,8 +127,17 @@ internal static class FindCommand
     private static void Write(Stream stream, ReportOptions report, List<DuplicateGroup> groups, DuplicateScan scan)
     {
         using var writer = ReportWriter.Create(report.Format, stream);
+        if (report.Folders && writer is JsonReportWriter json)
+        {
+            json.MarkFolderMode(); // "folderGroups" is there, even empty, whenever folders were compared
+        }
         if (!report.SummaryOnly)
         {
+            foreach (var folderGroup in scan.FolderGroups)
+            {
+                writer.WriteFolderGroup(folderGroup);
+            }
+
             foreach (var group in groups)
             {
                 writer.WriteGroup(group);

@@ -35,6 +35,8 @@ public sealed class DuplicateFinderBuilder
     private bool _includeEmptyFiles;
     private bool _trustHashes;
     private bool _mediaMode;
+    private bool _folderMode;
+    private bool _ignoreFolderNames;
     private IComparerStrategy _strategy = ComparerStrategies.Hybrid;
     private DuplicateHashAlgorithm _hashAlgorithm = DuplicateHashAlgorithm.XxHash128;
     private int _maxDegreeOfParallelism = Environment.ProcessorCount;
@@ -191,6 +193,29 @@ public sealed class DuplicateFinderBuilder
         return this;
     }
 
+    /// <summary>
+    /// Folder mode: also finds duplicate folders — folders whose whole subtrees are equal — and reports each copied
+    /// folder once (<see cref="DuplicateScan.FolderGroups"/>) instead of one group per file in it. By default two folders
+    /// are equal when they hold the same relative names with byte-identical contents: empty files and empty
+    /// sub-folders count, symbolic links are compared as links (name and target), never followed. Only the topmost
+    /// duplicate folders are reported; the file groups the scan yields leave out the files inside the copies (every
+    /// folder of a group but the first). Folders that are duplicates but for a few files are listed too, with what
+    /// differs. Every file is byte-verified as in whole-file mode. See docs/folders.md.
+    /// </summary>
+    /// <param name="enable">Use folder mode.</param>
+    /// <param name="ignoreNames">
+    /// Compare folders by the multiset of file contents anywhere in their subtrees, ignoring names and layout
+    /// (rmlint's default); empty folders then do not count, and no partial overlaps are listed.
+    /// </param>
+    /// <returns>This builder.</returns>
+    /// <remarks>Needs the built-in file enumerator, and cannot be combined with <see cref="UseMediaMode"/>.</remarks>
+    public DuplicateFinderBuilder UseFolderMode(bool enable = true, bool ignoreNames = false)
+    {
+        _folderMode = enable;
+        _ignoreFolderNames = ignoreNames;
+        return this;
+    }
+
     /// <summary>Limits how many folders are listed and candidate sets compared at once (default: processor count).</summary>
     /// <param name="degree">At least 1.</param>
     /// <returns>This builder.</returns>
@@ -320,6 +345,16 @@ public sealed class DuplicateFinderBuilder
             throw new ArgumentException("TrustHashes needs a hash of at least 128 bits: use XxHash128 or Sha256, not the 64-bit XxHash3.");
         }
 
+        if (_folderMode && _mediaMode)
+        {
+            throw new ArgumentException("Folder mode and media mode cannot be combined: folders are compared by whole-file contents.");
+        }
+
+        if (_folderMode && _enumerator is not null and not ParallelFileEnumerator)
+        {
+            throw new ArgumentException("Folder mode needs the built-in file enumerator: it lists every folder, empty ones too, and their links.");
+        }
+
         var roots = new List<AbsolutePath>(_roots.Count);
         foreach (var root in _roots)
         {
@@ -369,6 +404,8 @@ public sealed class DuplicateFinderBuilder
             HashAlgorithm = _hashAlgorithm,
             TrustHashes = _trustHashes,
             MediaMode = _mediaMode,
+            FolderMode = _folderMode,
+            IgnoreFolderNames = _ignoreFolderNames,
             MaxDegreeOfParallelism = _maxDegreeOfParallelism,
             Progress = _progress,
             ErrorCallback = _errors,

@@ -35,6 +35,12 @@ internal sealed record DuplicateFinderOptions
 
     public bool MediaMode { get; init; }
 
+    /// <summary>Folder mode: duplicate folders are reported (see <see cref="DuplicateFinderBuilder.UseFolderMode"/>).</summary>
+    public bool FolderMode { get; init; }
+
+    /// <summary>Folder mode compares the multiset of contents, ignoring names and layout.</summary>
+    public bool IgnoreFolderNames { get; init; }
+
     public int MaxDegreeOfParallelism { get; init; } = Environment.ProcessorCount;
 
     public IProgress<ScanProgress>? Progress { get; init; }

@@ -22,8 +22,10 @@ public sealed class DuplicateScan : IAsyncEnumerable<DuplicateGroup>
 
     internal DuplicateScan(DuplicateFinderOptions options, ScanCallbacks? callbacks, CancellationToken cancellationToken)
     {
-        // The one place the mode is chosen: media mode is its own pipeline, composing the whole-file stage.
-        _stage = options.MediaMode ? new Media.Pipeline.MediaScan(options) : new WholeFileScan();
+        // The one place the mode is chosen: media and folder modes are pipelines of their own, composing the whole-file stage.
+        _stage = options.MediaMode ? new Media.Pipeline.MediaScan(options)
+            : options.FolderMode ? new Folders.FolderScan(options)
+            : new WholeFileScan();
         _state = new ScanState(options, _stage.Observer, callbacks);
         _cancellationToken = cancellationToken;
     }
@@ -43,6 +45,14 @@ public sealed class DuplicateScan : IAsyncEnumerable<DuplicateGroup>
     public ScanSummary Summary => IsCompleted && _summary is not null
         ? _summary
         : throw new InvalidOperationException("The summary is available once the scan has been enumerated to the end.");
+
+    /// <summary>
+    /// Folder mode (<see cref="DuplicateFinderBuilder.UseFolderMode"/>): the duplicate folders found — the topmost
+    /// equal folders first (largest <see cref="DuplicateFolderGroup.WastedBytes"/> first), then the partial overlaps
+    /// (<see cref="DuplicateFolderGroup.Differences"/> not empty). The file groups the scan yields then leave out the
+    /// files inside the copies. Empty until the enumeration has ended, and in the other modes.
+    /// </summary>
+    public IReadOnlyList<DuplicateFolderGroup> FolderGroups => IsCompleted && _stage is Folders.FolderScan folders ? folders.Groups : [];
 
     /// <summary>
     /// The scanned roots with the identities their folders had when the scan started; empty until the enumeration
@@ -114,10 +124,10 @@ public sealed class DuplicateScan : IAsyncEnumerable<DuplicateGroup>
 
         using var activity = Telemetry.Source.StartActivity(DedupDiagnostics.ScanActivityName);
         activity?.SetTag("dedup.roots", options.Roots.Count);
-        activity?.SetTag("dedup.mode", options.MediaMode ? "media" : "whole-file");
+        activity?.SetTag("dedup.mode", options.MediaMode ? "media" : options.FolderMode ? "folders" : "whole-file");
         if (logger is not null)
         {
-            ScanLog.ScanStarted(logger, options.Roots.Count, string.Join(", ", options.Roots), options.MediaMode ? "media mode" : "whole files");
+            ScanLog.ScanStarted(logger, options.Roots.Count, string.Join(", ", options.Roots), options.MediaMode ? "media mode" : options.FolderMode ? "folders" : "whole files");
         }
 
         using var linked = CancellationTokenSource.CreateLinkedTokenSource(_cancellationToken, cancellationToken);

@@ -22,6 +22,8 @@ internal sealed class JsonReportWriter : ReportWriter
     private readonly Stream _stream;
     private bool _ended;
     private IReadOnlyList<ScanRoot> _roots = [];
+    private readonly List<DuplicateFolderGroup> _folderGroups = [];
+    private bool _folderMode;
 
     public JsonReportWriter(Stream stream)
     {
@@ -104,9 +106,72 @@ internal sealed class JsonReportWriter : ReportWriter
 
     public override void WriteRoots(IReadOnlyList<ScanRoot> roots) => _roots = roots;
 
+    /// <summary>Kept for the <c>folderGroups</c> array, written after <c>groups</c> (which is streamed).</summary>
+    public override void WriteFolderGroup(DuplicateFolderGroup group)
+    {
+        _folderMode = true;
+        _folderGroups.Add(group);
+    }
+
+    /// <summary>Set when the scan ran in folder mode: <c>folderGroups</c> is written even when empty.</summary>
+    public void MarkFolderMode() => _folderMode = true;
+
+    private void WriteFolderGroups()
+    {
+        _json.WriteStartArray("folderGroups");
+        foreach (var group in _folderGroups)
+        {
+            _json.WriteStartObject();
+            _json.WriteStartArray("folders");
+            foreach (var folder in group.Folders)
+            {
+                _json.WriteStartObject();
+                WritePath(folder.ToString());
+                _json.WriteEndObject();
+            }
+
+            _json.WriteEndArray();
+            _json.WriteNumber("files", group.Files);
+            _json.WriteNumber("bytes", group.Bytes);
+            _json.WriteNumber("wastedBytes", group.WastedBytes);
+            if (!group.VerifiedByBytes)
+            {
+                _json.WriteBoolean("verifiedByBytes", false);
+            }
+
+            if (!group.IsExact)
+            {
+                _json.WriteStartArray("differences");
+                foreach (var difference in group.Differences)
+                {
+                    _json.WriteStartObject();
+                    _json.WriteString("path", Lossy(difference.RelativePath));
+                    _json.WriteString("kind", difference.Kind switch
+                    {
+                        FolderDifferenceKind.OnlyInFirst => "onlyInFirst",
+                        FolderDifferenceKind.OnlyInSecond => "onlyInSecond",
+                        _ => "changed",
+                    });
+                    _json.WriteEndObject();
+                }
+
+                _json.WriteEndArray();
+            }
+
+            _json.WriteEndObject();
+        }
+
+        _json.WriteEndArray();
+    }
+
     public override void WriteSummary(ScanSummary summary)
     {
         _json.WriteEndArray();
+        if (_folderMode)
+        {
+            WriteFolderGroups();
+        }
+
         _json.WriteStartArray("roots");
         foreach (var root in _roots)
         {

@@ -4,7 +4,7 @@ using Dedup.Core.Reporting;
 namespace Dedup.Cli.Output;
 
 /// <summary>How <c>dedup find</c> writes its report: the format, the group order and whether groups are listed at all.</summary>
-internal sealed record ReportOptions(string Format, string Order, bool SummaryOnly);
+internal sealed record ReportOptions(string Format, string Order, bool SummaryOnly, bool Folders = false);
 
 /// <summary>
 /// The report's stable order. Groups come from the scan as each is settled, which varies run to run with thread timing;

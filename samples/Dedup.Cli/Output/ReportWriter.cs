@@ -15,6 +15,11 @@ internal abstract class ReportWriter : IDisposable
 
     public abstract void WriteGroup(DuplicateGroup group);
 
+    /// <summary>A group of duplicate folders, or a partial overlap (<c>--folders</c>); written before the file groups.</summary>
+    public virtual void WriteFolderGroup(DuplicateFolderGroup group)
+    {
+    }
+
     /// <summary>The scan's roots with their identities; formats that can be acted on later record them.</summary>
     public virtual void WriteRoots(IReadOnlyList<ScanRoot> roots)
     {

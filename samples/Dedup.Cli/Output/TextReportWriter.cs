@@ -34,6 +34,39 @@ internal sealed class TextReportWriter(Stream stream) : ReportWriter
         _writer.WriteLine();
     }
 
+    public override void WriteFolderGroup(DuplicateFolderGroup group)
+    {
+        if (group.IsExact)
+        {
+            _writer.Write(string.Create(CultureInfo.InvariantCulture, $"{group.Folders.Count} folders of {Format(group.Bytes)} each ({group.Files} files, {group.Bytes} bytes)"));
+        }
+        else
+        {
+            _writer.Write(string.Create(CultureInfo.InvariantCulture, $"{group.Folders.Count} folders partly equal: {group.Files} files ({Format(group.Bytes)}) equal, {group.Differences.Count} entries differ"));
+        }
+
+        _writer.WriteLine(group.VerifiedByBytes ? string.Empty : " [hash match]");
+        foreach (var folder in group.Folders)
+        {
+            _writer.Write("  ");
+            _writer.Write(folder.ToDisplayString());
+            _writer.WriteLine("/");
+        }
+
+        foreach (var difference in group.Differences)
+        {
+            _writer.Write(difference.Kind switch
+            {
+                FolderDifferenceKind.OnlyInFirst => "    only in first:  ",
+                FolderDifferenceKind.OnlyInSecond => "    only in second: ",
+                _ => "    changed:        ",
+            });
+            _writer.WriteLine(PathText.Escape(difference.RelativePath));
+        }
+
+        _writer.WriteLine();
+    }
+
     public override void WriteSummary(ScanSummary summary)
     {
         _writer.WriteLine(string.Create(CultureInfo.InvariantCulture,

@@ -21,6 +21,9 @@ internal sealed class ScanSelection
     private readonly Option<string> _hash = new("--hash") { Description = "Hash algorithm: xxh128, xxh3 or sha256.", DefaultValueFactory = _ => "xxh128" };
     private readonly Option<bool> _trustHashes = new("--trust-hashes") { Description = "Accept equal 128-bit hashes without comparing bytes." };
     private readonly Option<bool> _empty = new("--empty") { Description = "Report empty files as duplicates." };
+    /// <summary>The <c>--media</c> option, for commands that check it against their own.</summary>
+    public Option<bool> Media => _media;
+
     private readonly Option<bool> _media = new("--media") { Description = "Compare MP3, FLAC, JPEG, PNG, WAV, WebP and MP4 files by media payload, ignoring tags." };
     private readonly Option<int?> _threads = new("--threads") { Description = "Maximum parallelism (default: processor count)." };
 

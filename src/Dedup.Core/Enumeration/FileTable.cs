@@ -10,7 +10,7 @@ namespace Dedup.Core.Enumeration;
 /// <see cref="Writer"/> per enumeration thread; read once enumeration has ended (<see cref="Seal"/>), when a row is
 /// addressed by its number. Paths and <see cref="ScannedFile"/> objects are made only for the files a stage compares.
 /// </summary>
-internal sealed unsafe class FileTable
+internal sealed unsafe partial class FileTable
 {
     public const int BlockShift = 14;
     public const int BlockSize = 1 << BlockShift;

@@ -28,6 +28,7 @@ internal sealed partial class ParallelFileEnumerator
             if (work.Path.WriteUtf8(path) < 0)
             {
                 context.ReportError(work.Path.ToString(), ScanErrorKind.InvalidName, "Path too long, or not a name the system can be given unchanged");
+                sink.MarkIncomplete(work);
                 return;
             }
 
@@ -40,6 +41,7 @@ internal sealed partial class ParallelFileEnumerator
             if (fd < 0)
             {
                 ReportErrno(work.Path, Marshal.GetLastPInvokeError());
+                sink.MarkIncomplete(work);
                 return;
             }
 
@@ -50,6 +52,7 @@ internal sealed partial class ParallelFileEnumerator
                 if (Libc.Statx(fd, &empty, Libc.AT_EMPTY_PATH, Libc.STATX_BASIC_STATS, &dirStat) != 0)
                 {
                     ReportErrno(work.Path, Marshal.GetLastPInvokeError());
+                    sink.MarkIncomplete(work);
                     return;
                 }
 
@@ -57,6 +60,7 @@ internal sealed partial class ParallelFileEnumerator
                 var rootDevice = work.RootDevice ?? dirStat.Device;
                 if ((context.StayOnOneFileSystem && dirStat.Device != rootDevice) || !TryVisit(work, identity))
                 {
+                    sink.MarkIncomplete(work); // not listed here: its contents are unknown to folder mode
                     return;
                 }
 
@@ -75,6 +79,7 @@ internal sealed partial class ParallelFileEnumerator
                         if (count < 0)
                         {
                             ReportErrno(work.Path, Marshal.GetLastPInvokeError());
+                            sink.MarkIncomplete(work);
                             break;
                         }
 
@@ -111,11 +116,26 @@ internal sealed partial class ParallelFileEnumerator
 
             if (type is not (Libc.DT_DIR or Libc.DT_REG or Libc.DT_LNK or Libc.DT_UNKNOWN))
             {
+                sink.MarkIncomplete(work); // folder mode compares no FIFO, socket or device
                 return; // FIFO, socket or device: never opened.
             }
 
             if (type == Libc.DT_LNK && !context.FollowSymbolicLinks)
             {
+                if (sink.TracksFolders)
+                {
+                    // Folder mode compares a link as a link: its name and target, never what it points to.
+                    var target = Libc.ReadLinkTarget(dirFd, namePtr);
+                    if (target is null)
+                    {
+                        sink.MarkIncomplete(work);
+                    }
+                    else
+                    {
+                        sink.AddLink(work, KernelNames.GetString(name), target);
+                    }
+                }
+
                 return;
             }
 
@@ -137,6 +157,7 @@ internal sealed partial class ParallelFileEnumerator
                 }
 
                 ReportErrno(work.Path.Child(KernelNames.GetString(name)), errno);
+                sink.MarkIncomplete(work);
                 return;
             }
 
@@ -154,7 +175,13 @@ internal sealed partial class ParallelFileEnumerator
                 return;
             }
 
-            if (!stx.IsRegularFile || !context.IsSizeIncluded((long)stx.Size))
+            if (!stx.IsRegularFile)
+            {
+                sink.MarkIncomplete(work);
+                return;
+            }
+
+            if (!context.IsSizeIncluded((long)stx.Size))
             {
                 return;
             }
@@ -215,7 +242,7 @@ internal sealed partial class ParallelFileEnumerator
             AbsolutePath child = linkTarget is null
                 ? work.Path.Child(name, context.Names)
                 : AbsolutePathSymlinkPoint.Create(work.Path, context.Names.Intern(name), linkTarget);
-            Push(new DirectoryWork(child, relative, rootDevice, ancestors, work.ViaSymlink || linkTarget is not null));
+            PushSubfolder(work, new DirectoryWork(child, relative, rootDevice, ancestors, work.ViaSymlink || linkTarget is not null));
         }
 
         [SupportedOSPlatform("linux")]

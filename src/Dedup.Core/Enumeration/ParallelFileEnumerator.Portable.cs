@@ -21,6 +21,7 @@ internal sealed partial class ParallelFileEnumerator
             if (work.Path.Depth > MaxPortableDepth)
             {
                 context.ReportError(work.Path.ToString(), ScanErrorKind.SymbolicLinkLoop, "Folder nesting too deep; possible link loop");
+                sink.MarkIncomplete(work);
                 return;
             }
 
@@ -31,12 +32,14 @@ internal sealed partial class ParallelFileEnumerator
                 if (!MacFileIds.TryGet(work.Path.ToString(), followLink: true, out var folder, out _, out var errno))
                 {
                     context.ReportError(work.Path.ToString(), ScanErrorKinds.FromErrno(errno), Marshal.GetPInvokeErrorMessage(errno));
+                    sink.MarkIncomplete(work);
                     return;
                 }
 
                 device = work.RootDevice ?? folder.Device;
                 if ((context.StayOnOneFileSystem && folder.Device != device) || !TryVisit(work, folder))
                 {
+                    sink.MarkIncomplete(work);
                     return;
                 }
 
@@ -55,6 +58,7 @@ internal sealed partial class ParallelFileEnumerator
                     var isLink = info.LinkTarget is not null;
                     if (isLink && !context.FollowSymbolicLinks)
                     {
+                        sink.AddLink(work, info.Name, info.LinkTarget!); // folder mode: compared as a link
                         continue;
                     }
 
@@ -64,7 +68,7 @@ internal sealed partial class ParallelFileEnumerator
                         if (!context.IsDirectoryExcluded(relative))
                         {
                             AbsolutePath child = isLink ? AbsolutePathSymlinkPoint.Create(work.Path, context.Names.Intern(info.Name), info.LinkTarget!) : work.Path.Child(info.Name, context.Names);
-                            Push(new DirectoryWork(child, relative, device, ancestors, work.ViaSymlink || isLink));
+                            PushSubfolder(work, new DirectoryWork(child, relative, device, ancestors, work.ViaSymlink || isLink));
                         }
                     }
                     else if (info is FileInfo file && file.Exists && context.IsSizeIncluded(file.Length)
@@ -76,6 +80,7 @@ internal sealed partial class ParallelFileEnumerator
                         if (OperatingSystem.IsMacOS() && !MacFileIds.TryGet(path.ToString(), followLink: isLink, out identity, out links, out var errno))
                         {
                             context.ReportError(path.ToString(), ScanErrorKinds.FromErrno(errno), Marshal.GetPInvokeErrorMessage(errno));
+                            sink.MarkIncomplete(work);
                             continue;
                         }
 
@@ -86,6 +91,7 @@ internal sealed partial class ParallelFileEnumerator
             catch (Exception ex) when (ex is IOException or UnauthorizedAccessException)
             {
                 context.ReportError(work.Path.ToString(), ex is UnauthorizedAccessException ? ScanErrorKind.AccessDenied : ScanErrorKind.IOError, ex.Message);
+                sink.MarkIncomplete(work);
             }
         }
 

@@ -20,6 +20,24 @@ internal sealed partial class ParallelFileEnumerator
 
         /// <summary>The thread is done.</summary>
         public abstract void Complete();
+
+        /// <summary>Whether the folder tree is kept (folder mode): folders, links and incomplete listings are recorded.</summary>
+        public virtual bool TracksFolders => false;
+
+        /// <summary>A folder's listing starts (folder mode: it is numbered now, with its parent, even if it stays empty).</summary>
+        public virtual void BeginFolder(DirectoryWork work)
+        {
+        }
+
+        /// <summary>The folder's listing is not complete (an error, a skipped entry): it cannot equal another folder.</summary>
+        public virtual void MarkIncomplete(DirectoryWork work)
+        {
+        }
+
+        /// <summary>A symbolic link in the folder, kept as a link (folder mode).</summary>
+        public virtual void AddLink(DirectoryWork work, string name, string target)
+        {
+        }
     }
 
     /// <summary>Writes rows into the scan's <see cref="FileTable"/>: the kernel's name bytes are copied, never decoded.</summary>
@@ -42,6 +60,32 @@ internal sealed partial class ParallelFileEnumerator
         public override void EndFolder() => _writer.EndFolder();
 
         public override void Complete() => _writer.Complete();
+
+        public override bool TracksFolders => table.TracksFolders;
+
+        public override void BeginFolder(DirectoryWork work)
+        {
+            if (table.TracksFolders && work.Folder < 0)
+            {
+                work.Folder = table.AddFolder(work.Path, work.ParentFolder);
+            }
+        }
+
+        public override void MarkIncomplete(DirectoryWork work)
+        {
+            if (table.TracksFolders)
+            {
+                table.MarkIncomplete(FolderOf(work));
+            }
+        }
+
+        public override void AddLink(DirectoryWork work, string name, string target)
+        {
+            if (table.TracksFolders)
+            {
+                table.AddLink(FolderOf(work), name, target);
+            }
+        }
 
         // Only the thread listing a folder adds its files, so the number is given once, without a lock on the work item.
         private int FolderOf(DirectoryWork work) => work.Folder >= 0 ? work.Folder : work.Folder = table.AddFolder(work.Path);

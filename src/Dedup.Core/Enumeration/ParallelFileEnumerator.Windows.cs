@@ -25,12 +25,14 @@ internal sealed partial class ParallelFileEnumerator
             if (!WindowsFileIds.TryGet(path, followLink: true, out var folder, out _, out var error))
             {
                 context.ReportError(path, WindowsFileIds.KindOf(error), Marshal.GetPInvokeErrorMessage(error));
+                sink.MarkIncomplete(work);
                 return;
             }
 
             var rootDevice = work.RootDevice ?? folder.Device;
             if ((context.StayOnOneFileSystem && folder.Device != rootDevice) || !TryVisit(work, folder))
             {
+                sink.MarkIncomplete(work);
                 return;
             }
 
@@ -50,6 +52,7 @@ internal sealed partial class ParallelFileEnumerator
             catch (Exception ex) when (ex is IOException or UnauthorizedAccessException)
             {
                 context.ReportError(path, ex is UnauthorizedAccessException ? ScanErrorKind.AccessDenied : ScanErrorKind.IOError, ex.Message);
+                sink.MarkIncomplete(work);
             }
         }
 
@@ -65,6 +68,7 @@ internal sealed partial class ParallelFileEnumerator
                     context.ReportError(info.FullName, ScanErrorKind.IOError, $"Cloud placeholder or offline file (attributes 0x{(uint)attributes:X}); skipped, not read: reading it would download or recall its data");
                 }
 
+                sink.MarkIncomplete(work);
                 return;
             }
 
@@ -76,6 +80,16 @@ internal sealed partial class ParallelFileEnumerator
                 linkTarget = context.FollowSymbolicLinks ? info.LinkTarget : null;
                 if (linkTarget is null)
                 {
+                    // Folder mode keeps a symbolic link as a link; other reparse points make the folder incomplete.
+                    if (sink.TracksFolders && !context.FollowSymbolicLinks && info.LinkTarget is { } target)
+                    {
+                        sink.AddLink(work, info.Name, target);
+                    }
+                    else
+                    {
+                        sink.MarkIncomplete(work);
+                    }
+
                     return;
                 }
             }
@@ -86,7 +100,7 @@ internal sealed partial class ParallelFileEnumerator
                 if (!context.IsDirectoryExcluded(relative))
                 {
                     AbsolutePath child = linkTarget is null ? work.Path.Child(info.Name, context.Names) : AbsolutePathSymlinkPoint.Create(work.Path, context.Names.Intern(info.Name), linkTarget);
-                    Push(new DirectoryWork(child, relative, rootDevice, ancestors, work.ViaSymlink || linkTarget is not null));
+                    PushSubfolder(work, new DirectoryWork(child, relative, rootDevice, ancestors, work.ViaSymlink || linkTarget is not null));
                 }
 
                 return;
@@ -116,6 +130,7 @@ internal sealed partial class ParallelFileEnumerator
             if (!WindowsFileIds.TryGet(full.ToString(), followLink: linkTarget is not null, out var identity, out var links, out var error))
             {
                 context.ReportError(full.ToString(), WindowsFileIds.KindOf(error), Marshal.GetPInvokeErrorMessage(error));
+                sink.MarkIncomplete(work);
                 return;
             }
 

@@ -64,8 +64,11 @@ internal sealed partial class ParallelFileEnumerator : IFileEnumerator
     /// <param name="ViaSymlink">Whether it was reached through a symbolic link.</param>
     private sealed record DirectoryWork(AbsolutePath Path, string RelativePath, ulong? RootDevice, FolderChain? Ancestors, bool ViaSymlink)
     {
-        /// <summary>Its number in the file table, given when its first file is added; -1 until then.</summary>
+        /// <summary>Its number in the file table, given when its first file is added (folder mode: when its listing starts); -1 until then.</summary>
         public int Folder { get; set; } = -1;
+
+        /// <summary>The enclosing folder's number in the file table (folder mode), or -1.</summary>
+        public int ParentFolder { get; init; } = -1;
     }
 
     private sealed record FolderChain(FileIdentity Identity, FolderChain? Parent)
@@ -138,6 +141,9 @@ internal sealed partial class ParallelFileEnumerator : IFileEnumerator
             _signal.Release(_workers);
         }
 
+        /// <summary>Queues a sub-folder of <paramref name="parent"/>, remembering the parent's number (folder mode).</summary>
+        private void PushSubfolder(DirectoryWork parent, DirectoryWork child) => Push(child with { ParentFolder = parent.Folder });
+
         private void Push(DirectoryWork work)
         {
             Interlocked.Increment(ref _pending);
@@ -174,6 +180,7 @@ internal sealed partial class ParallelFileEnumerator : IFileEnumerator
         {
             try
             {
+                sink.BeginFolder(work);
                 if (OperatingSystem.IsLinux())
                 {
                     ListLinux(work, sink);

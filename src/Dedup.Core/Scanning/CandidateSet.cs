@@ -48,6 +48,12 @@ internal sealed class CandidateSet
     /// <summary>One node per distinct file, with every name the scan found for it.</summary>
     public List<FileNode> Files => _files ??= CreateNodes();
 
+    /// <summary>The table the set's rows are in, or <see langword="null"/> for a set of files already made.</summary>
+    public FileTable? Table => _table;
+
+    /// <summary>The set's row numbers in <see cref="Table"/>, sorted by identity (hard links adjacent); empty without a table.</summary>
+    public ReadOnlySpan<int> Rows => _rows is null ? default : _rows.AsSpan(_start, _rowCount);
+
     /// <summary>Estimated work, to start the longest first.</summary>
     public long Cost => Count * Math.Min(Size, 1L << 40);
 

@@ -83,7 +83,8 @@ internal static class DuplicateScanner
     {
         var options = state.Options;
         var context = EnumerationContexts.Create(options, state.Errors);
-        var table = new FileTable(options.IncludeEmptyFiles, state.AddFilesScanned);
+        // Folder mode needs the whole tree: empty files and folders count, and every folder's parent.
+        var table = new FileTable(options.IncludeEmptyFiles || options.FolderMode, state.AddFilesScanned) { TracksFolders = options.FolderMode };
         if (options.Enumerator is ParallelFileEnumerator builtIn)
         {
             // The built-in walk writes rows straight into the table: no object per file or name.

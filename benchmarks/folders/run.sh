@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# #20 folder mode: `dedup find` vs `dedup find --folders` (cost of the folder pass) and `rmlint -D` (time and agreement).
+# Usage: benchmarks/folders/run.sh [DEDUP] [RUNS]   (DEDUP: a published CLI, default /tmp/dedup-folders/dedup)
+# Trees: /var/tmp/dedup-bench/tree-60000-4 (benchmarks/e2e/gen_tree.py) and /var/tmp/dedup-bench/copied-folders-1000
+# (gen_copied_folders.py here; made if missing). Warm: each tree is read with cat before every run; runs interleaved.
+set -euo pipefail
+HERE="$(cd "$(dirname "$0")" && pwd)"
+DEDUP="${1:-/tmp/dedup-folders/dedup}"
+RUNS="${2:-5}"
+OUT="${OUT:-/tmp/dedup-folders-bench}"
+BENCH=/var/tmp/dedup-bench
+mkdir -p "$OUT"
+[ -d "$BENCH/copied-folders-1000" ] || python3 "$HERE/gen_copied_folders.py" "$BENCH/copied-folders-1000"
+[ -d "$BENCH/tree-60000-4" ] || python3 "$HERE/../e2e/gen_tree.py" "$BENCH/tree-60000-4" --files 60000 --total-gib 4.0 --seed 42
+
+echo "# $(date -u +%FT%TZ) $(uname -r); $(nproc) cores; load before: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "# dedup: $DEDUP; $(rmlint --version 2>&1 | head -1)"
+for tree in "$BENCH/tree-60000-4" "$BENCH/copied-folders-1000"; do
+  name="$(basename "$tree")"
+  for run in $(seq 1 "$RUNS"); do
+    for tool in plain folders folders-ignore-names rmlint-D rmlint-Dj; do
+      find "$tree" -type f -print0 | xargs -0 cat > /dev/null
+      case "$tool" in
+        plain) cmd=("$DEDUP" find "$tree" --format json -o "$OUT/$name.plain.json") ;;
+        folders) cmd=("$DEDUP" find "$tree" --folders --format json -o "$OUT/$name.folders.json") ;;
+        folders-ignore-names) cmd=("$DEDUP" find "$tree" --folders-ignore-names --format json -o "$OUT/$name.ignore.json") ;;
+        rmlint-D) cmd=(rmlint -D -T df,dd "$tree" -o "json:$OUT/$name.rmlint-D.json") ;;
+        rmlint-Dj) cmd=(rmlint -D -j -T df,dd "$tree" -o "json:$OUT/$name.rmlint-Dj.json") ;;
+      esac
+      /usr/bin/time -f "$name $tool $run %e %U %S %M" -a -o "$OUT/times.txt" "${cmd[@]}" > /dev/null 2>&1 || true
+    done
+  done
+done
+echo "# load after: $(cut -d' ' -f1-3 /proc/loadavg)"
+python3 "$HERE/summarize.py" "$OUT"

@@ -1,0 +1,89 @@
+using System.Runtime.CompilerServices;
+using Dedup.Core.Paths;
+
+namespace Dedup.Core;
+
+/// <summary>
+/// Folders found equal by folder mode (<see cref="DuplicateFinderBuilder.UseFolderMode"/>): whole subtrees with the
+/// same relative names and byte-identical contents (or, ignoring names, the same multiset of contents). A partial
+/// overlap — two folders equal but for a few entries — is a group too, with <see cref="Differences"/> listing what
+/// differs. A record for its <c>with</c> copies; equality is by reference, as for <see cref="DuplicateGroup"/>.
+/// </summary>
+public sealed record DuplicateFolderGroup
+{
+    private readonly IReadOnlyList<AbsolutePath> _folders = [];
+    private readonly IReadOnlyList<FolderDifference> _differences = [];
+
+    /// <summary>Describes a group of folders. Scans make these; the constructor is public for tests of consuming code.</summary>
+    /// <param name="folders">The folders, at least two, in path order.</param>
+    /// <param name="files">Files in each folder's subtree (for a partial overlap: the files both hold equal).</param>
+    /// <param name="bytes">Bytes of those files in each folder.</param>
+    /// <param name="verifiedByBytes">Whether every file was compared byte by byte (see <see cref="DuplicateGroup.VerifiedByBytes"/>).</param>
+    /// <param name="differences">What differs, for a partial overlap of two folders; empty (or <see langword="null"/>) for equal folders.</param>
+    /// <exception cref="ArgumentNullException"><paramref name="folders"/> is <see langword="null"/>.</exception>
+    public DuplicateFolderGroup(IReadOnlyList<AbsolutePath> folders, long files, long bytes, bool verifiedByBytes, IReadOnlyList<FolderDifference>? differences = null)
+    {
+        Folders = folders;
+        Files = files;
+        Bytes = bytes;
+        VerifiedByBytes = verifiedByBytes;
+        Differences = differences ?? [];
+    }
+
+    /// <summary>The folders, at least two, in path order: the first is the one whose sub-folders may still be reported.</summary>
+    /// <exception cref="ArgumentNullException">Set to <see langword="null"/>.</exception>
+    public IReadOnlyList<AbsolutePath> Folders
+    {
+        get => _folders;
+        init => _folders = value ?? throw new ArgumentNullException(nameof(Folders));
+    }
+
+    /// <summary>Files (names) in each folder's subtree; for a partial overlap, the files that are equal in both.</summary>
+    public long Files { get; init; }
+
+    /// <summary>Bytes of <see cref="Files"/> in each folder (a file with several names counted per name).</summary>
+    public long Bytes { get; init; }
+
+    /// <summary>Whether every file was compared byte by byte; <see langword="false"/> only with <see cref="DuplicateFinderBuilder.TrustHashes(bool)"/>.</summary>
+    public bool VerifiedByBytes { get; init; }
+
+    /// <summary>For a partial overlap, the entries that differ, by path relative to the folders; empty when the folders are equal.</summary>
+    /// <exception cref="ArgumentNullException">Set to <see langword="null"/>.</exception>
+    public IReadOnlyList<FolderDifference> Differences
+    {
+        get => _differences;
+        init => _differences = value ?? throw new ArgumentNullException(nameof(Differences));
+    }
+
+    /// <summary>Whether the folders are equal (no <see cref="Differences"/>).</summary>
+    public bool IsExact => Differences.Count == 0;
+
+    /// <summary>Bytes freed by keeping one folder of an exact group: <c>Bytes × (Folders.Count − 1)</c>; 0 for a partial overlap.</summary>
+    public long WastedBytes => IsExact ? Bytes * (Folders.Count - 1) : 0;
+
+    /// <summary>Reference equality: <see langword="true"/> only for the same group object.</summary>
+    /// <param name="other">The other group.</param>
+    /// <returns>Whether <paramref name="other"/> is this group.</returns>
+    public bool Equals(DuplicateFolderGroup? other) => ReferenceEquals(this, other);
+
+    /// <inheritdoc />
+    public override int GetHashCode() => RuntimeHelpers.GetHashCode(this);
+}
+
+/// <summary>One entry that differs between the two folders of a partial overlap.</summary>
+/// <param name="RelativePath">The entry's path relative to the folders, with '/' between names.</param>
+/// <param name="Kind">How it differs.</param>
+public sealed record FolderDifference(string RelativePath, FolderDifferenceKind Kind);
+
+/// <summary>How an entry of a partial overlap differs.</summary>
+public enum FolderDifferenceKind
+{
+    /// <summary>Only the first folder holds it.</summary>
+    OnlyInFirst,
+
+    /// <summary>Only the second folder holds it.</summary>
+    OnlyInSecond,
+
+    /// <summary>Both hold it, with different contents (or a file in one, a folder or link in the other).</summary>
+    Changed,
+}

@@ -1,0 +1,250 @@
+namespace Dedup.Core.Folders;
+
+/// <summary>
+/// Partial overlaps (named mode): pairs of folders equal but for a few entries — an album copy with one extra or one
+/// changed track. Seeds are pairs of folders holding a file of the same name and content; each pair is compared name
+/// by name (equal sub-folders taken whole by their class) and kept when at least half the files on each side are
+/// equal, then climbed to the enclosing pair while that still holds, so only the topmost pair is listed.
+/// </summary>
+internal sealed class FolderOverlap(FolderTree tree, ContentClasses contents, int[] classOf, bool[] insideCopy)
+{
+    /// <summary>Content classes with more files than this seed no pairs (the pairs grow with the square).</summary>
+    private const int MaxSeedClass = 32;
+
+    private readonly Dictionary<(int, int), Comparison?> _compared = [];
+
+    private FolderTree Tree => tree;
+
+    private ContentClasses Contents => contents;
+
+    public List<DuplicateFolderGroup> Find(CancellationToken cancellationToken)
+    {
+        var table = tree.Table;
+        var byClass = new Dictionary<int, List<int>>();
+        for (var row = 0; row < table.Count; row++)
+        {
+            if (!contents.IsUnique(row) && !insideCopy[table[row].Folder] && table[row].Length > 0)
+            {
+                var cls = contents.Of(row);
+                if (!byClass.TryGetValue(cls, out var rows))
+                {
+                    byClass[cls] = rows = [];
+                }
+
+                rows.Add(row);
+            }
+        }
+
+        var seeds = new HashSet<(int, int)>();
+        foreach (var rows in byClass.Values)
+        {
+            if (rows.Count < 2 || rows.Count > MaxSeedClass)
+            {
+                continue;
+            }
+
+            for (var i = 0; i < rows.Count; i++)
+            {
+                for (var j = i + 1; j < rows.Count; j++)
+                {
+                    var (a, b) = (table[rows[i]].Folder, table[rows[j]].Folder);
+                    if (a != b && table.GetName(rows[i]) == table.GetName(rows[j]))
+                    {
+                        seeds.Add(a < b ? (a, b) : (b, a));
+                    }
+                }
+            }
+        }
+
+        var found = new HashSet<(int, int)>();
+        foreach (var seed in seeds)
+        {
+            cancellationToken.ThrowIfCancellationRequested();
+            if (Compare(seed.Item1, seed.Item2) is null)
+            {
+                continue;
+            }
+
+            var top = seed;
+            var dropped = false;
+            while (tree.Parent[top.Item1] >= 0 && tree.Parent[top.Item2] >= 0)
+            {
+                var (pa, pb) = (tree.Parent[top.Item1], tree.Parent[top.Item2]);
+                if (pa == pb || IsExact(pa, pb))
+                {
+                    dropped = IsExact(pa, pb); // inside equal folders: the exact groups tell it
+                    break;
+                }
+
+                if (Compare(pa, pb) is null)
+                {
+                    break;
+                }
+
+                top = (pa, pb);
+            }
+
+            if (!dropped)
+            {
+                found.Add(top);
+            }
+        }
+
+        return found
+            .Select(pair => ToGroup(pair.Item1, pair.Item2, Compare(pair.Item1, pair.Item2)!))
+            .OrderByDescending(g => g.Bytes)
+            .ThenBy(g => g.Folders[0])
+            .ToList();
+    }
+
+    private bool IsExact(int a, int b) => classOf[a] >= 0 && classOf[a] == classOf[b];
+
+    /// <summary>The pair's comparison when it is a partial overlap worth listing; <see langword="null"/> when not.</summary>
+    private Comparison? Compare(int a, int b)
+    {
+        if (_compared.TryGetValue((a, b), out var known))
+        {
+            return known;
+        }
+
+        // At least half the files on each side must be equal: sides more than twice apart fail without a walk.
+        Comparison? result = null;
+        var (filesA, filesB) = (tree.SubtreeFiles[a], tree.SubtreeFiles[b]);
+        if (Math.Min(filesA, filesB) * 2 >= Math.Max(filesA, filesB)
+            && !IsExact(a, b) && !insideCopy[a] && !insideCopy[b] && !tree.IsBelow(a, b) && !tree.IsBelow(b, a))
+        {
+            var comparison = new Comparison();
+            comparison.Walk(this, a, b, string.Empty);
+            var most = Math.Max(tree.SubtreeFiles[a], tree.SubtreeFiles[b]);
+            if (comparison.Differences.Count > 0 && comparison.SharedBytes > 0 && comparison.SharedFiles * 2 >= most)
+            {
+                result = comparison;
+            }
+        }
+
+        _compared[(a, b)] = result;
+        return result;
+    }
+
+    private DuplicateFolderGroup ToGroup(int a, int b, Comparison comparison)
+    {
+        var (pathA, pathB) = (tree.PathOf(a), tree.PathOf(b));
+        var swap = pathB.CompareTo(pathA) < 0;
+        var differences = comparison.Differences
+            .Select(d => swap && d.Kind != FolderDifferenceKind.Changed
+                ? d with { Kind = d.Kind == FolderDifferenceKind.OnlyInFirst ? FolderDifferenceKind.OnlyInSecond : FolderDifferenceKind.OnlyInFirst }
+                : d)
+            .OrderBy(d => d.RelativePath, StringComparer.Ordinal)
+            .ToArray();
+        return new DuplicateFolderGroup(swap ? [pathB, pathA] : [pathA, pathB], comparison.SharedFiles, comparison.SharedBytes, comparison.Verified, differences);
+    }
+
+    /// <summary>Two folders compared entry by entry, by name.</summary>
+    private sealed class Comparison
+    {
+        public long SharedFiles { get; private set; }
+
+        public long SharedBytes { get; private set; }
+
+        public bool Verified { get; private set; } = true;
+
+        public List<FolderDifference> Differences { get; } = [];
+
+        public void Walk(FolderOverlap overlap, int a, int b, string prefix)
+        {
+            var tree = overlap.Tree;
+            var table = tree.Table;
+            var entriesB = new Dictionary<string, Entry>(StringComparer.Ordinal);
+            foreach (var row in tree.FilesOf(b))
+            {
+                entriesB[table.GetName(row)] = new Entry(Kind.File, row);
+            }
+
+            foreach (var link in tree.LinksOf(b))
+            {
+                entriesB[link.Name] = new Entry(Kind.Link, 0, link.Target);
+            }
+
+            foreach (var child in tree.ChildrenOf(b))
+            {
+                entriesB[tree.PathOf(child).Name] = new Entry(Kind.Folder, child);
+            }
+
+            var entriesA = new List<(string Name, Entry Entry)>();
+            foreach (var row in tree.FilesOf(a))
+            {
+                entriesA.Add((table.GetName(row), new Entry(Kind.File, row)));
+            }
+
+            foreach (var link in tree.LinksOf(a))
+            {
+                entriesA.Add((link.Name, new Entry(Kind.Link, 0, link.Target)));
+            }
+
+            foreach (var child in tree.ChildrenOf(a))
+            {
+                entriesA.Add((tree.PathOf(child).Name, new Entry(Kind.Folder, child)));
+            }
+
+            foreach (var (name, entry) in entriesA)
+            {
+                var path = prefix + name;
+                if (!entriesB.TryGetValue(name, out var other))
+                {
+                    Differences.Add(new FolderDifference(entry.Kind == Kind.Folder ? path + "/" : path, FolderDifferenceKind.OnlyInFirst));
+                    continue;
+                }
+
+                entriesB.Remove(name); // what is left in it at the end is only in the second folder
+                if (entry.Kind != other.Kind)
+                {
+                    Differences.Add(new FolderDifference(path, FolderDifferenceKind.Changed));
+                }
+                else if (entry.Kind == Kind.File)
+                {
+                    if (overlap.Contents.Of(entry.Number) == overlap.Contents.Of(other.Number))
+                    {
+                        SharedFiles++;
+                        SharedBytes += table[entry.Number].Length;
+                        Verified &= !overlap.Contents.IsUnverified(entry.Number);
+                    }
+                    else
+                    {
+                        Differences.Add(new FolderDifference(path, FolderDifferenceKind.Changed));
+                    }
+                }
+                else if (entry.Kind == Kind.Link)
+                {
+                    if (entry.Target != other.Target)
+                    {
+                        Differences.Add(new FolderDifference(path, FolderDifferenceKind.Changed));
+                    }
+                }
+                else if (overlap.IsExact(entry.Number, other.Number))
+                {
+                    SharedFiles += tree.SubtreeFiles[entry.Number];
+                    SharedBytes += tree.SubtreeBytes[entry.Number];
+                }
+                else
+                {
+                    Walk(overlap, entry.Number, other.Number, path + "/");
+                }
+            }
+
+            foreach (var (name, entry) in entriesB)
+            {
+                Differences.Add(new FolderDifference(prefix + name + (entry.Kind == Kind.Folder ? "/" : string.Empty), FolderDifferenceKind.OnlyInSecond));
+            }
+        }
+    }
+
+    private enum Kind
+    {
+        File,
+        Link,
+        Folder,
+    }
+
+    /// <summary>An entry of a folder: a file (its row), a link (its target) or a sub-folder (its number).</summary>
+    private readonly record struct Entry(Kind Kind, int Number, string? Target = null);
+}

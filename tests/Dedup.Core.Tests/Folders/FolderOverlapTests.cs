@@ -1,0 +1,87 @@
+using Dedup.Core.Tests.Infrastructure;
+using Xunit;
+
+namespace Dedup.Core.Tests.Folders;
+
+/// <summary>Partial overlaps: folders equal but for a few entries are listed with what differs.</summary>
+public sealed class FolderOverlapTests
+{
+    private static readonly byte[][] Songs = Enumerable.Range(0, 6).Select(i => TempTree.RandomBytes(4000 + (i * 100), 10 + i)).ToArray();
+
+    private static void Album(TempTree tree, string folder)
+    {
+        for (var i = 0; i < Songs.Length; i++)
+        {
+            tree.Write($"{folder}/{i:00}.mp3", Songs[i]);
+        }
+    }
+
+    private static async Task<List<DuplicateFolderGroup>> PartialAsync(TempTree tree)
+    {
+        var (_, _, scan) = await FolderScanRun.RunAsync(tree);
+        return scan.FolderGroups.Where(g => !g.IsExact).ToList();
+    }
+
+    [Fact]
+    public async Task A_copy_with_one_extra_file_is_listed_with_the_file()
+    {
+        using var tree = new TempTree();
+        Album(tree, "music/album");
+        Album(tree, "backup/album");
+        tree.Write("backup/album/bonus.mp3", TempTree.RandomBytes(3000, 99));
+
+        var group = Assert.Single(await PartialAsync(tree));
+
+        // The topmost pair: music and backup hold only the albums.
+        Assert.Equal(["backup", "music"], group.Folders.Select(f => FolderScanRun.Relative(tree, f.ToString())));
+        Assert.Equal(6, group.Files);
+        Assert.Equal(Songs.Sum(s => (long)s.Length), group.Bytes);
+        Assert.Equal([new FolderDifference("album/bonus.mp3", FolderDifferenceKind.OnlyInFirst)], group.Differences);
+        Assert.Equal(0, group.WastedBytes);
+    }
+
+    [Fact]
+    public async Task A_copy_with_one_changed_file_is_listed_as_changed()
+    {
+        using var tree = new TempTree();
+        Album(tree, "a/album");
+        Album(tree, "b/album");
+        tree.Write("b/album/03.mp3", TempTree.RandomBytes(Songs[3].Length, 77));
+        tree.Write("a/album/notes/readme.txt", "only here");
+
+        var group = Assert.Single(await PartialAsync(tree));
+
+        Assert.Equal(["a", "b"], group.Folders.Select(f => FolderScanRun.Relative(tree, f.ToString())));
+        Assert.Equal(5, group.Files);
+        Assert.Equal(
+            [new FolderDifference("album/03.mp3", FolderDifferenceKind.Changed), new FolderDifference("album/notes/", FolderDifferenceKind.OnlyInFirst)],
+            group.Differences);
+    }
+
+    [Fact]
+    public async Task Folders_sharing_less_than_half_their_files_are_not_listed()
+    {
+        using var tree = new TempTree();
+        tree.Write("a/x/00.mp3", Songs[0]);
+        tree.Write("a/x/01.mp3", Songs[1]);
+        tree.Write("a/x/02.mp3", Songs[2]);
+        tree.Write("b/x/00.mp3", Songs[0]);
+        tree.Write("b/x/other1", TempTree.RandomBytes(100, 1));
+        tree.Write("b/x/other2", TempTree.RandomBytes(200, 2));
+
+        Assert.Empty(await PartialAsync(tree));
+    }
+
+    [Fact]
+    public async Task Equal_folders_are_not_listed_as_overlaps()
+    {
+        using var tree = new TempTree();
+        Album(tree, "a/album");
+        Album(tree, "b/album");
+
+        var (folders, _, scan) = await FolderScanRun.RunAsync(tree);
+
+        Assert.Equal(["a | b"], folders);
+        Assert.All(scan.FolderGroups, g => Assert.True(g.IsExact));
+    }
+}
