@@ -40,6 +40,18 @@ internal sealed unsafe partial class FileTable
     /// <summary>Number of rows; valid once sealed.</summary>
     public int Count { get; private set; }
 
+    /// <summary>Number of row blocks held (memory benchmarks and tests).</summary>
+    internal int BlockCount
+    {
+        get
+        {
+            lock (_gate)
+            {
+                return _blocks.Count;
+            }
+        }
+    }
+
     /// <summary>Number of folders.</summary>
     public int FolderCount
     {

@@ -20,6 +20,9 @@ internal sealed unsafe class NameArena
     private int _chunkCount;
     private readonly List<string> _strings = [];
 
+    /// <summary>Number of chunks (tests).</summary>
+    internal int ChunkCount => Volatile.Read(ref _chunkCount);
+
     /// <summary>Bytes held in chunks (diagnostics and memory benchmarks).</summary>
     public long ChunkBytes => (long)Volatile.Read(ref _chunkCount) * ChunkSize;
 

@@ -250,4 +250,149 @@ public sealed class FileTableTests
             TempTree.Run("umount", tree.PathOf("a/inner/mnt"));
         }
     }
+
+    [Fact]
+    public void A_writer_fills_a_block_before_starting_the_next_and_packing_after_drops_frees_the_rest()
+    {
+        var table = new FileTable();
+        var a = table.CreateWriter();
+        var b = table.CreateWriter();
+        var folder = table.AddFolder(Folder);
+        for (var i = 0; i < FileTable.BlockSize + 1; i++)
+        {
+            a.Add(folder, "a"u8, Row(i + 1, (ulong)i + 1));
+        }
+
+        b.Add(folder, "b"u8, Row(1, 1_000_000));
+        a.Complete();
+        b.Complete();
+        Assert.Equal(3, table.BlockCount); // a's full block, a's one-row block, b's one-row block
+
+        var sets = SizeBarrier.Split(table, keepSingles: false); // only size 1 has two files
+        Assert.Equal(2, table.Count);
+        Assert.Equal(1, table.BlockCount);
+        Assert.Equal(["a", "b"], Assert.Single(sets).Files.Select(n => n.Primary.Path.Name).Order());
+
+        var again = new FileTable();
+        var c = again.CreateWriter();
+        var d = again.CreateWriter();
+        var f = again.AddFolder(Folder);
+        for (var i = 0; i < 10; i++)
+        {
+            c.Add(f, "c"u8, Row(7, (ulong)i + 1));
+            d.Add(f, "d"u8, Row(8, (ulong)i + 100));
+        }
+
+        c.Complete();
+        d.Complete();
+        again.Seal();
+        Assert.Equal(1, again.BlockCount); // two partial blocks packed into one
+        Assert.Equal(20, again.Count);
+        Assert.Equal(10, Enumerable.Range(0, 20).Count(r => again[r].Length == 8 && again.GetName(r) == "d"));
+    }
+
+    [Fact]
+    public void Names_of_every_length_up_to_the_chunk_limit_and_across_many_chunks_come_back_exactly()
+    {
+        var table = new FileTable();
+        var writer = table.CreateWriter();
+        var folder = table.AddFolder(Folder);
+        var names = new List<byte[]>();
+        var random = new Random(17);
+        foreach (var length in new[] { 1, 255, 256, 257, 300, 4096, 16 * 1024, (16 * 1024) + 1, 65_000 })
+        {
+            var name = new byte[length];
+            random.NextBytes(name);
+            for (var i = 0; i < name.Length; i++)
+            {
+                name[i] = name[i] is 0 or (byte)'/' ? (byte)'z' : name[i];
+            }
+
+            names.Add(name);
+        }
+
+        // Enough names to need more than the arena's first 16 chunks, each crossing chunk ends at odd places.
+        for (var i = 0; i < 12_000; i++)
+        {
+            names.Add(System.Text.Encoding.UTF8.GetBytes(new string((char)('a' + (i % 26)), 1 + (i % 200))));
+        }
+
+        for (var i = 0; i < names.Count; i++)
+        {
+            writer.Add(folder, names[i], Row(1, (ulong)i + 1));
+        }
+
+        writer.Complete();
+        table.Seal();
+
+        Assert.True(table.Names.ChunkCount > 16);
+        for (var i = 0; i < names.Count; i++)
+        {
+            var expected = KernelNames.GetString(names[i]);
+            Assert.Equal(expected, table.GetName(i));
+            if (names[i].Length <= 16 * 1024)
+            {
+                Assert.Equal(names[i], table.Names.GetBytes(table[i].Name).ToArray());
+            }
+            else
+            {
+                Assert.True(table.Names.GetBytes(table[i].Name).IsEmpty); // kept as a string beside the chunks
+            }
+        }
+    }
+
+    [Fact]
+    public void A_custom_enumerators_files_are_copied_in_numbering_each_folder_once()
+    {
+        long seen = 0;
+        var table = new FileTable(includeEmptyFiles: false, filesAdded: n => seen += n);
+        var other = Folder.Child("other");
+        table.Add(new ScannedFile(Folder.Child("x"), 5, new FileIdentity(1, 1), 1, DateTime.UnixEpoch.AddTicks(10)));
+        table.Add(new ScannedFile(other.Child("y"), 5, new FileIdentity(1, 2), 1, DateTime.UnixEpoch));
+        table.Add(new ScannedFile(Folder.Child("z"), 5, new FileIdentity(1, 3), 1, DateTime.UnixEpoch));
+        table.Add(new ScannedFile(Folder.Child("empty"), 0, new FileIdentity(1, 4), 1, DateTime.UnixEpoch));
+        table.Seal();
+
+        Assert.Equal(4, seen);
+        Assert.Equal(3, table.Count);
+        Assert.Equal(2, table.FolderCount);
+        Assert.Equal(table[0].Folder, table[2].Folder);
+        Assert.NotEqual(table[0].Folder, table[1].Folder);
+        Assert.Equal(["/data/folder/x", "/data/folder/other/y", "/data/folder/z"], Enumerable.Range(0, 3).Select(r => table.GetPath(r).ToString()));
+        Assert.Equal(1000, table[0].LastWriteTimeNs);
+    }
+
+    [Fact]
+    public void A_sets_nodes_are_made_once_until_released()
+    {
+        var table = new FileTable();
+        var writer = table.CreateWriter();
+        var folder = table.AddFolder(Folder);
+        writer.Add(folder, "a"u8, Row(3, 1));
+        writer.Add(folder, "b"u8, Row(3, 2));
+        writer.Complete();
+        var set = Assert.Single(SizeBarrier.Split(table, keepSingles: false));
+
+        Assert.Same(set.Files, set.Files);
+        Assert.Same(set.Files[0], set.Files[0]);
+    }
+
+    [Fact]
+    public void Of_many_names_of_one_file_the_first_listed_opens_it()
+    {
+        var table = new FileTable();
+        var writer = table.CreateWriter();
+        var folder = table.AddFolder(Folder);
+        writer.Add(folder, "other"u8, Row(9, 1));
+        for (var i = 0; i < 60; i++)
+        {
+            writer.Add(folder, System.Text.Encoding.UTF8.GetBytes($"link{i:D2}"), Row(9, 2, links: 60));
+        }
+
+        writer.Complete();
+        var node = Assert.Single(Assert.Single(SizeBarrier.Split(table, keepSingles: false)).Files, n => n.Primary.Identity.FileId == 2);
+
+        Assert.Equal("link00", node.Primary.Path.Name);
+        Assert.Equal(Enumerable.Range(1, 59).Select(i => $"link{i:D2}"), node.OtherNames!.Select(p => p.Name));
+    }
 }
