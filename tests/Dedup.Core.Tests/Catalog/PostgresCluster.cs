@@ -109,14 +109,20 @@ internal sealed class PostgresCluster : IDisposable
         return ConnectionString(name);
     }
 
+    /// <summary>Stops the server now (immediate shutdown: connections are cut).</summary>
+    public void Stop()
+    {
+        if (File.Exists(Path.Combine(DataDirectory, "postmaster.pid")))
+        {
+            RunServerTool("pg_ctl", ["-D", DataDirectory, "-m", "immediate", "-w", "stop"]);
+        }
+    }
+
     public void Dispose()
     {
         try
         {
-            if (File.Exists(Path.Combine(DataDirectory, "postmaster.pid")))
-            {
-                RunServerTool("pg_ctl", ["-D", DataDirectory, "-m", "immediate", "-w", "stop"]);
-            }
+            Stop();
         }
         finally
         {
