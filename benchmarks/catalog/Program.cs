@@ -1,7 +1,9 @@
 // The catalog store alone (#19): for each size, two machines of N files each (the second holds copies of half the
 // first's files), timed through PostgresCatalog's own calls, then the table's and indexes' sizes.
 // Usage: dotnet run -c Release --project benchmarks/catalog -- [--files 250000,1000000] [--connection CS] [--fast]
-// Without --connection it starts a throwaway PostgreSQL cluster (server defaults: fsync on; --fast turns fsync off).
+//   [--settings "-c shared_buffers=2GB"]
+// Without --connection it starts a throwaway PostgreSQL cluster (server defaults: fsync on; --fast turns fsync off;
+// --settings passes more server options).
 using System.Diagnostics;
 using System.Globalization;
 using System.Security.Cryptography;
@@ -15,13 +17,13 @@ using Npgsql;
 string Arg(string name, string fallback) => Array.IndexOf(args, name) is int i and >= 0 ? args[i + 1] : fallback;
 int[] sizes = Arg("--files", "250000,1000000").Split(',').Select(s => int.Parse(s, CultureInfo.InvariantCulture)).ToArray();
 string? connection = Arg("--connection", "") is { Length: > 0 } given ? given : null;
-using var cluster = connection is null ? PostgresCluster.Start(durable: !args.Contains("--fast")) : null;
+using var cluster = connection is null ? PostgresCluster.Start(durable: !args.Contains("--fast"), settings: Arg("--settings", "")) : null;
 
 Console.WriteLine($"# catalog store benchmark, {DateTime.UtcNow:yyyy-MM-ddTHH:mmZ}, {Environment.ProcessorCount} cores, .NET {Environment.Version}");
 await using (var probe = new NpgsqlConnection(connection ?? cluster!.ConnectionString()))
 {
     await probe.OpenAsync();
-    await using var version = new NpgsqlCommand("SELECT version(), current_setting('fsync'), current_setting('shared_buffers')", probe);
+    await using var version = new NpgsqlCommand("SELECT version(), current_setting('fsync'), current_setting('shared_buffers') || ', max_wal_size=' || current_setting('max_wal_size')", probe);
     await using var reader = await version.ExecuteReaderAsync();
     await reader.ReadAsync();
     Console.WriteLine($"# server: {reader.GetString(0)}; fsync={reader.GetString(1)}; shared_buffers={reader.GetString(2)}");

@@ -7,12 +7,14 @@ internal static class CatalogGroupReader
 {
     private const string Sql = """
         WITH me AS (SELECT id FROM dedup.machines WHERE name = $1),
-        d AS (SELECT DISTINCT f.size, f.sha256 FROM dedup.files f, me WHERE f.machine_id = me.id AND f.sha256 IS NOT NULL)
-        SELECT o.size, o.device, o.inode, o.mtime_ns, o.ctime_ns, o.sha256, m.name, o.path, o.machine_id
-        FROM d
-        JOIN dedup.files o ON o.size = d.size AND o.sha256 = d.sha256 AND o.sha256 IS NOT NULL
+        mine AS (SELECT DISTINCT d.size, d.sha256 FROM dedup.digests d, me WHERE d.machine_id = me.id)
+        SELECT o.size, o.device, o.inode, o.mtime_ns, o.ctime_ns, g.sha256, m.name, o.path, o.machine_id
+        FROM mine
+        JOIN dedup.digests g ON g.size = mine.size AND g.sha256 = mine.sha256
+        JOIN dedup.files o ON o.machine_id = g.machine_id AND o.device = g.device AND o.inode = g.inode
+          AND o.size = g.size AND o.mtime_ns = g.mtime_ns AND o.ctime_ns = g.ctime_ns
         JOIN dedup.machines m ON m.id = o.machine_id
-        ORDER BY o.size DESC, o.sha256, m.name COLLATE "C", o.path
+        ORDER BY o.size DESC, g.sha256, m.name COLLATE "C", o.path
         """;
 
     public static async Task<IReadOnlyList<CatalogGroup>> ReadAsync(NpgsqlConnection connection, string machine, CancellationToken cancellationToken)

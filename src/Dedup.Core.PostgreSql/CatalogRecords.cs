@@ -85,7 +85,7 @@ public sealed record CatalogGroup(long Length, ReadOnlyMemory<byte> Sha256, IRea
 
 /// <summary>What replacing a machine's files did.</summary>
 /// <param name="Files">The rows now stored for the machine.</param>
-/// <param name="DigestsKept">Rows that kept the digest stored under the same complete stamp before the rescan.</param>
+/// <param name="DigestsKept">Files (identities) that kept the digest stored under the same complete stamp before the rescan.</param>
 public sealed record CatalogReplaceResult(long Files, long DigestsKept);
 
 /// <summary>A machine known to the catalog.</summary>

@@ -16,9 +16,10 @@ internal static class CatalogSchema
     /// <summary>Step N (1-based) brings the schema from version N-1 to N. Never edit a shipped step; add one.</summary>
     private static readonly string[] Steps =
     [
-        // 1: machines; files with the digest on the row (a digest is a property of one version of one file, and the
-        // group query then needs no join); no foreign key from files to machines, as its per-row check would slow
-        // the bulk COPY, and only this library writes the rows.
+        // 1: machines, files, digests. Digests live in their own table keyed by machine and identity, not on the file
+        // rows: a rescan rewrites a machine's files without touching the digests of unchanged ones (they match by
+        // stamp), and recording digests inserts rows instead of updating indexed ones. No foreign keys to machines:
+        // their per-row check would slow the bulk COPY, and only this library writes the rows.
         """
         CREATE TABLE dedup.machines (
             id int GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
@@ -34,15 +35,25 @@ internal static class CatalogSchema
             mtime_ns bigint NOT NULL,
             ctime_ns bigint NOT NULL,
             machine_id int NOT NULL,
-            path bytea NOT NULL,
-            sha256 bytea CHECK (octet_length(sha256) = 32)
+            path bytea NOT NULL
         );
-        -- A machine's rows: the rescan's delete, digest reuse and recording by stamp.
+        -- A machine's rows: the rescan's delete, and the join from a digest to its files.
         CREATE INDEX files_machine ON dedup.files (machine_id, device, inode);
         -- Which sizes other machines hold.
         CREATE INDEX files_size ON dedup.files (size, machine_id);
-        -- Groups: files with a digest, by size and digest.
-        CREATE INDEX files_digest ON dedup.files (size, sha256) WHERE sha256 IS NOT NULL;
+        -- One digest per file (identity) of a machine, valid while the file's stamp is the one stored here.
+        CREATE TABLE dedup.digests (
+            size bigint NOT NULL,
+            device bigint NOT NULL,
+            inode bigint NOT NULL,
+            mtime_ns bigint NOT NULL,
+            ctime_ns bigint NOT NULL,
+            machine_id int NOT NULL,
+            sha256 bytea NOT NULL CHECK (octet_length(sha256) = 32),
+            PRIMARY KEY (machine_id, device, inode)
+        );
+        -- Groups: digests by size and content.
+        CREATE INDEX digests_content ON dedup.digests (size, sha256);
         """,
     ];
 

@@ -71,7 +71,8 @@ public sealed class PostgresCatalog : IAsyncDisposable, IDisposable
 
     /// <summary>
     /// Replaces all of a machine's files with <paramref name="files"/> in one transaction: other clients see either
-    /// the previous scan or this one. A file whose complete stamp (identity, size, times) is unchanged keeps its digest.
+    /// the previous scan or this one. A file whose complete stamp (identity, size, times) is unchanged keeps its
+    /// digest, whatever its path; the digests of other files are dropped.
     /// </summary>
     /// <param name="machine">The machine's name.</param>
     /// <param name="files">Every file of the scan; enumerated once, streamed to the server.</param>
@@ -91,16 +92,6 @@ public sealed class PostgresCatalog : IAsyncDisposable, IDisposable
                 token,
                 machine).ConfigureAwait(false);
 
-            // Digests worth keeping: under a complete stamp (a ctime of 0 is never trusted). One per identity.
-            await ExecuteAsync(
-                connection,
-                $"""
-                CREATE TEMP TABLE dedup_kept ON COMMIT DROP AS
-                  SELECT DISTINCT ON (device, inode) {FileColumns}, sha256 FROM dedup.files
-                  WHERE machine_id = $1 AND sha256 IS NOT NULL AND ctime_ns <> 0
-                """,
-                token,
-                id).ConfigureAwait(false);
             await ExecuteAsync(connection, "DELETE FROM dedup.files WHERE machine_id = $1", token, id).ConfigureAwait(false);
 
             // Straight into the table, inside the transaction: MVCC makes the commit the swap, and each row is
@@ -122,15 +113,17 @@ public sealed class PostgresCatalog : IAsyncDisposable, IDisposable
                 rows = await copy.CompleteAsync(token).ConfigureAwait(false);
             }
 
-            int kept = await ExecuteAsync(
+            // Digests stay valid only under an unchanged, complete stamp (a ctime of 0 is never trusted).
+            await ExecuteAsync(
                 connection,
                 """
-                UPDATE dedup.files f SET sha256 = k.sha256 FROM dedup_kept k
-                WHERE f.machine_id = $1 AND f.device = k.device AND f.inode = k.inode AND f.size = k.size
-                  AND f.mtime_ns = k.mtime_ns AND f.ctime_ns = k.ctime_ns
+                DELETE FROM dedup.digests d WHERE d.machine_id = $1 AND (d.ctime_ns = 0 OR NOT EXISTS (
+                  SELECT 1 FROM dedup.files f WHERE f.machine_id = $1 AND f.device = d.device AND f.inode = d.inode
+                    AND f.size = d.size AND f.mtime_ns = d.mtime_ns AND f.ctime_ns = d.ctime_ns))
                 """,
                 token,
                 id).ConfigureAwait(false);
+            long kept = await ScalarAsync<long>(connection, "SELECT count(*) FROM dedup.digests WHERE machine_id = $1", token, id).ConfigureAwait(false);
             await ExecuteAsync(connection, "UPDATE dedup.machines SET scanned_at = now(), file_count = $2 WHERE id = $1", token, id, (long)rows).ConfigureAwait(false);
             await transaction.CommitAsync(token).ConfigureAwait(false);
             return new CatalogReplaceResult((long)rows, kept);
@@ -179,7 +172,9 @@ public sealed class PostgresCatalog : IAsyncDisposable, IDisposable
                 SharedSizesSql + $"""
                  SELECT f.{FileColumns.Replace(", ", ", f.", StringComparison.Ordinal)}, f.path
                  FROM dedup.files f JOIN shared s ON s.size = f.size, me
-                 WHERE f.machine_id = me.id AND f.sha256 IS NULL
+                 WHERE f.machine_id = me.id AND NOT EXISTS (
+                   SELECT 1 FROM dedup.digests d WHERE d.machine_id = me.id AND d.device = f.device AND d.inode = f.inode
+                     AND d.size = f.size AND d.mtime_ns = f.mtime_ns AND d.ctime_ns = f.ctime_ns)
                  ORDER BY f.size, f.device, f.inode, f.path
                 """,
                 machine);
@@ -194,13 +189,14 @@ public sealed class PostgresCatalog : IAsyncDisposable, IDisposable
     }
 
     /// <summary>
-    /// Stores digests on a machine's rows whose stamp equals the digest's (every name of a hard-linked file). A
-    /// digest whose stamp no row has (the file changed after the scan stored it) is ignored.
+    /// Stores digests for a machine's files whose stamp equals the digest's (one per identity: every name of a
+    /// hard-linked file has it). A digest whose stamp no file row has (the file changed after the scan stored it)
+    /// is ignored. A digest stays stored across rescans while the file's stamp is unchanged and complete.
     /// </summary>
     /// <param name="machine">The machine's name.</param>
     /// <param name="digests">The digests; enumerated once, streamed to the server.</param>
     /// <param name="cancellationToken">Cancels the recording (rolled back).</param>
-    /// <returns>How many rows received a digest.</returns>
+    /// <returns>How many files (identities) received a digest.</returns>
     public Task<long> RecordDigestsAsync(string machine, IEnumerable<CatalogDigest> digests, CancellationToken cancellationToken = default)
     {
         ValidateMachine(machine);
@@ -233,10 +229,15 @@ public sealed class PostgresCatalog : IAsyncDisposable, IDisposable
             await ExecuteAsync(connection, "ANALYZE dedup_incoming", token).ConfigureAwait(false);
             long recorded = await ExecuteAsync(
                 connection,
-                """
-                UPDATE dedup.files f SET sha256 = i.sha256 FROM dedup_incoming i
-                WHERE f.machine_id = $1 AND f.device = i.device AND f.inode = i.inode AND f.size = i.size
-                  AND f.mtime_ns = i.mtime_ns AND f.ctime_ns = i.ctime_ns
+                $"""
+                INSERT INTO dedup.digests AS d ({FileColumns}, machine_id, sha256)
+                SELECT DISTINCT ON (i.device, i.inode) i.size, i.device, i.inode, i.mtime_ns, i.ctime_ns, $1, i.sha256
+                FROM dedup_incoming i
+                WHERE EXISTS (
+                  SELECT 1 FROM dedup.files f WHERE f.machine_id = $1 AND f.device = i.device AND f.inode = i.inode
+                    AND f.size = i.size AND f.mtime_ns = i.mtime_ns AND f.ctime_ns = i.ctime_ns)
+                ON CONFLICT (machine_id, device, inode) DO UPDATE SET size = excluded.size, mtime_ns = excluded.mtime_ns,
+                  ctime_ns = excluded.ctime_ns, sha256 = excluded.sha256
                 """,
                 token,
                 id.Value).ConfigureAwait(false);
@@ -289,6 +290,7 @@ public sealed class PostgresCatalog : IAsyncDisposable, IDisposable
             if (id is not null)
             {
                 await ExecuteAsync(connection, "DELETE FROM dedup.files WHERE machine_id = $1", token, id.Value).ConfigureAwait(false);
+                await ExecuteAsync(connection, "DELETE FROM dedup.digests WHERE machine_id = $1", token, id.Value).ConfigureAwait(false);
             }
 
             await transaction.CommitAsync(token).ConfigureAwait(false);

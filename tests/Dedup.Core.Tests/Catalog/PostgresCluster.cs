@@ -68,7 +68,8 @@ internal sealed class PostgresCluster : IDisposable
 
     /// <summary>Initialises and starts a cluster; throws with the server's output when that fails.</summary>
     /// <param name="durable">false: fsync off (tests); true: the server's defaults (benchmarks).</param>
-    public static PostgresCluster Start(bool durable = false)
+    /// <param name="settings">More server options, e.g. "-c shared_buffers=2GB".</param>
+    public static PostgresCluster Start(bool durable = false, string settings = "")
     {
         string bin = FindBinDirectory() ?? throw new InvalidOperationException(MissingReason());
         bool asPostgres = Environment.IsPrivilegedProcess;
@@ -83,7 +84,7 @@ internal sealed class PostgresCluster : IDisposable
             }
 
             cluster.RunServerTool("initdb", ["-D", cluster.DataDirectory, "-U", "postgres", "--auth=scram-sha-256", "--pwfile", Path.Combine(folder, "pwfile"), "-E", "UTF8", "--locale=C"]);
-            string options = $"-c listen_addresses='' -k {folder} -p {Port} -c max_connections=100" + (durable ? string.Empty : " -c fsync=off -c synchronous_commit=off -c full_page_writes=off");
+            string options = $"-c listen_addresses='' -k {folder} -p {Port} -c max_connections=100" + (durable ? string.Empty : " -c fsync=off -c synchronous_commit=off -c full_page_writes=off") + " " + settings;
             cluster.RunServerTool("pg_ctl", ["-D", cluster.DataDirectory, "-l", Path.Combine(folder, "server.log"), "-o", options, "-w", "-t", "60", "start"]);
             return cluster;
         }
