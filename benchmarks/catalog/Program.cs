@@ -29,6 +29,16 @@ await using (var probe = new NpgsqlConnection(connection ?? cluster!.ConnectionS
     Console.WriteLine($"# server: {reader.GetString(0)}; fsync={reader.GetString(1)}; shared_buffers={reader.GetString(2)}");
 }
 
+// Warm-up on a database of its own: JIT, the connection pool, the server's catalog caches.
+if (cluster is not null)
+{
+    await using var warm = new PostgresCatalog(cluster.CreateDatabase("warmup"));
+    var files = Machine(0, 10_000, copiesOf: null);
+    await warm.ReplaceMachineFilesAsync("w", files.Files);
+    await warm.RecordDigestsAsync("w", (await warm.GetFilesToHashAsync("w")).Select(files.Digest));
+    await warm.FindGroupsAsync("w");
+}
+
 foreach (int n in sizes)
 {
     string database = connection ?? cluster!.CreateDatabase($"bench{n}");
@@ -60,7 +70,7 @@ foreach (int n in sizes)
     Report($"groups of m1 ({groups.Value.Count:N0} groups, {groups.Value.Sum(g => g.Files.Count):N0} files)", groups.Seconds, null);
     var rescan = await Timed(() => catalog.ReplaceMachineFilesAsync("m1", second.Files));
     Report($"rescan m1 unchanged ({rescan.Value.DigestsKept:N0} digests kept)", rescan.Seconds, n);
-    await Sql(database, "VACUUM FULL ANALYZE dedup.files");
+    await Sql(database, "VACUUM FULL ANALYZE dedup.files, dedup.digests");
     await PrintSizes(database, 2L * n, toHash0.Count + toHash1.Value.Count);
 }
 
@@ -90,11 +100,13 @@ static async Task PrintSizes(string database, long rows, long digests)
     await connection.OpenAsync();
     await using var command = new NpgsqlCommand(
         """
-        SELECT 'files (heap+TOAST)', pg_table_size('dedup.files') UNION ALL
-        SELECT 'all indexes', pg_indexes_size('dedup.files') UNION ALL
-        SELECT 'total', pg_total_relation_size('dedup.files') UNION ALL
-        SELECT c.relname, pg_relation_size(c.oid) FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
-          WHERE i.indrelid = 'dedup.files'::regclass UNION ALL
+        SELECT 'files: table (heap+TOAST)', pg_table_size('dedup.files') UNION ALL
+        SELECT 'files: all indexes', pg_indexes_size('dedup.files') UNION ALL
+        SELECT 'digests: table', pg_table_size('dedup.digests') UNION ALL
+        SELECT 'digests: all indexes', pg_indexes_size('dedup.digests') UNION ALL
+        SELECT 'total (both tables, all indexes)', pg_total_relation_size('dedup.files') + pg_total_relation_size('dedup.digests') UNION ALL
+        SELECT 'index ' || c.relname, pg_relation_size(c.oid) FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
+          WHERE i.indrelid IN ('dedup.files'::regclass, 'dedup.digests'::regclass) UNION ALL
         SELECT 'avg path bytes', avg(octet_length(path))::bigint FROM dedup.files
         """,
         connection);
@@ -106,7 +118,7 @@ static async Task PrintSizes(string database, long rows, long digests)
         string name = reader.GetString(0);
         Console.WriteLine(name == "avg path bytes"
             ? $"| {name} | {bytes} B | |"
-            : $"| {name} | {bytes / 1048576.0:N1} MiB | {bytes / (double)rows:N1} B/file |");
+            : $"| {name} | {bytes / 1048576.0:N1} MiB | {bytes / (double)rows:N1} B/file |" + (name.Contains("digest") ? $" {bytes / (double)digests:N1} B/digest |" : " |"));
     }
 }
 

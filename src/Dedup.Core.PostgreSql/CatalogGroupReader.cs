@@ -2,58 +2,62 @@ using Npgsql;
 
 namespace Dedup.Core.PostgreSql;
 
-/// <summary>Reads the cross-machine groups of one machine: rows sorted by group, cut into groups client-side.</summary>
+/// <summary>
+/// Reads the groups of one machine. The server finds the digests shared by two or more files (identities) and
+/// joins them to their file rows; the rows are grouped and sorted here, which spares the server a sort of every
+/// row with its path (measured: most of the query's time at a million files, spilled to disk under the default
+/// work_mem).
+/// </summary>
 internal static class CatalogGroupReader
 {
     private const string Sql = """
         WITH me AS (SELECT id FROM dedup.machines WHERE name = $1),
-        mine AS (SELECT DISTINCT d.size, d.sha256 FROM dedup.digests d, me WHERE d.machine_id = me.id)
-        SELECT o.size, o.device, o.inode, o.mtime_ns, o.ctime_ns, g.sha256, m.name, o.path, o.machine_id
-        FROM mine
-        JOIN dedup.digests g ON g.size = mine.size AND g.sha256 = mine.sha256
-        JOIN dedup.files o ON o.machine_id = g.machine_id AND o.device = g.device AND o.inode = g.inode
-          AND o.size = g.size AND o.mtime_ns = g.mtime_ns AND o.ctime_ns = g.ctime_ns
+        mine AS (SELECT DISTINCT d.size, d.sha256 FROM dedup.digests d, me WHERE d.machine_id = me.id),
+        candidates AS MATERIALIZED (
+          SELECT g.* FROM mine JOIN dedup.digests g ON g.size = mine.size AND g.sha256 = mine.sha256),
+        -- A digest row is one identity (machine, device, inode): two rows are two files, not two names of one.
+        shared AS (SELECT size, sha256 FROM candidates GROUP BY size, sha256 HAVING count(*) > 1)
+        SELECT o.size, o.device, o.inode, o.mtime_ns, o.ctime_ns, c.sha256, m.name, o.path
+        FROM shared
+        JOIN candidates c ON c.size = shared.size AND c.sha256 = shared.sha256
+        JOIN dedup.files o ON o.machine_id = c.machine_id AND o.device = c.device AND o.inode = c.inode
+          AND o.size = c.size AND o.mtime_ns = c.mtime_ns AND o.ctime_ns = c.ctime_ns
         JOIN dedup.machines m ON m.id = o.machine_id
-        ORDER BY o.size DESC, g.sha256, m.name COLLATE "C", o.path
         """;
 
     public static async Task<IReadOnlyList<CatalogGroup>> ReadAsync(NpgsqlConnection connection, string machine, CancellationToken cancellationToken)
     {
-        var groups = new List<CatalogGroup>();
+        var groups = new Dictionary<(long Size, string Sha), (byte[] Sha, List<CatalogMatch> Files)>();
         await using var command = PostgresCatalog.Command(connection, Sql, machine);
         await using var reader = await command.ExecuteReaderAsync(cancellationToken).ConfigureAwait(false);
-        byte[]? sha = null;
-        long size = -1;
-        var files = new List<CatalogMatch>();
-        var identities = new HashSet<(int Machine, long Device, long Inode)>();
         while (await reader.ReadAsync(cancellationToken).ConfigureAwait(false))
         {
-            long rowSize = reader.GetInt64(0);
-            byte[] rowSha = reader.GetFieldValue<byte[]>(5);
-            if (sha is null || rowSize != size || !rowSha.AsSpan().SequenceEqual(sha))
+            byte[] sha = reader.GetFieldValue<byte[]>(5);
+            var key = (reader.GetInt64(0), Convert.ToHexString(sha));
+            if (!groups.TryGetValue(key, out var group))
             {
-                Flush(groups, size, sha, files, identities);
-                files = [];
-                size = rowSize;
-                sha = rowSha;
+                group = (sha, []);
+                groups.Add(key, group);
             }
 
-            identities.Add((reader.GetInt32(8), reader.GetInt64(1), reader.GetInt64(2)));
-            files.Add(new CatalogMatch(reader.GetString(6), reader.GetFieldValue<byte[]>(7), PostgresCatalog.ReadStamp(reader, 0)));
+            group.Files.Add(new CatalogMatch(reader.GetString(6), reader.GetFieldValue<byte[]>(7), PostgresCatalog.ReadStamp(reader, 0)));
         }
 
-        Flush(groups, size, sha, files, identities);
-        return groups;
+        return groups
+            .OrderByDescending(entry => entry.Key.Size).ThenBy(entry => entry.Key.Sha, StringComparer.Ordinal)
+            .Select(entry => new CatalogGroup(entry.Key.Size, entry.Value.Sha, entry.Value.Files.OrderBy(file => file, MatchOrder.Instance).ToList()))
+            .ToList();
     }
 
-    private static void Flush(List<CatalogGroup> groups, long size, byte[]? sha, List<CatalogMatch> files, HashSet<(int, long, long)> identities)
+    /// <summary>By machine name (ordinal), then path bytes.</summary>
+    private sealed class MatchOrder : IComparer<CatalogMatch>
     {
-        // Names of one file (hard links) alone are not duplicates.
-        if (sha is not null && identities.Count > 1)
-        {
-            groups.Add(new CatalogGroup(size, sha, files));
-        }
+        public static readonly MatchOrder Instance = new();
 
-        identities.Clear();
+        public int Compare(CatalogMatch? x, CatalogMatch? y)
+        {
+            int byMachine = string.CompareOrdinal(x!.Machine, y!.Machine);
+            return byMachine != 0 ? byMachine : x.Path.Span.SequenceCompareTo(y.Path.Span);
+        }
     }
 }

@@ -160,7 +160,7 @@ public sealed class PostgresCatalog : IAsyncDisposable, IDisposable
     /// </summary>
     /// <param name="machine">The machine's name.</param>
     /// <param name="cancellationToken">Cancels the query.</param>
-    /// <returns>The files, ordered by size, identity and path.</returns>
+    /// <returns>The files, in no particular order (the server does not sort them).</returns>
     public Task<IReadOnlyList<CatalogFile>> GetFilesToHashAsync(string machine, CancellationToken cancellationToken = default)
     {
         ValidateMachine(machine);
@@ -175,7 +175,6 @@ public sealed class PostgresCatalog : IAsyncDisposable, IDisposable
                  WHERE f.machine_id = me.id AND NOT EXISTS (
                    SELECT 1 FROM dedup.digests d WHERE d.machine_id = me.id AND d.device = f.device AND d.inode = f.inode
                      AND d.size = f.size AND d.mtime_ns = f.mtime_ns AND d.ctime_ns = f.ctime_ns)
-                 ORDER BY f.size, f.device, f.inode, f.path
                 """,
                 machine);
             await using var reader = await command.ExecuteReaderAsync(token).ConfigureAwait(false);

@@ -25,7 +25,7 @@ public sealed class CatalogRescanTests(PostgresFixture postgres)
         };
         Assert.Equal(new CatalogReplaceResult(4, 1), await catalog.ReplaceMachineFilesAsync("m", second));
 
-        Assert.Equal(["/m/touched", "/m/chmodded", "/m/added"], (await catalog.GetFilesToHashAsync("m")).Select(PathOf));
+        Assert.Equal(["/m/added", "/m/chmodded", "/m/touched"], (await catalog.GetFilesToHashAsync("m")).Select(PathOf).Order(StringComparer.Ordinal));
         Assert.Equal(4, (await catalog.GetMachinesAsync()).Single(machine => machine.Name == "m").Files);
 
         // The old rows are gone; only the new ones remain, each once.
