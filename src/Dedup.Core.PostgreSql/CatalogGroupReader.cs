@@ -10,19 +10,21 @@ namespace Dedup.Core.PostgreSql;
 /// </summary>
 internal static class CatalogGroupReader
 {
+    // Window count, not a self-join of a materialised CTE: the planner has no statistics for a CTE and chose a
+    // nested loop over it (measured: over 15 minutes at a million digests; this form 8-19 s).
     private const string Sql = """
         WITH me AS (SELECT id FROM dedup.machines WHERE name = $1),
         mine AS (SELECT DISTINCT d.size, d.sha256 FROM dedup.digests d, me WHERE d.machine_id = me.id),
-        candidates AS MATERIALIZED (
-          SELECT g.* FROM mine JOIN dedup.digests g ON g.size = mine.size AND g.sha256 = mine.sha256),
         -- A digest row is one identity (machine, device, inode): two rows are two files, not two names of one.
-        shared AS (SELECT size, sha256 FROM candidates GROUP BY size, sha256 HAVING count(*) > 1)
+        candidates AS (
+          SELECT g.*, count(*) OVER (PARTITION BY g.size, g.sha256) AS files
+          FROM mine JOIN dedup.digests g ON g.size = mine.size AND g.sha256 = mine.sha256)
         SELECT o.size, o.device, o.inode, o.mtime_ns, o.ctime_ns, c.sha256, m.name, o.path
-        FROM shared
-        JOIN candidates c ON c.size = shared.size AND c.sha256 = shared.sha256
+        FROM candidates c
         JOIN dedup.files o ON o.machine_id = c.machine_id AND o.device = c.device AND o.inode = c.inode
           AND o.size = c.size AND o.mtime_ns = c.mtime_ns AND o.ctime_ns = c.ctime_ns
         JOIN dedup.machines m ON m.id = o.machine_id
+        WHERE c.files > 1
         """;
 
     public static async Task<IReadOnlyList<CatalogGroup>> ReadAsync(NpgsqlConnection connection, string machine, CancellationToken cancellationToken)
