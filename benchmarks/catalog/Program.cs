@@ -19,7 +19,7 @@ int[] sizes = Arg("--files", "250000,1000000").Split(',').Select(s => int.Parse(
 string? connection = Arg("--connection", "") is { Length: > 0 } given ? given : null;
 using var cluster = connection is null ? PostgresCluster.Start(durable: !args.Contains("--fast"), settings: Arg("--settings", "")) : null;
 
-Console.WriteLine($"# catalog store benchmark, {DateTime.UtcNow:yyyy-MM-ddTHH:mmZ}, {Environment.ProcessorCount} cores, .NET {Environment.Version}");
+Console.WriteLine($"# catalog store benchmark, {DateTime.UtcNow:yyyy-MM-ddTHH:mmZ}, {Environment.ProcessorCount} cores, .NET {Environment.Version}; load average {LoadAverage()}");
 await using (var probe = new NpgsqlConnection(connection ?? cluster!.ConnectionString()))
 {
     await probe.OpenAsync();
@@ -73,6 +73,12 @@ foreach (int n in sizes)
     await Sql(database, "VACUUM FULL ANALYZE dedup.files, dedup.digests");
     await PrintSizes(database, 2L * n, toHash0.Count + toHash1.Value.Count);
 }
+
+Console.WriteLine($"\n# load average at the end: {LoadAverage()}");
+
+// The machine's 1/5/15-minute load: these numbers are only comparable between runs at similar load.
+static string LoadAverage() =>
+    File.Exists("/proc/loadavg") ? string.Join(' ', File.ReadAllText("/proc/loadavg").Split(' ').Take(3)) : "unknown";
 
 static void Report(string what, double seconds, long? rows) =>
     Console.WriteLine(rows is long r
