@@ -24,7 +24,7 @@ public sealed class PostgresCatalog : IAsyncDisposable, IDisposable
     /// <summary>The longest machine name accepted, in characters.</summary>
     public const int MaxMachineNameLength = 255;
 
-    private const string FileColumns = "size, device, inode, mtime_ns, ctime_ns";
+    internal const string FileColumns = "size, device, inode, mtime_ns, ctime_ns";
     private readonly NpgsqlDataSource _dataSource;
     private readonly CatalogErrors _errors;
     private volatile bool _migrated;
@@ -72,7 +72,9 @@ public sealed class PostgresCatalog : IAsyncDisposable, IDisposable
     /// <summary>
     /// Replaces all of a machine's files with <paramref name="files"/> in one transaction: other clients see either
     /// the previous scan or this one. A file whose complete stamp (identity, size, times) is unchanged keeps its
-    /// digest, whatever its path; the digests of other files are dropped.
+    /// digest, whatever its path; the digests of other files are dropped. A machine's first scan is copied straight
+    /// into the catalog (binary COPY); a rescan is copied into a temporary table and only the rows that changed are
+    /// deleted and inserted, so an unchanged tree costs no writes to the catalog's tables. Paths are unique per scan.
     /// </summary>
     /// <param name="machine">The machine's name.</param>
     /// <param name="files">Every file of the scan; enumerated once, streamed to the server.</param>
@@ -86,32 +88,11 @@ public sealed class PostgresCatalog : IAsyncDisposable, IDisposable
         {
             await using var transaction = await connection.BeginTransactionAsync(token).ConfigureAwait(false);
             // Locks this machine's row: a second scan of the same machine waits here; other machines do not.
-            int id = await ScalarAsync<int>(
-                connection,
-                "INSERT INTO dedup.machines (name) VALUES ($1) ON CONFLICT (name) DO UPDATE SET scanned_at = now() RETURNING id",
-                token,
-                machine).ConfigureAwait(false);
-
-            await ExecuteAsync(connection, "DELETE FROM dedup.files WHERE machine_id = $1", token, id).ConfigureAwait(false);
-
-            // Straight into the table, inside the transaction: MVCC makes the commit the swap, and each row is
-            // written once rather than into a staging table and again into the catalog.
-            ulong rows;
-            var copy = await connection.BeginBinaryImportAsync(
-                $"COPY dedup.files ({FileColumns}, machine_id, path) FROM STDIN (FORMAT BINARY)", token).ConfigureAwait(false);
-            await using (copy.ConfigureAwait(false))
-            {
-                foreach (CatalogFile file in files)
-                {
-                    ArgumentNullException.ThrowIfNull(file, nameof(files));
-                    await copy.StartRowAsync(token).ConfigureAwait(false);
-                    await WriteStampAsync(copy, file.Stamp, token).ConfigureAwait(false);
-                    await copy.WriteAsync(id, NpgsqlDbType.Integer, token).ConfigureAwait(false);
-                    await copy.WriteAsync(file.Path, NpgsqlDbType.Bytea, token).ConfigureAwait(false);
-                }
-
-                rows = await copy.CompleteAsync(token).ConfigureAwait(false);
-            }
+            // file_count is the previous scan's: the update below leaves it alone.
+            var (id, previous) = await CatalogWriter.MachineRowAsync(connection, machine, token).ConfigureAwait(false);
+            ulong rows = previous == 0
+                ? await CatalogWriter.CopyFilesAsync(connection, "dedup.files", id, files, token).ConfigureAwait(false)
+                : await CatalogWriter.ReplaceByDifferenceAsync(connection, id, files, token).ConfigureAwait(false);
 
             // Digests stay valid only under an unchanged, complete stamp (a ctime of 0 is never trusted).
             await ExecuteAsync(
@@ -213,7 +194,7 @@ public sealed class PostgresCatalog : IAsyncDisposable, IDisposable
                 {
                     ArgumentNullException.ThrowIfNull(digest, nameof(digests));
                     await copy.StartRowAsync(token).ConfigureAwait(false);
-                    await WriteStampAsync(copy, digest.Stamp, token).ConfigureAwait(false);
+                    await CatalogWriter.WriteStampAsync(copy, digest.Stamp, token).ConfigureAwait(false);
                     await copy.WriteAsync(digest.Sha256, NpgsqlDbType.Bytea, token).ConfigureAwait(false);
                 }
 
@@ -319,16 +300,6 @@ public sealed class PostgresCatalog : IAsyncDisposable, IDisposable
         new(new FileIdentity(unchecked((ulong)reader.GetInt64(first + 1)), unchecked((ulong)reader.GetInt64(first + 2))),
             reader.GetInt64(first), reader.GetInt64(first + 3), reader.GetInt64(first + 4));
 
-    private static async Task WriteStampAsync(NpgsqlBinaryImporter copy, FileStamp stamp, CancellationToken cancellationToken)
-    {
-        // Device and inode are unsigned 64-bit; bigint keeps their bits.
-        await copy.WriteAsync(stamp.Length, NpgsqlDbType.Bigint, cancellationToken).ConfigureAwait(false);
-        await copy.WriteAsync(unchecked((long)stamp.Identity.Device), NpgsqlDbType.Bigint, cancellationToken).ConfigureAwait(false);
-        await copy.WriteAsync(unchecked((long)stamp.Identity.FileId), NpgsqlDbType.Bigint, cancellationToken).ConfigureAwait(false);
-        await copy.WriteAsync(stamp.LastWriteTimeNs, NpgsqlDbType.Bigint, cancellationToken).ConfigureAwait(false);
-        await copy.WriteAsync(stamp.ChangeTimeNs, NpgsqlDbType.Bigint, cancellationToken).ConfigureAwait(false);
-    }
-
     private static void ValidateMachine(string machine)
     {
         ArgumentException.ThrowIfNullOrWhiteSpace(machine);
@@ -349,13 +320,13 @@ public sealed class PostgresCatalog : IAsyncDisposable, IDisposable
         return command;
     }
 
-    private static async Task<int> ExecuteAsync(NpgsqlConnection connection, string sql, CancellationToken cancellationToken, params object[] parameters)
+    internal static async Task<int> ExecuteAsync(NpgsqlConnection connection, string sql, CancellationToken cancellationToken, params object[] parameters)
     {
         await using var command = Command(connection, sql, parameters);
         return await command.ExecuteNonQueryAsync(cancellationToken).ConfigureAwait(false);
     }
 
-    private static async Task<T> ScalarAsync<T>(NpgsqlConnection connection, string sql, CancellationToken cancellationToken, params object[] parameters)
+    internal static async Task<T> ScalarAsync<T>(NpgsqlConnection connection, string sql, CancellationToken cancellationToken, params object[] parameters)
     {
         await using var command = Command(connection, sql, parameters);
         object? value = await command.ExecuteScalarAsync(cancellationToken).ConfigureAwait(false);

@@ -83,4 +83,43 @@ public sealed class CatalogRescanTests(PostgresFixture postgres)
         Assert.Empty(await catalog.FindGroupsAsync("a"));
         Assert.Equal(["a"], (await catalog.GetMachinesAsync()).Select(machine => machine.Name));
     }
+
+    [PostgresFact]
+    public async Task A_rescan_rewrites_only_the_rows_that_changed()
+    {
+        string database = postgres.NewDatabase("difference");
+        await using var catalog = new PostgresCatalog(database);
+        var unchanged = File("/m/unchanged", 100, 1);
+        await catalog.ReplaceMachineFilesAsync("m", [unchanged, File("/m/edited", 100, 2), File("/m/removed", 100, 3)]);
+        string before = await RowVersionAsync(database, "/m/unchanged");
+
+        var result = await catalog.ReplaceMachineFilesAsync("m", [unchanged, File("/m/edited", 101, 2, mtime: 5), File("/m/new", 100, 4)]);
+
+        Assert.Equal(3, result.Files);
+        // The same physical row version: an unchanged file costs no write.
+        Assert.Equal(before, await RowVersionAsync(database, "/m/unchanged"));
+        await using var connection = new Npgsql.NpgsqlConnection(database);
+        await connection.OpenAsync();
+        await using var command = new Npgsql.NpgsqlCommand("SELECT convert_from(path, 'UTF8') || ' ' || size FROM dedup.files ORDER BY path", connection);
+        var rows = new List<string>();
+        await using (var reader = await command.ExecuteReaderAsync())
+        {
+            while (await reader.ReadAsync())
+            {
+                rows.Add(reader.GetString(0));
+            }
+        }
+
+        Assert.Equal(["/m/edited 101", "/m/new 100", "/m/unchanged 100"], rows);
+        Assert.Equal(3, Assert.Single(await catalog.GetMachinesAsync()).Files);
+    }
+
+    private static async Task<string> RowVersionAsync(string database, string path)
+    {
+        await using var connection = new Npgsql.NpgsqlConnection(database);
+        await connection.OpenAsync();
+        await using var command = new Npgsql.NpgsqlCommand("SELECT xmin::text || ctid::text FROM dedup.files WHERE path = $1", connection);
+        command.Parameters.Add(new Npgsql.NpgsqlParameter { Value = System.Text.Encoding.UTF8.GetBytes(path) });
+        return (string)(await command.ExecuteScalarAsync())!;
+    }
 }
