@@ -68,8 +68,20 @@ foreach (int n in sizes)
 
     var groups = await Timed(() => catalog.FindGroupsAsync("m1"));
     Report($"groups of m1 ({groups.Value.Count:N0} groups, {groups.Value.Sum(g => g.Files.Count):N0} files)", groups.Seconds, null);
+    await Sql(database, "VACUUM ANALYZE dedup.files, dedup.digests");
     var rescan = await Timed(() => catalog.ReplaceMachineFilesAsync("m1", second.Files));
     Report($"rescan m1 unchanged ({rescan.Value.DigestsKept:N0} digests kept)", rescan.Seconds, n);
+    // A nightly rescan: 1% of the files edited (new mtime and ctime), the rest unchanged.
+    var edited = second.Files.Select((file, i) => i % 100 != 0 ? file
+        : new CatalogFile(file.Path, file.Stamp with { LastWriteTimeNs = file.Stamp.LastWriteTimeNs + 1, ChangeTimeNs = file.Stamp.ChangeTimeNs + 1 })).ToList();
+    var rescanEdited = await Timed(() => catalog.ReplaceMachineFilesAsync("m1", edited));
+    Report($"rescan m1, 1% edited ({rescanEdited.Value.DigestsKept:N0} digests kept)", rescanEdited.Seconds, n);
+    var toHashEdited = await Timed(() => catalog.GetFilesToHashAsync("m1"));
+    Report($"files to hash after it ({toHashEdited.Value.Count:N0} files)", toHashEdited.Seconds, null);
+    var recordEdited = await Timed(() => catalog.RecordDigestsAsync("m1", toHashEdited.Value.Select(file => new CatalogDigest(file.Stamp, SHA256.HashData(file.Path.Span)))));
+    Report($"record their digests ({recordEdited.Value:N0} rows)", recordEdited.Seconds, toHashEdited.Value.Count);
+    var groupsEdited = await Timed(() => catalog.FindGroupsAsync("m1"));
+    Report($"groups of m1 again ({groupsEdited.Value.Count:N0} groups)", groupsEdited.Seconds, null);
     await Sql(database, "VACUUM FULL ANALYZE dedup.files, dedup.digests");
     await PrintSizes(database, 2L * n, toHash0.Count + toHash1.Value.Count);
 }

@@ -150,12 +150,20 @@ public sealed class PostgresCatalog : IAsyncDisposable, IDisposable
             var files = new List<CatalogFile>();
             await using var command = Command(
                 connection,
-                SharedSizesSql + $"""
-                 SELECT f.{FileColumns.Replace(", ", ", f.", StringComparison.Ordinal)}, f.path
-                 FROM dedup.files f JOIN shared s ON s.size = f.size, me
-                 WHERE f.machine_id = me.id AND NOT EXISTS (
-                   SELECT 1 FROM dedup.digests d WHERE d.machine_id = me.id AND d.device = f.device AND d.inode = f.inode
-                     AND d.size = f.size AND d.mtime_ns = f.mtime_ns AND d.ctime_ns = f.ctime_ns)
+                // Files without a digest first (after a machine's first scan, only its new and edited ones), then
+                // whether another file has the size: per remaining file, a probe of the size index. Measured at a
+                // million files, 1% edited: 13 s when the shared sizes of all the machine's files came first.
+                $"""
+                WITH me AS (SELECT id FROM dedup.machines WHERE name = $1)
+                SELECT f.{FileColumns.Replace(", ", ", f.", StringComparison.Ordinal)}, f.path
+                FROM dedup.files f, me
+                WHERE f.machine_id = me.id
+                  AND NOT EXISTS (
+                    SELECT 1 FROM dedup.digests d WHERE d.machine_id = me.id AND d.device = f.device AND d.inode = f.inode
+                      AND d.size = f.size AND d.mtime_ns = f.mtime_ns AND d.ctime_ns = f.ctime_ns)
+                  AND (EXISTS (SELECT 1 FROM dedup.files o WHERE o.size = f.size AND o.machine_id <> me.id)
+                    OR EXISTS (SELECT 1 FROM dedup.files o WHERE o.size = f.size AND o.machine_id = me.id
+                      AND (o.device <> f.device OR o.inode <> f.inode)))
                 """,
                 machine);
             await using var reader = await command.ExecuteReaderAsync(token).ConfigureAwait(false);

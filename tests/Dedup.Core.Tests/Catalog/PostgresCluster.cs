@@ -73,7 +73,10 @@ internal sealed class PostgresCluster : IDisposable
     {
         string bin = FindBinDirectory() ?? throw new InvalidOperationException(MissingReason());
         bool asPostgres = Environment.IsPrivilegedProcess;
-        var folder = Directory.CreateTempSubdirectory("dedup-pg-").FullName;
+        // Under /tmp, not TMPDIR: the postgres user must be able to reach it, and a Unix socket's path is limited to
+        // 107 bytes.
+        var folder = Path.Combine("/tmp", $"dedup-pg-{Guid.NewGuid():N}"[..22]);
+        Directory.CreateDirectory(folder);
         var cluster = new PostgresCluster(bin, folder, asPostgres);
         try
         {
