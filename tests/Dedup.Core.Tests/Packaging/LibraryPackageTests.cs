@@ -7,7 +7,7 @@ using Dedup.Core.Tests.Infrastructure;
 namespace Dedup.Core.Tests.Packaging;
 
 /// <summary>
-/// What a library user installs: the packed Dedup.Core (and its DI package) restored from a local feed into a fresh
+/// What a library user installs: the packed Dedup.Core (and its DI and PostgreSQL packages) restored from a local feed into a fresh
 /// net8.0 app outside the repository, which runs on a real .NET 8 runtime (self-contained) and scans a real tree.
 /// The packages are packed once per class into their own artifacts folder, never touching the other tests' build.
 /// </summary>
@@ -206,6 +206,36 @@ public sealed partial class LibraryPackageTests(LibraryPackageTests.PackedLibrar
         Assert.Equal(packed.LibraryBytes("Dedup.Core", "net8.0"), File.ReadAllBytes(library));
     }
 
+    [LinuxFact]
+    public void The_PostgreSql_package_targets_net8_and_net10_with_docs_symbols_and_its_dependencies()
+    {
+        const string id = "Dedup.Core.PostgreSql";
+        using var nupkg = ZipFile.OpenRead(packed.PathOf(id, ".nupkg"));
+        Assert.Equal(
+            [$"lib/net10.0/{id}.dll", $"lib/net10.0/{id}.xml", $"lib/net8.0/{id}.dll", $"lib/net8.0/{id}.xml"],
+            nupkg.Entries.Select(e => e.FullName).Where(e => e.StartsWith("lib/", StringComparison.Ordinal)).Order(StringComparer.Ordinal));
+        Assert.Contains("README.md", nupkg.Entries.Select(e => e.FullName));
+
+        // Npgsql has no netstandard2.0 build since 8.0, so neither has this package; it depends on the packed Dedup.Core.
+        var dependencies = Element(Nuspec(nupkg), "dependencies").Elements()
+            .Select(group => (Tfm: group.Attribute("targetFramework")?.Value, Ids: group.Elements().Select(d => $"{d.Attribute("id")?.Value} {d.Attribute("version")?.Value}").Order(StringComparer.Ordinal).ToArray()))
+            .OrderBy(group => group.Tfm, StringComparer.Ordinal).ToArray();
+        Assert.Equal([("net10.0", [$"Dedup.Core {packed.Version}", "Npgsql 10.0.3"]), ("net8.0", [$"Dedup.Core {packed.Version}", "Npgsql 10.0.3"])],
+            dependencies.Select(group => (group.Tfm, group.Ids)).ToArray(), new DependencyGroupComparer());
+
+        using var snupkg = ZipFile.OpenRead(packed.PathOf(id, ".snupkg"));
+        Assert.Equal(
+            [$"lib/net10.0/{id}.pdb", $"lib/net8.0/{id}.pdb"],
+            snupkg.Entries.Select(e => e.FullName).Where(e => e.StartsWith("lib/", StringComparison.Ordinal)).Order(StringComparer.Ordinal));
+    }
+
+    private sealed class DependencyGroupComparer : IEqualityComparer<(string?, string[])>
+    {
+        public bool Equals((string?, string[]) x, (string?, string[]) y) => x.Item1 == y.Item1 && x.Item2.SequenceEqual(y.Item2);
+
+        public int GetHashCode((string?, string[]) obj) => obj.Item1?.GetHashCode(StringComparison.Ordinal) ?? 0;
+    }
+
     private static string Replace(string code, string oldValue, string newValue)
     {
         Assert.True(code.Contains(oldValue, StringComparison.Ordinal), $"the README's library example no longer contains {oldValue}");
@@ -238,7 +268,7 @@ public sealed partial class LibraryPackageTests(LibraryPackageTests.PackedLibrar
                 return; // every test here is a LinuxFact
             }
 
-            foreach (var project in new[] { "Dedup.Core", "Dedup.Core.Extensions.DependencyInjection" })
+            foreach (var project in new[] { "Dedup.Core", "Dedup.Core.Extensions.DependencyInjection", "Dedup.Core.PostgreSql" })
             {
                 string[] args = ["pack", Path.Combine(RepositoryFiles.Root, "src", project), "-c", "Release", "-o", Feed, "--artifacts-path", _work.PathOf("artifacts")];
                 var (exit, stdout, stderr) = ProcessRunner.Run("dotnet", args, timeoutSeconds: 600);

@@ -1,0 +1,65 @@
+using Npgsql;
+
+namespace Dedup.Core.PostgreSql;
+
+/// <summary>
+/// Reads the groups of one machine. The server finds the digests shared by two or more files (identities) and
+/// joins them to their file rows; the rows are grouped and sorted here, which spares the server a sort of every
+/// row with its path (measured: most of the query's time at a million files, spilled to disk under the default
+/// work_mem).
+/// </summary>
+internal static class CatalogGroupReader
+{
+    // Window count, not a self-join of a materialised CTE: the planner has no statistics for a CTE and chose a
+    // nested loop over it (measured: over 15 minutes at a million digests; this form 8-19 s).
+    private const string Sql = """
+        WITH me AS (SELECT id FROM dedup.machines WHERE name = $1),
+        mine AS (SELECT DISTINCT d.size, d.sha256 FROM dedup.digests d, me WHERE d.machine_id = me.id),
+        -- A digest row is one identity (machine, device, inode): two rows are two files, not two names of one.
+        candidates AS (
+          SELECT g.*, count(*) OVER (PARTITION BY g.size, g.sha256) AS files
+          FROM mine JOIN dedup.digests g ON g.size = mine.size AND g.sha256 = mine.sha256)
+        SELECT o.size, o.device, o.inode, o.mtime_ns, o.ctime_ns, c.sha256, m.name, o.path
+        FROM candidates c
+        JOIN dedup.files o ON o.machine_id = c.machine_id AND o.device = c.device AND o.inode = c.inode
+          AND o.size = c.size AND o.mtime_ns = c.mtime_ns AND o.ctime_ns = c.ctime_ns
+        JOIN dedup.machines m ON m.id = o.machine_id
+        WHERE c.files > 1
+        """;
+
+    public static async Task<IReadOnlyList<CatalogGroup>> ReadAsync(NpgsqlConnection connection, string machine, CancellationToken cancellationToken)
+    {
+        var groups = new Dictionary<(long Size, string Sha), (byte[] Sha, List<CatalogMatch> Files)>();
+        await using var command = PostgresCatalog.Command(connection, Sql, machine);
+        await using var reader = await command.ExecuteReaderAsync(cancellationToken).ConfigureAwait(false);
+        while (await reader.ReadAsync(cancellationToken).ConfigureAwait(false))
+        {
+            byte[] sha = reader.GetFieldValue<byte[]>(5);
+            var key = (reader.GetInt64(0), Convert.ToHexString(sha));
+            if (!groups.TryGetValue(key, out var group))
+            {
+                group = (sha, []);
+                groups.Add(key, group);
+            }
+
+            group.Files.Add(new CatalogMatch(reader.GetString(6), reader.GetFieldValue<byte[]>(7), PostgresCatalog.ReadStamp(reader, 0)));
+        }
+
+        return groups
+            .OrderByDescending(entry => entry.Key.Size).ThenBy(entry => entry.Key.Sha, StringComparer.Ordinal)
+            .Select(entry => new CatalogGroup(entry.Key.Size, entry.Value.Sha, entry.Value.Files.OrderBy(file => file, MatchOrder.Instance).ToList()))
+            .ToList();
+    }
+
+    /// <summary>By machine name (ordinal), then path bytes.</summary>
+    private sealed class MatchOrder : IComparer<CatalogMatch>
+    {
+        public static readonly MatchOrder Instance = new();
+
+        public int Compare(CatalogMatch? x, CatalogMatch? y)
+        {
+            int byMachine = string.CompareOrdinal(x!.Machine, y!.Machine);
+            return byMachine != 0 ? byMachine : x.Path.Span.SequenceCompareTo(y.Path.Span);
+        }
+    }
+}

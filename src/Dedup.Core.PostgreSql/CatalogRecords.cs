@@ -1,0 +1,95 @@
+using Dedup.Core.Caching;
+
+namespace Dedup.Core.PostgreSql;
+
+/// <summary>
+/// One scanned file as the catalog stores it: the path's bytes exactly as the file system gave them (names on Linux
+/// are bytes, not always UTF-8) and the file's stamp.
+/// </summary>
+/// <remarks>Record equality compares <see cref="Path"/> by reference, as for any <see cref="ReadOnlyMemory{T}"/>.</remarks>
+public sealed record CatalogFile
+{
+    /// <summary>Creates a file entry.</summary>
+    /// <param name="path">The path's bytes; not empty.</param>
+    /// <param name="stamp">Identity, size and times as the scan read them.</param>
+    /// <exception cref="ArgumentException"><paramref name="path"/> is empty or <paramref name="stamp"/> has a negative length.</exception>
+    public CatalogFile(ReadOnlyMemory<byte> path, FileStamp stamp)
+    {
+        if (path.IsEmpty)
+        {
+            throw new ArgumentException("A catalog file needs a path.", nameof(path));
+        }
+
+        if (stamp.Length < 0)
+        {
+            throw new ArgumentException("A file's length cannot be negative.", nameof(stamp));
+        }
+
+        Path = path;
+        Stamp = stamp;
+    }
+
+    /// <summary>The path's bytes.</summary>
+    public ReadOnlyMemory<byte> Path { get; }
+
+    /// <summary>Identity, size and times as the scan read them.</summary>
+    public FileStamp Stamp { get; }
+}
+
+/// <summary>The SHA-256 of a file's whole content, for the file (of one machine) that carries <see cref="Stamp"/>.</summary>
+public sealed record CatalogDigest
+{
+    /// <summary>The length of a SHA-256 digest in bytes.</summary>
+    public const int Sha256Length = 32;
+
+    /// <summary>Creates a digest entry.</summary>
+    /// <param name="stamp">The stamp the file had when it was read; the digest is recorded only on rows with this exact stamp.</param>
+    /// <param name="sha256">The 32-byte SHA-256 of the file's content.</param>
+    /// <exception cref="ArgumentException"><paramref name="sha256"/> is not 32 bytes long.</exception>
+    public CatalogDigest(FileStamp stamp, ReadOnlyMemory<byte> sha256)
+    {
+        if (sha256.Length != Sha256Length)
+        {
+            throw new ArgumentException($"A SHA-256 digest is {Sha256Length} bytes, not {sha256.Length}.", nameof(sha256));
+        }
+
+        Stamp = stamp;
+        Sha256 = sha256;
+    }
+
+    /// <summary>The stamp the file had when it was read.</summary>
+    public FileStamp Stamp { get; }
+
+    /// <summary>The 32-byte SHA-256 of the file's content.</summary>
+    public ReadOnlyMemory<byte> Sha256 { get; }
+}
+
+/// <summary>A file of some machine, as of that machine's last scan.</summary>
+/// <param name="Machine">The machine's name.</param>
+/// <param name="Path">The path's bytes on that machine.</param>
+/// <param name="Stamp">The file's stamp on that machine.</param>
+public sealed record CatalogMatch(string Machine, ReadOnlyMemory<byte> Path, FileStamp Stamp);
+
+/// <summary>
+/// Files of one or more machines with the same size and SHA-256: duplicates by digest, not verified byte by byte
+/// (the files are on different machines).
+/// </summary>
+/// <param name="Length">The files' size in bytes.</param>
+/// <param name="Sha256">Their common SHA-256.</param>
+/// <param name="Files">Every file with that size and digest, ordered by machine name, then path bytes.</param>
+public sealed record CatalogGroup(long Length, ReadOnlyMemory<byte> Sha256, IReadOnlyList<CatalogMatch> Files)
+{
+    /// <summary>Whether the group holds files of more than one machine.</summary>
+    public bool SpansMachines => Files.Select(file => file.Machine).Distinct(StringComparer.Ordinal).Skip(1).Any();
+}
+
+/// <summary>What replacing a machine's files did.</summary>
+/// <param name="Files">The rows now stored for the machine.</param>
+/// <param name="DigestsKept">Files (identities) that kept the digest stored under the same complete stamp before the rescan.</param>
+public sealed record CatalogReplaceResult(long Files, long DigestsKept);
+
+/// <summary>A machine known to the catalog.</summary>
+/// <param name="Name">The machine's name.</param>
+/// <param name="Files">How many file rows its last scan stored.</param>
+/// <param name="ScannedAt">When its last scan was stored (the server's clock).</param>
+public sealed record CatalogMachine(string Name, long Files, DateTimeOffset ScannedAt);

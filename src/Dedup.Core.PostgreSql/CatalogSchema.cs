@@ -1,0 +1,112 @@
+using Npgsql;
+
+namespace Dedup.Core.PostgreSql;
+
+/// <summary>
+/// The catalog's tables, created and upgraded in numbered steps. Each step runs once, in order, inside one
+/// transaction under an advisory lock, so clients starting together on an empty database do not race.
+/// </summary>
+internal static class CatalogSchema
+{
+    public const string Name = "dedup";
+
+    // Any fixed number: the advisory lock that serialises migrations across clients.
+    private const long MigrationLock = 0x6465_6475_7031_39;
+
+    /// <summary>Step N (1-based) brings the schema from version N-1 to N. Never edit a shipped step; add one.</summary>
+    private static readonly string[] Steps =
+    [
+        // 1: machines, files, digests. Digests live in their own table keyed by machine and identity, not on the file
+        // rows: a rescan rewrites a machine's files without touching the digests of unchanged ones (they match by
+        // stamp), and recording digests inserts rows instead of updating indexed ones. No foreign keys to machines:
+        // their per-row check would slow the bulk COPY, and only this library writes the rows.
+        """
+        CREATE TABLE dedup.machines (
+            id int GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+            name text NOT NULL UNIQUE,
+            scanned_at timestamptz NOT NULL DEFAULT now(),
+            file_count bigint NOT NULL DEFAULT 0
+        );
+        -- Fixed-width columns first: no alignment padding between them.
+        CREATE TABLE dedup.files (
+            size bigint NOT NULL,
+            device bigint NOT NULL,
+            inode bigint NOT NULL,
+            mtime_ns bigint NOT NULL,
+            ctime_ns bigint NOT NULL,
+            machine_id int NOT NULL,
+            path bytea NOT NULL
+        );
+        -- A machine's rows: the rescan's delete, and the join from a digest to its files.
+        CREATE INDEX files_machine ON dedup.files (machine_id, device, inode);
+        -- Which sizes other machines hold.
+        CREATE INDEX files_size ON dedup.files (size, machine_id);
+        -- One digest per file (identity) of a machine, valid while the file's stamp is the one stored here.
+        CREATE TABLE dedup.digests (
+            size bigint NOT NULL,
+            device bigint NOT NULL,
+            inode bigint NOT NULL,
+            mtime_ns bigint NOT NULL,
+            ctime_ns bigint NOT NULL,
+            machine_id int NOT NULL,
+            sha256 bytea NOT NULL CHECK (octet_length(sha256) = 32),
+            PRIMARY KEY (machine_id, device, inode)
+        );
+        -- Groups: digests by size and content.
+        CREATE INDEX digests_content ON dedup.digests (size, sha256);
+        """,
+    ];
+
+    /// <summary>The version this library writes.</summary>
+    public static int LatestVersion => Steps.Length;
+
+    /// <summary>Brings the schema to <see cref="LatestVersion"/>; returns the version found before.</summary>
+    public static async Task<int> MigrateAsync(NpgsqlConnection connection, CancellationToken cancellationToken)
+    {
+        await using var transaction = await connection.BeginTransactionAsync(cancellationToken).ConfigureAwait(false);
+        await ExecuteAsync(connection, $"SELECT pg_advisory_xact_lock({MigrationLock})", cancellationToken).ConfigureAwait(false);
+        await ExecuteAsync(
+            connection,
+            """
+            CREATE SCHEMA IF NOT EXISTS dedup;
+            CREATE TABLE IF NOT EXISTS dedup.schema_version (
+                version int PRIMARY KEY,
+                applied_at timestamptz NOT NULL DEFAULT now()
+            );
+            """,
+            cancellationToken).ConfigureAwait(false);
+
+        int found;
+        await using (var command = new NpgsqlCommand("SELECT coalesce(max(version), 0) FROM dedup.schema_version", connection))
+        {
+            found = (int)(await command.ExecuteScalarAsync(cancellationToken).ConfigureAwait(false))!;
+        }
+
+        if (found > LatestVersion)
+        {
+            throw new CatalogSchemaTooNewException(found, LatestVersion);
+        }
+
+        for (int version = found + 1; version <= LatestVersion; version++)
+        {
+            await ExecuteAsync(connection, Steps[version - 1], cancellationToken).ConfigureAwait(false);
+            await ExecuteAsync(connection, $"INSERT INTO dedup.schema_version (version) VALUES ({version})", cancellationToken).ConfigureAwait(false);
+        }
+
+        await transaction.CommitAsync(cancellationToken).ConfigureAwait(false);
+        return found;
+    }
+
+    internal static async Task<int> ExecuteAsync(NpgsqlConnection connection, string sql, CancellationToken cancellationToken)
+    {
+        await using var command = new NpgsqlCommand(sql, connection);
+        return await command.ExecuteNonQueryAsync(cancellationToken).ConfigureAwait(false);
+    }
+}
+
+/// <summary>Raised inside the catalog and turned into a <see cref="CatalogException"/> with the server's names.</summary>
+internal sealed class CatalogSchemaTooNewException(int found, int latest)
+    : Exception($"The catalog's schema is version {found}, newer than this library's {latest}; upgrade Dedup.Core.PostgreSql.")
+{
+    public int Found { get; } = found;
+}

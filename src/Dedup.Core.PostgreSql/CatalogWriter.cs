@@ -1,0 +1,81 @@
+using Dedup.Core.Caching;
+using Npgsql;
+using NpgsqlTypes;
+
+namespace Dedup.Core.PostgreSql;
+
+/// <summary>Writes a machine's scan: the first one straight into the catalog by COPY, later ones by difference.</summary>
+internal static class CatalogWriter
+{
+    // A rescan: the new scan goes to a temporary staging table (no WAL), then only the rows that differ are deleted
+    // and inserted. Measured at a million unchanged files: rewriting every row (delete all, COPY all) cost 10-17 s
+    // and left a million dead rows for vacuum; most files of a rescan are unchanged.
+    public static async Task<ulong> ReplaceByDifferenceAsync(NpgsqlConnection connection, int id, IEnumerable<CatalogFile> files, CancellationToken cancellationToken)
+    {
+        await PostgresCatalog.ExecuteAsync(
+            connection,
+            $"CREATE TEMP TABLE dedup_staging ({PostgresCatalog.FileColumns.Replace(",", " bigint,", StringComparison.Ordinal)} bigint, machine_id int, path bytea) ON COMMIT DROP",
+            cancellationToken).ConfigureAwait(false);
+        ulong rows = await CopyFilesAsync(connection, "dedup_staging", id, files, cancellationToken).ConfigureAwait(false);
+        await PostgresCatalog.ExecuteAsync(connection, "ANALYZE dedup_staging", cancellationToken).ConfigureAwait(false);
+        const string same = """
+            s.path = f.path AND s.size = f.size AND s.device = f.device AND s.inode = f.inode
+              AND s.mtime_ns = f.mtime_ns AND s.ctime_ns = f.ctime_ns
+            """;
+        await PostgresCatalog.ExecuteAsync(
+            connection,
+            $"DELETE FROM dedup.files f WHERE f.machine_id = $1 AND NOT EXISTS (SELECT 1 FROM dedup_staging s WHERE {same})",
+            cancellationToken,
+            id).ConfigureAwait(false);
+        await PostgresCatalog.ExecuteAsync(
+            connection,
+            $"""
+            INSERT INTO dedup.files ({PostgresCatalog.FileColumns}, machine_id, path)
+            SELECT {PostgresCatalog.FileColumns}, machine_id, path FROM dedup_staging s
+            WHERE NOT EXISTS (SELECT 1 FROM dedup.files f WHERE f.machine_id = $1 AND {same})
+            """,
+            cancellationToken,
+            id).ConfigureAwait(false);
+        return rows;
+    }
+
+    public static async Task<ulong> CopyFilesAsync(NpgsqlConnection connection, string table, int id, IEnumerable<CatalogFile> files, CancellationToken cancellationToken)
+    {
+        var copy = await connection.BeginBinaryImportAsync(
+            $"COPY {table} ({PostgresCatalog.FileColumns}, machine_id, path) FROM STDIN (FORMAT BINARY)", cancellationToken).ConfigureAwait(false);
+        await using (copy.ConfigureAwait(false))
+        {
+            foreach (CatalogFile file in files)
+            {
+                ArgumentNullException.ThrowIfNull(file, nameof(files));
+                await copy.StartRowAsync(cancellationToken).ConfigureAwait(false);
+                await WriteStampAsync(copy, file.Stamp, cancellationToken).ConfigureAwait(false);
+                await copy.WriteAsync(id, NpgsqlDbType.Integer, cancellationToken).ConfigureAwait(false);
+                await copy.WriteAsync(file.Path, NpgsqlDbType.Bytea, cancellationToken).ConfigureAwait(false);
+            }
+
+            return await copy.CompleteAsync(cancellationToken).ConfigureAwait(false);
+        }
+    }
+
+    public static async Task<(int Id, long PreviousFiles)> MachineRowAsync(NpgsqlConnection connection, string machine, CancellationToken cancellationToken)
+    {
+        await using var command = PostgresCatalog.Command(
+            connection,
+            "INSERT INTO dedup.machines (name) VALUES ($1) ON CONFLICT (name) DO UPDATE SET scanned_at = now() RETURNING id, file_count",
+            machine);
+        await using var reader = await command.ExecuteReaderAsync(cancellationToken).ConfigureAwait(false);
+        await reader.ReadAsync(cancellationToken).ConfigureAwait(false);
+        return (reader.GetInt32(0), reader.GetInt64(1));
+    }
+
+    public static async Task WriteStampAsync(NpgsqlBinaryImporter copy, FileStamp stamp, CancellationToken cancellationToken)
+    {
+        // Device and inode are unsigned 64-bit; bigint keeps their bits.
+        await copy.WriteAsync(stamp.Length, NpgsqlDbType.Bigint, cancellationToken).ConfigureAwait(false);
+        await copy.WriteAsync(unchecked((long)stamp.Identity.Device), NpgsqlDbType.Bigint, cancellationToken).ConfigureAwait(false);
+        await copy.WriteAsync(unchecked((long)stamp.Identity.FileId), NpgsqlDbType.Bigint, cancellationToken).ConfigureAwait(false);
+        await copy.WriteAsync(stamp.LastWriteTimeNs, NpgsqlDbType.Bigint, cancellationToken).ConfigureAwait(false);
+        await copy.WriteAsync(stamp.ChangeTimeNs, NpgsqlDbType.Bigint, cancellationToken).ConfigureAwait(false);
+    }
+}

@@ -1,0 +1,382 @@
+using Dedup.Core.Caching;
+using Dedup.Core.Enumeration;
+using Npgsql;
+using NpgsqlTypes;
+
+namespace Dedup.Core.PostgreSql;
+
+/// <summary>
+/// A catalog of files shared by many machines on one PostgreSQL database: each machine stores its scanned files, and
+/// the SHA-256 of those whose size another file shares, so duplicates are found across machines.
+/// </summary>
+/// <remarks>
+/// <para>A scan calls, in order: <see cref="ReplaceMachineFilesAsync"/> (the machine's files, replacing its previous
+/// scan atomically), <see cref="GetFilesToHashAsync"/> (its files whose size is shared and that have no digest yet),
+/// <see cref="RecordDigestsAsync"/> (their SHA-256), then <see cref="FindGroupsAsync"/>.</para>
+/// <para>Machines may write at the same time: each writes only its own rows, after locking its own row of the
+/// machine table, so concurrent scans neither lose rows nor deadlock. The schema is created or upgraded on first use.
+/// Every failure to reach or use the server is a <see cref="CatalogException"/>.</para>
+/// <para>Digests, not bytes: files on different machines are matched by size and SHA-256 (collision-resistant, so
+/// no client can craft a file matching another client's), never compared byte by byte.</para>
+/// </remarks>
+public sealed class PostgresCatalog : IAsyncDisposable, IDisposable
+{
+    /// <summary>The longest machine name accepted, in characters.</summary>
+    public const int MaxMachineNameLength = 255;
+
+    internal const string FileColumns = "size, device, inode, mtime_ns, ctime_ns";
+    private readonly NpgsqlDataSource _dataSource;
+    private readonly CatalogErrors _errors;
+    private volatile bool _migrated;
+
+    /// <summary>Creates a catalog for the database a connection string names; nothing is connected yet.</summary>
+    /// <param name="connectionString">An Npgsql connection string, e.g. <c>Host=db;Database=dedup;Username=dedup;Password=…</c>.</param>
+    /// <exception cref="CatalogException">The connection string cannot be parsed (<see cref="CatalogErrorKind.InvalidConnectionString"/>).</exception>
+    public PostgresCatalog(string connectionString)
+    {
+        ArgumentNullException.ThrowIfNull(connectionString);
+        NpgsqlConnectionStringBuilder builder;
+        try
+        {
+            builder = new NpgsqlConnectionStringBuilder(connectionString);
+        }
+        catch (Exception error) when (error is ArgumentException or FormatException or InvalidCastException or OverflowException)
+        {
+            // Npgsql's parse errors name the keyword, not its value, so no password can leak through them.
+            throw CatalogErrors.InvalidConnectionString(error.Message, error);
+        }
+
+        if (string.IsNullOrWhiteSpace(builder.Host))
+        {
+            throw CatalogErrors.InvalidConnectionString("it names no Host.", null);
+        }
+
+        if (string.IsNullOrEmpty(builder.ApplicationName))
+        {
+            builder.ApplicationName = "dedup";
+        }
+
+        if (builder.CommandTimeout == DefaultNpgsqlCommandTimeout)
+        {
+            // Npgsql's 30 s suits single-row queries; the catalog's statements move whole machines (measured: up to
+            // 30 s for one query at a million files on a loaded 2-core server). A timeout set in the string is kept.
+            builder.CommandTimeout = DefaultCommandTimeoutSeconds;
+        }
+
+        _errors = new CatalogErrors(builder.Host, builder.Port, builder.Database ?? builder.Username, builder.Password);
+        _dataSource = NpgsqlDataSource.Create(builder);
+    }
+
+    /// <summary>The command timeout used when the connection string leaves Npgsql's default (30 s), in seconds.</summary>
+    public const int DefaultCommandTimeoutSeconds = 600;
+
+    private const int DefaultNpgsqlCommandTimeout = 30;
+
+    /// <summary>The schema version this library creates and uses.</summary>
+    public static int SchemaVersion => CatalogSchema.LatestVersion;
+
+    /// <summary>Creates or upgrades the catalog's schema (also done on first use of any other method).</summary>
+    /// <param name="cancellationToken">Cancels the migration (rolled back).</param>
+    /// <returns>The schema version found before: 0 for an empty database.</returns>
+    public Task<int> MigrateAsync(CancellationToken cancellationToken = default) =>
+        RunAsync("migrating the schema", (connection, token) => CatalogSchema.MigrateAsync(connection, token), cancellationToken, migrate: false);
+
+    /// <summary>
+    /// Replaces all of a machine's files with <paramref name="files"/> in one transaction: other clients see either
+    /// the previous scan or this one. A file whose complete stamp (identity, size, times) is unchanged keeps its
+    /// digest, whatever its path; the digests of other files are dropped. A machine's first scan is copied straight
+    /// into the catalog (binary COPY); a rescan is copied into a temporary table and only the rows that changed are
+    /// deleted and inserted, so an unchanged tree costs no writes to the catalog's tables. Paths are unique per scan.
+    /// </summary>
+    /// <param name="machine">The machine's name.</param>
+    /// <param name="files">Every file of the scan; enumerated once, streamed to the server.</param>
+    /// <param name="cancellationToken">Cancels the replacement (rolled back: the previous scan stays).</param>
+    /// <returns>How many rows were stored and how many kept their digest.</returns>
+    public Task<CatalogReplaceResult> ReplaceMachineFilesAsync(string machine, IEnumerable<CatalogFile> files, CancellationToken cancellationToken = default)
+    {
+        ValidateMachine(machine);
+        ArgumentNullException.ThrowIfNull(files);
+        return RunAsync("replacing a machine's files", async (connection, token) =>
+        {
+            await using var transaction = await connection.BeginTransactionAsync(token).ConfigureAwait(false);
+            // Locks this machine's row: a second scan of the same machine waits here; other machines do not.
+            // file_count is the previous scan's: the update below leaves it alone.
+            var (id, previous) = await CatalogWriter.MachineRowAsync(connection, machine, token).ConfigureAwait(false);
+            ulong rows = previous == 0
+                ? await CatalogWriter.CopyFilesAsync(connection, "dedup.files", id, files, token).ConfigureAwait(false)
+                : await CatalogWriter.ReplaceByDifferenceAsync(connection, id, files, token).ConfigureAwait(false);
+
+            // Digests stay valid only under an unchanged, complete stamp (a ctime of 0 is never trusted).
+            await ExecuteAsync(
+                connection,
+                """
+                DELETE FROM dedup.digests d WHERE d.machine_id = $1 AND (d.ctime_ns = 0 OR NOT EXISTS (
+                  SELECT 1 FROM dedup.files f WHERE f.machine_id = $1 AND f.device = d.device AND f.inode = d.inode
+                    AND f.size = d.size AND f.mtime_ns = d.mtime_ns AND f.ctime_ns = d.ctime_ns))
+                """,
+                token,
+                id).ConfigureAwait(false);
+            long kept = await ScalarAsync<long>(connection, "SELECT count(*) FROM dedup.digests WHERE machine_id = $1", token, id).ConfigureAwait(false);
+            await ExecuteAsync(connection, "UPDATE dedup.machines SET scanned_at = now(), file_count = $2 WHERE id = $1", token, id, (long)rows).ConfigureAwait(false);
+            await transaction.CommitAsync(token).ConfigureAwait(false);
+            return new CatalogReplaceResult((long)rows, kept);
+        }, cancellationToken);
+    }
+
+    /// <summary>
+    /// The sizes of a machine's files that some other file in the catalog also has: another file of this machine
+    /// (not a hard link of the same file) or any file of another machine. Only these files need a digest.
+    /// </summary>
+    /// <param name="machine">The machine's name.</param>
+    /// <param name="cancellationToken">Cancels the query.</param>
+    /// <returns>The shared sizes; empty for a machine the catalog does not know.</returns>
+    public Task<IReadOnlySet<long>> GetSharedSizesAsync(string machine, CancellationToken cancellationToken = default)
+    {
+        ValidateMachine(machine);
+        return RunAsync<IReadOnlySet<long>>("querying shared sizes", async (connection, token) =>
+        {
+            var sizes = new HashSet<long>();
+            await using var command = Command(connection, SharedSizesSql + " SELECT size FROM shared", machine);
+            await using var reader = await command.ExecuteReaderAsync(token).ConfigureAwait(false);
+            while (await reader.ReadAsync(token).ConfigureAwait(false))
+            {
+                sizes.Add(reader.GetInt64(0));
+            }
+
+            return sizes;
+        }, cancellationToken);
+    }
+
+    /// <summary>
+    /// A machine's files that need a digest: their size is shared (see <see cref="GetSharedSizesAsync"/>) and no
+    /// digest is stored for them. Hard links appear once per name; hash each identity once.
+    /// </summary>
+    /// <param name="machine">The machine's name.</param>
+    /// <param name="cancellationToken">Cancels the query.</param>
+    /// <returns>The files, in no particular order (the server does not sort them).</returns>
+    public Task<IReadOnlyList<CatalogFile>> GetFilesToHashAsync(string machine, CancellationToken cancellationToken = default)
+    {
+        ValidateMachine(machine);
+        return RunAsync<IReadOnlyList<CatalogFile>>("querying files to hash", async (connection, token) =>
+        {
+            var files = new List<CatalogFile>();
+            await using var command = Command(
+                connection,
+                SharedSizesSql + $"""
+                 SELECT f.{FileColumns.Replace(", ", ", f.", StringComparison.Ordinal)}, f.path
+                 FROM dedup.files f JOIN shared s ON s.size = f.size, me
+                 WHERE f.machine_id = me.id AND NOT EXISTS (
+                   SELECT 1 FROM dedup.digests d WHERE d.machine_id = me.id AND d.device = f.device AND d.inode = f.inode
+                     AND d.size = f.size AND d.mtime_ns = f.mtime_ns AND d.ctime_ns = f.ctime_ns)
+                """,
+                machine);
+            await using var reader = await command.ExecuteReaderAsync(token).ConfigureAwait(false);
+            while (await reader.ReadAsync(token).ConfigureAwait(false))
+            {
+                files.Add(new CatalogFile(reader.GetFieldValue<byte[]>(5), ReadStamp(reader, 0)));
+            }
+
+            return files;
+        }, cancellationToken);
+    }
+
+    /// <summary>
+    /// Stores digests for a machine's files whose stamp equals the digest's (one per identity: every name of a
+    /// hard-linked file has it). A digest whose stamp no file row has (the file changed after the scan stored it)
+    /// is ignored. A digest stays stored across rescans while the file's stamp is unchanged and complete.
+    /// </summary>
+    /// <param name="machine">The machine's name.</param>
+    /// <param name="digests">The digests; enumerated once, streamed to the server.</param>
+    /// <param name="cancellationToken">Cancels the recording (rolled back).</param>
+    /// <returns>How many files (identities) received a digest.</returns>
+    public Task<long> RecordDigestsAsync(string machine, IEnumerable<CatalogDigest> digests, CancellationToken cancellationToken = default)
+    {
+        ValidateMachine(machine);
+        ArgumentNullException.ThrowIfNull(digests);
+        return RunAsync("recording digests", async (connection, token) =>
+        {
+            await using var transaction = await connection.BeginTransactionAsync(token).ConfigureAwait(false);
+            // FOR SHARE: waits for a rescan of this machine that is under way, in the same lock order as it.
+            int? id = await ScalarAsync<int?>(connection, "SELECT id FROM dedup.machines WHERE name = $1 FOR SHARE", token, machine).ConfigureAwait(false);
+            await ExecuteAsync(connection, $"CREATE TEMP TABLE dedup_incoming ({FileColumns.Replace(",", " bigint,", StringComparison.Ordinal)} bigint, sha256 bytea) ON COMMIT DROP", token).ConfigureAwait(false);
+            var copy = await connection.BeginBinaryImportAsync($"COPY dedup_incoming ({FileColumns}, sha256) FROM STDIN (FORMAT BINARY)", token).ConfigureAwait(false);
+            await using (copy.ConfigureAwait(false))
+            {
+                foreach (CatalogDigest digest in digests)
+                {
+                    ArgumentNullException.ThrowIfNull(digest, nameof(digests));
+                    await copy.StartRowAsync(token).ConfigureAwait(false);
+                    await CatalogWriter.WriteStampAsync(copy, digest.Stamp, token).ConfigureAwait(false);
+                    await copy.WriteAsync(digest.Sha256, NpgsqlDbType.Bytea, token).ConfigureAwait(false);
+                }
+
+                await copy.CompleteAsync(token).ConfigureAwait(false);
+            }
+
+            if (id is null)
+            {
+                return 0L;
+            }
+
+            await ExecuteAsync(connection, "ANALYZE dedup_incoming", token).ConfigureAwait(false);
+            long recorded = await ExecuteAsync(
+                connection,
+                $"""
+                INSERT INTO dedup.digests AS d ({FileColumns}, machine_id, sha256)
+                SELECT DISTINCT ON (i.device, i.inode) i.size, i.device, i.inode, i.mtime_ns, i.ctime_ns, $1, i.sha256
+                FROM dedup_incoming i
+                WHERE EXISTS (
+                  SELECT 1 FROM dedup.files f WHERE f.machine_id = $1 AND f.device = i.device AND f.inode = i.inode
+                    AND f.size = i.size AND f.mtime_ns = i.mtime_ns AND f.ctime_ns = i.ctime_ns)
+                ON CONFLICT (machine_id, device, inode) DO UPDATE SET size = excluded.size, mtime_ns = excluded.mtime_ns,
+                  ctime_ns = excluded.ctime_ns, sha256 = excluded.sha256
+                """,
+                token,
+                id.Value).ConfigureAwait(false);
+            await transaction.CommitAsync(token).ConfigureAwait(false);
+            return recorded;
+        }, cancellationToken);
+    }
+
+    /// <summary>
+    /// Every group of two or more distinct files (of any machines, as of their last scans) with the same size and
+    /// digest as a file of <paramref name="machine"/>: the groups its scan reports beside its local ones.
+    /// </summary>
+    /// <param name="machine">The machine's name.</param>
+    /// <param name="cancellationToken">Cancels the query.</param>
+    /// <returns>The groups, largest size first; hard links of one file count as one file.</returns>
+    public Task<IReadOnlyList<CatalogGroup>> FindGroupsAsync(string machine, CancellationToken cancellationToken = default)
+    {
+        ValidateMachine(machine);
+        return RunAsync("querying groups", (connection, token) => CatalogGroupReader.ReadAsync(connection, machine, token), cancellationToken);
+    }
+
+    /// <summary>The machines the catalog holds, by name.</summary>
+    /// <param name="cancellationToken">Cancels the query.</param>
+    /// <returns>Each machine's name, row count and last scan time.</returns>
+    public Task<IReadOnlyList<CatalogMachine>> GetMachinesAsync(CancellationToken cancellationToken = default) =>
+        RunAsync<IReadOnlyList<CatalogMachine>>("listing machines", async (connection, token) =>
+        {
+            var machines = new List<CatalogMachine>();
+            await using var command = new NpgsqlCommand("SELECT name, file_count, scanned_at FROM dedup.machines ORDER BY name COLLATE \"C\"", connection);
+            await using var reader = await command.ExecuteReaderAsync(token).ConfigureAwait(false);
+            while (await reader.ReadAsync(token).ConfigureAwait(false))
+            {
+                machines.Add(new CatalogMachine(reader.GetString(0), reader.GetInt64(1), reader.GetFieldValue<DateTimeOffset>(2)));
+            }
+
+            return machines;
+        }, cancellationToken);
+
+    /// <summary>Removes a machine and all its rows.</summary>
+    /// <param name="machine">The machine's name.</param>
+    /// <param name="cancellationToken">Cancels the removal (rolled back).</param>
+    /// <returns>Whether the catalog knew the machine.</returns>
+    public Task<bool> DeleteMachineAsync(string machine, CancellationToken cancellationToken = default)
+    {
+        ValidateMachine(machine);
+        return RunAsync("deleting a machine", async (connection, token) =>
+        {
+            await using var transaction = await connection.BeginTransactionAsync(token).ConfigureAwait(false);
+            int? id = await ScalarAsync<int?>(connection, "DELETE FROM dedup.machines WHERE name = $1 RETURNING id", token, machine).ConfigureAwait(false);
+            if (id is not null)
+            {
+                await ExecuteAsync(connection, "DELETE FROM dedup.files WHERE machine_id = $1", token, id.Value).ConfigureAwait(false);
+                await ExecuteAsync(connection, "DELETE FROM dedup.digests WHERE machine_id = $1", token, id.Value).ConfigureAwait(false);
+            }
+
+            await transaction.CommitAsync(token).ConfigureAwait(false);
+            return id is not null;
+        }, cancellationToken);
+    }
+
+    /// <inheritdoc />
+    public ValueTask DisposeAsync() => _dataSource.DisposeAsync();
+
+    /// <inheritdoc />
+    public void Dispose() => _dataSource.Dispose();
+
+    // This machine's sizes that another file shares: another identity on this machine (min/max differ) or any row of
+    // another machine (the size index answers that without reading the rows).
+    private const string SharedSizesSql = """
+        WITH me AS (SELECT id FROM dedup.machines WHERE name = $1),
+        mine AS (
+          SELECT f.size, count(*) > 1 AND (min(f.device) <> max(f.device) OR min(f.inode) <> max(f.inode)) AS local
+          FROM dedup.files f, me WHERE f.machine_id = me.id GROUP BY f.size),
+        shared AS (
+          SELECT mine.size FROM mine, me
+          WHERE mine.local OR EXISTS (SELECT 1 FROM dedup.files o WHERE o.size = mine.size AND o.machine_id <> me.id))
+        """;
+
+    internal static FileStamp ReadStamp(NpgsqlDataReader reader, int first) =>
+        new(new FileIdentity(unchecked((ulong)reader.GetInt64(first + 1)), unchecked((ulong)reader.GetInt64(first + 2))),
+            reader.GetInt64(first), reader.GetInt64(first + 3), reader.GetInt64(first + 4));
+
+    private static void ValidateMachine(string machine)
+    {
+        ArgumentException.ThrowIfNullOrWhiteSpace(machine);
+        if (machine.Length > MaxMachineNameLength)
+        {
+            throw new ArgumentException($"A machine name is at most {MaxMachineNameLength} characters.", nameof(machine));
+        }
+    }
+
+    internal static NpgsqlCommand Command(NpgsqlConnection connection, string sql, params object[] parameters)
+    {
+        var command = new NpgsqlCommand(sql, connection);
+        foreach (object parameter in parameters)
+        {
+            command.Parameters.Add(new NpgsqlParameter { Value = parameter });
+        }
+
+        return command;
+    }
+
+    internal static async Task<int> ExecuteAsync(NpgsqlConnection connection, string sql, CancellationToken cancellationToken, params object[] parameters)
+    {
+        await using var command = Command(connection, sql, parameters);
+        return await command.ExecuteNonQueryAsync(cancellationToken).ConfigureAwait(false);
+    }
+
+    internal static async Task<T> ScalarAsync<T>(NpgsqlConnection connection, string sql, CancellationToken cancellationToken, params object[] parameters)
+    {
+        await using var command = Command(connection, sql, parameters);
+        object? value = await command.ExecuteScalarAsync(cancellationToken).ConfigureAwait(false);
+        return value is null or DBNull ? default! : (T)value;
+    }
+
+    private async Task<T> RunAsync<T>(string operation, Func<NpgsqlConnection, CancellationToken, Task<T>> body, CancellationToken cancellationToken, bool migrate = true)
+    {
+        bool opened = false;
+        try
+        {
+            var connection = await _dataSource.OpenConnectionAsync(cancellationToken).ConfigureAwait(false);
+            await using (connection.ConfigureAwait(false))
+            {
+                opened = true;
+                if (migrate && !_migrated)
+                {
+                    await CatalogSchema.MigrateAsync(connection, cancellationToken).ConfigureAwait(false);
+                    _migrated = true;
+                }
+
+                T result = await body(connection, cancellationToken).ConfigureAwait(false);
+                if (!migrate)
+                {
+                    _migrated = true;
+                }
+
+                return result;
+            }
+        }
+        catch (Exception error)
+        {
+            if (_errors.Translate(error, opened, operation) is { } translated)
+            {
+                throw translated;
+            }
+
+            throw;
+        }
+    }
+}

@@ -1,0 +1,142 @@
+using Dedup.Core.PostgreSql;
+using static Dedup.Core.Tests.Catalog.CatalogData;
+
+namespace Dedup.Core.Tests.Catalog;
+
+/// <summary>Groups across machines on a real PostgreSQL server: which files get hashed, and what each machine sees.</summary>
+[Collection(PostgresCollection.Name)]
+public sealed class CatalogGroupTests(PostgresFixture postgres)
+{
+    [PostgresFact]
+    public async Task Two_machines_share_a_group_and_only_shared_sizes_are_hashed()
+    {
+        await using var catalog = postgres.NewCatalog("two");
+        var content = new Dictionary<string, string> { ["/a/photo"] = "X", ["/a/unique"] = "U", ["/b/photo-copy"] = "X", ["/b/other"] = "Y" };
+
+        await catalog.ReplaceMachineFilesAsync("alpha", [File("/a/photo", 100, 1), File("/a/unique", 200, 2)]);
+        // Alone in the catalog, alpha's sizes are its own: nothing to hash.
+        Assert.Empty(await catalog.GetSharedSizesAsync("alpha"));
+        await catalog.ReplaceMachineFilesAsync("beta", [File("/b/photo-copy", 100, 7), File("/b/other", 100, 8)]);
+
+        Assert.Equal([100L], await catalog.GetSharedSizesAsync("alpha"));
+        Assert.Equal([100L], await catalog.GetSharedSizesAsync("beta"));
+        Assert.Equal(["/a/photo"], (await catalog.GetFilesToHashAsync("alpha")).Select(PathOf));
+        Assert.Equal(1, await HashRequestedAsync(catalog, "alpha", content));
+        Assert.Equal(2, await HashRequestedAsync(catalog, "beta", content));
+        Assert.Empty(await catalog.GetFilesToHashAsync("beta"));
+
+        foreach (var machine in new[] { "alpha", "beta" })
+        {
+            var group = Assert.Single(await catalog.FindGroupsAsync(machine));
+            Assert.Equal(100, group.Length);
+            Assert.Equal(Sha("X"), group.Sha256.ToArray());
+            Assert.True(group.SpansMachines);
+            Assert.Equal(["alpha:/a/photo", "beta:/b/photo-copy"], Names(group));
+            Assert.Equal(Stamp(100, 7), group.Files[1].Stamp);
+        }
+    }
+
+    [PostgresFact]
+    public async Task Three_machines_each_see_the_groups_that_hold_their_own_files()
+    {
+        await using var catalog = postgres.NewCatalog("three");
+        var content = new Dictionary<string, string>
+        {
+            ["/a/x"] = "X", ["/a/solo"] = "S1",
+            ["/b/x"] = "X", ["/b/y"] = "Y",
+            ["/c/x"] = "X", ["/c/y"] = "Y", ["/c/solo"] = "S2",
+        };
+        await catalog.ReplaceMachineFilesAsync("a", [File("/a/x", 10, 1), File("/a/solo", 30, 2)]);
+        await catalog.ReplaceMachineFilesAsync("b", [File("/b/x", 10, 1), File("/b/y", 20, 2)]);
+        await catalog.ReplaceMachineFilesAsync("c", [File("/c/x", 10, 1), File("/c/y", 20, 2), File("/c/solo", 30, 3)]);
+        foreach (var machine in new[] { "a", "b", "c" })
+        {
+            await HashRequestedAsync(catalog, machine, content);
+        }
+
+        // Same size 30, different content: hashed, but no group.
+        var groupsOfA = await catalog.FindGroupsAsync("a");
+        Assert.Equal(["a:/a/x", "b:/b/x", "c:/c/x"], Names(Assert.Single(groupsOfA)));
+        var groupsOfB = await catalog.FindGroupsAsync("b");
+        Assert.Equal([["b:/b/y", "c:/c/y"], ["a:/a/x", "b:/b/x", "c:/c/x"]], groupsOfB.Select(Names).ToArray());
+        Assert.Equal(2, (await catalog.FindGroupsAsync("c")).Count);
+        Assert.Equal(["a", "b", "c"], (await catalog.GetMachinesAsync()).Select(machine => machine.Name));
+        Assert.Equal([2L, 2, 3], (await catalog.GetMachinesAsync()).Select(machine => machine.Files));
+    }
+
+    [PostgresFact]
+    public async Task Local_duplicates_share_a_size_but_hard_links_of_one_file_do_not()
+    {
+        await using var catalog = postgres.NewCatalog("local");
+        await catalog.ReplaceMachineFilesAsync("solo", [
+            File("/d/one", 500, 1), File("/d/one-copy", 500, 2),
+            File("/d/linked", 700, 3), File("/d/linked-too", 700, 3),
+        ]);
+
+        Assert.Equal([500L], await catalog.GetSharedSizesAsync("solo"));
+        Assert.Equal(2, await HashRequestedAsync(catalog, "solo", new Dictionary<string, string> { ["/d/one"] = "Q", ["/d/one-copy"] = "Q" }));
+        var group = Assert.Single(await catalog.FindGroupsAsync("solo"));
+        Assert.False(group.SpansMachines);
+
+        // A digest on both names of one inode is still one file: no group.
+        await catalog.RecordDigestsAsync("solo", [new CatalogDigest(Stamp(700, 3), Sha("L"))]);
+        Assert.Single(await catalog.FindGroupsAsync("solo"));
+    }
+
+    [PostgresFact]
+    public async Task Path_bytes_that_are_not_UTF8_round_trip_exactly()
+    {
+        await using var catalog = postgres.NewCatalog("bytes");
+        byte[] latin1 = [(byte)'/', 0xE9, (byte)'t', 0xE9, 0xFF, 0xC3, 0x28, 0x80];
+        byte[] other = [(byte)'/', 0xFE, 0x01, 0x7F];
+        var mine = new CatalogFile(latin1, Stamp(64, 1));
+        var theirs = new CatalogFile(other, Stamp(64, 9));
+        await catalog.ReplaceMachineFilesAsync("m1", [mine]);
+        await catalog.ReplaceMachineFilesAsync("m2", [theirs]);
+
+        var toHash = Assert.Single(await catalog.GetFilesToHashAsync("m1"));
+        Assert.Equal(latin1, toHash.Path.ToArray());
+        await catalog.RecordDigestsAsync("m1", [new CatalogDigest(mine.Stamp, Sha("same"))]);
+        await catalog.RecordDigestsAsync("m2", [new CatalogDigest(theirs.Stamp, Sha("same"))]);
+
+        var group = Assert.Single(await catalog.FindGroupsAsync("m2"));
+        Assert.Equal(latin1, group.Files[0].Path.ToArray());
+        Assert.Equal(other, group.Files[1].Path.ToArray());
+    }
+
+    [PostgresFact]
+    public async Task A_digest_whose_stamp_no_row_has_is_ignored()
+    {
+        await using var catalog = postgres.NewCatalog("stale");
+        await catalog.ReplaceMachineFilesAsync("m", [File("/f", 10, 1), File("/g", 10, 2)]);
+
+        Assert.Equal(0, await catalog.RecordDigestsAsync("m", [new CatalogDigest(Stamp(10, 1, mtime: 5), Sha("F"))]));
+        Assert.Equal(0, await catalog.RecordDigestsAsync("unknown-machine", [new CatalogDigest(Stamp(10, 1), Sha("F"))]));
+        Assert.Equal(2, (await catalog.GetFilesToHashAsync("m")).Count);
+        Assert.Empty(await catalog.FindGroupsAsync("unknown-machine"));
+        Assert.Empty(await catalog.GetSharedSizesAsync("unknown-machine"));
+    }
+
+    [PostgresFact]
+    public async Task The_schema_is_versioned_and_a_newer_one_is_refused()
+    {
+        string database = postgres.NewDatabase("schema");
+        await using (var catalog = new PostgresCatalog(database))
+        {
+            Assert.Equal(0, await catalog.MigrateAsync());
+            Assert.Equal(PostgresCatalog.SchemaVersion, await catalog.MigrateAsync());
+        }
+
+        await using (var connection = new Npgsql.NpgsqlConnection(database))
+        {
+            await connection.OpenAsync();
+            await using var command = new Npgsql.NpgsqlCommand("INSERT INTO dedup.schema_version (version) VALUES (99)", connection);
+            await command.ExecuteNonQueryAsync();
+        }
+
+        await using var newer = new PostgresCatalog(database);
+        var error = await Assert.ThrowsAsync<CatalogException>(() => newer.GetMachinesAsync());
+        Assert.Equal(CatalogErrorKind.SchemaTooNew, error.Kind);
+        Assert.Contains("version 99", error.Message, StringComparison.Ordinal);
+    }
+}
