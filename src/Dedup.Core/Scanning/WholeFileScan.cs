@@ -17,5 +17,6 @@ internal sealed class WholeFileScan : ICompareStage
                 output.PublishWholeFile(candidate.Size, group);
             }
         }, cancellationToken);
+        state.Cache?.Finish(cancellationToken); // a completed compare stage only: a cancelled scan saves nothing
     }
 }
