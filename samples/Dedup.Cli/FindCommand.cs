@@ -2,6 +2,7 @@ using System.CommandLine;
 using Dedup.Cli.Output;
 using Dedup.Cli.Selection;
 using Dedup.Core;
+using Dedup.Core.Caching.Sqlite;
 using Dedup.Core.Paths;
 
 namespace Dedup.Cli;
@@ -18,11 +19,12 @@ internal static class FindCommand
         var sort = new Option<string>("--sort") { Description = "Group order: wasted (bytes a group wastes, largest first; the default), size (file size, largest first), count (most copies first) or path (first path); ties by first path.", DefaultValueFactory = _ => "wasted" };
         sort.AcceptOnlyFromAmong("wasted", "size", "count", "path");
         var summaryOnly = new Option<bool>("--summary") { Description = "Write the totals only, no groups (like jdupes -m)." };
+        var cache = new Option<FileInfo?>("--cache") { Description = "Keep what the scan learns in this SQLite file (created if missing), so that a rescan reads only files whose stamp changed; results stay exact. A bad cache file is a warning, not an error." };
         var selection = new ScanSelection();
 
         var command = new Command("find", "Find duplicate files under the given folders.")
         {
-            paths, format, output, sort, summaryOnly,
+            paths, format, output, sort, summaryOnly, cache,
         };
         selection.AddTo(command);
 
@@ -35,6 +37,11 @@ internal static class FindCommand
             }
 
             var builder = selection.CreateBuilder(result, result.GetValue(paths)!);
+            if (result.GetValue(cache) is { } cacheFile)
+            {
+                builder.UseCache(new SqliteHashCache(cacheFile.FullName));
+            }
+
             var report = new ReportOptions(result.GetValue(format)!, result.GetValue(sort)!, result.GetValue(summaryOnly));
             return await RunAsync(builder, report, result.GetValue(output), cancellationToken).ConfigureAwait(false);
         });
@@ -95,6 +102,12 @@ internal static class FindCommand
         {
             await Console.Error.WriteLineAsync($"dedup: cannot write '{PathText.Escape(output?.FullName ?? "standard output")}': {PathText.EscapeMessage(ex.Message)}").ConfigureAwait(false);
             return ExitCodes.CompletedWithErrors;
+        }
+
+        // A cache that could not be used changes no result: a warning, and the exit code stays the scan's.
+        foreach (var warning in scan.Summary.Cache?.Warnings ?? [])
+        {
+            await Console.Error.WriteLineAsync($"dedup: warning: {PathText.EscapeMessage(warning)}").ConfigureAwait(false);
         }
 
         foreach (var error in scan.Summary.Errors.Take(20))
