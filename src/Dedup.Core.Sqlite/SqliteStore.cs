@@ -4,6 +4,7 @@ using System.IO.Hashing;
 using Dedup.Core.Comparison;
 using Dedup.Core.Enumeration;
 using Microsoft.Data.Sqlite;
+using SQLitePCL;
 
 namespace Dedup.Core.Caching.Sqlite;
 
@@ -32,39 +33,56 @@ internal static class SqliteStore
         SQLitePCL.Batteries_V2.Init();
     }
 
-    public static List<HashCacheEntry> Read(SqliteHashCache cache, HashCacheScope scope, CancellationToken cancellationToken)
+    public static HashCacheEntry[] Read(SqliteHashCache cache, HashCacheScope scope, CancellationToken cancellationToken)
     {
         using var connection = Open(cache);
         EnsureSchema(connection);
-        var entries = new List<HashCacheEntry>();
         if (GetMeta(connection, null, "format") != scope.Format)
         {
-            return entries; // written by another version of the keys: none of it applies (the next save clears it)
+            return []; // written by another version of the keys: none of it applies (the next save clears it)
         }
 
-        using var command = connection.CreateCommand();
-        command.CommandText = "SELECT dev, ino, size, mtime_ns, ctime_ns, probe, part, class, roots, digest_alg, digest, checksum FROM files";
-        using var reader = command.ExecuteReader();
-        while (reader.Read())
+        // One read transaction, so the count and the rows agree while another process writes.
+        using var transaction = connection.BeginTransaction(deferred: true);
+        var capacity = Convert.ToInt32(Scalar(connection, "SELECT count(*) FROM files", transaction), CultureInfo.InvariantCulture);
+        var entries = new HashCacheEntry[capacity];
+        var count = 0;
+
+        // SQLitePCL directly: Microsoft.Data.Sqlite's per-value overhead is most of the time at 250,000 rows.
+        var db = connection.Handle!;
+        using var statement = Prepare(db, "SELECT dev, ino, size, mtime_ns, ctime_ns, probe, part, class, roots, digest_alg, digest, checksum FROM files");
+        int rc;
+        while ((rc = raw.sqlite3_step(statement)) == raw.SQLITE_ROW && count < capacity)
         {
-            if ((entries.Count & 0xFFF) == 0)
+            if ((count & 0xFFF) == 0)
             {
                 cancellationToken.ThrowIfCancellationRequested();
             }
 
-            var identity = new FileIdentity((ulong)reader.GetInt64(0), (ulong)reader.GetInt64(1));
-            var stamp = new FileStamp(identity, reader.GetInt64(2), reader.GetInt64(3), reader.GetInt64(4));
-            var entry = new HashCacheEntry(stamp, (ulong)reader.GetInt64(5), reader.GetInt64(6), reader.GetInt64(7), reader.GetInt64(8))
+            var identity = new FileIdentity((ulong)raw.sqlite3_column_int64(statement, 0), (ulong)raw.sqlite3_column_int64(statement, 1));
+            var stamp = new FileStamp(identity, raw.sqlite3_column_int64(statement, 2), raw.sqlite3_column_int64(statement, 3), raw.sqlite3_column_int64(statement, 4));
+            var entry = new HashCacheEntry(stamp, (ulong)raw.sqlite3_column_int64(statement, 5), raw.sqlite3_column_int64(statement, 6), raw.sqlite3_column_int64(statement, 7), raw.sqlite3_column_int64(statement, 8));
+            if (raw.sqlite3_column_type(statement, 10) == raw.SQLITE_BLOB)
             {
-                DigestAlgorithm = (DuplicateHashAlgorithm)reader.GetInt32(9),
-                Digest = reader.IsDBNull(10) ? ReadOnlyMemory<byte>.Empty : (byte[])reader.GetValue(10),
-            };
-            if (Checksum(entry) == reader.GetInt64(11))
+                entry = entry with
+                {
+                    DigestAlgorithm = (DuplicateHashAlgorithm)raw.sqlite3_column_int64(statement, 9),
+                    Digest = raw.sqlite3_column_blob(statement, 10).ToArray(),
+                };
+            }
+
+            if (Checksum(entry) == raw.sqlite3_column_int64(statement, 11))
             {
-                entries.Add(entry); // a damaged row is skipped, never believed
+                entries[count++] = entry; // a damaged row is skipped, never believed
             }
         }
 
+        if (rc is not (raw.SQLITE_ROW or raw.SQLITE_DONE))
+        {
+            SqliteException.ThrowExceptionForRC(rc, db);
+        }
+
+        Array.Resize(ref entries, count);
         return entries;
     }
 
@@ -96,56 +114,86 @@ internal static class SqliteStore
             return mapped;
         }
 
-        using (var delete = connection.CreateCommand())
+        var db = connection.Handle!;
+        using (var delete = Prepare(db, "DELETE FROM files WHERE dev = ?1 AND ino = ?2"))
         {
-            delete.Transaction = transaction;
-            delete.CommandText = "DELETE FROM files WHERE dev = $dev AND ino = $ino";
-            var dev = delete.Parameters.Add("$dev", SqliteType.Integer);
-            var ino = delete.Parameters.Add("$ino", SqliteType.Integer);
             foreach (var identity in changes.Removals)
             {
-                dev.Value = (long)identity.Device;
-                ino.Value = (long)identity.FileId;
-                delete.ExecuteNonQuery();
+                raw.sqlite3_bind_int64(delete, 1, (long)identity.Device);
+                raw.sqlite3_bind_int64(delete, 2, (long)identity.FileId);
+                Step(db, delete);
             }
         }
 
         cancellationToken.ThrowIfCancellationRequested();
-        using (var insert = connection.CreateCommand())
+
+        // In key order: the rows are appended to the b-tree rather than inserted all over it.
+        var upserts = changes.Upserts.ToArray();
+        Array.Sort(upserts, static (a, b) =>
         {
-            insert.Transaction = transaction;
-            insert.CommandText = """
-                INSERT OR REPLACE INTO files(dev, ino, size, mtime_ns, ctime_ns, probe, part, class, roots, digest_alg, digest, checksum)
-                VALUES ($dev, $ino, $size, $mtime, $ctime, $probe, $part, $class, $roots, $alg, $digest, $checksum)
-                """;
-            var p = new[] { "$dev", "$ino", "$size", "$mtime", "$ctime", "$probe", "$part", "$class", "$roots", "$alg" }
-                .Select(name => insert.Parameters.Add(name, SqliteType.Integer)).ToArray();
-            var digest = insert.Parameters.Add("$digest", SqliteType.Blob);
-            var checksum = insert.Parameters.Add("$checksum", SqliteType.Integer);
-            insert.Prepare();
-            foreach (var upsert in changes.Upserts)
+            var byDevice = ((long)a.Stamp.Identity.Device).CompareTo((long)b.Stamp.Identity.Device);
+            return byDevice != 0 ? byDevice : ((long)a.Stamp.Identity.FileId).CompareTo((long)b.Stamp.Identity.FileId);
+        });
+        using (var insert = Prepare(db, """
+            INSERT OR REPLACE INTO files(dev, ino, size, mtime_ns, ctime_ns, probe, part, class, roots, digest_alg, digest, checksum)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)
+            """))
+        {
+            foreach (var upsert in upserts)
             {
                 var entry = upsert with { Partition = Map(upsert.Partition), Class = Map(upsert.Class) };
                 var stamp = entry.Stamp;
-                p[0].Value = (long)stamp.Identity.Device;
-                p[1].Value = (long)stamp.Identity.FileId;
-                p[2].Value = stamp.Length;
-                p[3].Value = stamp.LastWriteTimeNs;
-                p[4].Value = stamp.ChangeTimeNs;
-                p[5].Value = (long)entry.Probe;
-                p[6].Value = entry.Partition;
-                p[7].Value = entry.Class;
-                p[8].Value = entry.Roots;
-                p[9].Value = entry.Digest.IsEmpty ? 0 : (int)entry.DigestAlgorithm;
-                digest.Value = entry.Digest.IsEmpty ? DBNull.Value : entry.Digest.ToArray();
-                checksum.Value = Checksum(entry);
-                insert.ExecuteNonQuery();
+                raw.sqlite3_bind_int64(insert, 1, (long)stamp.Identity.Device);
+                raw.sqlite3_bind_int64(insert, 2, (long)stamp.Identity.FileId);
+                raw.sqlite3_bind_int64(insert, 3, stamp.Length);
+                raw.sqlite3_bind_int64(insert, 4, stamp.LastWriteTimeNs);
+                raw.sqlite3_bind_int64(insert, 5, stamp.ChangeTimeNs);
+                raw.sqlite3_bind_int64(insert, 6, (long)entry.Probe);
+                raw.sqlite3_bind_int64(insert, 7, entry.Partition);
+                raw.sqlite3_bind_int64(insert, 8, entry.Class);
+                raw.sqlite3_bind_int64(insert, 9, entry.Roots);
+                raw.sqlite3_bind_int64(insert, 10, entry.Digest.IsEmpty ? 0 : (long)entry.DigestAlgorithm);
+                if (entry.Digest.IsEmpty)
+                {
+                    raw.sqlite3_bind_null(insert, 11);
+                }
+                else
+                {
+                    raw.sqlite3_bind_blob(insert, 11, entry.Digest.Span);
+                }
+
+                raw.sqlite3_bind_int64(insert, 12, Checksum(entry));
+                Step(db, insert);
             }
         }
 
         SetMeta(connection, transaction, "next_id", nextId.ToString(CultureInfo.InvariantCulture));
         cancellationToken.ThrowIfCancellationRequested();
         transaction.Commit();
+    }
+
+    private static sqlite3_stmt Prepare(sqlite3 db, string sql)
+    {
+        var rc = raw.sqlite3_prepare_v2(db, sql, out var statement);
+        if (rc == raw.SQLITE_OK && statement is not null)
+        {
+            return statement;
+        }
+
+        statement?.Dispose();
+        SqliteException.ThrowExceptionForRC(rc, db);
+        throw new InvalidOperationException("unreachable: ThrowExceptionForRC throws for an error code");
+    }
+
+    /// <summary>Runs a statement that returns no rows, then resets it for the next bindings.</summary>
+    private static void Step(sqlite3 db, sqlite3_stmt statement)
+    {
+        var rc = raw.sqlite3_step(statement);
+        raw.sqlite3_reset(statement);
+        if (rc != raw.SQLITE_DONE)
+        {
+            SqliteException.ThrowExceptionForRC(rc, db);
+        }
     }
 
     /// <summary>SQLITE_CORRUPT or SQLITE_NOTADB: the file's content is damaged.</summary>
@@ -288,17 +336,17 @@ internal static class SqliteStore
     {
         Span<byte> buffer = stackalloc byte[8 * 10 + 32];
         var stamp = entry.Stamp;
-        long[] fields =
-        [
-            (long)stamp.Identity.Device, (long)stamp.Identity.FileId, stamp.Length, stamp.LastWriteTimeNs, stamp.ChangeTimeNs,
-            (long)entry.Probe, entry.Partition, entry.Class, entry.Roots, entry.Digest.IsEmpty ? 0 : (long)entry.DigestAlgorithm,
-        ];
-        for (var i = 0; i < fields.Length; i++)
-        {
-            BinaryPrimitives.WriteInt64LittleEndian(buffer[(i * 8)..], fields[i]);
-        }
-
-        var length = fields.Length * 8;
+        BinaryPrimitives.WriteInt64LittleEndian(buffer, (long)stamp.Identity.Device);
+        BinaryPrimitives.WriteInt64LittleEndian(buffer[8..], (long)stamp.Identity.FileId);
+        BinaryPrimitives.WriteInt64LittleEndian(buffer[16..], stamp.Length);
+        BinaryPrimitives.WriteInt64LittleEndian(buffer[24..], stamp.LastWriteTimeNs);
+        BinaryPrimitives.WriteInt64LittleEndian(buffer[32..], stamp.ChangeTimeNs);
+        BinaryPrimitives.WriteInt64LittleEndian(buffer[40..], (long)entry.Probe);
+        BinaryPrimitives.WriteInt64LittleEndian(buffer[48..], entry.Partition);
+        BinaryPrimitives.WriteInt64LittleEndian(buffer[56..], entry.Class);
+        BinaryPrimitives.WriteInt64LittleEndian(buffer[64..], entry.Roots);
+        BinaryPrimitives.WriteInt64LittleEndian(buffer[72..], entry.Digest.IsEmpty ? 0 : (long)entry.DigestAlgorithm);
+        const int length = 80;
         var digest = entry.Digest.Span;
         if (digest.Length > 32)
         {

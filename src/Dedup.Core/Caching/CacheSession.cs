@@ -211,12 +211,13 @@ internal sealed class CacheSession
         }
 
         var entries = snapshot.Entries;
-        var items = new HashCacheEntry[entries.Count];
-        var index = new Dictionary<FileIdentity, int>(entries.Count);
+        var items = entries as HashCacheEntry[] ?? [.. entries]; // the store's own array when it gives one: no copy
+        var index = new Dictionary<FileIdentity, int>(items.Length);
         var count = 0;
-        foreach (var entry in entries)
+        for (var i = 0; i < items.Length; i++)
         {
             // A stamp without a change time is never trusted, so such an entry is of no use (a store should not hold one).
+            var entry = items[i];
             if (entry.Stamp.IsComplete && !index.ContainsKey(entry.Stamp.Identity))
             {
                 index[entry.Stamp.Identity] = count;
@@ -224,7 +225,11 @@ internal sealed class CacheSession
             }
         }
 
-        Array.Resize(ref items, count);
+        if (count != items.Length)
+        {
+            Array.Resize(ref items, count);
+        }
+
         return new Table(items, index, new bool[count]);
     }
 
