@@ -58,3 +58,42 @@ public sealed class CacheCliTests : IDisposable
         Assert.Equal("not a database, but someone's notes\n", File.ReadAllText(_fixture.CachePath));
     }
 }
+
+/// <summary>A cache the user may read but not write: as user nobody (root writes anything).</summary>
+public sealed class ReadOnlyCacheTests : IDisposable
+{
+    private readonly CacheFixture _fixture = new();
+
+    public void Dispose() => _fixture.Dispose();
+
+    [LinuxFact]
+    public async Task A_read_only_cache_is_one_warning_and_exact_results()
+    {
+        if (!OperatingSystem.IsLinux() || Environment.UserName != "root" || RequiresToolFactAttribute.FindOnPath("setpriv") is null)
+        {
+            return; // needs root to hand the tree to nobody (CI runs as root)
+        }
+
+        var content = TempTree.RandomBytes(20_000, 1);
+        _fixture.Tree.Write("a", content);
+        _fixture.Tree.Write("b", content);
+        _fixture.Tree.Write("c", TempTree.RandomBytes(20_000, 2));
+        await CacheFixture.LetSettleAsync();
+        await _fixture.ScanAsync(); // written by root; nobody may read it, not write it nor its folder
+        _fixture.Tree.Write("d", content); // something new to save
+        await CacheFixture.LetSettleAsync();
+        TempTree.Run("chmod", "-R", "a+rX", _fixture.Tree.Root, _fixture.CacheFolder.Root);
+        CliAsNobody.MakeTraversable(_fixture.Tree.Root);
+        CliAsNobody.MakeTraversable(_fixture.CacheFolder.Root);
+        var before = File.ReadAllBytes(_fixture.CachePath);
+
+        using var nobody = new CliAsNobody();
+        var result = await nobody.RunAsync(["find", _fixture.Tree.Root, "--format", "json", "--cache", _fixture.CachePath]);
+        Assert.True(result.ExitCode == 0, result.Stderr);
+        var line = Assert.Single(result.Stderr.Split('\n', StringSplitOptions.RemoveEmptyEntries));
+        Assert.StartsWith("dedup: warning: cache '", line, StringComparison.Ordinal);
+        var group = Assert.Single(JsonDocument.Parse(result.Stdout).RootElement.GetProperty("groups").EnumerateArray());
+        Assert.Equal(3, group.GetProperty("files").GetArrayLength());
+        Assert.Equal(before, File.ReadAllBytes(_fixture.CachePath));
+    }
+}
