@@ -60,7 +60,14 @@ public sealed class SqliteHashCache : HashCache
 
         try
         {
-            return new HashCacheSnapshot(SqliteStore.Read(this, scope, cancellationToken));
+            return new HashCacheSnapshot(SqliteStore.Read(this, scope, readOnly: false, cancellationToken));
+        }
+        catch (SqliteException ex) when (ex.SqliteErrorCode is 8 or 14)
+        {
+            // SQLITE_READONLY or SQLITE_CANTOPEN: no write access to the file or its folder (WAL needs its -shm file).
+            // Read as an immutable file: a scan may use what is there, and writes nothing.
+            var entries = SqliteStore.Read(this, scope, readOnly: true, cancellationToken);
+            return new HashCacheSnapshot(entries) { IsReadOnly = true, Warnings = [$"cache '{Path}' is read-only: used, not updated"] };
         }
         catch (SqliteException ex) when (SqliteStore.IsCorrupt(ex) && SqliteStore.IsOurs(Path))
         {

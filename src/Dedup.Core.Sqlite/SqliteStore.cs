@@ -33,9 +33,9 @@ internal static class SqliteStore
         SQLitePCL.Batteries_V2.Init();
     }
 
-    public static HashCacheEntry[] Read(SqliteHashCache cache, HashCacheScope scope, CancellationToken cancellationToken)
+    public static HashCacheEntry[] Read(SqliteHashCache cache, HashCacheScope scope, bool readOnly, CancellationToken cancellationToken)
     {
-        using var connection = Open(cache);
+        using var connection = Open(cache, readOnly);
         EnsureSchema(connection);
         if (GetMeta(connection, null, "format") != scope.Format)
         {
@@ -239,13 +239,15 @@ internal static class SqliteStore
 
     public static string OneLine(Exception ex) => ex.Message.Replace('\r', ' ').Replace('\n', ' ').Trim();
 
-    private static SqliteConnection Open(SqliteHashCache cache)
+    private static SqliteConnection Open(SqliteHashCache cache, bool readOnly = false)
     {
         var timeout = cache.BusyTimeout < TimeSpan.Zero ? TimeSpan.Zero : cache.BusyTimeout;
         var builder = new SqliteConnectionStringBuilder
         {
-            DataSource = cache.Path,
-            Mode = SqliteOpenMode.ReadWriteCreate,
+            // Read-only: as an immutable file (no -shm to create); a WAL left by a crashed writer is not read, so the
+            // rows seen are older, and each is still true of the stamp it names.
+            DataSource = readOnly ? new Uri(cache.Path).AbsoluteUri + "?immutable=1" : cache.Path,
+            Mode = readOnly ? SqliteOpenMode.ReadOnly : SqliteOpenMode.ReadWriteCreate,
             Pooling = false, // nothing stays open between scans
             DefaultTimeout = Math.Max(1, (int)Math.Ceiling(timeout.TotalSeconds)),
         };
@@ -253,7 +255,7 @@ internal static class SqliteStore
         try
         {
             connection.Open();
-            Execute(connection, null, $"PRAGMA busy_timeout = {(long)timeout.TotalMilliseconds}; PRAGMA synchronous = NORMAL");
+            Execute(connection, null, $"PRAGMA busy_timeout = {(long)timeout.TotalMilliseconds}; PRAGMA synchronous = NORMAL; PRAGMA cache_size = -16384");
             return connection;
         }
         catch

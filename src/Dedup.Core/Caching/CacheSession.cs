@@ -164,7 +164,7 @@ internal sealed class CacheSession
             }
         }
 
-        if (upserts.Length == 0 && removals.Count == 0)
+        if ((upserts.Length == 0 && removals.Count == 0) || _readOnly)
         {
             return;
         }
@@ -182,6 +182,7 @@ internal sealed class CacheSession
     }
 
     private long _written;
+    private bool _readOnly;
 
     public CacheStatistics Statistics => new()
     {
@@ -209,6 +210,8 @@ internal sealed class CacheSession
         {
             Warn(warning);
         }
+
+        _readOnly = snapshot.IsReadOnly;
 
         var entries = snapshot.Entries;
         var items = entries as HashCacheEntry[] ?? [.. entries]; // the store's own array when it gives one: no copy

@@ -70,6 +70,9 @@ public sealed record HashCacheSnapshot(IReadOnlyList<HashCacheEntry> Entries)
 {
     /// <summary>Problems the store met and recovered from (such as a corrupt file rebuilt), one line each.</summary>
     public IReadOnlyList<string> Warnings { get; init; } = [];
+
+    /// <summary>Whether the store could only be read: the scan uses the entries and does not call <see cref="HashCache.Save"/>.</summary>
+    public bool IsReadOnly { get; init; }
 }
 
 /// <summary>A completed scan's changes to a <see cref="HashCache"/>.</summary>

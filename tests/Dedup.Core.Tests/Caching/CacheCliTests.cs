@@ -78,20 +78,24 @@ public sealed class ReadOnlyCacheTests : IDisposable
         _fixture.Tree.Write("a", content);
         _fixture.Tree.Write("b", content);
         _fixture.Tree.Write("c", TempTree.RandomBytes(20_000, 2));
+
+        // Readable by nobody before the files settle: chmod changes the ctime, and so would make every entry a miss.
+        TempTree.Run("chmod", "-R", "a+rX", _fixture.Tree.Root);
         await CacheFixture.LetSettleAsync();
         await _fixture.ScanAsync(); // written by root; nobody may read it, not write it nor its folder
         _fixture.Tree.Write("d", content); // something new to save
-        await CacheFixture.LetSettleAsync();
-        TempTree.Run("chmod", "-R", "a+rX", _fixture.Tree.Root, _fixture.CacheFolder.Root);
+        TempTree.Run("chmod", "-R", "a+rX", _fixture.Tree.PathOf("d"), _fixture.CacheFolder.Root);
         CliAsNobody.MakeTraversable(_fixture.Tree.Root);
         CliAsNobody.MakeTraversable(_fixture.CacheFolder.Root);
+        await CacheFixture.LetSettleAsync();
         var before = File.ReadAllBytes(_fixture.CachePath);
 
         using var nobody = new CliAsNobody();
         var result = await nobody.RunAsync(["find", _fixture.Tree.Root, "--format", "json", "--cache", _fixture.CachePath]);
         Assert.True(result.ExitCode == 0, result.Stderr);
         var line = Assert.Single(result.Stderr.Split('\n', StringSplitOptions.RemoveEmptyEntries));
-        Assert.StartsWith("dedup: warning: cache '", line, StringComparison.Ordinal);
+        Assert.Equal($"dedup: warning: cache '{_fixture.CachePath}' is read-only: used, not updated", line);
+        Assert.Equal(3, JsonDocument.Parse(result.Stdout).RootElement.GetProperty("summary").GetProperty("cache").GetProperty("hits").GetInt64());
         var group = Assert.Single(JsonDocument.Parse(result.Stdout).RootElement.GetProperty("groups").EnumerateArray());
         Assert.Equal(3, group.GetProperty("files").GetArrayLength());
         Assert.Equal(before, File.ReadAllBytes(_fixture.CachePath));
