@@ -6,7 +6,8 @@
 Each round runs, back to back (this VM drops idle page cache after ~60 s, so everything stays warm):
 jdupes -r -q TREE; dedup find TREE (no cache); dedup find TREE --cache NEW (first run: the file is deleted
 before); dedup find TREE --cache WARM (a rescan of the unchanged tree, the cache written by an earlier run).
-Prints each run's wall time and the medians and ratios. Output goes to /dev/null; --summary keeps dedup's
+Then two floors: find -printf (stat of every file, one thread) and dedup with every file filtered out by
+size (its parallel listing alone). Prints each run's wall time and the medians and ratios. Output goes to /dev/null; --summary keeps dedup's
 report small (jdupes has no such switch; its listing is a few MB here).
 """
 import argparse, os, statistics, subprocess, sys, time
@@ -32,7 +33,7 @@ def main():
     run(["jdupes", "-r", "-q", a.tree])
     time.sleep(1.1)
     run([a.dedup, "find", a.tree, "--summary", "--cache", warm])
-    times = {k: [] for k in ("jdupes", "dedup", "dedup --cache (first run)", "dedup --cache (rescan)")}
+    times = {k: [] for k in ("jdupes", "dedup", "dedup --cache (first run)", "dedup --cache (rescan)", "stat walk (find -printf)", "dedup walk only (--min-size 1P)")}
     for r in range(a.rounds):
         times["jdupes"].append(run(["jdupes", "-r", "-q", a.tree]))
         times["dedup"].append(run([a.dedup, "find", a.tree, "--summary"]))
@@ -41,6 +42,9 @@ def main():
                 os.remove(f)
         times["dedup --cache (first run)"].append(run([a.dedup, "find", a.tree, "--summary", "--cache", new]))
         times["dedup --cache (rescan)"].append(run([a.dedup, "find", a.tree, "--summary", "--cache", warm]))
+        # Floors: a single-threaded stat of every file, and dedup's own listing with every file filtered out by size.
+        times["stat walk (find -printf)"].append(run(["find", a.tree, "-type", "f", "-printf", "%i %s %T@ %C@\\n"]))
+        times["dedup walk only (--min-size 1P)"].append(run([a.dedup, "find", a.tree, "--summary", "--min-size", str(1 << 50)]))
         print(f"round {r + 1}: " + ", ".join(f"{k} {v[-1]:.3f} s" for k, v in times.items()), flush=True)
     med = {k: statistics.median(v) for k, v in times.items()}
     print("medians: " + ", ".join(f"{k} {v:.3f} s" for k, v in med.items()))
