@@ -44,6 +44,22 @@ public sealed class CacheFailureTests : IDisposable
     }
 
     [LinuxFact]
+    public async Task A_cache_that_cannot_be_used_is_logged_as_event_106_not_as_a_file_error()
+    {
+        var expected = await WriteTreeAsync();
+        File.WriteAllBytes(_fixture.CachePath, TempTree.RandomBytes(10_000, 8));
+        var logger = new Hosting.CollectingLogger();
+
+        var (groups, summary) = await _fixture.ScanAsync(b => b.UseLogger(logger));
+        Assert.Equal(expected, Scan.Canonical(groups));
+        var entry = Assert.Single(logger.Entries, e => e.Id.Id == 106);
+        Assert.Equal(Microsoft.Extensions.Logging.LogLevel.Warning, entry.Level);
+        Assert.Equal("CacheWarning", entry.Id.Name);
+        Assert.Equal(summary.Cache!.Warnings.Single(), entry.Message);
+        Assert.DoesNotContain(logger.Ids, id => id == 104);
+    }
+
+    [LinuxFact]
     public async Task A_damaged_cache_never_makes_a_result_wrong_and_is_rebuilt()
     {
         var expected = await WriteTreeAsync();
