@@ -28,7 +28,10 @@ internal sealed class CacheSession
     private long _hits;
     private long _misses;
     private long _pruned;
+    private long _written;
+    private bool _readOnly;
     private long _nextId;
+    private long _startedNs;
 
     public CacheSession(HashCache cache, IReadOnlyList<Paths.AbsolutePath> roots, Action<string>? log)
     {
@@ -50,8 +53,6 @@ internal sealed class CacheSession
     /// coarsely, so an edit right after the scan read such a file could leave its stamp unchanged (git's "racy clean").
     /// </summary>
     internal const long RacyWindowNs = 1_000_000_000;
-
-    private long _startedNs;
 
     /// <summary>The loaded entries, or <see langword="null"/> when the store could not be read (waits for the load: scan threads only).</summary>
     private Table? Entries
@@ -180,9 +181,6 @@ internal sealed class CacheSession
             Warn($"cache '{_cache.Description}' not saved: {OneLine(ex)}");
         }
     }
-
-    private long _written;
-    private bool _readOnly;
 
     public CacheStatistics Statistics => new()
     {
