@@ -123,6 +123,27 @@ public sealed class CacheExactnessTests : IDisposable
     }
 
     [LinuxFact]
+    public async Task A_file_recreated_on_a_reused_inode_with_the_old_size_and_mtime_is_read_again()
+    {
+        WriteTree();
+        await CacheFixture.LetSettleAsync();
+        await _fixture.ScanAsync();
+
+        // ext4 hands a freed inode to the next file created: same device, inode, size and mtime; only the ctime differs.
+        var path = Tree.PathOf("large/b");
+        var mtime = File.GetLastWriteTimeUtc(path);
+        File.Delete(path);
+        File.WriteAllBytes(path, TempTree.RandomBytes(200_000, 11));
+        File.SetLastWriteTimeUtc(path, mtime);
+
+        var expected = await _fixture.BaselineAsync();
+        var (groups, summary) = await _fixture.ScanAsync();
+        Assert.Equal(expected, Scan.Canonical(groups));
+        Assert.DoesNotContain(groups, g => g.Files.Any(f => f.Path.ToString().EndsWith("large/b", StringComparison.Ordinal)));
+        Assert.Equal(1, summary.Cache!.Misses);
+    }
+
+    [LinuxFact]
     public async Task A_new_copy_is_compared_by_bytes_not_taken_from_the_cached_group()
     {
         WriteTree();
