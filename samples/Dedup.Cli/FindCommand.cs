@@ -2,6 +2,7 @@ using System.CommandLine;
 using Dedup.Cli.Output;
 using Dedup.Cli.Selection;
 using Dedup.Core;
+using Dedup.Core.Caching.Sqlite;
 using Dedup.Core.Paths;
 
 namespace Dedup.Cli;
@@ -20,11 +21,12 @@ internal static class FindCommand
         var summaryOnly = new Option<bool>("--summary") { Description = "Write the totals only, no groups (like jdupes -m)." };
         var folders = new Option<bool>("--folders") { Description = "Also find duplicate folders (whole subtrees equal: same names, same contents) and report each copied folder once; file groups then leave out the files inside the copies. Lists folders equal but for a few files too." };
         var ignoreNames = new Option<bool>("--folders-ignore-names") { Description = "With --folders: folders are equal when they hold the same multiset of file contents, whatever the names and layout (rmlint -D's default)." };
+        var cache = new Option<FileInfo?>("--cache") { Description = "Keep what the scan learns in this SQLite file (created if missing), so that a rescan reads only files whose stamp changed; results stay exact. A bad cache file is a warning, not an error." };
         var selection = new ScanSelection();
 
         var command = new Command("find", "Find duplicate files under the given folders.")
         {
-            paths, format, output, sort, summaryOnly, folders, ignoreNames,
+            paths, format, output, sort, summaryOnly, folders, ignoreNames, cache,
         };
         selection.AddTo(command);
 
@@ -47,6 +49,11 @@ internal static class FindCommand
             if (folderMode)
             {
                 builder.UseFolderMode(ignoreNames: result.GetValue(ignoreNames));
+            }
+
+            if (result.GetValue(cache) is { } cacheFile)
+            {
+                builder.UseCache(new SqliteHashCache(cacheFile.FullName));
             }
 
             var report = new ReportOptions(result.GetValue(format)!, result.GetValue(sort)!, result.GetValue(summaryOnly), folderMode);
@@ -109,6 +116,12 @@ internal static class FindCommand
         {
             await Console.Error.WriteLineAsync($"dedup: cannot write '{PathText.Escape(output?.FullName ?? "standard output")}': {PathText.EscapeMessage(ex.Message)}").ConfigureAwait(false);
             return ExitCodes.CompletedWithErrors;
+        }
+
+        // A cache that could not be used changes no result: a warning, and the exit code stays the scan's.
+        foreach (var warning in scan.Summary.Cache?.Warnings ?? [])
+        {
+            await Console.Error.WriteLineAsync($"dedup: warning: {PathText.EscapeMessage(warning)}").ConfigureAwait(false);
         }
 
         foreach (var error in scan.Summary.Errors.Take(20))

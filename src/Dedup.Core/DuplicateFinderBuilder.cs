@@ -1,3 +1,4 @@
+using Dedup.Core.Caching;
 using Dedup.Core.Comparison;
 using Dedup.Core.Enumeration;
 using Dedup.Core.Paths;
@@ -46,6 +47,7 @@ public sealed class DuplicateFinderBuilder
     private IFileEnumerator? _enumerator;
     private BufferPool? _buffers;
     private IDriveTopology? _topology;
+    private HashCache? _cache;
     private readonly List<(string Path, DriveKind Kind)> _driveKinds = [];
 
     /// <summary>Adds a folder to scan.</summary>
@@ -286,6 +288,23 @@ public sealed class DuplicateFinderBuilder
         return this;
     }
 
+    /// <summary>
+    /// Keeps what each scan learns in <paramref name="cache"/> (such as <c>SqliteHashCache</c> from the
+    /// Dedup.Core.Sqlite package), so that a rescan of a tree that barely changed reads only what changed. Results stay
+    /// exact: a cached key is used only while the file's whole stamp (device, inode, size, modification and change
+    /// times) is unchanged, files are reported equal without reading only when their bytes were compared under those
+    /// very stamps, and anything else is read again. A cache that cannot be used is a warning
+    /// (<see cref="CacheStatistics.Warnings"/>), never a failed scan. See docs/cache.md.
+    /// </summary>
+    /// <param name="cache">The store; one may be shared by several finders and processes.</param>
+    /// <returns>This builder.</returns>
+    public DuplicateFinderBuilder UseCache(HashCache cache)
+    {
+        ArgumentNullException.ThrowIfNull(cache);
+        _cache = cache;
+        return this;
+    }
+
     /// <summary>Replaces the device detection (which decides per-device concurrency and read order).</summary>
     /// <param name="topology">The topology.</param>
     /// <returns>This builder.</returns>
@@ -412,6 +431,7 @@ public sealed class DuplicateFinderBuilder
             Logger = _logger,
             Enumerator = _enumerator ?? new ParallelFileEnumerator(),
             Buffers = _buffers ?? BufferPool.Shared,
+            Cache = _cache,
             Topology = DriveTopology.WithOverrides(_topology ?? DriveTopology.CreateDefault(), overrides),
         });
     }

@@ -54,4 +54,7 @@ internal sealed record DuplicateFinderOptions
     public int ChunkSize { get; init; } = 256 * 1024;
 
     public BufferPool Buffers { get; init; } = BufferPool.Shared;
+
+    /// <summary>Where rescans find what earlier scans learned, if anywhere.</summary>
+    public Caching.HashCache? Cache { get; init; }
 }

@@ -188,6 +188,17 @@ internal sealed class JsonReportWriter : ReportWriter
         _json.WriteNumber("bytesRead", summary.BytesRead);
         _json.WriteNumber("groups", summary.Groups);
         _json.WriteNumber("wastedBytes", summary.WastedBytes);
+        if (summary.Cache is { } cache)
+        {
+            _json.WriteStartObject("cache");
+            _json.WriteNumber("hits", cache.Hits);
+            _json.WriteNumber("misses", cache.Misses);
+            _json.WriteNumber("pruned", cache.Pruned);
+            _json.WriteNumber("written", cache.Written);
+            _json.WriteNumber("warnings", cache.Warnings.Count);
+            _json.WriteEndObject();
+        }
+
         _json.WriteStartArray("errors");
         foreach (var error in summary.Errors)
         {

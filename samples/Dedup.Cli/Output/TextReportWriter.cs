@@ -69,8 +69,11 @@ internal sealed class TextReportWriter(Stream stream) : ReportWriter
 
     public override void WriteSummary(ScanSummary summary)
     {
+        var cache = summary.Cache is { } used
+            ? string.Create(CultureInfo.InvariantCulture, $"; cache: {used.Hits} hits, {used.Misses} misses, {used.Pruned} pruned")
+            : string.Empty;
         _writer.WriteLine(string.Create(CultureInfo.InvariantCulture,
-            $"{summary.Groups} groups, {summary.DuplicateFiles} duplicate files, {Format(summary.WastedBytes)} wasted; {summary.FilesScanned} files scanned, {Format(summary.BytesRead)} read, {summary.Errors.Count} errors"));
+            $"{summary.Groups} groups, {summary.DuplicateFiles} duplicate files, {Format(summary.WastedBytes)} wasted; {summary.FilesScanned} files scanned, {Format(summary.BytesRead)} read, {summary.Errors.Count} errors{cache}"));
     }
 
     public override void Flush() => _writer.Flush();

@@ -57,4 +57,9 @@ public abstract class ComparisonSet
     /// <param name="indices">The files' indices.</param>
     /// <param name="verifiedByBytes"><see langword="false"/> when equality rests on hashes alone.</param>
     public abstract void AddGroup(ReadOnlySpan<int> indices, bool verifiedByBytes);
+
+    /// <summary>A built-in strategy hashed file <paramref name="index"/> whole (kept by a scan's cache).</summary>
+    internal virtual void OnContentDigest(int index, DuplicateHashAlgorithm algorithm, Hashing.ContentHash digest)
+    {
+    }
 }

@@ -27,4 +27,7 @@ internal static partial class ScanLog
 
     [LoggerMessage(EventId = 105, EventName = "RootMissing", Level = LogLevel.Error, Message = "{Reason}")]
     public static partial void RootMissing(ILogger logger, string reason);
+
+    [LoggerMessage(EventId = 106, EventName = "CacheWarning", Level = LogLevel.Warning, Message = "{Reason}")]
+    public static partial void CacheWarning(ILogger logger, string reason);
 }

@@ -31,6 +31,9 @@ public sealed record ScanSummary
         init => _errors = value ?? throw new ArgumentNullException(nameof(Errors));
     }
 
+    /// <summary>How the scan used its hash cache (<see cref="DuplicateFinderBuilder.UseCache"/>); <see langword="null"/> without one.</summary>
+    public Caching.CacheStatistics? Cache { get; init; }
+
     /// <summary>Wall time of the scan.</summary>
     public required TimeSpan Elapsed { get; init; }
 }

@@ -49,6 +49,27 @@ internal sealed class FileComparisonSet : ComparisonSet, IDisposable
 
     public FileNode this[int index] => _files[index];
 
+    /// <summary>When set (a scan with a cache), the probe stores each file's probe key here, by index.</summary>
+    public ulong[]? ProbeKeys { get; init; }
+
+    /// <summary>Keeps the probe key of file <paramref name="index"/> for the cache (<see cref="ProbeKeys"/>).</summary>
+    public void NoteProbeKey(int index, ulong key)
+    {
+        if (ProbeKeys is { } keys)
+        {
+            keys[index] = key;
+        }
+    }
+
+    /// <summary>The comparer hashed file <paramref name="index"/> whole: the cache keeps the digest with its stamp.</summary>
+    internal override void OnContentDigest(int index, DuplicateHashAlgorithm algorithm, Comparison.Hashing.ContentHash digest)
+    {
+        if (_maps is null)
+        {
+            _state.Cache?.NoteDigest(_files[index], algorithm, digest);
+        }
+    }
+
     /// <summary>The content map file <paramref name="index"/> is read through, or <see langword="null"/> for the whole file.</summary>
     public IContentMap? ContentMap(int index) => _maps?[index];
 

@@ -42,6 +42,35 @@ internal static class ProbeStage
         }
     }
 
+    /// <summary>
+    /// Reads file <paramref name="index"/>'s probe key alone, as <see cref="Run"/> computes it (the cache's pre-pass
+    /// for files it has no entry for); <see langword="false"/> when the file could not be read.
+    /// </summary>
+    public static bool TryReadKey(FileComparisonSet set, int index, out ulong key)
+    {
+        key = 0;
+        var whole = set.Length <= WholeReadLimit;
+        var withSuffix = set.Length >= SuffixFrom;
+        var length = whole ? (int)set.Length : (withSuffix ? 2 * ProbeSize : ProbeSize);
+        var buffer = set.Buffers.Rent(Math.Max(1, length));
+        try
+        {
+            var ok = whole
+                ? set.TryReadOnce(index, 0, buffer.AsSpan(0, length), 0, default, probe: false)
+                : set.TryReadOnce(index, 0, buffer.AsSpan(0, ProbeSize), set.Length - ProbeSize, withSuffix ? buffer.AsSpan(ProbeSize, ProbeSize) : default, probe: true);
+            if (ok)
+            {
+                key = XxHash3.HashToUInt64(buffer.AsSpan(0, length));
+            }
+
+            return ok;
+        }
+        finally
+        {
+            set.Buffers.Return(buffer);
+        }
+    }
+
     private static void ForEachFile(FileComparisonSet set, ReaderFanOut readers, CancellationToken cancellationToken, Action<int> body)
         => (set.Count < ParallelFrom ? ReaderFanOut.Single : readers).For(set.Count, body, cancellationToken);
 
@@ -62,6 +91,7 @@ internal static class ProbeStage
                 if (ok[i])
                 {
                     hashes[i] = XxHash3.HashToUInt64(data);
+                    set.NoteProbeKey(i, hashes[i]);
                 }
 
                 if (buffer is not null)
@@ -98,6 +128,7 @@ internal static class ProbeStage
                 {
                     // Prefix and suffix lie next to each other in the buffer: one hash keys both.
                     keys[i] = XxHash3.HashToUInt64(buffer.AsSpan(0, withSuffix ? 2 * ProbeSize : ProbeSize));
+                    set.NoteProbeKey(i, keys[i]);
                 }
             }
             finally

@@ -24,7 +24,15 @@ internal sealed class ScanState
             Errors,
             trustedIdentities: options.Enumerator is Enumeration.ParallelFileEnumerator,
             observer);
+        if (options.Cache is { } cache)
+        {
+            var logger = options.Logger;
+            Cache = new Caching.CacheSession(cache, options.Roots, logger is null ? null : message => Diagnostics.ScanLog.CacheWarning(logger, message));
+        }
     }
+
+    /// <summary>The scan's use of the finder's hash cache, if it has one (loaded when the scan starts, saved when its compare stage ends).</summary>
+    public Caching.CacheSession? Cache { get; }
 
     /// <summary>Every file read of this scan goes through it; disposed when the scan ends.</summary>
     public FileReader Reader { get; }
@@ -77,5 +85,6 @@ internal sealed class ScanState
         WastedBytes = Volatile.Read(ref _wastedBytes),
         Errors = Errors.ToArray(),
         Elapsed = elapsed,
+        Cache = Cache?.Statistics,
     };
 }

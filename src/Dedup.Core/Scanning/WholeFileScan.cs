@@ -19,5 +19,6 @@ internal sealed class WholeFileScan : ICompareStage
 
             candidate.Release(); // its nodes and paths are garbage now; the published groups have their own
         }, cancellationToken);
+        state.Cache?.Finish(cancellationToken); // a completed compare stage only: a cancelled scan saves nothing
     }
 }

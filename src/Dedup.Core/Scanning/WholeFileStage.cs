@@ -7,11 +7,12 @@ namespace Dedup.Core.Scanning;
 /// </summary>
 internal sealed class WholeFileStage(ScanState state)
 {
+    /// <summary>The scan this stage compares for.</summary>
+    public ScanState State => state;
+
     /// <summary>Probes and compares <paramref name="candidate"/>; returns the groups it found (the probe's, then each bucket's).</summary>
     public List<SettledGroup> Compare(CandidateSet candidate, CancellationToken cancellationToken)
     {
-        var found = new List<SettledGroup>();
-
         // One token per device the set touches, taken in global order (HDD: one reader at a time).
         var devices = DevicesOf(candidate.Files);
         using var token = state.Drives.EnterAll(devices, cancellationToken);
@@ -25,8 +26,26 @@ internal sealed class WholeFileStage(ScanState state)
         // Further readers within this set take further tokens of its device (one device only).
         var readers = devices.Length == 1 ? new ReaderFanOut(state.Drives.GetSemaphore(devices[0])) : ReaderFanOut.Single;
 
+        // A cache applies to whole files only (not media payloads), and only when it could be read.
+        if (candidate.Maps is null && state.Cache is { IsUsable: true } cache)
+        {
+            return new CachedSetComparison(this, cache, candidate.Size, readers, rotational).Run(candidate.Files, cancellationToken);
+        }
+
+        return CompareFiles(candidate.Files, candidate.Size, candidate.Maps, readers, rotational, probeKeys: null, cancellationToken);
+    }
+
+    /// <summary>
+    /// Probes and compares <paramref name="files"/> (the device tokens already held); with <paramref name="probeKeys"/>,
+    /// each file's probe key is stored there by index (for the cache).
+    /// </summary>
+    internal List<SettledGroup> CompareFiles(
+        List<FileNode> files, long size, IReadOnlyDictionary<FileNode, IContentMap>? maps, ReaderFanOut readers, bool rotational,
+        ulong[]? probeKeys, CancellationToken cancellationToken)
+    {
+        var found = new List<SettledGroup>();
         var unsettled = new List<List<int>>();
-        using (var set = new FileComparisonSet(candidate.Files, candidate.Size, state, candidate.Maps) { RecordPhysicalOffsets = rotational })
+        using (var set = new FileComparisonSet(files, size, state, maps) { RecordPhysicalOffsets = rotational, ProbeKeys = probeKeys })
         {
             ProbeStage.Run(set, readers, unsettled, cancellationToken);
             AddGroups(found, set);
@@ -36,19 +55,19 @@ internal sealed class WholeFileStage(ScanState state)
         // while the other idles, so they are compared in parallel within the device's reader limit.
         void CompareBucket(List<int> bucket)
         {
-            var files = new List<FileNode>(bucket.Count);
+            var subsetFiles = new List<FileNode>(bucket.Count);
             foreach (var index in bucket)
             {
-                files.Add(candidate.Files[index]);
+                subsetFiles.Add(files[index]);
             }
 
             if (rotational)
             {
                 // The full reads follow the first extents' physical order recorded by the probe.
-                files.Sort(static (a, b) => a.PhysicalOffset.CompareTo(b.PhysicalOffset));
+                subsetFiles.Sort(static (a, b) => a.PhysicalOffset.CompareTo(b.PhysicalOffset));
             }
 
-            using var subset = new FileComparisonSet(files, candidate.Size, state, candidate.Maps);
+            using var subset = new FileComparisonSet(subsetFiles, size, state, maps);
             state.Options.Strategy.Partition(subset, cancellationToken);
             AddGroups(found, subset);
         }

@@ -19,6 +19,17 @@ public sealed class CliAsNobody : IDisposable
             File.Copy(file, _copy.PathOf(Path.GetFileName(file)));
         }
 
+        // The native SQLite of --cache (Dedup.Core.Sqlite), found by the runtime under runtimes/RID/native.
+        var native = Path.Combine(AppContext.BaseDirectory, "runtimes", "linux-x64", "native");
+        if (Directory.Exists(native))
+        {
+            Directory.CreateDirectory(_copy.PathOf("runtimes/linux-x64/native"));
+            foreach (var file in Directory.EnumerateFiles(native))
+            {
+                File.Copy(file, _copy.PathOf(Path.Combine("runtimes/linux-x64/native", Path.GetFileName(file))));
+            }
+        }
+
         MakeTraversable(_copy.Root);
     }
 

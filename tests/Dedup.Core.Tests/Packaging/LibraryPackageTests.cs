@@ -14,9 +14,9 @@ namespace Dedup.Core.Tests.Packaging;
 public sealed partial class LibraryPackageTests(LibraryPackageTests.PackedLibraries packed) : IClassFixture<LibraryPackageTests.PackedLibraries>
 {
     [LinuxFact]
-    public void Both_packages_carry_docs_readme_symbols_and_metadata()
+    public void Every_package_carries_docs_readme_symbols_and_metadata()
     {
-        foreach (var id in new[] { "Dedup.Core", "Dedup.Core.Extensions.DependencyInjection" })
+        foreach (var id in new[] { "Dedup.Core", "Dedup.Core.Extensions.DependencyInjection", "Dedup.Core.Sqlite" })
         {
             using var nupkg = ZipFile.OpenRead(packed.PathOf(id, ".nupkg"));
             var entries = nupkg.Entries.Select(e => e.FullName).ToHashSet(StringComparer.Ordinal);
@@ -268,7 +268,7 @@ public sealed partial class LibraryPackageTests(LibraryPackageTests.PackedLibrar
                 return; // every test here is a LinuxFact
             }
 
-            foreach (var project in new[] { "Dedup.Core", "Dedup.Core.Extensions.DependencyInjection", "Dedup.Core.PostgreSql" })
+            foreach (var project in new[] { "Dedup.Core", "Dedup.Core.Extensions.DependencyInjection", "Dedup.Core.PostgreSql", "Dedup.Core.Sqlite" })
             {
                 string[] args = ["pack", Path.Combine(RepositoryFiles.Root, "src", project), "-c", "Release", "-o", Feed, "--artifacts-path", _work.PathOf("artifacts")];
                 var (exit, stdout, stderr) = ProcessRunner.Run("dotnet", args, timeoutSeconds: 600);

@@ -40,6 +40,8 @@ internal static class WholeFileHashPartitioner
                         continue;
                     }
 
+                    set.OnContentDigest(index, set.HashAlgorithm, digest);
+
                     if (!buckets.TryGetValue(digest, out var bucket))
                     {
                         buckets[digest] = bucket = [];

@@ -1,0 +1,255 @@
+using System.Collections.Concurrent;
+using System.IO.Hashing;
+using System.Text;
+using Dedup.Core.Comparison;
+using Dedup.Core.Comparison.Hashing;
+using Dedup.Core.Enumeration;
+using Dedup.Core.Scanning;
+
+namespace Dedup.Core.Caching;
+
+/// <summary>
+/// One scan's use of a <see cref="HashCache"/>: every entry loaded at once when the scan starts (while the folders are
+/// listed), looked up in memory by identity, and the scan's changes written at its end in one save, with the entries
+/// of the same roots it did not see again pruned. Any failure of the store is a warning and the scan goes on without it.
+/// </summary>
+internal sealed class CacheSession
+{
+    /// <summary>What the probe keys mean; entries written under another format are ignored (and replaced).</summary>
+    public static readonly string Format = $"v1;probe=xxh3-64;size={ProbeStage.ProbeSize};whole={ProbeStage.WholeReadLimit};suffix={ProbeStage.SuffixFrom}";
+
+    private readonly HashCache _cache;
+    private readonly HashCacheScope _scope;
+    private readonly Action<string>? _log;
+    private readonly ConcurrentQueue<string> _warnings = new();
+    private readonly ConcurrentQueue<HashCacheEntry> _upserts = new();
+    private readonly ConcurrentDictionary<FileNode, (DuplicateHashAlgorithm Algorithm, ContentHash Digest)> _digests = new();
+    private Task<Table?>? _load;
+    private long _hits;
+    private long _misses;
+    private long _pruned;
+    private long _written;
+    private bool _readOnly;
+    private long _nextId;
+    private long _startedNs;
+
+    public CacheSession(HashCache cache, IReadOnlyList<Paths.AbsolutePath> roots, Action<string>? log)
+    {
+        _cache = cache;
+        _log = log;
+        var key = string.Join("\n", roots.Select(r => r.ToString()).OrderBy(r => r, StringComparer.Ordinal));
+        _scope = new HashCacheScope(Format, (long)XxHash3.HashToUInt64(Encoding.UTF8.GetBytes(key)));
+    }
+
+    /// <summary>Starts loading on a thread of its own, so the store is read while the folders are listed.</summary>
+    public void Start(CancellationToken cancellationToken)
+    {
+        _startedNs = (DateTime.UtcNow - new DateTime(1970, 1, 1, 0, 0, 0, DateTimeKind.Utc)).Ticks * 100;
+        _load = Task.Factory.StartNew(() => Load(cancellationToken), cancellationToken, TaskCreationOptions.LongRunning, TaskScheduler.Default);
+    }
+
+    /// <summary>
+    /// Files whose change time is this close to the scan's start (or later) are not written: the kernel's clock ticks
+    /// coarsely, so an edit right after the scan read such a file could leave its stamp unchanged (git's "racy clean").
+    /// </summary>
+    internal const long RacyWindowNs = 1_000_000_000;
+
+    /// <summary>The loaded entries, or <see langword="null"/> when the store could not be read (waits for the load: scan threads only).</summary>
+    private Table? Entries
+    {
+        get
+        {
+            if (_load is null)
+            {
+                return null;
+            }
+
+            try
+            {
+                return _load.GetAwaiter().GetResult();
+            }
+            catch (OperationCanceledException)
+            {
+                return null;
+            }
+        }
+    }
+
+    /// <summary>Whether the cache could be read; without it every file is read as if there were none.</summary>
+    public bool IsUsable => Entries is not null;
+
+    /// <summary>
+    /// The entry of <paramref name="file"/> if its whole stamp, change time included, is what the entry was written
+    /// under; counted as a hit or a miss.
+    /// </summary>
+    public bool TryGet(FileNode file, out HashCacheEntry entry)
+    {
+        var table = Entries;
+        var stamp = file.Stamp;
+        if (table is not null && stamp.IsComplete && table.Index.TryGetValue(stamp.Identity, out var slot)
+            && table.Items[slot].Stamp == stamp)
+        {
+            entry = table.Items[slot];
+            Volatile.Write(ref table.Seen[slot], true);
+            Interlocked.Increment(ref _hits);
+            return true;
+        }
+
+        entry = default;
+        Interlocked.Increment(ref _misses);
+        return false;
+    }
+
+    /// <summary>A new partition or class id, negative until the store gives it its own.</summary>
+    public long NewId() => -Interlocked.Increment(ref _nextId);
+
+    /// <summary>Records the digest of a file's whole content, as the comparer computed it.</summary>
+    public void NoteDigest(FileNode file, DuplicateHashAlgorithm algorithm, ContentHash digest) => _digests[file] = (algorithm, digest);
+
+    /// <summary>The cached whole-content digest of an entry, when it has one of <paramref name="algorithm"/>.</summary>
+    public static bool TryGetDigest(in HashCacheEntry entry, DuplicateHashAlgorithm algorithm, out ContentHash digest)
+    {
+        digest = default;
+        if (entry.Digest.Length != 32 || entry.DigestAlgorithm != algorithm)
+        {
+            return false;
+        }
+
+        digest = ContentHash.FromBytes(entry.Digest.Span);
+        return true;
+    }
+
+    /// <summary>Writes what the scan learned about <paramref name="file"/> (under the stamp it was scanned with).</summary>
+    public void Write(FileNode file, ulong probe, long partition, long @class, in HashCacheEntry? previous = null)
+    {
+        var stamp = file.Stamp;
+        if (!stamp.IsComplete || file.Dropped || !IsUsable || stamp.ChangeTimeNs >= _startedNs - RacyWindowNs)
+        {
+            return;
+        }
+
+        var entry = new HashCacheEntry(stamp, probe, partition, @class, _scope.Roots);
+        if (_digests.TryGetValue(file, out var digest))
+        {
+            var bytes = new byte[32];
+            WriteDigest(digest.Digest, bytes);
+            entry = entry with { DigestAlgorithm = digest.Algorithm, Digest = bytes };
+        }
+        else if (previous is { } kept && kept.Stamp == stamp && kept.Digest.Length != 0)
+        {
+            // Unchanged file: its digest stays true.
+            entry = entry with { DigestAlgorithm = kept.DigestAlgorithm, Digest = kept.Digest };
+        }
+
+        _upserts.Enqueue(entry);
+    }
+
+    /// <summary>Saves the scan's changes and prunes what the same roots did not see again; call once, when the scan completed.</summary>
+    public void Finish(CancellationToken cancellationToken)
+    {
+        var table = Entries;
+        if (table is null)
+        {
+            return;
+        }
+
+        var upserts = _upserts.ToArray();
+        var written = new HashSet<FileIdentity>(upserts.Select(e => e.Stamp.Identity));
+        var removals = new List<FileIdentity>();
+        for (var i = 0; i < table.Items.Length; i++)
+        {
+            var item = table.Items[i];
+            if (!table.Seen[i] && item.Roots == _scope.Roots && !written.Contains(item.Stamp.Identity))
+            {
+                removals.Add(item.Stamp.Identity);
+            }
+        }
+
+        if ((upserts.Length == 0 && removals.Count == 0) || _readOnly)
+        {
+            return;
+        }
+
+        try
+        {
+            _cache.Save(_scope, new HashCacheChanges(upserts, removals), cancellationToken);
+            _pruned = removals.Count;
+            _written = upserts.Length;
+        }
+        catch (Exception ex) when (ex is not OperationCanceledException)
+        {
+            Warn($"cache '{_cache.Description}' not saved: {OneLine(ex)}");
+        }
+    }
+
+    public CacheStatistics Statistics => new()
+    {
+        Hits = Interlocked.Read(ref _hits),
+        Misses = Interlocked.Read(ref _misses),
+        Pruned = _pruned,
+        Written = _written,
+        Warnings = _warnings.ToArray(),
+    };
+
+    private Table? Load(CancellationToken cancellationToken)
+    {
+        HashCacheSnapshot snapshot;
+        try
+        {
+            snapshot = _cache.Load(_scope, cancellationToken);
+        }
+        catch (Exception ex) when (ex is not OperationCanceledException)
+        {
+            Warn($"cache '{_cache.Description}' not used: {OneLine(ex)}");
+            return null;
+        }
+
+        foreach (var warning in snapshot.Warnings)
+        {
+            Warn(warning);
+        }
+
+        _readOnly = snapshot.IsReadOnly;
+
+        var entries = snapshot.Entries;
+        var items = entries as HashCacheEntry[] ?? [.. entries]; // the store's own array when it gives one: no copy
+        var index = new Dictionary<FileIdentity, int>(items.Length);
+        var count = 0;
+        for (var i = 0; i < items.Length; i++)
+        {
+            // A stamp without a change time is never trusted, so such an entry is of no use (a store should not hold one).
+            var entry = items[i];
+            if (entry.Stamp.IsComplete && !index.ContainsKey(entry.Stamp.Identity))
+            {
+                index[entry.Stamp.Identity] = count;
+                items[count++] = entry;
+            }
+        }
+
+        if (count != items.Length)
+        {
+            Array.Resize(ref items, count);
+        }
+
+        return new Table(items, index, new bool[count]);
+    }
+
+    private void Warn(string message)
+    {
+        _warnings.Enqueue(message);
+        _log?.Invoke(message);
+    }
+
+    private static string OneLine(Exception ex) => ex.Message.Replace('\r', ' ').Replace('\n', ' ').Trim();
+
+    private static void WriteDigest(ContentHash digest, Span<byte> destination)
+    {
+        System.Buffers.Binary.BinaryPrimitives.WriteUInt64LittleEndian(destination, digest.A);
+        System.Buffers.Binary.BinaryPrimitives.WriteUInt64LittleEndian(destination[8..], digest.B);
+        System.Buffers.Binary.BinaryPrimitives.WriteUInt64LittleEndian(destination[16..], digest.C);
+        System.Buffers.Binary.BinaryPrimitives.WriteUInt64LittleEndian(destination[24..], digest.D);
+    }
+
+    /// <summary>The loaded entries, indexed by identity; <see cref="Seen"/> marks the ones this scan found unchanged.</summary>
+    private sealed record Table(HashCacheEntry[] Items, Dictionary<FileIdentity, int> Index, bool[] Seen);
+}

@@ -1,0 +1,173 @@
+using System.Security.Cryptography;
+using Dedup.Core.Tests.Infrastructure;
+using Microsoft.Data.Sqlite;
+
+namespace Dedup.Core.Tests.Caching;
+
+/// <summary>A bad cache file costs a warning, never a crash or a wrong result; two scans may share one file at once.</summary>
+public sealed class CacheFailureTests : IDisposable
+{
+    private readonly CacheFixture _fixture = new();
+
+    private TempTree Tree => _fixture.Tree;
+
+    public void Dispose() => _fixture.Dispose();
+
+    private async Task<List<string>> WriteTreeAsync()
+    {
+        var large = TempTree.RandomBytes(100_000, 1);
+        Tree.Write("a", large);
+        Tree.Write("b", large);
+        large[50_000] ^= 0xFF; // same probes as a and b: only their bytes tell c apart
+        Tree.Write("c", large);
+        var small = TempTree.RandomBytes(500, 3);
+        Tree.Write("d", small);
+        Tree.Write("e", small);
+        await CacheFixture.LetSettleAsync();
+        return await _fixture.BaselineAsync();
+    }
+
+    [LinuxFact]
+    public async Task A_file_that_is_not_a_database_is_a_warning_and_is_left_untouched()
+    {
+        var expected = await WriteTreeAsync();
+        var garbage = TempTree.RandomBytes(10_000, 7);
+        File.WriteAllBytes(_fixture.CachePath, garbage);
+
+        var (groups, summary) = await _fixture.ScanAsync();
+        Assert.Equal(expected, Scan.Canonical(groups));
+        var warning = Assert.Single(summary.Cache!.Warnings);
+        Assert.Contains(_fixture.CachePath, warning, StringComparison.Ordinal);
+        Assert.DoesNotContain('\n', warning);
+        Assert.Empty(summary.Errors);
+        Assert.Equal(garbage, File.ReadAllBytes(_fixture.CachePath));
+    }
+
+    [LinuxFact]
+    public async Task A_cache_that_cannot_be_used_is_logged_as_event_106_not_as_a_file_error()
+    {
+        var expected = await WriteTreeAsync();
+        File.WriteAllBytes(_fixture.CachePath, TempTree.RandomBytes(10_000, 8));
+        var logger = new Hosting.CollectingLogger();
+
+        var (groups, summary) = await _fixture.ScanAsync(b => b.UseLogger(logger));
+        Assert.Equal(expected, Scan.Canonical(groups));
+        var entry = Assert.Single(logger.Entries, e => e.Id.Id == 106);
+        Assert.Equal(Microsoft.Extensions.Logging.LogLevel.Warning, entry.Level);
+        Assert.Equal("CacheWarning", entry.Id.Name);
+        Assert.Equal(summary.Cache!.Warnings.Single(), entry.Message);
+        Assert.DoesNotContain(logger.Ids, id => id == 104);
+    }
+
+    [LinuxFact]
+    public async Task A_damaged_cache_never_makes_a_result_wrong_and_is_rebuilt()
+    {
+        var expected = await WriteTreeAsync();
+        await _fixture.ScanAsync();
+
+        // Every byte after the header flipped: pages, rows, ids and checksums all damaged.
+        var bytes = File.ReadAllBytes(_fixture.CachePath);
+        for (var i = 100; i < bytes.Length; i++)
+        {
+            bytes[i] ^= 0x5A;
+        }
+
+        File.WriteAllBytes(_fixture.CachePath, bytes);
+        var (groups, summary) = await _fixture.ScanAsync();
+        Assert.Equal(expected, Scan.Canonical(groups));
+        Assert.Empty(summary.Errors);
+        Assert.Contains(summary.Cache!.Warnings, w => w.Contains("damaged", StringComparison.Ordinal));
+
+        // Rebuilt: the next scan finds every file in it.
+        var (again, next) = await _fixture.ScanAsync();
+        Assert.Equal(expected, Scan.Canonical(again));
+        Assert.Empty(next.Cache!.Warnings);
+        Assert.Equal(5, next.Cache.Hits);
+    }
+
+    [LinuxFact]
+    public async Task A_row_changed_on_disk_fails_its_checksum_and_is_read_again()
+    {
+        var expected = await WriteTreeAsync();
+        await _fixture.ScanAsync();
+
+        // Put c in a's class without fixing the checksums: a cache that believed it would report a, b and c equal.
+        const string Pair = "FROM files WHERE size = 100000 GROUP BY class HAVING count(*) = 2";
+        CacheFixture.Execute(_fixture.CachePath, $"UPDATE files SET part = (SELECT part {Pair}), class = (SELECT class {Pair}) WHERE size = 100000");
+        var (groups, summary) = await _fixture.ScanAsync();
+        Assert.Equal(expected, Scan.Canonical(groups));
+        Assert.Equal(1, summary.Cache!.Misses);
+    }
+
+    [LinuxFact]
+    public async Task A_newer_schema_is_a_warning_and_the_file_is_left_untouched()
+    {
+        var expected = await WriteTreeAsync();
+        await _fixture.ScanAsync();
+        CacheFixture.Execute(_fixture.CachePath, "PRAGMA user_version = 99");
+        var before = SHA256.HashData(File.ReadAllBytes(_fixture.CachePath));
+
+        File.Delete(Tree.PathOf("e")); // something to prune, had the file been used
+        var (groups, summary) = await _fixture.ScanAsync();
+        Assert.Equal(await _fixture.BaselineAsync(), Scan.Canonical(groups));
+        Assert.Contains(summary.Cache!.Warnings, w => w.Contains("newer", StringComparison.Ordinal));
+        Assert.Equal(0, summary.Cache.Hits);
+        Assert.Equal(before, SHA256.HashData(File.ReadAllBytes(_fixture.CachePath)));
+        Assert.NotEmpty(expected);
+    }
+
+    [LinuxFact]
+    public async Task A_locked_cache_is_a_warning_and_the_scan_goes_on()
+    {
+        var expected = await WriteTreeAsync();
+        await _fixture.ScanAsync();
+
+        using var holder = new SqliteConnection(new SqliteConnectionStringBuilder { DataSource = _fixture.CachePath, Pooling = false }.ToString());
+        holder.Open();
+        using (var command = holder.CreateCommand())
+        {
+            command.CommandText = "PRAGMA locking_mode = EXCLUSIVE; BEGIN EXCLUSIVE; UPDATE meta SET value = value WHERE key = 'format';";
+            command.ExecuteNonQuery();
+        }
+
+        var (groups, summary) = await _fixture.ScanAsync(busyTimeout: TimeSpan.FromMilliseconds(200));
+        Assert.Equal(expected, Scan.Canonical(groups));
+        Assert.Empty(summary.Errors);
+        var warning = Assert.Single(summary.Cache!.Warnings);
+        Assert.Contains("locked", warning, StringComparison.OrdinalIgnoreCase);
+    }
+
+    [LinuxFact]
+    public async Task Two_scans_sharing_one_cache_at_once_are_both_exact_and_leave_it_usable()
+    {
+        var expected = await WriteTreeAsync();
+        using var other = new TempTree();
+        var content = TempTree.RandomBytes(70_000, 5);
+        File.WriteAllBytes(Path.Combine(other.Root, "x"), content);
+        File.WriteAllBytes(Path.Combine(other.Root, "y"), content);
+        File.WriteAllBytes(Path.Combine(other.Root, "z"), TempTree.RandomBytes(70_000, 6));
+        await CacheFixture.LetSettleAsync();
+        var otherExpected = await _fixture.BaselineAsync(root: other.Root);
+
+        for (var round = 0; round < 3; round++)
+        {
+            var scans = new[]
+            {
+                _fixture.ScanAsync(), _fixture.ScanAsync(root: other.Root), _fixture.ScanAsync(), _fixture.ScanAsync(root: other.Root),
+            };
+            var results = await Task.WhenAll(scans);
+            for (var i = 0; i < results.Length; i++)
+            {
+                Assert.Equal(i % 2 == 0 ? expected : otherExpected, Scan.Canonical(results[i].Groups));
+                Assert.Empty(results[i].Summary.Cache!.Warnings);
+            }
+        }
+
+        // Neither tree's entries were pruned by the other's scans.
+        var (_, summary) = await _fixture.ScanAsync();
+        Assert.Equal(5, summary.Cache!.Hits);
+        var (_, otherSummary) = await _fixture.ScanAsync(root: other.Root);
+        Assert.Equal(3, otherSummary.Cache!.Hits);
+        Assert.Equal(8, _fixture.CountRows());
+    }
+}

@@ -1,0 +1,64 @@
+using Dedup.Core.Caching.Sqlite;
+using Dedup.Core.Reporting;
+using Dedup.Core.Tests.Infrastructure;
+using Microsoft.Data.Sqlite;
+
+namespace Dedup.Core.Tests.Caching;
+
+/// <summary>A tree to scan and a real SQLite cache file beside it (not inside: it would be scanned), both deleted afterwards.</summary>
+public sealed class CacheFixture : IDisposable
+{
+    public TempTree Tree { get; } = new();
+
+    public TempTree CacheFolder { get; } = new();
+
+    public string CachePath => CacheFolder.PathOf("cache.db");
+
+    /// <summary>
+    /// Waits until the files just written are older than the cache's racy window (a file changed within a second of a
+    /// scan is not cached: an edit in the same clock tick could keep its stamp), so the next scan caches them.
+    /// </summary>
+    public static Task LetSettleAsync() => Task.Delay(TimeSpan.FromMilliseconds(1200));
+
+    public Task<(List<DuplicateGroup> Groups, ScanSummary Summary)> ScanAsync(Action<DuplicateFinderBuilder>? configure = null, string? root = null, TimeSpan? busyTimeout = null) =>
+        Scan.RunAsync(b =>
+        {
+            b.AddRoot(root ?? Tree.Root).UseCache(new SqliteHashCache(CachePath) { BusyTimeout = busyTimeout ?? TimeSpan.FromSeconds(5) });
+            configure?.Invoke(b);
+        });
+
+    /// <summary>The same scan without a cache: what every cached scan must report.</summary>
+    public async Task<List<string>> BaselineAsync(Action<DuplicateFinderBuilder>? configure = null, string? root = null)
+    {
+        var (groups, _) = await Scan.RunAsync(b =>
+        {
+            b.AddRoot(root ?? Tree.Root);
+            configure?.Invoke(b);
+        });
+        return Scan.Canonical(groups);
+    }
+
+    public long CountRows()
+    {
+        using var connection = new SqliteConnection(new SqliteConnectionStringBuilder { DataSource = CachePath, Pooling = false }.ToString());
+        connection.Open();
+        using var command = connection.CreateCommand();
+        command.CommandText = "SELECT count(*) FROM files";
+        return (long)command.ExecuteScalar()!;
+    }
+
+    public static void Execute(string path, string sql)
+    {
+        using var connection = new SqliteConnection(new SqliteConnectionStringBuilder { DataSource = path, Pooling = false }.ToString());
+        connection.Open();
+        using var command = connection.CreateCommand();
+        command.CommandText = sql;
+        command.ExecuteNonQuery();
+    }
+
+    public void Dispose()
+    {
+        Tree.Dispose();
+        CacheFolder.Dispose();
+    }
+}
