@@ -69,7 +69,16 @@ internal sealed unsafe partial class FileTable
 
     private static FileRow* Rows(NativeBlock block) => (FileRow*)block.Pointer;
 
-    private static NativeBlock NewBlock() => new(BlockSize * sizeof(FileRow));
+    private NativeBlock NewBlock()
+    {
+        var bytes = BlockSize * sizeof(FileRow);
+        lock (_gate)
+        {
+            return new(bytes, reportPressure: (long)_blocksAllocated++ * bytes >= NativeBlock.PressureFrom);
+        }
+    }
+
+    private int _blocksAllocated;
 
     /// <summary>Registers a folder; returns its number.</summary>
     public int AddFolder(AbsolutePath folder)
@@ -305,7 +314,7 @@ internal sealed unsafe partial class FileTable
                     _table.Commit(_block, _count);
                 }
 
-                _block = NewBlock();
+                _block = _table.NewBlock();
                 _count = 0;
             }
 

@@ -54,9 +54,9 @@ internal sealed unsafe class NameArena
 
     private int AddChunk(out NativeBlock chunk)
     {
-        chunk = new NativeBlock(ChunkSize);
         lock (_gate)
         {
+            chunk = new NativeBlock(ChunkSize, reportPressure: (long)_chunkCount * ChunkSize >= NativeBlock.PressureFrom);
             if (_chunkCount == _chunks.Length)
             {
                 Array.Resize(ref _chunks, _chunks.Length * 2);
