@@ -65,7 +65,12 @@ internal sealed class FolderScan(DuplicateFinderOptions options) : ICompareStage
                 g.Select(tree.PathOf).ToArray(),
                 tree.SubtreeFiles[g[0]],
                 tree.SubtreeBytes[g[0]],
-                verifiedByBytes: g.All(f => IsVerified(tree, contents, f))))
+                verifiedByBytes: g.All(f => IsVerified(tree, contents, f)))
+            {
+                // Only the name-matching mode pairs files by relative path, which acting on whole folders relies on.
+                Snapshots = options.IgnoreFolderNames ? null : g.Select(f => FolderSnapshot.Take(tree, f)).ToArray(),
+                Roots = state.Roots,
+            })
             .OrderByDescending(g => g.WastedBytes)
             .ThenBy(g => g.Folders[0])
             .ToList();

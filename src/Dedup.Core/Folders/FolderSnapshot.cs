@@ -1,0 +1,79 @@
+using Dedup.Core.Enumeration;
+using Dedup.Core.Paths;
+
+namespace Dedup.Core.Folders;
+
+/// <summary>What a scan saw in one folder of an exact group: every entry below it, by relative path.</summary>
+/// <remarks>Acting on whole folders compares a fresh listing with this, so anything added, removed or changed since refuses the folder.</remarks>
+internal sealed class FolderSnapshot
+{
+    private FolderSnapshot(AbsolutePath folder, IReadOnlyList<FolderSnapshotEntry> entries)
+    {
+        Folder = folder;
+        Entries = entries;
+    }
+
+    public AbsolutePath Folder { get; }
+
+    /// <summary>Every file, link and sub-folder below <see cref="Folder"/>, ordinally by relative path.</summary>
+    public IReadOnlyList<FolderSnapshotEntry> Entries { get; }
+
+    public static FolderSnapshot Take(FolderTree tree, int folder)
+    {
+        var entries = new List<FolderSnapshotEntry>();
+        Add(tree, folder, string.Empty, entries);
+        entries.Sort(static (a, b) => string.CompareOrdinal(a.RelativePath, b.RelativePath));
+        return new FolderSnapshot(tree.PathOf(folder), entries);
+    }
+
+    private static void Add(FolderTree tree, int folder, string prefix, List<FolderSnapshotEntry> entries)
+    {
+        var table = tree.Table;
+        foreach (var row in tree.FilesOf(folder))
+        {
+            ref var r = ref table[row];
+            entries.Add(new FolderSnapshotEntry(prefix + table.GetName(row), FolderEntryKind.File, null)
+            {
+                Identity = r.Identity,
+                Length = r.Length,
+                LinkCount = r.LinkCount,
+                LastWriteTimeNs = r.LastWriteTimeNs,
+                ChangeTimeNs = r.ChangeTimeNs,
+            });
+        }
+
+        foreach (var link in tree.LinksOf(folder))
+        {
+            entries.Add(new FolderSnapshotEntry(prefix + link.Name, FolderEntryKind.Link, link.Target));
+        }
+
+        foreach (var child in tree.ChildrenOf(folder))
+        {
+            var name = prefix + tree.PathOf(child).Name;
+            entries.Add(new FolderSnapshotEntry(name, FolderEntryKind.Folder, null));
+            Add(tree, child, name + "/", entries);
+        }
+    }
+}
+
+/// <summary>One entry of a <see cref="FolderSnapshot"/>; the file fields are set for files only.</summary>
+internal sealed record FolderSnapshotEntry(string RelativePath, FolderEntryKind Kind, string? LinkTarget)
+{
+    public FileIdentity Identity { get; init; }
+
+    public long Length { get; init; }
+
+    public int LinkCount { get; init; }
+
+    public long LastWriteTimeNs { get; init; }
+
+    /// <summary>0 when the platform records none.</summary>
+    public long ChangeTimeNs { get; init; }
+}
+
+internal enum FolderEntryKind
+{
+    File,
+    Link,
+    Folder,
+}
