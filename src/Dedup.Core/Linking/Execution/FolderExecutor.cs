@@ -84,7 +84,8 @@ internal static class FolderExecutor
                 report.Outcomes);
         }
 
-        if (action.Kind is DuplicateActionKind.Delete or DuplicateActionKind.Trash && RemoveRest(folder) is { } problem)
+        var isRoot = action.Group.Roots.Any(r => r.Path == folder.Folder);
+        if (action.Kind is DuplicateActionKind.Delete or DuplicateActionKind.Trash && RemoveRest(folder, isRoot) is { } problem)
         {
             return new(action, DuplicateActionStatus.Failed, $"every file was handled, but {problem}", report.Outcomes);
         }
@@ -208,9 +209,9 @@ internal static class FolderExecutor
         return handle;
     }
 
-    /// <summary>Removes what is left of a folder whose files are gone: its links (as links, if unchanged), then its folders, deepest first.</summary>
+    /// <summary>Removes what is left of a folder whose files are gone: its links (as links, if unchanged), then its folders, deepest first, then itself unless it is a scanned root.</summary>
     [SupportedOSPlatform("linux")]
-    private static string? RemoveRest(FolderSnapshot folder)
+    private static string? RemoveRest(FolderSnapshot folder, bool isRoot)
     {
         var root = folder.Folder.ToString();
         try
@@ -232,7 +233,11 @@ internal static class FolderExecutor
                 Directory.Delete(Path.Combine(root, sub.RelativePath), recursive: false);
             }
 
-            Directory.Delete(root, recursive: false);
+            if (!isRoot)
+            {
+                Directory.Delete(root, recursive: false); // a scanned root itself is emptied but stays: only what lies below the roots is removed
+            }
+
             return null;
         }
         catch (Exception ex) when (ex is IOException or UnauthorizedAccessException)
