@@ -67,8 +67,8 @@ internal sealed class FolderScan(DuplicateFinderOptions options) : ICompareStage
                 tree.SubtreeBytes[g[0]],
                 verifiedByBytes: g.All(f => IsVerified(tree, contents, f)))
             {
-                // Only the name-matching mode pairs files by relative path, which acting on whole folders relies on.
-                Snapshots = options.IgnoreFolderNames ? null : g.Select(f => FolderSnapshot.Take(tree, f)).ToArray(),
+                // What acting on the folders checks against: the name-ignoring mode pairs files by content class, not path.
+                Snapshots = g.Select(f => FolderSnapshot.Take(tree, contents, f, options.IgnoreFolderNames)).ToArray(),
                 Roots = state.Roots,
             })
             .OrderByDescending(g => g.WastedBytes)

@@ -7,26 +7,30 @@ namespace Dedup.Core.Folders;
 /// <remarks>Acting on whole folders compares a fresh listing with this, so anything added, removed or changed since refuses the folder.</remarks>
 internal sealed class FolderSnapshot
 {
-    private FolderSnapshot(AbsolutePath folder, IReadOnlyList<FolderSnapshotEntry> entries)
+    private FolderSnapshot(AbsolutePath folder, IReadOnlyList<FolderSnapshotEntry> entries, bool pairByContent)
     {
         Folder = folder;
         Entries = entries;
+        PairByContent = pairByContent;
     }
 
     public AbsolutePath Folder { get; }
 
+    /// <summary>Whether files pair with the kept folder's by <see cref="FolderSnapshotEntry.ContentClass"/> (found ignoring names) rather than by relative path.</summary>
+    public bool PairByContent { get; }
+
     /// <summary>Every file, link and sub-folder below <see cref="Folder"/>, ordinally by relative path.</summary>
     public IReadOnlyList<FolderSnapshotEntry> Entries { get; }
 
-    public static FolderSnapshot Take(FolderTree tree, int folder)
+    public static FolderSnapshot Take(FolderTree tree, ContentClasses contents, int folder, bool pairByContent)
     {
         var entries = new List<FolderSnapshotEntry>();
-        Add(tree, folder, string.Empty, entries);
+        Add(tree, contents, folder, string.Empty, entries);
         entries.Sort(static (a, b) => string.CompareOrdinal(a.RelativePath, b.RelativePath));
-        return new FolderSnapshot(tree.PathOf(folder), entries);
+        return new FolderSnapshot(tree.PathOf(folder), entries, pairByContent);
     }
 
-    private static void Add(FolderTree tree, int folder, string prefix, List<FolderSnapshotEntry> entries)
+    private static void Add(FolderTree tree, ContentClasses contents, int folder, string prefix, List<FolderSnapshotEntry> entries)
     {
         var table = tree.Table;
         foreach (var row in tree.FilesOf(folder))
@@ -39,6 +43,7 @@ internal sealed class FolderSnapshot
                 LinkCount = r.LinkCount,
                 LastWriteTimeNs = r.LastWriteTimeNs,
                 ChangeTimeNs = r.ChangeTimeNs,
+                ContentClass = contents.Of(row),
             });
         }
 
@@ -51,7 +56,7 @@ internal sealed class FolderSnapshot
         {
             var name = prefix + tree.PathOf(child).Name;
             entries.Add(new FolderSnapshotEntry(name, FolderEntryKind.Folder, null));
-            Add(tree, child, name + "/", entries);
+            Add(tree, contents, child, name + "/", entries);
         }
     }
 }
@@ -69,6 +74,9 @@ internal sealed record FolderSnapshotEntry(string RelativePath, FolderEntryKind 
 
     /// <summary>0 when the platform records none.</summary>
     public long ChangeTimeNs { get; init; }
+
+    /// <summary>The scan's content class: files of one class were found equal (acting compares their bytes again).</summary>
+    public int ContentClass { get; init; }
 }
 
 internal enum FolderEntryKind

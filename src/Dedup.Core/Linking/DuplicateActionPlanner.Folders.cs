@@ -12,8 +12,9 @@ public sealed partial class DuplicateActionPlanner
     /// Plans actions on whole duplicate folders; nothing on disk is changed. The keep rules pick the folder that stays
     /// as they pick a file, each folder standing for a file with the folder's path and the latest modification time
     /// of its files (so <see cref="KeepRule.Oldest"/> keeps the folder whose files were last changed longest ago).
-    /// Every other folder of the group gets one action, refused when it cannot be acted on safely: partial overlaps,
-    /// groups found ignoring names or made by hand (no scan listing to check against), a custom linker, and for delete
+    /// Files pair by relative path, or, for groups found ignoring names, by the scan's content class (bytes are compared
+    /// again either way). Every other folder of the group gets one action, refused when it cannot be acted on safely:
+    /// partial overlaps, groups made by hand (no scan listing to check against), a custom linker, and for delete
     /// and trash a file already shared with the kept folder (hard links); for trash, a folder holding symbolic links.
     /// </summary>
     /// <param name="groups">Folder groups from <see cref="DuplicateScan.FolderGroups"/>.</param>
@@ -41,7 +42,7 @@ public sealed partial class DuplicateActionPlanner
         string? groupRefusal = !group.IsExact
             ? "the folders only partly overlap (some entries differ); only equal folders are acted on whole"
             : group.Snapshots is null
-                ? "no scan listing of the folders to check against (found ignoring names, or not from a scan); act on the file groups instead"
+                ? "no scan listing of the folders to check against (the group was not made by a scan); act on the file groups instead"
                 : Linker.Kind == DuplicateActionKind.Custom
                     ? "a custom linker acts on file groups only"
                     : null;
@@ -79,6 +80,8 @@ public sealed partial class DuplicateActionPlanner
     {
         var removes = Linker.Kind is DuplicateActionKind.Delete or DuplicateActionKind.Trash;
         var keptEntries = kept.Entries.ToDictionary(e => e.RelativePath, StringComparer.Ordinal);
+        var keptByContent = kept.Entries.Where(e => e.Kind == FolderEntryKind.File).ToLookup(e => e.ContentClass);
+        var taken = new Dictionary<int, int>();
         var keptIdentities = kept.Entries.Where(e => e.Kind == FolderEntryKind.File).Select(e => e.Identity).ToHashSet();
         string? refusal = null;
         if (folder.Folder.IsUnder(kept.Folder) || kept.Folder.IsUnder(folder.Folder))
@@ -106,7 +109,8 @@ public sealed partial class DuplicateActionPlanner
                 continue;
             }
 
-            if (!keptEntries.TryGetValue(names[0], out var counterpart) || counterpart.Kind != FolderEntryKind.File)
+            var counterpart = folder.PairByContent ? ByContent(keptByContent, taken, file.First().ContentClass) : keptEntries.TryGetValue(names[0], out var byPath) ? byPath : null;
+            if (counterpart is not { Kind: FolderEntryKind.File })
             {
                 refusal ??= $"{PathText.Escape(names[0])} has no counterpart in the kept folder";
                 continue;
@@ -134,6 +138,20 @@ public sealed partial class DuplicateActionPlanner
         }
 
         return new DuplicateFolderAction(Linker.Kind, group, kept.Folder, folder.Folder, refusal is null ? freed : 0, refusal, fileActions);
+    }
+
+    /// <summary>Ignoring names: the kept folder's next file of the same content class (each used once while there are enough).</summary>
+    private static FolderSnapshotEntry? ByContent(ILookup<int, FolderSnapshotEntry> kept, Dictionary<int, int> taken, int contentClass)
+    {
+        var candidates = kept[contentClass].ToArray();
+        if (candidates.Length == 0)
+        {
+            return null;
+        }
+
+        var next = taken.TryGetValue(contentClass, out var used) ? used : 0;
+        taken[contentClass] = next + 1;
+        return candidates[next % candidates.Length];
     }
 
     private static DuplicateFile ToFile(AbsolutePath folder, IReadOnlyList<string> relativePaths, FolderSnapshotEntry entry)

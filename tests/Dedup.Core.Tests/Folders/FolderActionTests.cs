@@ -26,9 +26,9 @@ public sealed class FolderActionTests
         }
     }
 
-    private static async Task<DuplicateFolderActionPlan> PlanAsync(TempTree tree, ILinker linker)
+    private static async Task<DuplicateFolderActionPlan> PlanAsync(TempTree tree, ILinker linker, bool ignoreNames = false)
     {
-        var (_, _, scan) = await FolderScanRun.RunAsync(tree);
+        var (_, _, scan) = await FolderScanRun.RunAsync(tree, ignoreNames);
         return new DuplicateActionPlanBuilder().UseLinker(linker).Build().PlanFolders(scan.FolderGroups);
     }
 
@@ -206,6 +206,34 @@ public sealed class FolderActionTests
         Assert.Equal(DuplicateActionStatus.Skipped, outcome.Status);
         Assert.Contains("kept folder changed", outcome.Reason, StringComparison.Ordinal);
         AssertCopyUntouched(tree, inodes);
+    }
+
+    [LinuxFact]
+    public async Task Ignoring_names_pairs_files_by_content_for_delete_and_link()
+    {
+        using var tree = new TempTree();
+        tree.Write("a_kept/album/01.mp3", One);
+        tree.Write("a_kept/album/02.mp3", Two);
+        tree.Write("b_copy/x.mp3", Two); // other names, other layout
+        tree.Write("b_copy/deep/y.mp3", One);
+        tree.Write("c_copy/z/one.bin", One);
+        tree.Write("c_copy/two.bin", Two);
+
+        var report = await (await PlanAsync(tree, Linkers.HardLink, ignoreNames: true)).ApplyAsync();
+        Assert.True(report.Done == 2, string.Join("; ", report.Outcomes)); // b_copy and c_copy
+        Assert.Equal(TestNative.Inode(tree.PathOf("a_kept/album/02.mp3")), TestNative.Inode(tree.PathOf("b_copy/x.mp3")));
+        Assert.Equal(TestNative.Inode(tree.PathOf("a_kept/album/01.mp3")), TestNative.Inode(tree.PathOf("c_copy/z/one.bin")));
+
+        tree.Write("d_copy/p.mp3", One);
+        tree.Write("d_copy/q/r.mp3", Two);
+        var plan = await PlanAsync(tree, Linkers.Delete, ignoreNames: true);
+        var delete = Assert.Single(plan.Actions, a => a.Folder.ToString() == tree.PathOf("d_copy"));
+        Assert.Null(delete.Refusal);
+        var outcome = Assert.Single((await plan.ApplyAsync()).Outcomes, o => o.Action == delete);
+        Assert.Equal(DuplicateActionStatus.Done, outcome.Status);
+        Assert.False(Directory.Exists(tree.PathOf("d_copy")));
+        Assert.Equal(One, File.ReadAllBytes(tree.PathOf("a_kept/album/01.mp3")));
+        Assert.Equal(Two, File.ReadAllBytes(tree.PathOf("a_kept/album/02.mp3")));
     }
 
     [LinuxFact]

@@ -60,8 +60,10 @@ internal static class FolderExecutor
             }
 
             // Nothing is touched unless both folders are exactly as scanned and every pair is byte-identical now.
-            RequireUnchanged(kept, "kept folder");
-            RequireUnchanged(folder, "folder");
+            // The kept files' change time is not held to the scan's: linking an earlier copy of the group to them moves
+            // it (as in file plans, which check identity, size and modification time); their bytes are compared below.
+            RequireUnchanged(kept, "kept folder", checkChangeTime: false);
+            RequireUnchanged(folder, "folder", checkChangeTime: true);
             foreach (var file in action.FileActions.DistinctBy(a => a.Duplicate))
             {
                 Verify(file.Kept, file.Duplicate);
@@ -95,7 +97,7 @@ internal static class FolderExecutor
 
     /// <summary>Lists the folder again, recursively and without following links; any entry added, missing or changed stops the action.</summary>
     [SupportedOSPlatform("linux")]
-    private static void RequireUnchanged(FolderSnapshot snapshot, string which)
+    private static void RequireUnchanged(FolderSnapshot snapshot, string which, bool checkChangeTime)
     {
         var root = snapshot.Folder.ToString();
         if (Libc.LStat(root, out var self) != 0 || !self.IsDirectory)
@@ -141,7 +143,7 @@ internal static class FolderExecutor
                     FolderEntryKind.Folder => status.IsDirectory ? null : "is no longer a folder",
                     FolderEntryKind.Link => !status.IsSymbolicLink ? "is no longer a symbolic link"
                         : !string.Equals(new FileInfo(path).LinkTarget, entry.LinkTarget, StringComparison.Ordinal) ? "points elsewhere now" : null,
-                    _ => FileProblem(status, entry),
+                    _ => FileProblem(status, entry, checkChangeTime),
                 };
                 if (problem is not null)
                 {
@@ -163,12 +165,12 @@ internal static class FolderExecutor
     }
 
     [SupportedOSPlatform("linux")]
-    private static string? FileProblem(in StatxBuffer status, FolderSnapshotEntry entry) =>
+    private static string? FileProblem(in StatxBuffer status, FolderSnapshotEntry entry, bool checkChangeTime) =>
         !status.IsRegularFile ? "is no longer a regular file"
         : status.Device != entry.Identity.Device || status.Ino != entry.Identity.FileId ? "is now another file (replaced or renamed over)"
         : (long)status.Size != entry.Length ? "changed size"
         : status.LastWriteTimeNs != entry.LastWriteTimeNs ? "was modified"
-        : entry.ChangeTimeNs != 0 && status.ChangeTimeNs != entry.ChangeTimeNs ? "changed (its change time moved: written, linked, renamed or its permissions changed)"
+        : checkChangeTime && entry.ChangeTimeNs != 0 && status.ChangeTimeNs != entry.ChangeTimeNs ? "changed (its change time moved: written, linked, renamed or its permissions changed)"
         : null;
 
     [SupportedOSPlatform("linux")]
