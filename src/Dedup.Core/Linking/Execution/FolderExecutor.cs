@@ -12,6 +12,9 @@ namespace Dedup.Core.Linking.Execution;
 /// </summary>
 internal static class FolderExecutor
 {
+    /// <summary><c>AT_REMOVEDIR</c>: <c>unlinkat</c> removes an empty folder, as <c>rmdir</c>.</summary>
+    private const int RemoveDirectory = 0x200;
+
     public static DuplicateFolderActionReport Apply(DuplicateFolderActionPlan plan, CancellationToken cancellationToken)
     {
         var outcomes = new List<DuplicateFolderActionOutcome>(plan.Actions.Count);
@@ -87,7 +90,7 @@ internal static class FolderExecutor
         }
 
         var isRoot = action.Group.Roots.Any(r => r.Path == folder.Folder);
-        if (action.Kind is DuplicateActionKind.Delete or DuplicateActionKind.Trash && RemoveRest(folder, isRoot) is { } problem)
+        if (action.Kind is DuplicateActionKind.Delete or DuplicateActionKind.Trash && RemoveRest(folder, action.Group.Roots, isRoot) is { } problem)
         {
             return new(action, DuplicateActionStatus.Failed, $"every file was handled, but {problem}", report.Outcomes);
         }
@@ -211,40 +214,60 @@ internal static class FolderExecutor
         return handle;
     }
 
-    /// <summary>Removes what is left of a folder whose files are gone: its links (as links, if unchanged), then its folders, deepest first, then itself unless it is a scanned root.</summary>
+    /// <summary>
+    /// Removes what is left of a folder whose files are gone: its links (as links, if unchanged), then its folders,
+    /// deepest first, then itself unless it is a scanned root. Each name is removed from its parent opened beneath the
+    /// scanned roots, never through a path a link swapped in could redirect; <c>rmdir</c> never removes a folder that
+    /// is not empty.
+    /// </summary>
     [SupportedOSPlatform("linux")]
-    private static string? RemoveRest(FolderSnapshot folder, bool isRoot)
+    private static string? RemoveRest(FolderSnapshot folder, IReadOnlyList<ScanRoot> roots, bool isRoot)
     {
-        var root = folder.Folder.ToString();
-        try
+        foreach (var link in folder.Entries.Where(e => e.Kind == FolderEntryKind.Link))
         {
-            foreach (var link in folder.Entries.Where(e => e.Kind == FolderEntryKind.Link))
+            var path = Below(folder.Folder, link.RelativePath);
+            using var parent = FolderHandle.TryOpenBeneath(roots, path.Parent!, out var problem);
+            if (parent is null)
             {
-                var path = Path.Combine(root, link.RelativePath);
-                if (Libc.LStat(path, out var status) != 0 || !status.IsSymbolicLink || !string.Equals(new FileInfo(path).LinkTarget, link.LinkTarget, StringComparison.Ordinal))
-                {
-                    return $"the symbolic link {PathText.Escape(link.RelativePath)} changed; the folder is kept";
-                }
-
-                File.Delete(path); // unlink: removes the link itself, never what it points to
+                return $"the symbolic link {PathText.Escape(link.RelativePath)} could not be reached ({problem}); what is left of the folder stays";
             }
 
-            // Deepest first; a folder that is not empty (something appeared) is not removed and stops here.
-            foreach (var sub in folder.Entries.Where(e => e.Kind == FolderEntryKind.Folder).OrderByDescending(e => e.RelativePath.Count(c => c == '/')).ThenByDescending(e => e.RelativePath, StringComparer.Ordinal))
+            if (Libc.LStatAt(parent.Fd, path.Name, out var status) != 0 || !status.IsSymbolicLink
+                || !string.Equals(new FileInfo(path.ToString()).LinkTarget, link.LinkTarget, StringComparison.Ordinal))
             {
-                Directory.Delete(Path.Combine(root, sub.RelativePath), recursive: false);
+                return $"the symbolic link {PathText.Escape(link.RelativePath)} changed; what is left of the folder stays";
             }
 
-            if (!isRoot)
+            if (Libc.UnlinkAt(parent.Fd, path.Name, 0) != 0)
             {
-                Directory.Delete(root, recursive: false); // a scanned root itself is emptied but stays: only what lies below the roots is removed
+                return $"the symbolic link {PathText.Escape(link.RelativePath)} could not be removed ({Libc.Message(Libc.LastErrno)}); what is left of the folder stays";
             }
-
-            return null;
         }
-        catch (Exception ex) when (ex is IOException or UnauthorizedAccessException)
+
+        var folders = folder.Entries.Where(e => e.Kind == FolderEntryKind.Folder)
+            .OrderByDescending(e => e.RelativePath.Count(c => c == '/'))
+            .ThenByDescending(e => e.RelativePath, StringComparer.Ordinal)
+            .Select(e => (Path: Below(folder.Folder, e.RelativePath), Shown: e.RelativePath + "/"))
+            .ToList();
+        if (!isRoot)
         {
-            return $"the folder could not be removed ({ex.Message}); what is left of it stays";
+            folders.Add((folder.Folder, folder.Folder.ToDisplayString() + "/"));
         }
+
+        foreach (var (path, shown) in folders)
+        {
+            using var parent = FolderHandle.TryOpenBeneath(roots, path.Parent!, out var problem);
+            if (parent is null)
+            {
+                return $"{PathText.Escape(shown)} could not be reached ({problem}); what is left of the folder stays";
+            }
+
+            if (Libc.UnlinkAt(parent.Fd, path.Name, RemoveDirectory) != 0)
+            {
+                return $"{PathText.Escape(shown)} could not be removed ({Libc.Message(Libc.LastErrno)}); what is left of the folder stays";
+            }
+        }
+
+        return null;
     }
 }
