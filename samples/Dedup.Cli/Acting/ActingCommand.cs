@@ -157,30 +157,8 @@ internal sealed class ActingCommand
             }
         }
 
-        var folderFailures = 0;
-        if (folderPlan is not null)
-        {
-            DuplicateFolderActionReport folderOutcome;
-            try
-            {
-                folderOutcome = await folderPlan.ApplyAsync(cancellationToken).ConfigureAwait(false);
-            }
-            catch (OperationCanceledException)
-            {
-                await Console.Error.WriteLineAsync("dedup: interrupted before the first folder; nothing was changed").ConfigureAwait(false);
-                return ExitCodes.Cancelled;
-            }
-
-            foreach (var item in folderOutcome.Outcomes.Where(o => o.Status != DuplicateActionStatus.Done))
-            {
-                await Console.Error.WriteLineAsync($"dedup: {item.Status.ToString().ToLowerInvariant()} folder {item.Action.Folder.ToDisplayString()}/: {PathText.EscapeMessage(item.Reason ?? string.Empty)}").ConfigureAwait(false);
-            }
-
-            folderFailures = folderOutcome.Skipped + folderOutcome.Failed;
-            Console.WriteLine($"folders: {folderOutcome.Done} done, {folderOutcome.Skipped} skipped, {folderOutcome.Failed} failed; {TextReportWriter.Format(folderOutcome.ReclaimedBytes)} ({folderOutcome.ReclaimedBytes} bytes) reclaimed");
-        }
-
         DuplicateActionReport outcome;
+        int folderFailures;
         FileStream? logStream = null;
         try
         {
@@ -197,6 +175,8 @@ internal sealed class ActingCommand
         {
             try
             {
+                // Whole folders first: their files are not in the file groups, so the two never act on the same name.
+                folderFailures = folderPlan is null ? 0 : await ApplyFoldersAsync(folderPlan, log, display, cancellationToken).ConfigureAwait(false);
                 outcome = await plan.ApplyAsync(log, cancellationToken).ConfigureAwait(false);
             }
             catch (OperationCanceledException)
@@ -227,6 +207,20 @@ internal sealed class ActingCommand
         }
 
         return outcome.Skipped + outcome.Failed + folderFailures == 0 && !incomplete ? ExitCodes.Success : ExitCodes.CompletedWithErrors;
+    }
+
+    /// <summary>Applies the folder plan, logging each file as it completes; returns the folders skipped or failed.</summary>
+    private static async Task<int> ApplyFoldersAsync(DuplicateFolderActionPlan folderPlan, ActionLog log, ApplyProgressDisplay? display, CancellationToken cancellationToken)
+    {
+        var report = await folderPlan.ApplyAsync(log, cancellationToken).ConfigureAwait(false);
+        display?.Clear();
+        foreach (var item in report.Outcomes.Where(o => o.Status != DuplicateActionStatus.Done))
+        {
+            await Console.Error.WriteLineAsync($"dedup: {item.Status.ToString().ToLowerInvariant()} folder {item.Action.Folder.ToDisplayString()}/: {PathText.EscapeMessage(item.Reason ?? string.Empty)}").ConfigureAwait(false);
+        }
+
+        Console.WriteLine($"folders: {report.Done} done, {report.Skipped} skipped, {report.Failed} failed; {TextReportWriter.Format(report.ReclaimedBytes)} ({report.ReclaimedBytes} bytes) reclaimed");
+        return report.Skipped + report.Failed;
     }
 
     internal static List<KeepRule> ParseRules(string[] values, string[] roots)

@@ -73,7 +73,7 @@ public sealed class DuplicateFolderActionOutcome
     public override string ToString() => Reason is null ? $"{Status}: {Action}" : $"{Status}: {Action} ({PathText.EscapeMessage(Reason)})";
 }
 
-/// <summary>What <see cref="DuplicateFolderActionPlan.ApplyAsync"/> did.</summary>
+/// <summary>What <see cref="DuplicateFolderActionPlan.ApplyAsync(CancellationToken)"/> did.</summary>
 public sealed class DuplicateFolderActionReport
 {
     internal DuplicateFolderActionReport(IReadOnlyList<DuplicateFolderActionOutcome> outcomes)

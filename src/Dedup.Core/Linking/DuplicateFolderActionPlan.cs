@@ -8,7 +8,7 @@ namespace Dedup.Core.Linking;
 
 /// <summary>
 /// The operations on whole duplicate folders (<see cref="DuplicateActionPlanner.PlanFolders"/>): print it for a dry
-/// run (<see cref="WriteTo"/>) or carry it out with <see cref="ApplyAsync"/>.
+/// run (<see cref="WriteTo"/>) or carry it out with <see cref="ApplyAsync(CancellationToken)"/>.
 /// </summary>
 public sealed class DuplicateFolderActionPlan
 {
@@ -69,13 +69,22 @@ public sealed class DuplicateFolderActionPlan
     /// <see cref="DuplicateActionPlan.ApplyAsync(CancellationToken)"/>, and for delete and trash the emptied folders
     /// are removed bottom-up. Implemented for Linux; elsewhere every folder is skipped.
     /// </summary>
-    /// <param name="cancellationToken">Stops before the next folder.</param>
+    /// <param name="cancellationToken">Stops before the next folder (and between the files of a folder, as a file plan does).</param>
     /// <returns>The per-folder outcomes.</returns>
-    public async ValueTask<DuplicateFolderActionReport> ApplyAsync(CancellationToken cancellationToken = default)
+    public ValueTask<DuplicateFolderActionReport> ApplyAsync(CancellationToken cancellationToken = default) => ApplyAsync(null, cancellationToken);
+
+    /// <summary>Carries out the plan as <see cref="ApplyAsync(CancellationToken)"/> does, reporting progress after every file acted on.</summary>
+    /// <param name="progress">
+    /// Receives an <see cref="ApplyProgress"/> after each file of a folder that passed its checks, counted per folder
+    /// (a folder refused as a whole reports nothing); called on the thread that applies the plan. <see langword="null"/> reports nothing.
+    /// </param>
+    /// <param name="cancellationToken">Stops before the next folder (and between the files of a folder, as a file plan does).</param>
+    /// <returns>The per-folder outcomes.</returns>
+    public async ValueTask<DuplicateFolderActionReport> ApplyAsync(IProgress<ApplyProgress>? progress, CancellationToken cancellationToken = default)
     {
         cancellationToken.ThrowIfCancellationRequested();
         return await Task.Factory.StartNew(
-            () => FolderExecutor.Apply(this, cancellationToken),
+            () => FolderExecutor.Apply(this, progress, cancellationToken),
             cancellationToken,
             TaskCreationOptions.LongRunning,
             TaskScheduler.Default).ConfigureAwait(false);

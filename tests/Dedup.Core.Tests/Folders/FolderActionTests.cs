@@ -288,9 +288,21 @@ public sealed class FolderActionTests
         Assert.Contains($"  delete folder {tree.PathOf("b_copy")}/ (3 files, frees 18000 bytes)", dryOut, StringComparison.Ordinal);
         AssertCopyUntouched(tree, inodes);
 
-        var (exit, stdout, stderr) = await CliProcess.RunAsync(["delete", "--folders", "--yes", tree.Root]);
-        Assert.True(exit == 0, stderr + stdout);
-        Assert.Contains("folders: 1 done, 0 skipped, 0 failed", stdout, StringComparison.Ordinal);
+        var log = Path.Combine(Path.GetTempPath(), $"dedup-folder-log-{Guid.NewGuid():N}.jsonl");
+        try
+        {
+            var (exit, stdout, stderr) = await CliProcess.RunAsync(["delete", "--folders", "--yes", "--log", log, tree.Root]);
+            Assert.True(exit == 0, stderr + stdout);
+            Assert.Contains("folders: 1 done, 0 skipped, 0 failed", stdout, StringComparison.Ordinal);
+            var lines = File.ReadAllLines(log);
+            Assert.Equal(3, lines.Length); // one per file of the copy
+            Assert.Contains(lines, l => l.Contains("\"status\":\"done\"", StringComparison.Ordinal) && l.Contains("b_copy/cover.jpg", StringComparison.Ordinal));
+        }
+        finally
+        {
+            File.Delete(log);
+        }
+
         Assert.False(Directory.Exists(tree.PathOf("b_copy")));
         AssertKeptIntact(tree);
     }

@@ -15,14 +15,14 @@ internal static class FolderExecutor
     /// <summary><c>AT_REMOVEDIR</c>: <c>unlinkat</c> removes an empty folder, as <c>rmdir</c>.</summary>
     private const int RemoveDirectory = 0x200;
 
-    public static DuplicateFolderActionReport Apply(DuplicateFolderActionPlan plan, CancellationToken cancellationToken)
+    public static DuplicateFolderActionReport Apply(DuplicateFolderActionPlan plan, IProgress<ApplyProgress>? progress, CancellationToken cancellationToken)
     {
         var outcomes = new List<DuplicateFolderActionOutcome>(plan.Actions.Count);
         foreach (var action in plan.Actions)
         {
             outcomes.Add(cancellationToken.IsCancellationRequested
                 ? new DuplicateFolderActionOutcome(action, DuplicateActionStatus.Skipped, "cancelled before this folder", [])
-                : ApplyOne(plan, action, cancellationToken));
+                : ApplyOne(plan, action, progress, cancellationToken));
         }
 
         return new DuplicateFolderActionReport(outcomes);
@@ -40,7 +40,7 @@ internal static class FolderExecutor
         return path;
     }
 
-    private static DuplicateFolderActionOutcome ApplyOne(DuplicateFolderActionPlan plan, DuplicateFolderAction action, CancellationToken cancellationToken)
+    private static DuplicateFolderActionOutcome ApplyOne(DuplicateFolderActionPlan plan, DuplicateFolderAction action, IProgress<ApplyProgress>? progress, CancellationToken cancellationToken)
     {
         if (action.Refusal is not null)
         {
@@ -78,7 +78,7 @@ internal static class FolderExecutor
         }
 
         var filePlan = new DuplicateActionPlan(plan.Linker, action.FileActions, []) { Logger = plan.Logger };
-        var report = PlanExecutor.Apply(filePlan, null, cancellationToken);
+        var report = PlanExecutor.Apply(filePlan, progress, cancellationToken);
         if (report.Done != report.Outcomes.Count)
         {
             var first = report.Outcomes.First(o => o.Status != DuplicateActionStatus.Done);
