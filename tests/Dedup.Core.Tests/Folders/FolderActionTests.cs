@@ -330,6 +330,45 @@ public sealed class FolderActionTests
     }
 
     [LinuxFact]
+    public async Task Delete_refuses_a_copy_holding_a_hard_link_of_a_kept_file()
+    {
+        using var tree = new TempTree();
+        tree.Write("a_kept/one.bin", One);
+        tree.Write("a_kept/two.bin", Two);
+        tree.Write("b_copy/one.bin", One);
+        tree.HardLink("a_kept/two.bin", "b_copy/two.bin");
+
+        var plan = await PlanAsync(tree, Linkers.Delete);
+        var report = await plan.ApplyAsync();
+
+        Assert.Contains("already a hard link", Assert.Single(plan.Actions).Refusal, StringComparison.Ordinal);
+        Assert.Equal(1, report.Skipped);
+        Assert.Equal(One, File.ReadAllBytes(tree.PathOf("b_copy/one.bin")));
+        Assert.Equal(Two, File.ReadAllBytes(tree.PathOf("b_copy/two.bin")));
+    }
+
+    [LinuxFact]
+    public async Task Cli_dry_run_lists_a_partial_overlap_as_refused_and_applying_leaves_it()
+    {
+        using var tree = new TempTree();
+        tree.Write("a_kept/one.bin", One);
+        tree.Write("a_kept/two.bin", Two);
+        tree.Write("b_copy/one.bin", One);
+        tree.Write("b_copy/two.bin", Two);
+        tree.Write("b_copy/extra.bin", Three);
+
+        var (dryExit, dryOut, dryErr) = await CliProcess.RunAsync(["delete", "--folders", "--dry-run", tree.Root]);
+        Assert.True(dryExit == 0, dryErr);
+        Assert.Contains($"  skip folder {tree.PathOf("b_copy")}/: the folders only partly overlap", dryOut, StringComparison.Ordinal);
+
+        var (exit, stdout, stderr) = await CliProcess.RunAsync(["delete", "--folders", "--yes", tree.Root]);
+        Assert.Equal(1, exit);
+        Assert.Contains($"dedup: skipped folder {tree.PathOf("b_copy")}/", stderr, StringComparison.Ordinal);
+        Assert.Contains("folders: 0 done, 1 skipped", stdout, StringComparison.Ordinal);
+        Assert.True(File.Exists(tree.PathOf("b_copy/extra.bin")));
+    }
+
+    [LinuxFact]
     public async Task Cli_refuses_folders_with_from_report()
     {
         using var tree = new TempTree();
