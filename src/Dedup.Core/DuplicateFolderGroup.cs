@@ -61,6 +61,12 @@ public sealed record DuplicateFolderGroup
     /// <summary>Bytes freed by keeping one folder of an exact group: <c>Bytes × (Folders.Count − 1)</c>; 0 for a partial overlap.</summary>
     public long WastedBytes => IsExact ? Bytes * (Folders.Count - 1) : 0;
 
+    /// <summary>What the scan saw in each folder (same order as <see cref="Folders"/>), for acting on the group; <see langword="null"/> for groups made by hand.</summary>
+    internal IReadOnlyList<global::Dedup.Core.Folders.FolderSnapshot>? Snapshots { get; init; }
+
+    /// <summary>The roots of the scan that found the group; nothing outside them is acted on.</summary>
+    internal IReadOnlyList<ScanRoot> Roots { get; init; } = [];
+
     /// <summary>Reference equality: <see langword="true"/> only for the same group object.</summary>
     /// <param name="other">The other group.</param>
     /// <returns>Whether <paramref name="other"/> is this group.</returns>

@@ -20,12 +20,13 @@ internal sealed class ActingCommand
     private readonly Option<FileInfo?> _fromReport = new("--from-report") { Description = "Act on the groups of a JSON report from 'dedup find --format json' (re-verified before acting) instead of scanning." };
     private readonly Option<FileInfo?> _log = new("--log") { Description = "Append one JSON line per action to this file as each completes (an audit trail; enough to undo symbolic links)." };
     private readonly Option<bool> _verbose = new("--verbose", "-v") { Description = "Print each action as it completes." };
+    private readonly Option<bool> _folders = new("--folders") { Description = "Act on whole duplicate folders first (every file re-verified against the kept folder, nothing new in the folder), then on the remaining file groups; needs a scan (not --from-report)." };
     private readonly ScanSelection _selection = new();
 
     public void AddTo(Command command)
     {
         command.Arguments.Add(_paths);
-        foreach (var option in new Option[] { _keep, _dryRun, _yes, _fromReport, _log, _verbose })
+        foreach (var option in new Option[] { _keep, _dryRun, _yes, _fromReport, _log, _verbose, _folders })
         {
             command.Options.Add(option);
         }
@@ -45,6 +46,12 @@ internal sealed class ActingCommand
         if (report is not null && _selection.FirstGiven(result) is { } option)
         {
             return await BadUsageAsync($"{option} selects what a scan finds; with --from-report the report's groups are acted on as they are").ConfigureAwait(false);
+        }
+
+        var folderMode = result.GetValue(_folders);
+        if (folderMode && (report is not null || result.GetValue(_selection.Media)))
+        {
+            return await BadUsageAsync("--folders acts on the folders of a fresh scan: it cannot be combined with --from-report or --media").ConfigureAwait(false);
         }
 
         if (_selection.Problem(result) is { } problem)
@@ -69,6 +76,7 @@ internal sealed class ActingCommand
         }
 
         List<DuplicateGroup> groups;
+        IReadOnlyList<DuplicateFolderGroup> folderGroups = [];
         var problems = 0; // scan errors, or report entries left out: either makes the exit code 1
         try
         {
@@ -78,7 +86,13 @@ internal sealed class ActingCommand
             }
             else
             {
-                (groups, problems) = await ScanAsync(_selection.CreateBuilder(result, paths), cancellationToken).ConfigureAwait(false);
+                var builder = _selection.CreateBuilder(result, paths);
+                if (folderMode)
+                {
+                    builder.UseFolderMode();
+                }
+
+                (groups, folderGroups, problems) = await ScanAsync(builder, cancellationToken).ConfigureAwait(false);
             }
         }
         catch (OperationCanceledException)
@@ -92,9 +106,10 @@ internal sealed class ActingCommand
         }
 
         var plan = planner.Plan(groups);
+        var folderPlan = folderMode ? planner.PlanFolders(folderGroups) : null;
 
         // Groups the keep rules leave tied, a scan with errors and reported files left out are reported and make the exit code 1.
-        var incomplete = problems > 0 || plan.UndecidedGroups.Count > 0;
+        var incomplete = problems > 0 || plan.UndecidedGroups.Count > 0 || folderPlan?.UndecidedGroups.Count > 0;
         if (plan.UndecidedGroups.Count > 0)
         {
             await Console.Error.WriteLineAsync($"dedup: left alone {plan.UndecidedGroups.Count} groups where no --keep rule decides which copy stays (add '--keep path-order' last to decide by path), such as: {string.Join(", ", plan.UndecidedGroups[0].Files.Select(f => f.Path.ToDisplayString()))}").ConfigureAwait(false);
@@ -103,6 +118,7 @@ internal sealed class ActingCommand
         var dryRun = result.GetValue(_dryRun);
         if (dryRun)
         {
+            folderPlan?.WriteTo(Console.Out);
             plan.WriteTo(Console.Out);
             return incomplete ? ExitCodes.CompletedWithErrors : ExitCodes.Success;
         }
@@ -111,7 +127,13 @@ internal sealed class ActingCommand
         var refused = plan.Actions.Count(a => a.Refusal is not null);
         var refusedNote = refused > 0 ? $", {refused} of them refused (see --dry-run)" : string.Empty;
         Console.WriteLine($"{plan.Actions.Count} actions ({planner.Linker.Description}){refusedNote}, {TextReportWriter.Format(plan.ReclaimableBytes)} to reclaim");
-        if (plan.Actions.Count == 0)
+        if (folderPlan is not null)
+        {
+            var refusedFolders = folderPlan.Actions.Count(a => a.Refusal is not null);
+            Console.WriteLine($"{folderPlan.Actions.Count} folder actions{(refusedFolders > 0 ? $", {refusedFolders} of them refused (see --dry-run)" : string.Empty)}, {TextReportWriter.Format(folderPlan.ReclaimableBytes)} to reclaim");
+        }
+
+        if (plan.Actions.Count == 0 && (folderPlan is null || folderPlan.Actions.Count == 0))
         {
             return incomplete ? ExitCodes.CompletedWithErrors : ExitCodes.Success;
         }
@@ -124,6 +146,7 @@ internal sealed class ActingCommand
             }
 
             // The plan itself, not just a count: what will happen to which files.
+            folderPlan?.WriteTo(Console.Error);
             await Console.Error.WriteAsync(ActionLog.Preview(plan, 20)).ConfigureAwait(false);
             await Console.Error.WriteAsync("Apply? [y/N] ").ConfigureAwait(false);
             var answer = Console.ReadLine()?.Trim();
@@ -135,6 +158,7 @@ internal sealed class ActingCommand
         }
 
         DuplicateActionReport outcome;
+        int folderFailures;
         FileStream? logStream = null;
         try
         {
@@ -151,6 +175,8 @@ internal sealed class ActingCommand
         {
             try
             {
+                // Whole folders first: their files are not in the file groups, so the two never act on the same name.
+                folderFailures = folderPlan is null ? 0 : await ApplyFoldersAsync(folderPlan, log, display, cancellationToken).ConfigureAwait(false);
                 outcome = await plan.ApplyAsync(log, cancellationToken).ConfigureAwait(false);
             }
             catch (OperationCanceledException)
@@ -180,7 +206,21 @@ internal sealed class ActingCommand
             return ExitCodes.Cancelled;
         }
 
-        return outcome.Skipped + outcome.Failed == 0 && !incomplete ? ExitCodes.Success : ExitCodes.CompletedWithErrors;
+        return outcome.Skipped + outcome.Failed + folderFailures == 0 && !incomplete ? ExitCodes.Success : ExitCodes.CompletedWithErrors;
+    }
+
+    /// <summary>Applies the folder plan, logging each file as it completes; returns the folders skipped or failed.</summary>
+    private static async Task<int> ApplyFoldersAsync(DuplicateFolderActionPlan folderPlan, ActionLog log, ApplyProgressDisplay? display, CancellationToken cancellationToken)
+    {
+        var report = await folderPlan.ApplyAsync(log, cancellationToken).ConfigureAwait(false);
+        display?.Clear();
+        foreach (var item in report.Outcomes.Where(o => o.Status != DuplicateActionStatus.Done))
+        {
+            await Console.Error.WriteLineAsync($"dedup: {item.Status.ToString().ToLowerInvariant()} folder {item.Action.Folder.ToDisplayString()}/: {PathText.EscapeMessage(item.Reason ?? string.Empty)}").ConfigureAwait(false);
+        }
+
+        Console.WriteLine($"folders: {report.Done} done, {report.Skipped} skipped, {report.Failed} failed; {TextReportWriter.Format(report.ReclaimedBytes)} ({report.ReclaimedBytes} bytes) reclaimed");
+        return report.Skipped + report.Failed;
     }
 
     internal static List<KeepRule> ParseRules(string[] values, string[] roots)
@@ -215,7 +255,7 @@ internal sealed class ActingCommand
             : throw new ArgumentException($"'--keep prefix:{folder}': no folder {full}; a keep rule must name an existing folder");
     }
 
-    private static async Task<(List<DuplicateGroup> Groups, int Errors)> ScanAsync(DuplicateFinderBuilder builder, CancellationToken cancellationToken)
+    private static async Task<(List<DuplicateGroup> Groups, IReadOnlyList<DuplicateFolderGroup> Folders, int Errors)> ScanAsync(DuplicateFinderBuilder builder, CancellationToken cancellationToken)
     {
         var finder = builder.Build();
         finder.CheckRoots();
@@ -231,7 +271,7 @@ internal sealed class ActingCommand
             await Console.Error.WriteLineAsync($"dedup: {PathText.Escape(error.Path)}: {PathText.EscapeMessage(error.Message)}").ConfigureAwait(false);
         }
 
-        return (groups, scan.Summary.Errors.Count);
+        return (groups, scan.FolderGroups, scan.Summary.Errors.Count);
     }
 
     private static async Task<int> BadUsageAsync(string reason)

@@ -65,7 +65,12 @@ internal sealed class FolderScan(DuplicateFinderOptions options) : ICompareStage
                 g.Select(tree.PathOf).ToArray(),
                 tree.SubtreeFiles[g[0]],
                 tree.SubtreeBytes[g[0]],
-                verifiedByBytes: g.All(f => IsVerified(tree, contents, f))))
+                verifiedByBytes: g.All(f => IsVerified(tree, contents, f)))
+            {
+                // What acting on the folders checks against: the name-ignoring mode pairs files by content class, not path.
+                Snapshots = g.Select(f => FolderSnapshot.Take(tree, contents, f, options.IgnoreFolderNames)).ToArray(),
+                Roots = state.Roots,
+            })
             .OrderByDescending(g => g.WastedBytes)
             .ThenBy(g => g.Folders[0])
             .ToList();

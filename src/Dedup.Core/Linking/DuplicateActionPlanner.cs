@@ -5,7 +5,7 @@ using Microsoft.Extensions.Logging;
 namespace Dedup.Core.Linking;
 
 /// <summary>Turns duplicate groups into a <see cref="DuplicateActionPlan"/>. Create one with <see cref="DuplicateActionPlanBuilder"/>.</summary>
-public sealed class DuplicateActionPlanner
+public sealed partial class DuplicateActionPlanner
 {
     private readonly ILogger _logger;
 

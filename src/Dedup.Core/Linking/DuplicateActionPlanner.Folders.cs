@@ -1,0 +1,173 @@
+using Dedup.Core.Enumeration;
+using Dedup.Core.Folders;
+using Dedup.Core.Linking.Execution;
+using Dedup.Core.Paths;
+
+namespace Dedup.Core.Linking;
+
+/// <summary>Plans for whole duplicate folders: the file machinery, one action per name, gathered per folder.</summary>
+public sealed partial class DuplicateActionPlanner
+{
+    /// <summary>
+    /// Plans actions on whole duplicate folders; nothing on disk is changed. The keep rules pick the folder that stays
+    /// as they pick a file, each folder standing for a file with the folder's path and the latest modification time
+    /// of its files (so <see cref="KeepRule.Oldest"/> keeps the folder whose files were last changed longest ago).
+    /// Files pair by relative path, or, for groups found ignoring names, by the scan's content class (bytes are compared
+    /// again either way). Every other folder of the group gets one action, refused when it cannot be acted on safely:
+    /// partial overlaps, groups made by hand (no scan listing to check against), a custom linker, and for delete
+    /// and trash a file already shared with the kept folder (hard links); for trash, a folder holding symbolic links.
+    /// </summary>
+    /// <param name="groups">Folder groups from <see cref="DuplicateScan.FolderGroups"/>.</param>
+    /// <returns>The plan.</returns>
+    public DuplicateFolderActionPlan PlanFolders(IEnumerable<DuplicateFolderGroup> groups)
+    {
+        ArgumentNullException.ThrowIfNull(groups);
+        var actions = new List<DuplicateFolderAction>();
+        var undecided = new List<DuplicateFolderGroup>();
+        foreach (var group in groups)
+        {
+            PlanFolderGroup(group, actions, undecided);
+        }
+
+        return new DuplicateFolderActionPlan(Linker, actions, undecided, _logger);
+    }
+
+    private void PlanFolderGroup(DuplicateFolderGroup group, List<DuplicateFolderAction> actions, List<DuplicateFolderGroup> undecided)
+    {
+        if (group.Folders.Count < 2)
+        {
+            return;
+        }
+
+        string? groupRefusal = !group.IsExact
+            ? "the folders only partly overlap (some entries differ); only equal folders are acted on whole"
+            : group.Snapshots is null
+                ? "no scan listing of the folders to check against (the group was not made by a scan); act on the file groups instead"
+                : Linker.Kind == DuplicateActionKind.Custom
+                    ? "a custom linker acts on file groups only"
+                    : null;
+        if (groupRefusal is not null)
+        {
+            foreach (var folder in group.Folders.Skip(1))
+            {
+                actions.Add(new DuplicateFolderAction(Linker.Kind, group, group.Folders[0], folder, 0, groupRefusal, []));
+            }
+
+            return;
+        }
+
+        var snapshots = group.Snapshots!;
+        var representatives = snapshots.Select(Representative).ToArray();
+        var keptFile = KeepRule.SelectKept(representatives, KeepRules);
+        if (keptFile is null)
+        {
+            undecided.Add(group);
+            return;
+        }
+
+        var keptIndex = Array.IndexOf(representatives, keptFile);
+        var kept = snapshots[keptIndex];
+        for (var i = 0; i < snapshots.Count; i++)
+        {
+            if (i != keptIndex)
+            {
+                actions.Add(PlanFolder(group, kept, snapshots[i], keptFile));
+            }
+        }
+    }
+
+    private DuplicateFolderAction PlanFolder(DuplicateFolderGroup group, FolderSnapshot kept, FolderSnapshot folder, DuplicateFile keptRepresentative)
+    {
+        var removes = Linker.Kind is DuplicateActionKind.Delete or DuplicateActionKind.Trash;
+        var keptEntries = kept.Entries.ToDictionary(e => e.RelativePath, StringComparer.Ordinal);
+        var keptByContent = kept.Entries.Where(e => e.Kind == FolderEntryKind.File).ToLookup(e => e.ContentClass);
+        var taken = new Dictionary<int, int>();
+        var keptIdentities = kept.Entries.Where(e => e.Kind == FolderEntryKind.File).Select(e => e.Identity).ToHashSet();
+        string? refusal = null;
+        if (folder.Folder.IsUnder(kept.Folder) || kept.Folder.IsUnder(folder.Folder))
+        {
+            refusal = "one folder lies inside the other";
+        }
+        else if (KeepRule.IsDisposable(keptRepresentative))
+        {
+            refusal = $"the kept folder {kept.Folder.ToDisplayString()} is in a trash folder; nothing is kept outside it";
+        }
+        else if (Linker.Kind == DuplicateActionKind.Trash && folder.Entries.Any(e => e.Kind == FolderEntryKind.Link))
+        {
+            refusal = "holds symbolic links, which the trash does not take; use delete, or act on the file groups";
+        }
+
+        var fileActions = new List<DuplicateAction>();
+        long freed = 0;
+        foreach (var file in folder.Entries.Where(e => e.Kind == FolderEntryKind.File).GroupBy(e => e.Identity))
+        {
+            var names = file.Select(e => e.RelativePath).ToArray(); // already in path order
+            if (keptIdentities.Contains(file.Key))
+            {
+                // Already the kept folder's file: nothing to link; removing the name would need checks of its own.
+                refusal ??= removes ? $"{PathText.Escape(names[0])} is already a hard link of a file in the kept folder; act on the file groups, or remove it by hand" : null;
+                continue;
+            }
+
+            var counterpart = folder.PairByContent ? ByContent(keptByContent, taken, file.First().ContentClass) : keptEntries.TryGetValue(names[0], out var byPath) ? byPath : null;
+            if (counterpart is not { Kind: FolderEntryKind.File })
+            {
+                refusal ??= $"{PathText.Escape(names[0])} has no counterpart in the kept folder";
+                continue;
+            }
+
+            var first = file.First();
+            var duplicate = ToFile(folder.Folder, names, first);
+            var keptFile = ToFile(kept.Folder, [counterpart.RelativePath], counterpart);
+            var pairGroup = new DuplicateGroup(first.Length, [keptFile, duplicate], group.VerifiedByBytes) { Roots = group.Roots };
+            var pairRefusal = RefuseForGroup(pairGroup, keptFile, duplicate) ?? Linker.RefuseAtPlanTime(keptFile, duplicate);
+            refusal ??= pairRefusal is null ? null : $"{PathText.Escape(names[0])}: {pairRefusal}";
+            var allNames = new[] { duplicate.Path }.Concat(duplicate.OtherLinks).ToArray();
+            var bytes = Linker.Kind == DuplicateActionKind.Dedupe || duplicate.LinkCount <= allNames.Length ? duplicate.Length : 0;
+            freed += bytes;
+            if (Linker.Kind == DuplicateActionKind.Dedupe)
+            {
+                fileActions.Add(new DuplicateAction(Linker.Kind, pairGroup, keptFile, duplicate, duplicate.Path, bytes, null));
+                continue;
+            }
+
+            for (var n = 0; n < allNames.Length; n++)
+            {
+                fileActions.Add(new DuplicateAction(Linker.Kind, pairGroup, keptFile, duplicate, allNames[n], n == allNames.Length - 1 ? bytes : 0, null));
+            }
+        }
+
+        return new DuplicateFolderAction(Linker.Kind, group, kept.Folder, folder.Folder, refusal is null ? freed : 0, refusal, fileActions);
+    }
+
+    /// <summary>Ignoring names: the kept folder's next file of the same content class (each used once while there are enough).</summary>
+    private static FolderSnapshotEntry? ByContent(ILookup<int, FolderSnapshotEntry> kept, Dictionary<int, int> taken, int contentClass)
+    {
+        var candidates = kept[contentClass].ToArray();
+        if (candidates.Length == 0)
+        {
+            return null;
+        }
+
+        var next = taken.TryGetValue(contentClass, out var used) ? used : 0;
+        taken[contentClass] = next + 1;
+        return candidates[next % candidates.Length];
+    }
+
+    private static DuplicateFile ToFile(AbsolutePath folder, IReadOnlyList<string> relativePaths, FolderSnapshotEntry entry)
+    {
+        var paths = relativePaths.Select(p => FolderExecutor.Below(folder, p)).ToArray();
+        return new DuplicateFile(paths[0], paths.Skip(1).ToArray(), entry.Identity, entry.Length, entry.LinkCount, FileTable.ToDateTime(entry.LastWriteTimeNs))
+        {
+            LastChangeTimeUtc = entry.ChangeTimeNs == 0 ? DateTime.MinValue : FileTable.ToDateTime(entry.ChangeTimeNs),
+        };
+    }
+
+    /// <summary>A folder as the keep rules see it: its path, and its files' latest modification time.</summary>
+    private static DuplicateFile Representative(FolderSnapshot snapshot)
+    {
+        var files = snapshot.Entries.Where(e => e.Kind == FolderEntryKind.File).ToArray();
+        var latest = files.Length == 0 ? DateTime.MinValue : FileTable.ToDateTime(files.Max(e => e.LastWriteTimeNs));
+        return new DuplicateFile(snapshot.Folder, [], default, files.Sum(e => e.Length), 1, latest);
+    }
+}

@@ -1,0 +1,102 @@
+using Dedup.Core.Paths;
+
+namespace Dedup.Core.Linking;
+
+/// <summary>
+/// One planned operation on a whole duplicate folder: every file in <see cref="Folder"/> is deleted, trashed or linked
+/// to its counterpart in <see cref="Kept"/> (see <c>docs/folders.md</c>).
+/// </summary>
+public sealed class DuplicateFolderAction
+{
+    internal DuplicateFolderAction(DuplicateActionKind kind, DuplicateFolderGroup group, AbsolutePath kept, AbsolutePath folder, long reclaimableBytes, string? refusal, IReadOnlyList<DuplicateAction> fileActions)
+    {
+        Kind = kind;
+        Group = group;
+        Kept = kept;
+        Folder = folder;
+        ReclaimableBytes = reclaimableBytes;
+        Refusal = refusal;
+        FileActions = fileActions;
+    }
+
+    /// <summary>What is done to each file of <see cref="Folder"/>.</summary>
+    public DuplicateActionKind Kind { get; }
+
+    /// <summary>The folder group acted on.</summary>
+    public DuplicateFolderGroup Group { get; }
+
+    /// <summary>The folder that stays and whose files each file of <see cref="Folder"/> is checked against.</summary>
+    public AbsolutePath Kept { get; }
+
+    /// <summary>The duplicate folder acted on.</summary>
+    public AbsolutePath Folder { get; }
+
+    /// <summary>Bytes freed when every file of the folder is handled (files also linked outside the folder free nothing).</summary>
+    public long ReclaimableBytes { get; }
+
+    /// <summary>Why the folder will be left untouched (known at plan time), or <see langword="null"/>.</summary>
+    public string? Refusal { get; }
+
+    /// <summary>The per-file actions, one per name in the folder, applied only once the whole folder has been re-checked.</summary>
+    public IReadOnlyList<DuplicateAction> FileActions { get; }
+
+    /// <summary>The kind and both folders, for people.</summary>
+    /// <returns>Such as <c>Delete /a/copy -> /a/music</c>.</returns>
+    public override string ToString() => $"{Kind} {Folder.ToDisplayString()} -> {Kept.ToDisplayString()}";
+}
+
+/// <summary>The result of applying one <see cref="DuplicateFolderAction"/>.</summary>
+public sealed class DuplicateFolderActionOutcome
+{
+    internal DuplicateFolderActionOutcome(DuplicateFolderAction action, DuplicateActionStatus status, string? reason, IReadOnlyList<DuplicateActionOutcome> files)
+    {
+        Action = action;
+        Status = status;
+        Reason = reason;
+        Files = files;
+    }
+
+    /// <summary>The planned action.</summary>
+    public DuplicateFolderAction Action { get; }
+
+    /// <summary>Done (every file and, for delete and trash, the folder itself), skipped (nothing changed) or failed (part done).</summary>
+    public DuplicateActionStatus Status { get; }
+
+    /// <summary>Why the folder was skipped or not finished; <see langword="null"/> when done.</summary>
+    public string? Reason { get; }
+
+    /// <summary>The per-file outcomes; empty when the folder was refused before any file was acted on.</summary>
+    public IReadOnlyList<DuplicateActionOutcome> Files { get; }
+
+    /// <summary>The status, the action and the reason, for people.</summary>
+    /// <returns>Such as <c>Skipped: Delete /a/copy -> /a/music (…)</c>.</returns>
+    public override string ToString() => Reason is null ? $"{Status}: {Action}" : $"{Status}: {Action} ({PathText.EscapeMessage(Reason)})";
+}
+
+/// <summary>What <see cref="DuplicateFolderActionPlan.ApplyAsync(CancellationToken)"/> did.</summary>
+public sealed class DuplicateFolderActionReport
+{
+    internal DuplicateFolderActionReport(IReadOnlyList<DuplicateFolderActionOutcome> outcomes)
+    {
+        Outcomes = outcomes;
+        Done = outcomes.Count(o => o.Status == DuplicateActionStatus.Done);
+        Skipped = outcomes.Count(o => o.Status == DuplicateActionStatus.Skipped);
+        Failed = outcomes.Count(o => o.Status == DuplicateActionStatus.Failed);
+        ReclaimedBytes = outcomes.Sum(o => new DuplicateActionReport(o.Files, 0).ReclaimedBytes);
+    }
+
+    /// <summary>One outcome per planned folder action, in plan order.</summary>
+    public IReadOnlyList<DuplicateFolderActionOutcome> Outcomes { get; }
+
+    /// <summary>Folders handled completely.</summary>
+    public int Done { get; }
+
+    /// <summary>Folders left untouched.</summary>
+    public int Skipped { get; }
+
+    /// <summary>Folders handled in part (every file acted on was verified against the kept folder first).</summary>
+    public int Failed { get; }
+
+    /// <summary>Bytes freed (for the trash: once it is emptied).</summary>
+    public long ReclaimedBytes { get; }
+}
