@@ -111,6 +111,37 @@ public sealed class ScanThreadTests
         Assert.InRange(started, 10, 11); // the other thread may have taken one more item before it looked
     }
 
+    [Fact]
+    public async Task A_withdrawn_helper_lets_go_of_its_work_while_it_waits_in_the_queue()
+    {
+        // One thread, busy running this: the helper is never taken, so the caller withdraws it and it stays queued.
+        var threads = new ScanThreads(1);
+        var collected = false;
+        var withdrawnWhileQueued = false;
+        await threads.RunAsync(() =>
+        {
+            var (job, work) = StartHelperHolding(threads);
+            threads.WithdrawOrWait(job);
+            withdrawnWhileQueued = !job.IsDone;
+            GC.Collect();
+            GC.WaitForPendingFinalizers();
+            GC.Collect();
+            collected = !work.TryGetTarget(out _);
+            GC.KeepAlive(job);
+        });
+        await threads.DisposeAsync();
+
+        Assert.True(withdrawnWhileQueued);
+        Assert.True(collected); // before the fix, thousands of such jobs held whole candidate sets on a 3 M-file scan
+    }
+
+    [System.Runtime.CompilerServices.MethodImpl(System.Runtime.CompilerServices.MethodImplOptions.NoInlining)]
+    private static (ScanThreads.Job Job, WeakReference<byte[]> Work) StartHelperHolding(ScanThreads threads)
+    {
+        var work = new byte[1 << 20];
+        return (threads.StartHelper(() => work[0]++), new WeakReference<byte[]>(work));
+    }
+
     /// <summary><paramref name="pairs"/> duplicate pairs, each of its own size from <paramref name="firstSize"/>.</summary>
     private static TempTree PairTree(int pairs, int firstSize)
     {
