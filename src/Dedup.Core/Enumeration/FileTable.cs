@@ -111,7 +111,7 @@ internal sealed unsafe partial class FileTable
         }
 
         _single ??= CreateWriter();
-        _single.Add(number, file.Path.Name, ToRow(file));
+        _single.Add(number, file.Path.Name, file.ToRow());
         _single.EndFolder();
     }
 
@@ -214,16 +214,6 @@ internal sealed unsafe partial class FileTable
         return new DateTime(UnixEpochTicks + ticks, DateTimeKind.Utc);
     }
 
-    private static FileRow ToRow(ScannedFile file) => new()
-    {
-        Identity = file.Identity,
-        Length = file.Length,
-        LastWriteTimeNs = file.LastWriteTimeNs,
-        ChangeTimeNs = file.ChangeTimeNs,
-        LinkCount = file.LinkCount,
-        OwnerId = file.OwnerId,
-    };
-
     private void Commit(NativeBlock block, int count)
     {
         lock (_gate)
@@ -256,31 +246,34 @@ internal sealed unsafe partial class FileTable
         /// <summary>Adds a file named by the kernel's bytes; <paramref name="row"/>'s folder and name are filled here.</summary>
         public void Add(int folder, ReadOnlySpan<byte> name, in FileRow row)
         {
-            _seen++;
-            if (row.Length == 0 && !_table._includeEmptyFiles)
+            if (Counts(row))
             {
-                return;
+                Store(folder, row).Name = _names.Add(name);
             }
-
-            ref var slot = ref Next();
-            slot = row;
-            slot.Folder = folder;
-            slot.Name = _names.Add(name);
         }
 
         /// <summary>Adds a file named by characters (Windows, other platforms, custom enumerators).</summary>
         public void Add(int folder, string name, in FileRow row)
         {
-            _seen++;
-            if (row.Length == 0 && !_table._includeEmptyFiles)
+            if (Counts(row))
             {
-                return;
+                Store(folder, row).Name = _names.Add(name);
             }
+        }
 
+        /// <summary>Counts the file as seen; whether it is kept (empty files only when asked for).</summary>
+        private bool Counts(in FileRow row)
+        {
+            _seen++;
+            return row.Length != 0 || _table._includeEmptyFiles;
+        }
+
+        private ref FileRow Store(int folder, in FileRow row)
+        {
             ref var slot = ref Next();
             slot = row;
             slot.Folder = folder;
-            slot.Name = _names.Add(name);
+            return ref slot;
         }
 
         /// <summary>Reports the files seen since the last call (once per folder listed).</summary>

@@ -47,15 +47,7 @@ internal sealed partial class ParallelFileEnumerator
 
         public override void Add(DirectoryWork work, ReadOnlySpan<byte> name, in FileRow row) => _writer.Add(FolderOf(work), name, row);
 
-        public override void Add(DirectoryWork work, ScannedFile file) => _writer.Add(FolderOf(work), file.Path.Name, new FileRow
-        {
-            Identity = file.Identity,
-            Length = file.Length,
-            LastWriteTimeNs = file.LastWriteTimeNs,
-            ChangeTimeNs = file.ChangeTimeNs,
-            LinkCount = file.LinkCount,
-            OwnerId = file.OwnerId,
-        });
+        public override void Add(DirectoryWork work, ScannedFile file) => _writer.Add(FolderOf(work), file.Path.Name, file.ToRow());
 
         public override void EndFolder() => _writer.EndFolder();
 
@@ -96,16 +88,8 @@ internal sealed partial class ParallelFileEnumerator
     {
         private List<ScannedFile> _batch = ListPool<ScannedFile>.Shared.Rent();
 
-        public override void Add(DirectoryWork work, ReadOnlySpan<byte> name, in FileRow row)
-        {
-            var path = work.Path.ChildFile(KernelNames.GetString(name).AsSpan(), context.Names);
-            _batch.Add(new ScannedFile(path, row.Length, row.Identity, row.LinkCount, FileTable.ToDateTime(row.LastWriteTimeNs))
-            {
-                OwnerId = row.OwnerId,
-                LastWriteTimeNs = row.LastWriteTimeNs,
-                ChangeTimeNs = row.ChangeTimeNs,
-            });
-        }
+        public override void Add(DirectoryWork work, ReadOnlySpan<byte> name, in FileRow row) =>
+            _batch.Add(new ScannedFile(row, work.Path.ChildFile(KernelNames.GetString(name).AsSpan(), context.Names)));
 
         public override void Add(DirectoryWork work, ScannedFile file) => _batch.Add(file);
 

@@ -24,18 +24,35 @@ public sealed class ScannedFile
 
     /// <summary>A file of the scan's table: its path is made only if asked for (errors, reports); opening uses <see cref="Folder"/> and the name's bytes.</summary>
     internal ScannedFile(FileTable table, int row)
+        : this(in table[row], path: null)
     {
-        ref var r = ref table[row];
         _table = table;
         _row = row;
-        Length = r.Length;
-        Identity = r.Identity;
-        LinkCount = r.LinkCount;
-        LastWriteTimeUtc = FileTable.ToDateTime(r.LastWriteTimeNs);
-        OwnerId = r.OwnerId;
-        _lastWriteTimeNs = r.LastWriteTimeNs;
-        ChangeTimeNs = r.ChangeTimeNs;
     }
+
+    /// <summary>A file with the metadata of <paramref name="row"/> (its folder and name fields are not read).</summary>
+    internal ScannedFile(in FileRow row, AbsolutePath? path)
+    {
+        _path = path;
+        Length = row.Length;
+        Identity = row.Identity;
+        LinkCount = row.LinkCount;
+        LastWriteTimeUtc = FileTable.ToDateTime(row.LastWriteTimeNs);
+        OwnerId = row.OwnerId;
+        _lastWriteTimeNs = row.LastWriteTimeNs;
+        ChangeTimeNs = row.ChangeTimeNs;
+    }
+
+    /// <summary>The metadata as a row (folder and name left for the table to fill).</summary>
+    internal FileRow ToRow() => new()
+    {
+        Identity = Identity,
+        Length = Length,
+        LastWriteTimeNs = LastWriteTimeNs,
+        ChangeTimeNs = ChangeTimeNs,
+        LinkCount = LinkCount,
+        OwnerId = OwnerId,
+    };
 
     private readonly FileTable? _table;
     private readonly int _row;
