@@ -1,3 +1,6 @@
+using System.Runtime.Versioning;
+using System.Text.Json;
+using Dedup.Core.Reporting;
 using Dedup.Core.Tests.Infrastructure;
 using Xunit;
 
@@ -236,26 +239,32 @@ public sealed class FolderModeTests
         Assert.Equal(3, files.Count);
     }
 
-    [LinuxFact]
+    [LinuxFact(RequiresRoot = true, Tool = "setpriv")]
+    [SupportedOSPlatform("linux")]
     public async Task An_unreadable_sub_folder_makes_its_folders_unequal()
     {
-        if (Environment.UserName == "root")
-        {
-            return; // root reads everything: nothing to test
-        }
-
+        // Root lists chmod-000 folders, so the CLI runs as user nobody to meet a real EACCES.
         using var tree = new TempTree();
-        tree.Write("a/x/01.mp3", Song1);
-        Directory.CreateDirectory(tree.PathOf("a/x/sub"));
-        tree.Write("b/x/01.mp3", Song1);
-        tree.Write("b/x/sub/secret", Song2);
-        TempTree.Run("chmod", "000", tree.PathOf("b/x/sub"));
+        using var cli = new CliAsNobody();
+        tree.Write("data/a/x/01.mp3", Song1);
+        Directory.CreateDirectory(tree.PathOf("data/a/x/sub"));
+        tree.Write("data/b/x/01.mp3", Song1);
+        tree.Write("data/b/x/sub/secret", Song2);
+        CliAsNobody.MakeTraversable(tree.PathOf("data"));
+        File.SetUnixFileMode(tree.PathOf("data/b/x/sub"), UnixFileMode.None);
 
-        var (folders, _, scan) = await FolderScanRun.RunAsync(tree);
+        var (exitCode, stdout, stderr) = await cli.RunAsync(["find", "--folders", "--format", "json", tree.PathOf("data")]);
+
+        Assert.True(exitCode == 1, $"exit code {exitCode}; stderr: {stderr}");
+        using var json = JsonDocument.Parse(stdout);
+        var error = Assert.Single(json.RootElement.GetProperty("summary").GetProperty("errors").EnumerateArray());
+        Assert.Equal(tree.PathOf("data/b/x/sub"), error.GetProperty("path").GetString());
+        Assert.Equal(nameof(ScanErrorKind.AccessDenied), error.GetProperty("kind").GetString());
 
         // Listed, b/x/sub would look empty, like a/x/sub: an unlisted folder is equal to none.
-        Assert.Empty(folders);
-        Assert.NotEmpty(scan.Summary.Errors);
+        Assert.DoesNotContain(json.RootElement.GetProperty("folderGroups").EnumerateArray(), g => !g.TryGetProperty("differences", out _));
+        var group = Assert.Single(json.RootElement.GetProperty("groups").EnumerateArray());
+        Assert.Equal([tree.PathOf("data/a/x/01.mp3"), tree.PathOf("data/b/x/01.mp3")], group.GetProperty("files").EnumerateArray().Select(f => f.GetProperty("path").GetString()!).Order(StringComparer.Ordinal));
     }
 
     [LinuxFact]
