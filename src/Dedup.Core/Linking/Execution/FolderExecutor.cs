@@ -86,16 +86,17 @@ internal static class FolderExecutor
                 action,
                 report.Done == 0 ? DuplicateActionStatus.Skipped : DuplicateActionStatus.Failed,
                 $"{report.Done} of {report.Outcomes.Count} files done, the folder is kept; {first.Action.Path.ToDisplayString()}: {first.Reason}",
-                report.Outcomes);
+                report.Outcomes,
+                report.ReclaimedBytes);
         }
 
         var isRoot = action.Group.Roots.Any(r => r.Path == folder.Folder);
         if (action.Kind is DuplicateActionKind.Delete or DuplicateActionKind.Trash && RemoveRest(folder, action.Group.Roots, isRoot) is { } problem)
         {
-            return new(action, DuplicateActionStatus.Failed, $"every file was handled, but {problem}", report.Outcomes);
+            return new(action, DuplicateActionStatus.Failed, $"every file was handled, but {problem}", report.Outcomes, report.ReclaimedBytes);
         }
 
-        return new(action, DuplicateActionStatus.Done, null, report.Outcomes);
+        return new(action, DuplicateActionStatus.Done, null, report.Outcomes, report.ReclaimedBytes);
     }
 
     /// <summary>Lists the folder again, recursively and without following links; any entry added, missing or changed stops the action.</summary>
