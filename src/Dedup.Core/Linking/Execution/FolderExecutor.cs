@@ -224,10 +224,11 @@ internal static class FolderExecutor
     [SupportedOSPlatform("linux")]
     private static string? RemoveRest(FolderSnapshot folder, IReadOnlyList<ScanRoot> roots, bool isRoot)
     {
+        using var rootHandles = new RootHandles(); // the root resolved and checked once, not per link and folder
         foreach (var link in folder.Entries.Where(e => e.Kind == FolderEntryKind.Link))
         {
             var path = Below(folder.Folder, link.RelativePath);
-            using var parent = FolderHandle.TryOpenBeneath(roots, path.Parent!, out var problem);
+            using var parent = FolderHandle.TryOpenBeneath(roots, path.Parent!, out var problem, rootHandles);
             if (parent is null)
             {
                 return $"the symbolic link {PathText.Escape(link.RelativePath)} could not be reached ({problem}); what is left of the folder stays";
@@ -257,7 +258,7 @@ internal static class FolderExecutor
 
         foreach (var (path, shown) in folders)
         {
-            using var parent = FolderHandle.TryOpenBeneath(roots, path.Parent!, out var problem);
+            using var parent = FolderHandle.TryOpenBeneath(roots, path.Parent!, out var problem, rootHandles);
             if (parent is null)
             {
                 return $"{PathText.Escape(shown)} could not be reached ({problem}); what is left of the folder stays";
