@@ -146,7 +146,8 @@ public sealed class DuplicateActionPlan
         _ => null,
     };
 
-    private static string Verb(DuplicateActionKind kind) => kind switch
+    /// <summary>The dry-run verb for a kind (also used by <see cref="DuplicateFolderActionPlan.WriteTo"/>).</summary>
+    internal static string Verb(DuplicateActionKind kind) => kind switch
     {
         DuplicateActionKind.HardLink => "hard-link",
         DuplicateActionKind.SymbolicLink => "symlink",

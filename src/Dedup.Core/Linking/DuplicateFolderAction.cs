@@ -48,12 +48,13 @@ public sealed class DuplicateFolderAction
 /// <summary>The result of applying one <see cref="DuplicateFolderAction"/>.</summary>
 public sealed class DuplicateFolderActionOutcome
 {
-    internal DuplicateFolderActionOutcome(DuplicateFolderAction action, DuplicateActionStatus status, string? reason, IReadOnlyList<DuplicateActionOutcome> files)
+    internal DuplicateFolderActionOutcome(DuplicateFolderAction action, DuplicateActionStatus status, string? reason, IReadOnlyList<DuplicateActionOutcome> files, long reclaimedBytes = 0)
     {
         Action = action;
         Status = status;
         Reason = reason;
         Files = files;
+        ReclaimedBytes = reclaimedBytes;
     }
 
     /// <summary>The planned action.</summary>
@@ -67,6 +68,9 @@ public sealed class DuplicateFolderActionOutcome
 
     /// <summary>The per-file outcomes; empty when the folder was refused before any file was acted on.</summary>
     public IReadOnlyList<DuplicateActionOutcome> Files { get; }
+
+    /// <summary>Bytes the per-file actions freed (their <see cref="DuplicateActionReport.ReclaimedBytes"/>).</summary>
+    internal long ReclaimedBytes { get; }
 
     /// <summary>The status, the action and the reason, for people.</summary>
     /// <returns>Such as <c>Skipped: Delete /a/copy -> /a/music (…)</c>.</returns>
@@ -82,7 +86,7 @@ public sealed class DuplicateFolderActionReport
         Done = outcomes.Count(o => o.Status == DuplicateActionStatus.Done);
         Skipped = outcomes.Count(o => o.Status == DuplicateActionStatus.Skipped);
         Failed = outcomes.Count(o => o.Status == DuplicateActionStatus.Failed);
-        ReclaimedBytes = outcomes.Sum(o => new DuplicateActionReport(o.Files, 0).ReclaimedBytes);
+        ReclaimedBytes = outcomes.Sum(o => o.ReclaimedBytes);
     }
 
     /// <summary>One outcome per planned folder action, in plan order.</summary>

@@ -51,7 +51,7 @@ public sealed class DuplicateFolderActionPlan
 
             writer.WriteLine(action.Refusal is not null
                 ? $"  skip folder {action.Folder.ToDisplayString()}/: {PathText.EscapeMessage(action.Refusal)}"
-                : string.Create(CultureInfo.InvariantCulture, $"  {Verb(action.Kind)} folder {action.Folder.ToDisplayString()}/ ({action.FileActions.Count} files{(action.ReclaimableBytes > 0 ? $", frees {action.ReclaimableBytes} bytes" : string.Empty)})"));
+                : string.Create(CultureInfo.InvariantCulture, $"  {DuplicateActionPlan.Verb(action.Kind)} folder {action.Folder.ToDisplayString()}/ ({action.FileActions.Count} files{(action.ReclaimableBytes > 0 ? $", frees {action.ReclaimableBytes} bytes" : string.Empty)})"));
         }
 
         foreach (var group in UndecidedGroups)
@@ -89,14 +89,4 @@ public sealed class DuplicateFolderActionPlan
             TaskCreationOptions.LongRunning,
             TaskScheduler.Default).ConfigureAwait(false);
     }
-
-    internal static string Verb(DuplicateActionKind kind) => kind switch
-    {
-        DuplicateActionKind.HardLink => "hard-link",
-        DuplicateActionKind.SymbolicLink => "symlink",
-        DuplicateActionKind.Clone => "clone",
-        DuplicateActionKind.Dedupe => "dedupe",
-        DuplicateActionKind.Delete => "delete",
-        _ => "trash",
-    };
 }

@@ -1,3 +1,6 @@
+using System.Runtime.Versioning;
+using System.Text.Json;
+using Dedup.Core.Reporting;
 using Dedup.Core.Tests.Infrastructure;
 using Xunit;
 
@@ -114,8 +117,7 @@ public sealed class FolderModeTests
         var (named, namedFiles, _) = await FolderScanRun.RunAsync(tree);
         var (ignoring, ignoringFiles, _) = await FolderScanRun.RunAsync(tree, ignoreNames: true);
 
-        Assert.DoesNotContain(named, g => g.StartsWith("a/album |", StringComparison.Ordinal));
-        Assert.Contains("a/album/cover | b/album/art", named); // the sub-folder alone is still equal (same name inside)
+        Assert.Equal(["a/album/cover | b/album/art"], named); // only the sub-folder is equal (same name inside)
         Assert.Equal(["a/album/01.mp3 | b/album/one.mp3", "a/album/02.mp3 | b/album/two.mp3"], namedFiles);
         Assert.Equal(["a | b"], ignoring); // a holds only the album: the topmost equal folders
         Assert.Empty(ignoringFiles);
@@ -150,8 +152,8 @@ public sealed class FolderModeTests
 
         var (folders, _, _) = await FolderScanRun.RunAsync(tree);
 
-        Assert.Contains("a | c", folders);
-        Assert.DoesNotContain(folders, g => g.Contains("b/album |", StringComparison.Ordinal) && !g.Contains("cover", StringComparison.Ordinal));
+        // b/album lacks the empty folder: only its cover sub-folder equals the others'.
+        Assert.Equal(["a | c", "a/album/cover | b/album/cover"], folders);
     }
 
     [Fact]
@@ -166,9 +168,8 @@ public sealed class FolderModeTests
 
         var (folders, files, _) = await FolderScanRun.RunAsync(tree);
 
-        Assert.DoesNotContain(folders, g => g.Contains("a/album |", StringComparison.Ordinal));
-        Assert.DoesNotContain(folders, g => g.Contains("empty", StringComparison.Ordinal));
-        Assert.Contains("a/album/cover | b/album/cover", folders);
+        // a/album's empty .keep makes it differ from b/album; c/empty and d/empty hold empty files only.
+        Assert.Equal(["a/album/cover | b/album/cover"], folders);
         Assert.Equal(2, files.Count);
     }
 
@@ -236,26 +237,32 @@ public sealed class FolderModeTests
         Assert.Equal(3, files.Count);
     }
 
-    [LinuxFact]
+    [LinuxFact(RequiresRoot = true, Tool = "setpriv")]
+    [SupportedOSPlatform("linux")]
     public async Task An_unreadable_sub_folder_makes_its_folders_unequal()
     {
-        if (Environment.UserName == "root")
-        {
-            return; // root reads everything: nothing to test
-        }
-
+        // Root lists chmod-000 folders, so the CLI runs as user nobody to meet a real EACCES.
         using var tree = new TempTree();
-        tree.Write("a/x/01.mp3", Song1);
-        Directory.CreateDirectory(tree.PathOf("a/x/sub"));
-        tree.Write("b/x/01.mp3", Song1);
-        tree.Write("b/x/sub/secret", Song2);
-        TempTree.Run("chmod", "000", tree.PathOf("b/x/sub"));
+        using var cli = new CliAsNobody();
+        tree.Write("data/a/x/01.mp3", Song1);
+        Directory.CreateDirectory(tree.PathOf("data/a/x/sub"));
+        tree.Write("data/b/x/01.mp3", Song1);
+        tree.Write("data/b/x/sub/secret", Song2);
+        CliAsNobody.MakeTraversable(tree.PathOf("data"));
+        File.SetUnixFileMode(tree.PathOf("data/b/x/sub"), UnixFileMode.None);
 
-        var (folders, _, scan) = await FolderScanRun.RunAsync(tree);
+        var (exitCode, stdout, stderr) = await cli.RunAsync(["find", "--folders", "--format", "json", tree.PathOf("data")]);
+
+        Assert.True(exitCode == 1, $"exit code {exitCode}; stderr: {stderr}");
+        using var json = JsonDocument.Parse(stdout);
+        var error = Assert.Single(json.RootElement.GetProperty("summary").GetProperty("errors").EnumerateArray());
+        Assert.Equal(tree.PathOf("data/b/x/sub"), error.GetProperty("path").GetString());
+        Assert.Equal(nameof(ScanErrorKind.AccessDenied), error.GetProperty("kind").GetString());
 
         // Listed, b/x/sub would look empty, like a/x/sub: an unlisted folder is equal to none.
-        Assert.Empty(folders);
-        Assert.NotEmpty(scan.Summary.Errors);
+        Assert.DoesNotContain(json.RootElement.GetProperty("folderGroups").EnumerateArray(), g => !g.TryGetProperty("differences", out _));
+        var group = Assert.Single(json.RootElement.GetProperty("groups").EnumerateArray());
+        Assert.Equal([tree.PathOf("data/a/x/01.mp3"), tree.PathOf("data/b/x/01.mp3")], group.GetProperty("files").EnumerateArray().Select(f => f.GetProperty("path").GetString()!).Order(StringComparer.Ordinal));
     }
 
     [LinuxFact]

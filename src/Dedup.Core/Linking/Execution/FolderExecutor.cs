@@ -86,16 +86,17 @@ internal static class FolderExecutor
                 action,
                 report.Done == 0 ? DuplicateActionStatus.Skipped : DuplicateActionStatus.Failed,
                 $"{report.Done} of {report.Outcomes.Count} files done, the folder is kept; {first.Action.Path.ToDisplayString()}: {first.Reason}",
-                report.Outcomes);
+                report.Outcomes,
+                report.ReclaimedBytes);
         }
 
         var isRoot = action.Group.Roots.Any(r => r.Path == folder.Folder);
         if (action.Kind is DuplicateActionKind.Delete or DuplicateActionKind.Trash && RemoveRest(folder, action.Group.Roots, isRoot) is { } problem)
         {
-            return new(action, DuplicateActionStatus.Failed, $"every file was handled, but {problem}", report.Outcomes);
+            return new(action, DuplicateActionStatus.Failed, $"every file was handled, but {problem}", report.Outcomes, report.ReclaimedBytes);
         }
 
-        return new(action, DuplicateActionStatus.Done, null, report.Outcomes);
+        return new(action, DuplicateActionStatus.Done, null, report.Outcomes, report.ReclaimedBytes);
     }
 
     /// <summary>Lists the folder again, recursively and without following links; any entry added, missing or changed stops the action.</summary>
@@ -223,10 +224,11 @@ internal static class FolderExecutor
     [SupportedOSPlatform("linux")]
     private static string? RemoveRest(FolderSnapshot folder, IReadOnlyList<ScanRoot> roots, bool isRoot)
     {
+        using var rootHandles = new RootHandles(); // the root resolved and checked once, not per link and folder
         foreach (var link in folder.Entries.Where(e => e.Kind == FolderEntryKind.Link))
         {
             var path = Below(folder.Folder, link.RelativePath);
-            using var parent = FolderHandle.TryOpenBeneath(roots, path.Parent!, out var problem);
+            using var parent = FolderHandle.TryOpenBeneath(roots, path.Parent!, out var problem, rootHandles);
             if (parent is null)
             {
                 return $"the symbolic link {PathText.Escape(link.RelativePath)} could not be reached ({problem}); what is left of the folder stays";
@@ -256,7 +258,7 @@ internal static class FolderExecutor
 
         foreach (var (path, shown) in folders)
         {
-            using var parent = FolderHandle.TryOpenBeneath(roots, path.Parent!, out var problem);
+            using var parent = FolderHandle.TryOpenBeneath(roots, path.Parent!, out var problem, rootHandles);
             if (parent is null)
             {
                 return $"{PathText.Escape(shown)} could not be reached ({problem}); what is left of the folder stays";
