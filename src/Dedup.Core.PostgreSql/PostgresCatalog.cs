@@ -188,7 +188,7 @@ public sealed class PostgresCatalog : IAsyncDisposable, IDisposable
     /// is ignored. A digest stays stored across rescans while the file's stamp is unchanged and complete.
     /// </summary>
     /// <param name="machine">The machine's name.</param>
-    /// <param name="digests">The digests; enumerated once, streamed to the server.</param>
+    /// <param name="digests">The digests; enumerated once, streamed to the server (not at all for a machine the catalog does not know).</param>
     /// <param name="cancellationToken">Cancels the recording (rolled back).</param>
     /// <returns>How many files (identities) received a digest.</returns>
     public Task<long> RecordDigestsAsync(string machine, IEnumerable<CatalogDigest> digests, CancellationToken cancellationToken = default)
@@ -200,6 +200,12 @@ public sealed class PostgresCatalog : IAsyncDisposable, IDisposable
             await using var transaction = await connection.BeginTransactionAsync(token).ConfigureAwait(false);
             // FOR SHARE: waits for a rescan of this machine that is under way, in the same lock order as it.
             int? id = await ScalarAsync<int?>(connection, "SELECT id FROM dedup.machines WHERE name = $1 FOR SHARE", token, machine).ConfigureAwait(false);
+            if (id is null)
+            {
+                // An unknown machine has no file rows to match: nothing to stage.
+                return 0L;
+            }
+
             await ExecuteAsync(connection, $"CREATE TEMP TABLE dedup_incoming ({FileColumnDefinitions}, sha256 bytea) ON COMMIT DROP", token).ConfigureAwait(false);
             var copy = await connection.BeginBinaryImportAsync($"COPY dedup_incoming ({FileColumns}, sha256) FROM STDIN (FORMAT BINARY)", token).ConfigureAwait(false);
             await using (copy.ConfigureAwait(false))
@@ -213,11 +219,6 @@ public sealed class PostgresCatalog : IAsyncDisposable, IDisposable
                 }
 
                 await copy.CompleteAsync(token).ConfigureAwait(false);
-            }
-
-            if (id is null)
-            {
-                return 0L;
             }
 
             await ExecuteAsync(connection, "ANALYZE dedup_incoming", token).ConfigureAwait(false);
