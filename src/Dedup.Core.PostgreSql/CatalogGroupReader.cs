@@ -1,3 +1,4 @@
+using System.Buffers.Binary;
 using Npgsql;
 
 namespace Dedup.Core.PostgreSql;
@@ -28,16 +29,19 @@ internal static class CatalogGroupReader
 
     public static async Task<IReadOnlyList<CatalogGroup>> ReadAsync(NpgsqlConnection connection, string machine, CancellationToken cancellationToken)
     {
-        var groups = new Dictionary<(long Size, string Sha), (byte[] Sha, List<CatalogMatch> Files)>();
+        // Keyed by size and the digest's two big-endian halves: no string or array per row, and the halves compare
+        // as the bytes do. A digest's bytes are copied out only for a group's first row.
+        var groups = new Dictionary<(long Size, UInt128 High, UInt128 Low), (byte[] Sha, List<CatalogMatch> Files)>();
+        byte[] sha = new byte[CatalogDigest.Sha256Length];
         await using var command = PostgresCatalog.Command(connection, Sql, machine);
         await using var reader = await command.ExecuteReaderAsync(cancellationToken).ConfigureAwait(false);
         while (await reader.ReadAsync(cancellationToken).ConfigureAwait(false))
         {
-            byte[] sha = reader.GetFieldValue<byte[]>(5);
-            var key = (reader.GetInt64(0), Convert.ToHexString(sha));
+            reader.GetBytes(5, 0, sha, 0, sha.Length);
+            var key = (reader.GetInt64(0), BinaryPrimitives.ReadUInt128BigEndian(sha), BinaryPrimitives.ReadUInt128BigEndian(sha.AsSpan(16)));
             if (!groups.TryGetValue(key, out var group))
             {
-                group = (sha, []);
+                group = (sha.ToArray(), []);
                 groups.Add(key, group);
             }
 
@@ -45,7 +49,7 @@ internal static class CatalogGroupReader
         }
 
         return groups
-            .OrderByDescending(entry => entry.Key.Size).ThenBy(entry => entry.Key.Sha, StringComparer.Ordinal)
+            .OrderByDescending(entry => entry.Key.Size).ThenBy(entry => entry.Key.High).ThenBy(entry => entry.Key.Low)
             .Select(entry => new CatalogGroup(entry.Key.Size, entry.Value.Sha, entry.Value.Files.OrderBy(file => file, MatchOrder.Instance).ToList()))
             .ToList();
     }
