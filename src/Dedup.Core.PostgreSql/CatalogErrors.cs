@@ -45,16 +45,13 @@ internal sealed class CatalogErrors
                 return Create(CatalogErrorKind.SchemaTooNew, $"Cannot use {Where}: {tooNew.Message}", error);
             case PostgresException postgres:
                 return FromServer(postgres, opened, operation);
-            case NpgsqlException npgsql when !opened:
-                return Create(CatalogErrorKind.Unreachable, $"Cannot connect to {Where}: {Reason(npgsql)}", error);
             case NpgsqlException npgsql:
-                return Create(CatalogErrorKind.ConnectionLost, $"The connection to {Where} was lost while {operation}: {Reason(npgsql)}", error);
+                return Broken(opened, operation, Reason(npgsql), error);
             case SocketException or IOException or TimeoutException:
-                return Create(opened ? CatalogErrorKind.ConnectionLost : CatalogErrorKind.Unreachable,
-                    opened ? $"The connection to {Where} was lost while {operation}: {Scrub(error.Message)}" : $"Cannot connect to {Where}: {Scrub(error.Message)}", error);
+                return Broken(opened, operation, Scrub(error.Message), error);
             case InvalidOperationException when opened:
                 // Npgsql reports a use of a connection it found broken this way.
-                return Create(CatalogErrorKind.ConnectionLost, $"The connection to {Where} was lost while {operation}: {Scrub(error.Message)}", error);
+                return Broken(opened, operation, Scrub(error.Message), error);
             default:
                 return null;
         }
@@ -73,13 +70,17 @@ internal sealed class CatalogErrors
         if (state.StartsWith("08", StringComparison.Ordinal) || state.StartsWith("57P", StringComparison.Ordinal))
         {
             // 08xxx: connection exceptions; 57P01-57P05: the backend was terminated or the server is shutting down.
-            return opened
-                ? Create(CatalogErrorKind.ConnectionLost, $"The connection to {Where} was lost while {operation}: {text}", error)
-                : Create(CatalogErrorKind.Unreachable, $"Cannot connect to {Where}: {text}", error);
+            return Broken(opened, operation, text, error);
         }
 
         return Create(CatalogErrorKind.ServerError, $"{Capitalized(Where)} failed while {operation}: {text}", error);
     }
+
+    /// <summary>No connection: <see cref="CatalogErrorKind.Unreachable"/> before it opened, <see cref="CatalogErrorKind.ConnectionLost"/> after.</summary>
+    private CatalogException Broken(bool opened, string operation, string reason, Exception inner) =>
+        opened
+            ? Create(CatalogErrorKind.ConnectionLost, $"The connection to {Where} was lost while {operation}: {reason}", inner)
+            : Create(CatalogErrorKind.Unreachable, $"Cannot connect to {Where}: {reason}", inner);
 
     private CatalogException Create(CatalogErrorKind kind, string message, Exception inner) =>
         new(kind, message, Host, Port, Database, inner);

@@ -1,3 +1,4 @@
+using System.Buffers.Binary;
 using Npgsql;
 
 namespace Dedup.Core.PostgreSql;
@@ -12,33 +13,35 @@ internal static class CatalogGroupReader
 {
     // Window count, not a self-join of a materialised CTE: the planner has no statistics for a CTE and chose a
     // nested loop over it (measured: over 15 minutes at a million digests; this form 8-19 s).
-    private const string Sql = """
+    private static readonly string Sql = $"""
         WITH me AS (SELECT id FROM dedup.machines WHERE name = $1),
         mine AS (SELECT DISTINCT d.size, d.sha256 FROM dedup.digests d, me WHERE d.machine_id = me.id),
         -- A digest row is one identity (machine, device, inode): two rows are two files, not two names of one.
         candidates AS (
           SELECT g.*, count(*) OVER (PARTITION BY g.size, g.sha256) AS files
           FROM mine JOIN dedup.digests g ON g.size = mine.size AND g.sha256 = mine.sha256)
-        SELECT o.size, o.device, o.inode, o.mtime_ns, o.ctime_ns, c.sha256, m.name, o.path
+        SELECT {PostgresCatalog.Columns("o")}, c.sha256, m.name, o.path
         FROM candidates c
-        JOIN dedup.files o ON o.machine_id = c.machine_id AND o.device = c.device AND o.inode = c.inode
-          AND o.size = c.size AND o.mtime_ns = c.mtime_ns AND o.ctime_ns = c.ctime_ns
+        JOIN dedup.files o ON o.machine_id = c.machine_id AND {PostgresCatalog.SameStamp("o", "c")}
         JOIN dedup.machines m ON m.id = o.machine_id
         WHERE c.files > 1
         """;
 
     public static async Task<IReadOnlyList<CatalogGroup>> ReadAsync(NpgsqlConnection connection, string machine, CancellationToken cancellationToken)
     {
-        var groups = new Dictionary<(long Size, string Sha), (byte[] Sha, List<CatalogMatch> Files)>();
+        // Keyed by size and the digest's two big-endian halves: no string or array per row, and the halves compare
+        // as the bytes do. A digest's bytes are copied out only for a group's first row.
+        var groups = new Dictionary<(long Size, UInt128 High, UInt128 Low), (byte[] Sha, List<CatalogMatch> Files)>();
+        byte[] sha = new byte[CatalogDigest.Sha256Length];
         await using var command = PostgresCatalog.Command(connection, Sql, machine);
         await using var reader = await command.ExecuteReaderAsync(cancellationToken).ConfigureAwait(false);
         while (await reader.ReadAsync(cancellationToken).ConfigureAwait(false))
         {
-            byte[] sha = reader.GetFieldValue<byte[]>(5);
-            var key = (reader.GetInt64(0), Convert.ToHexString(sha));
+            reader.GetBytes(5, 0, sha, 0, sha.Length);
+            var key = (reader.GetInt64(0), BinaryPrimitives.ReadUInt128BigEndian(sha), BinaryPrimitives.ReadUInt128BigEndian(sha.AsSpan(16)));
             if (!groups.TryGetValue(key, out var group))
             {
-                group = (sha, []);
+                group = (sha.ToArray(), []);
                 groups.Add(key, group);
             }
 
@@ -46,7 +49,7 @@ internal static class CatalogGroupReader
         }
 
         return groups
-            .OrderByDescending(entry => entry.Key.Size).ThenBy(entry => entry.Key.Sha, StringComparer.Ordinal)
+            .OrderByDescending(entry => entry.Key.Size).ThenBy(entry => entry.Key.High).ThenBy(entry => entry.Key.Low)
             .Select(entry => new CatalogGroup(entry.Key.Size, entry.Value.Sha, entry.Value.Files.OrderBy(file => file, MatchOrder.Instance).ToList()))
             .ToList();
     }

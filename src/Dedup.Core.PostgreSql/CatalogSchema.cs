@@ -64,8 +64,8 @@ internal static class CatalogSchema
     public static async Task<int> MigrateAsync(NpgsqlConnection connection, CancellationToken cancellationToken)
     {
         await using var transaction = await connection.BeginTransactionAsync(cancellationToken).ConfigureAwait(false);
-        await ExecuteAsync(connection, $"SELECT pg_advisory_xact_lock({MigrationLock})", cancellationToken).ConfigureAwait(false);
-        await ExecuteAsync(
+        await PostgresCatalog.ExecuteAsync(connection, "SELECT pg_advisory_xact_lock($1)", cancellationToken, MigrationLock).ConfigureAwait(false);
+        await PostgresCatalog.ExecuteAsync(
             connection,
             """
             CREATE SCHEMA IF NOT EXISTS dedup;
@@ -76,11 +76,7 @@ internal static class CatalogSchema
             """,
             cancellationToken).ConfigureAwait(false);
 
-        int found;
-        await using (var command = new NpgsqlCommand("SELECT coalesce(max(version), 0) FROM dedup.schema_version", connection))
-        {
-            found = (int)(await command.ExecuteScalarAsync(cancellationToken).ConfigureAwait(false))!;
-        }
+        int found = await PostgresCatalog.ScalarAsync<int>(connection, "SELECT coalesce(max(version), 0) FROM dedup.schema_version", cancellationToken).ConfigureAwait(false);
 
         if (found > LatestVersion)
         {
@@ -89,18 +85,12 @@ internal static class CatalogSchema
 
         for (int version = found + 1; version <= LatestVersion; version++)
         {
-            await ExecuteAsync(connection, Steps[version - 1], cancellationToken).ConfigureAwait(false);
-            await ExecuteAsync(connection, $"INSERT INTO dedup.schema_version (version) VALUES ({version})", cancellationToken).ConfigureAwait(false);
+            await PostgresCatalog.ExecuteAsync(connection, Steps[version - 1], cancellationToken).ConfigureAwait(false);
+            await PostgresCatalog.ExecuteAsync(connection, "INSERT INTO dedup.schema_version (version) VALUES ($1)", cancellationToken, version).ConfigureAwait(false);
         }
 
         await transaction.CommitAsync(cancellationToken).ConfigureAwait(false);
         return found;
-    }
-
-    internal static async Task<int> ExecuteAsync(NpgsqlConnection connection, string sql, CancellationToken cancellationToken)
-    {
-        await using var command = new NpgsqlCommand(sql, connection);
-        return await command.ExecuteNonQueryAsync(cancellationToken).ConfigureAwait(false);
     }
 }
 

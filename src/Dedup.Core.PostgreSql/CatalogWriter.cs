@@ -14,14 +14,11 @@ internal static class CatalogWriter
     {
         await PostgresCatalog.ExecuteAsync(
             connection,
-            $"CREATE TEMP TABLE dedup_staging ({PostgresCatalog.FileColumns.Replace(",", " bigint,", StringComparison.Ordinal)} bigint, machine_id int, path bytea) ON COMMIT DROP",
+            $"CREATE TEMP TABLE dedup_staging ({PostgresCatalog.FileColumnDefinitions}, machine_id int, path bytea) ON COMMIT DROP",
             cancellationToken).ConfigureAwait(false);
         ulong rows = await CopyFilesAsync(connection, "dedup_staging", id, files, cancellationToken).ConfigureAwait(false);
         await PostgresCatalog.ExecuteAsync(connection, "ANALYZE dedup_staging", cancellationToken).ConfigureAwait(false);
-        const string same = """
-            s.path = f.path AND s.size = f.size AND s.device = f.device AND s.inode = f.inode
-              AND s.mtime_ns = f.mtime_ns AND s.ctime_ns = f.ctime_ns
-            """;
+        string same = $"s.path = f.path AND {PostgresCatalog.SameStamp("s", "f")}";
         await PostgresCatalog.ExecuteAsync(
             connection,
             $"DELETE FROM dedup.files f WHERE f.machine_id = $1 AND NOT EXISTS (SELECT 1 FROM dedup_staging s WHERE {same})",

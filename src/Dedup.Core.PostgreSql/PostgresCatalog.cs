@@ -24,7 +24,11 @@ public sealed class PostgresCatalog : IAsyncDisposable, IDisposable
     /// <summary>The longest machine name accepted, in characters.</summary>
     public const int MaxMachineNameLength = 255;
 
+    /// <summary>The stamp's columns, in the order <see cref="ReadStamp"/> and <see cref="CatalogWriter.WriteStampAsync"/> use.</summary>
     internal const string FileColumns = "size, device, inode, mtime_ns, ctime_ns";
+
+    /// <summary>The stamp's columns as a temporary table's column definitions.</summary>
+    internal const string FileColumnDefinitions = "size bigint, device bigint, inode bigint, mtime_ns bigint, ctime_ns bigint";
     private readonly NpgsqlDataSource _dataSource;
     private readonly CatalogErrors _errors;
     private volatile bool _migrated;
@@ -109,10 +113,9 @@ public sealed class PostgresCatalog : IAsyncDisposable, IDisposable
             // Digests stay valid only under an unchanged, complete stamp (a ctime of 0 is never trusted).
             await ExecuteAsync(
                 connection,
-                """
+                $"""
                 DELETE FROM dedup.digests d WHERE d.machine_id = $1 AND (d.ctime_ns = 0 OR NOT EXISTS (
-                  SELECT 1 FROM dedup.files f WHERE f.machine_id = $1 AND f.device = d.device AND f.inode = d.inode
-                    AND f.size = d.size AND f.mtime_ns = d.mtime_ns AND f.ctime_ns = d.ctime_ns))
+                  SELECT 1 FROM dedup.files f WHERE f.machine_id = $1 AND {SameStamp("f", "d")}))
                 """,
                 token,
                 id).ConfigureAwait(false);
@@ -163,11 +166,10 @@ public sealed class PostgresCatalog : IAsyncDisposable, IDisposable
             await using var command = Command(
                 connection,
                 SharedSizesSql + $"""
-                 SELECT f.{FileColumns.Replace(", ", ", f.", StringComparison.Ordinal)}, f.path
+                 SELECT {Columns("f")}, f.path
                  FROM dedup.files f JOIN shared s ON s.size = f.size, me
                  WHERE f.machine_id = me.id AND NOT EXISTS (
-                   SELECT 1 FROM dedup.digests d WHERE d.machine_id = me.id AND d.device = f.device AND d.inode = f.inode
-                     AND d.size = f.size AND d.mtime_ns = f.mtime_ns AND d.ctime_ns = f.ctime_ns)
+                   SELECT 1 FROM dedup.digests d WHERE d.machine_id = me.id AND {SameStamp("d", "f")})
                 """,
                 machine);
             await using var reader = await command.ExecuteReaderAsync(token).ConfigureAwait(false);
@@ -186,7 +188,7 @@ public sealed class PostgresCatalog : IAsyncDisposable, IDisposable
     /// is ignored. A digest stays stored across rescans while the file's stamp is unchanged and complete.
     /// </summary>
     /// <param name="machine">The machine's name.</param>
-    /// <param name="digests">The digests; enumerated once, streamed to the server.</param>
+    /// <param name="digests">The digests; enumerated once, streamed to the server (not at all for a machine the catalog does not know).</param>
     /// <param name="cancellationToken">Cancels the recording (rolled back).</param>
     /// <returns>How many files (identities) received a digest.</returns>
     public Task<long> RecordDigestsAsync(string machine, IEnumerable<CatalogDigest> digests, CancellationToken cancellationToken = default)
@@ -198,7 +200,13 @@ public sealed class PostgresCatalog : IAsyncDisposable, IDisposable
             await using var transaction = await connection.BeginTransactionAsync(token).ConfigureAwait(false);
             // FOR SHARE: waits for a rescan of this machine that is under way, in the same lock order as it.
             int? id = await ScalarAsync<int?>(connection, "SELECT id FROM dedup.machines WHERE name = $1 FOR SHARE", token, machine).ConfigureAwait(false);
-            await ExecuteAsync(connection, $"CREATE TEMP TABLE dedup_incoming ({FileColumns.Replace(",", " bigint,", StringComparison.Ordinal)} bigint, sha256 bytea) ON COMMIT DROP", token).ConfigureAwait(false);
+            if (id is null)
+            {
+                // An unknown machine has no file rows to match: nothing to stage.
+                return 0L;
+            }
+
+            await ExecuteAsync(connection, $"CREATE TEMP TABLE dedup_incoming ({FileColumnDefinitions}, sha256 bytea) ON COMMIT DROP", token).ConfigureAwait(false);
             var copy = await connection.BeginBinaryImportAsync($"COPY dedup_incoming ({FileColumns}, sha256) FROM STDIN (FORMAT BINARY)", token).ConfigureAwait(false);
             await using (copy.ConfigureAwait(false))
             {
@@ -213,21 +221,14 @@ public sealed class PostgresCatalog : IAsyncDisposable, IDisposable
                 await copy.CompleteAsync(token).ConfigureAwait(false);
             }
 
-            if (id is null)
-            {
-                return 0L;
-            }
-
             await ExecuteAsync(connection, "ANALYZE dedup_incoming", token).ConfigureAwait(false);
             long recorded = await ExecuteAsync(
                 connection,
                 $"""
                 INSERT INTO dedup.digests AS d ({FileColumns}, machine_id, sha256)
-                SELECT DISTINCT ON (i.device, i.inode) i.size, i.device, i.inode, i.mtime_ns, i.ctime_ns, $1, i.sha256
+                SELECT DISTINCT ON (i.device, i.inode) {Columns("i")}, $1, i.sha256
                 FROM dedup_incoming i
-                WHERE EXISTS (
-                  SELECT 1 FROM dedup.files f WHERE f.machine_id = $1 AND f.device = i.device AND f.inode = i.inode
-                    AND f.size = i.size AND f.mtime_ns = i.mtime_ns AND f.ctime_ns = i.ctime_ns)
+                WHERE EXISTS (SELECT 1 FROM dedup.files f WHERE f.machine_id = $1 AND {SameStamp("f", "i")})
                 ON CONFLICT (machine_id, device, inode) DO UPDATE SET size = excluded.size, mtime_ns = excluded.mtime_ns,
                   ctime_ns = excluded.ctime_ns, sha256 = excluded.sha256
                 """,
@@ -307,6 +308,14 @@ public sealed class PostgresCatalog : IAsyncDisposable, IDisposable
           SELECT mine.size FROM mine, me
           WHERE mine.local OR EXISTS (SELECT 1 FROM dedup.files o WHERE o.size = mine.size AND o.machine_id <> me.id))
         """;
+
+    /// <summary><see cref="FileColumns"/> qualified by <paramref name="alias"/>.</summary>
+    internal static string Columns(string alias) =>
+        $"{alias}.size, {alias}.device, {alias}.inode, {alias}.mtime_ns, {alias}.ctime_ns";
+
+    /// <summary>The SQL condition that two rows carry the same stamp (identity, size and both times).</summary>
+    internal static string SameStamp(string a, string b) =>
+        $"{a}.device = {b}.device AND {a}.inode = {b}.inode AND {a}.size = {b}.size AND {a}.mtime_ns = {b}.mtime_ns AND {a}.ctime_ns = {b}.ctime_ns";
 
     internal static FileStamp ReadStamp(NpgsqlDataReader reader, int first) =>
         new(new FileIdentity(unchecked((ulong)reader.GetInt64(first + 1)), unchecked((ulong)reader.GetInt64(first + 2))),

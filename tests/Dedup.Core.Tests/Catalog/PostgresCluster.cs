@@ -1,5 +1,5 @@
-using System.Diagnostics;
 using System.Globalization;
+using Dedup.Core.Tests.Infrastructure;
 using Npgsql;
 
 namespace Dedup.Core.Tests.Catalog;
@@ -8,7 +8,7 @@ namespace Dedup.Core.Tests.Catalog;
 /// A real PostgreSQL server of its own, in a temporary folder: initdb, then pg_ctl start with only a Unix socket
 /// (no TCP port to collide with), password authentication (so a wrong password is refused), stopped and deleted on
 /// dispose. initdb refuses to run as root, so as root the cluster runs as the <c>postgres</c> user (runuser).
-/// Also compiled into benchmarks/catalog.
+/// Also compiled into benchmarks/catalog (with <see cref="TempTree"/> and <see cref="ProcessRunner"/>).
 /// </summary>
 internal sealed class PostgresCluster : IDisposable
 {
@@ -16,17 +16,18 @@ internal sealed class PostgresCluster : IDisposable
     private const int Port = 5432;
     private readonly string _bin;
     private readonly bool _asPostgres;
+    private readonly TempTree _folder;
     private int _databases;
 
-    private PostgresCluster(string bin, string folder, bool asPostgres)
+    private PostgresCluster(string bin, TempTree folder, bool asPostgres)
     {
         _bin = bin;
-        Folder = folder;
+        _folder = folder;
         _asPostgres = asPostgres;
     }
 
     /// <summary>The temporary folder: data/, the socket and the server log.</summary>
-    public string Folder { get; }
+    public string Folder => _folder.Root;
 
     public string DataDirectory => Path.Combine(Folder, "data");
 
@@ -66,7 +67,7 @@ internal sealed class PostgresCluster : IDisposable
             : null;
     }
 
-    /// <summary>Initialises and starts a cluster; throws with the server's output when that fails.</summary>
+    /// <summary>Initialises and starts a cluster; throws with the tool's error output (and the server's log) when that fails.</summary>
     /// <param name="durable">false: fsync off (tests); true: the server's defaults (benchmarks).</param>
     /// <param name="settings">More server options, e.g. "-c shared_buffers=2GB".</param>
     public static PostgresCluster Start(bool durable = false, string settings = "")
@@ -75,20 +76,28 @@ internal sealed class PostgresCluster : IDisposable
         bool asPostgres = Environment.IsPrivilegedProcess;
         // Under /tmp, not TMPDIR: the postgres user must be able to reach it, and a Unix socket's path is limited to
         // 107 bytes.
-        var folder = Path.Combine("/tmp", $"dedup-pg-{Guid.NewGuid():N}"[..22]);
-        Directory.CreateDirectory(folder);
-        var cluster = new PostgresCluster(bin, folder, asPostgres);
+        var cluster = new PostgresCluster(bin, new TempTree("/tmp"), asPostgres);
+        string folder = cluster.Folder;
         try
         {
             File.WriteAllText(Path.Combine(folder, "pwfile"), Password + "\n");
             if (asPostgres)
             {
-                Run("chown", ["-R", "postgres:postgres", folder]);
+                ProcessRunner.RunChecked("chown", "-R", "postgres:postgres", folder);
             }
 
             cluster.RunServerTool("initdb", ["-D", cluster.DataDirectory, "-U", "postgres", "--auth=scram-sha-256", "--pwfile", Path.Combine(folder, "pwfile"), "-E", "UTF8", "--locale=C"]);
             string options = $"-c listen_addresses='' -k {folder} -p {Port} -c max_connections=100" + (durable ? string.Empty : " -c fsync=off -c synchronous_commit=off -c full_page_writes=off") + " " + settings;
-            cluster.RunServerTool("pg_ctl", ["-D", cluster.DataDirectory, "-l", Path.Combine(folder, "server.log"), "-o", options, "-w", "-t", "60", "start"]);
+            string log = Path.Combine(folder, "server.log");
+            try
+            {
+                cluster.RunServerTool("pg_ctl", ["-D", cluster.DataDirectory, "-l", log, "-o", options, "-w", "-t", "60", "start"]);
+            }
+            catch (InvalidOperationException error) when (File.Exists(log))
+            {
+                // pg_ctl only says "Examine the log output": the reason is in the server's log, deleted below.
+                throw new InvalidOperationException($"{error.Message}\n{File.ReadAllText(log)}", error);
+            }
             return cluster;
         }
         catch
@@ -131,7 +140,7 @@ internal sealed class PostgresCluster : IDisposable
         finally
         {
             NpgsqlConnection.ClearAllPools();
-            Directory.Delete(Folder, recursive: true);
+            _folder.Dispose();
         }
     }
 
@@ -142,34 +151,11 @@ internal sealed class PostgresCluster : IDisposable
         string path = Path.Combine(_bin, tool);
         if (_asPostgres)
         {
-            Run("runuser", ["-u", "postgres", "--", path, .. arguments]);
+            ProcessRunner.RunChecked("runuser", ["-u", "postgres", "--", path, .. arguments]);
         }
         else
         {
-            Run(path, arguments);
-        }
-    }
-
-    private static void Run(string file, string[] arguments)
-    {
-        var start = new ProcessStartInfo(file) { RedirectStandardOutput = true, RedirectStandardError = true, UseShellExecute = false };
-        foreach (string argument in arguments)
-        {
-            start.ArgumentList.Add(argument);
-        }
-
-        using var process = Process.Start(start) ?? throw new InvalidOperationException($"Could not start {file}.");
-        var output = process.StandardOutput.ReadToEndAsync();
-        var error = process.StandardError.ReadToEndAsync();
-        if (!process.WaitForExit(120_000))
-        {
-            process.Kill(entireProcessTree: true);
-            throw new TimeoutException($"{file} {string.Join(' ', arguments)} did not finish in 120 s.");
-        }
-
-        if (process.ExitCode != 0)
-        {
-            throw new InvalidOperationException($"{file} {string.Join(' ', arguments)} exited with {process.ExitCode}:\n{output.Result}\n{error.Result}");
+            ProcessRunner.RunChecked(path, arguments);
         }
     }
 }
