@@ -44,7 +44,7 @@ internal sealed class CacheSession
     /// <summary>Starts loading on a thread of its own, so the store is read while the folders are listed.</summary>
     public void Start(CancellationToken cancellationToken)
     {
-        _startedNs = (DateTime.UtcNow - new DateTime(1970, 1, 1, 0, 0, 0, DateTimeKind.Utc)).Ticks * 100;
+        _startedNs = (DateTime.UtcNow - DateTime.UnixEpoch).Ticks * 100;
         _load = Task.Factory.StartNew(() => Load(cancellationToken), cancellationToken, TaskCreationOptions.LongRunning, TaskScheduler.Default);
     }
 

@@ -189,7 +189,7 @@ internal sealed class CachedSetComparison(WholeFileStage stage, CacheSession cac
         foreach (var member in members)
         {
             // The change time the comparison was made under, for reports acted on later.
-            member.LastChangeTimeUtc = DateTime.SpecifyKind(new DateTime(1970, 1, 1).AddTicks(member.Stamp.ChangeTimeNs / 100), DateTimeKind.Utc);
+            member.LastChangeTimeUtc = Enumeration.FileTable.ToDateTime(member.Stamp.ChangeTimeNs);
         }
 
         _found.Add(new SettledGroup([.. members], verified));
