@@ -132,7 +132,7 @@ internal sealed class CachedSetComparison(WholeFileStage stage, CacheSession cac
         var digests = new ContentHash[bucket.Count];
         for (var k = 0; k < bucket.Count; k++)
         {
-            if (!CacheSession.TryGetDigest(entries[bucket[k]], options.HashAlgorithm, out digests[k]))
+            if (!cache.TryGetDigest(entries[bucket[k]], out digests[k]))
             {
                 Compare(bucket.ConvertAll(i => files[i]), bucket.ConvertAll(i => (HashCacheEntry?)entries[i]), cancellationToken);
                 return;
@@ -220,13 +220,9 @@ internal sealed class CachedSetComparison(WholeFileStage stage, CacheSession cac
 
         for (var i = 0; i < files.Count; i++)
         {
+            // A dropped file too: Write lets go of its digest and writes nothing.
             var file = files[i];
-            if (file.Dropped)
-            {
-                continue;
-            }
-
-            var @class = !exhaustive ? 0 : classes.TryGetValue(file, out var id) ? id : cache.NewId();
+            var @class = !exhaustive || file.Dropped ? 0 : classes.TryGetValue(file, out var id) ? id : cache.NewId();
             cache.Write(file, keys[i], partition, @class, previous?[i]);
         }
     }
