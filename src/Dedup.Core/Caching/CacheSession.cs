@@ -193,7 +193,7 @@ internal sealed class CacheSession
         }
         catch (Exception ex) when (ex is not OperationCanceledException)
         {
-            Warn($"cache '{_cache.Description}' not saved: {OneLine(ex)}");
+            Warn($"cache '{_cache.Description}' not saved: {ex.Message}");
         }
     }
 
@@ -215,7 +215,7 @@ internal sealed class CacheSession
         }
         catch (Exception ex) when (ex is not OperationCanceledException)
         {
-            Warn($"cache '{_cache.Description}' not used: {OneLine(ex)}");
+            Warn($"cache '{_cache.Description}' not used: {ex.Message}");
             return null;
         }
 
@@ -249,13 +249,13 @@ internal sealed class CacheSession
         return new Table(items, index, new bool[count]);
     }
 
+    /// <summary>Records a warning, the session's or the store's, as one line.</summary>
     private void Warn(string message)
     {
+        message = message.Replace('\r', ' ').Replace('\n', ' ').Trim();
         _warnings.Enqueue(message);
         _log?.Invoke(message);
     }
-
-    private static string OneLine(Exception ex) => ex.Message.Replace('\r', ' ').Replace('\n', ' ').Trim();
 
     private static void WriteDigest(ContentHash digest, Span<byte> destination)
     {
