@@ -39,8 +39,11 @@ internal sealed class CacheSession
         _cache = cache;
         _algorithm = algorithm;
         _log = log;
+        // The kernel's bytes, so that roots differing only in a byte that is not UTF-8 get different keys (UTF-8 would
+        // make both U+FFFD, and a scan of one would prune the other's entries); the same bytes as before for UTF-8 roots.
         var key = string.Join("\n", roots.Select(r => r.ToString()).OrderBy(r => r, StringComparer.Ordinal));
-        _scope = new HashCacheScope(Format, (long)XxHash3.HashToUInt64(Encoding.UTF8.GetBytes(key)));
+        var bytes = Paths.KernelNames.TryGetBytes(key, out var exact) ? exact : Encoding.UTF8.GetBytes(key);
+        _scope = new HashCacheScope(Format, (long)XxHash3.HashToUInt64(bytes));
     }
 
     /// <summary>Starts loading on a thread of its own, so the store is read while the folders are listed.</summary>
