@@ -166,7 +166,7 @@ internal sealed class CacheSession
     public void Finish(CancellationToken cancellationToken)
     {
         var table = Entries;
-        if (table is null)
+        if (table is null || _readOnly)
         {
             return;
         }
@@ -183,7 +183,7 @@ internal sealed class CacheSession
             }
         }
 
-        if ((upserts.Length == 0 && removals.Count == 0) || _readOnly)
+        if (upserts.Length == 0 && removals.Count == 0)
         {
             return;
         }
