@@ -73,7 +73,7 @@ public sealed class SqliteHashCache : HashCache
         {
             // Our own file, damaged: start afresh (nothing in it can be trusted anyway).
             SqliteStore.Delete(Path);
-            return new HashCacheSnapshot([]) { Warnings = [$"cache '{Path}' was damaged ({SqliteStore.OneLine(ex)}); starting a new one"] };
+            return new HashCacheSnapshot([]) { Warnings = [$"cache '{Path}' was damaged ({ex.Message}); starting a new one"] };
         }
     }
 

@@ -237,8 +237,6 @@ internal static class SqliteStore
         }
     }
 
-    public static string OneLine(Exception ex) => ex.Message.Replace('\r', ' ').Replace('\n', ' ').Trim();
-
     private static SqliteConnection Open(SqliteHashCache cache, bool readOnly = false)
     {
         var timeout = cache.BusyTimeout < TimeSpan.Zero ? TimeSpan.Zero : cache.BusyTimeout;

@@ -20,10 +20,11 @@ internal sealed class CacheSession
 
     private readonly HashCache _cache;
     private readonly HashCacheScope _scope;
+    private readonly DuplicateHashAlgorithm _algorithm;
     private readonly Action<string>? _log;
     private readonly ConcurrentQueue<string> _warnings = new();
     private readonly ConcurrentQueue<HashCacheEntry> _upserts = new();
-    private readonly ConcurrentDictionary<FileNode, (DuplicateHashAlgorithm Algorithm, ContentHash Digest)> _digests = new();
+    private readonly ConcurrentDictionary<FileNode, ContentHash> _digests = new(); // until the file's entry is written
     private Task<Table?>? _load;
     private long _hits;
     private long _misses;
@@ -33,18 +34,22 @@ internal sealed class CacheSession
     private long _nextId;
     private long _startedNs;
 
-    public CacheSession(HashCache cache, IReadOnlyList<Paths.AbsolutePath> roots, Action<string>? log)
+    public CacheSession(HashCache cache, IReadOnlyList<Paths.AbsolutePath> roots, DuplicateHashAlgorithm algorithm, Action<string>? log)
     {
         _cache = cache;
+        _algorithm = algorithm;
         _log = log;
+        // The kernel's bytes, so that roots differing only in a byte that is not UTF-8 get different keys (UTF-8 would
+        // make both U+FFFD, and a scan of one would prune the other's entries); the same bytes as before for UTF-8 roots.
         var key = string.Join("\n", roots.Select(r => r.ToString()).OrderBy(r => r, StringComparer.Ordinal));
-        _scope = new HashCacheScope(Format, (long)XxHash3.HashToUInt64(Encoding.UTF8.GetBytes(key)));
+        var bytes = Paths.KernelNames.TryGetBytes(key, out var exact) ? exact : Encoding.UTF8.GetBytes(key);
+        _scope = new HashCacheScope(Format, (long)XxHash3.HashToUInt64(bytes));
     }
 
     /// <summary>Starts loading on a thread of its own, so the store is read while the folders are listed.</summary>
     public void Start(CancellationToken cancellationToken)
     {
-        _startedNs = (DateTime.UtcNow - new DateTime(1970, 1, 1, 0, 0, 0, DateTimeKind.Utc)).Ticks * 100;
+        _startedNs = (DateTime.UtcNow - DateTime.UnixEpoch).Ticks * 100;
         _load = Task.Factory.StartNew(() => Load(cancellationToken), cancellationToken, TaskCreationOptions.LongRunning, TaskScheduler.Default);
     }
 
@@ -103,14 +108,23 @@ internal sealed class CacheSession
     /// <summary>A new partition or class id, negative until the store gives it its own.</summary>
     public long NewId() => -Interlocked.Increment(ref _nextId);
 
-    /// <summary>Records the digest of a file's whole content, as the comparer computed it.</summary>
-    public void NoteDigest(FileNode file, DuplicateHashAlgorithm algorithm, ContentHash digest) => _digests[file] = (algorithm, digest);
+    /// <summary>
+    /// Records the digest of a file's whole content, as the comparer computed it with the scan's algorithm, until
+    /// <see cref="Write"/> takes it; not kept when nothing will be saved.
+    /// </summary>
+    public void NoteDigest(FileNode file, ContentHash digest)
+    {
+        if (IsUsable && !_readOnly)
+        {
+            _digests[file] = digest;
+        }
+    }
 
-    /// <summary>The cached whole-content digest of an entry, when it has one of <paramref name="algorithm"/>.</summary>
-    public static bool TryGetDigest(in HashCacheEntry entry, DuplicateHashAlgorithm algorithm, out ContentHash digest)
+    /// <summary>The cached whole-content digest of an entry, when it has one of the scan's algorithm.</summary>
+    public bool TryGetDigest(in HashCacheEntry entry, out ContentHash digest)
     {
         digest = default;
-        if (entry.Digest.Length != 32 || entry.DigestAlgorithm != algorithm)
+        if (entry.Digest.Length != 32 || entry.DigestAlgorithm != _algorithm)
         {
             return false;
         }
@@ -119,21 +133,25 @@ internal sealed class CacheSession
         return true;
     }
 
-    /// <summary>Writes what the scan learned about <paramref name="file"/> (under the stamp it was scanned with).</summary>
+    /// <summary>
+    /// Writes what the scan learned about <paramref name="file"/> (under the stamp it was scanned with); a file
+    /// dropped, racy or without a change time is not written, only let go of.
+    /// </summary>
     public void Write(FileNode file, ulong probe, long partition, long @class, in HashCacheEntry? previous = null)
     {
+        var hashed = _digests.TryRemove(file, out var digest); // first: the node is not held past its set
         var stamp = file.Stamp;
-        if (!stamp.IsComplete || file.Dropped || !IsUsable || stamp.ChangeTimeNs >= _startedNs - RacyWindowNs)
+        if (!stamp.IsComplete || file.Dropped || !IsUsable || _readOnly || stamp.ChangeTimeNs >= _startedNs - RacyWindowNs)
         {
             return;
         }
 
         var entry = new HashCacheEntry(stamp, probe, partition, @class, _scope.Roots);
-        if (_digests.TryGetValue(file, out var digest))
+        if (hashed)
         {
             var bytes = new byte[32];
-            WriteDigest(digest.Digest, bytes);
-            entry = entry with { DigestAlgorithm = digest.Algorithm, Digest = bytes };
+            WriteDigest(digest, bytes);
+            entry = entry with { DigestAlgorithm = _algorithm, Digest = bytes };
         }
         else if (previous is { } kept && kept.Stamp == stamp && kept.Digest.Length != 0)
         {
@@ -148,7 +166,7 @@ internal sealed class CacheSession
     public void Finish(CancellationToken cancellationToken)
     {
         var table = Entries;
-        if (table is null)
+        if (table is null || _readOnly)
         {
             return;
         }
@@ -165,7 +183,7 @@ internal sealed class CacheSession
             }
         }
 
-        if ((upserts.Length == 0 && removals.Count == 0) || _readOnly)
+        if (upserts.Length == 0 && removals.Count == 0)
         {
             return;
         }
@@ -178,7 +196,7 @@ internal sealed class CacheSession
         }
         catch (Exception ex) when (ex is not OperationCanceledException)
         {
-            Warn($"cache '{_cache.Description}' not saved: {OneLine(ex)}");
+            Warn($"cache '{_cache.Description}' not saved: {ex.Message}");
         }
     }
 
@@ -200,7 +218,7 @@ internal sealed class CacheSession
         }
         catch (Exception ex) when (ex is not OperationCanceledException)
         {
-            Warn($"cache '{_cache.Description}' not used: {OneLine(ex)}");
+            Warn($"cache '{_cache.Description}' not used: {ex.Message}");
             return null;
         }
 
@@ -234,13 +252,13 @@ internal sealed class CacheSession
         return new Table(items, index, new bool[count]);
     }
 
+    /// <summary>Records a warning, the session's or the store's, as one line.</summary>
     private void Warn(string message)
     {
+        message = message.Replace('\r', ' ').Replace('\n', ' ').Trim();
         _warnings.Enqueue(message);
         _log?.Invoke(message);
     }
-
-    private static string OneLine(Exception ex) => ex.Message.Replace('\r', ' ').Replace('\n', ' ').Trim();
 
     private static void WriteDigest(ContentHash digest, Span<byte> destination)
     {

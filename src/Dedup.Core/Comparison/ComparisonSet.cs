@@ -58,8 +58,8 @@ public abstract class ComparisonSet
     /// <param name="verifiedByBytes"><see langword="false"/> when equality rests on hashes alone.</param>
     public abstract void AddGroup(ReadOnlySpan<int> indices, bool verifiedByBytes);
 
-    /// <summary>A built-in strategy hashed file <paramref name="index"/> whole (kept by a scan's cache).</summary>
-    internal virtual void OnContentDigest(int index, DuplicateHashAlgorithm algorithm, Hashing.ContentHash digest)
+    /// <summary>A built-in strategy hashed file <paramref name="index"/> whole with <see cref="HashAlgorithm"/> (kept by a scan's cache).</summary>
+    internal virtual void OnContentDigest(int index, Hashing.ContentHash digest)
     {
     }
 }

@@ -132,7 +132,7 @@ internal sealed class CachedSetComparison(WholeFileStage stage, CacheSession cac
         var digests = new ContentHash[bucket.Count];
         for (var k = 0; k < bucket.Count; k++)
         {
-            if (!CacheSession.TryGetDigest(entries[bucket[k]], options.HashAlgorithm, out digests[k]))
+            if (!cache.TryGetDigest(entries[bucket[k]], out digests[k]))
             {
                 Compare(bucket.ConvertAll(i => files[i]), bucket.ConvertAll(i => (HashCacheEntry?)entries[i]), cancellationToken);
                 return;
@@ -189,7 +189,7 @@ internal sealed class CachedSetComparison(WholeFileStage stage, CacheSession cac
         foreach (var member in members)
         {
             // The change time the comparison was made under, for reports acted on later.
-            member.LastChangeTimeUtc = DateTime.SpecifyKind(new DateTime(1970, 1, 1).AddTicks(member.Stamp.ChangeTimeNs / 100), DateTimeKind.Utc);
+            member.LastChangeTimeUtc = Enumeration.FileTable.ToDateTime(member.Stamp.ChangeTimeNs);
         }
 
         _found.Add(new SettledGroup([.. members], verified));
@@ -220,13 +220,9 @@ internal sealed class CachedSetComparison(WholeFileStage stage, CacheSession cac
 
         for (var i = 0; i < files.Count; i++)
         {
+            // A dropped file too: Write lets go of its digest and writes nothing.
             var file = files[i];
-            if (file.Dropped)
-            {
-                continue;
-            }
-
-            var @class = !exhaustive ? 0 : classes.TryGetValue(file, out var id) ? id : cache.NewId();
+            var @class = !exhaustive || file.Dropped ? 0 : classes.TryGetValue(file, out var id) ? id : cache.NewId();
             cache.Write(file, keys[i], partition, @class, previous?[i]);
         }
     }

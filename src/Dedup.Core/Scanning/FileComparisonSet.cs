@@ -62,11 +62,11 @@ internal sealed class FileComparisonSet : ComparisonSet, IDisposable
     }
 
     /// <summary>The comparer hashed file <paramref name="index"/> whole: the cache keeps the digest with its stamp.</summary>
-    internal override void OnContentDigest(int index, DuplicateHashAlgorithm algorithm, Comparison.Hashing.ContentHash digest)
+    internal override void OnContentDigest(int index, Comparison.Hashing.ContentHash digest)
     {
         if (_maps is null)
         {
-            _state.Cache?.NoteDigest(_files[index], algorithm, digest);
+            _state.Cache?.NoteDigest(_files[index], digest);
         }
     }
 

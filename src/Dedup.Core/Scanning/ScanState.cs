@@ -27,7 +27,7 @@ internal sealed class ScanState
         if (options.Cache is { } cache)
         {
             var logger = options.Logger;
-            Cache = new Caching.CacheSession(cache, options.Roots, logger is null ? null : message => Diagnostics.ScanLog.CacheWarning(logger, message));
+            Cache = new Caching.CacheSession(cache, options.Roots, options.HashAlgorithm, logger is null ? null : message => Diagnostics.ScanLog.CacheWarning(logger, message));
         }
     }
 

@@ -66,14 +66,10 @@ public sealed class ReadOnlyCacheTests : IDisposable
 
     public void Dispose() => _fixture.Dispose();
 
-    [LinuxFact]
+    [LinuxFact(RequiresRoot = true, Tool = "setpriv")] // root hands the tree to nobody (root writes anything)
+    [System.Runtime.Versioning.SupportedOSPlatform("linux")]
     public async Task A_read_only_cache_is_one_warning_and_exact_results()
     {
-        if (!OperatingSystem.IsLinux() || Environment.UserName != "root" || RequiresToolFactAttribute.FindOnPath("setpriv") is null)
-        {
-            return; // needs root to hand the tree to nobody (CI runs as root)
-        }
-
         var content = TempTree.RandomBytes(20_000, 1);
         _fixture.Tree.Write("a", content);
         _fixture.Tree.Write("b", content);

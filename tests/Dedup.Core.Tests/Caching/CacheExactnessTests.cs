@@ -117,9 +117,10 @@ public sealed class CacheExactnessTests : IDisposable
         File.Move(Tree.PathOf("small/c"), Tree.PathOf("small/b"), overwrite: true);
         File.Move(Tree.PathOf("twins/y"), Tree.PathOf("large/b"), overwrite: true);
         var expected = await _fixture.BaselineAsync();
-        var (groups, _) = await _fixture.ScanAsync();
+        var (groups, summary) = await _fixture.ScanAsync();
         Assert.Equal(expected, Scan.Canonical(groups));
         Assert.DoesNotContain(groups, g => g.Files.Any(f => f.Path.ToString().EndsWith("small/b", StringComparison.Ordinal)));
+        Assert.True(summary.Cache!.Hits >= 4, $"{summary.Cache.Hits} hits"); // the four files left in place were cached: it was consulted
     }
 
     [LinuxFact]
@@ -159,6 +160,8 @@ public sealed class CacheExactnessTests : IDisposable
         Assert.Equal(expected, Scan.Canonical(groups));
         Assert.Contains(groups, g => g.Files.Count == 4 && g.VerifiedByBytes);
         Assert.True(summary.BytesRead > 0);
+        Assert.Equal(8, summary.Cache!.Hits); // the cached group was consulted, and still read with the new copy
+        Assert.Equal(2, summary.Cache.Misses);
     }
 
     [LinuxFact]
@@ -170,12 +173,14 @@ public sealed class CacheExactnessTests : IDisposable
 
         Tree.HardLink("large/a", "links/a2");
         Tree.HardLink("twins/x", "links/x2");
-        var (groups, _) = await _fixture.ScanAsync();
+        var (groups, summary) = await _fixture.ScanAsync();
         var expected = await _fixture.BaselineAsync();
         Assert.Equal(expected, Scan.Canonical(groups));
         var large = Assert.Single(groups, g => g.Files.Any(f => f.Path.ToString().EndsWith("large/a", StringComparison.Ordinal)));
         Assert.Contains(large.Files, f => f.OtherLinks.Any(n => n.ToString().EndsWith("links/a2", StringComparison.Ordinal)));
         Assert.DoesNotContain(groups, g => g.Files.Any(f => f.Path.ToString().Contains("twins/", StringComparison.Ordinal)));
+        Assert.Equal(2, summary.Cache!.Misses); // a new link changes the ctime of its file
+        Assert.Equal(6, summary.Cache.Hits);
     }
 
     [LinuxFact]

@@ -102,7 +102,7 @@ public sealed class CacheFailureTests : IDisposable
     [LinuxFact]
     public async Task A_newer_schema_is_a_warning_and_the_file_is_left_untouched()
     {
-        var expected = await WriteTreeAsync();
+        await WriteTreeAsync();
         await _fixture.ScanAsync();
         CacheFixture.Execute(_fixture.CachePath, "PRAGMA user_version = 99");
         var before = SHA256.HashData(File.ReadAllBytes(_fixture.CachePath));
@@ -113,7 +113,6 @@ public sealed class CacheFailureTests : IDisposable
         Assert.Contains(summary.Cache!.Warnings, w => w.Contains("newer", StringComparison.Ordinal));
         Assert.Equal(0, summary.Cache.Hits);
         Assert.Equal(before, SHA256.HashData(File.ReadAllBytes(_fixture.CachePath)));
-        Assert.NotEmpty(expected);
     }
 
     [LinuxFact]

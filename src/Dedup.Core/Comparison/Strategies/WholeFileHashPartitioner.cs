@@ -40,7 +40,7 @@ internal static class WholeFileHashPartitioner
                         continue;
                     }
 
-                    set.OnContentDigest(index, set.HashAlgorithm, digest);
+                    set.OnContentDigest(index, digest);
 
                     if (!buckets.TryGetValue(digest, out var bucket))
                     {
