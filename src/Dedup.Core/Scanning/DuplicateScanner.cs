@@ -117,6 +117,9 @@ internal static class DuplicateScanner
         try
         {
             stage.Run(state, sets, new ScanOutput(state, writer), cancellationToken);
+
+            // Once, whatever the stage (whole files, media, folders): only a completed compare stage saves its cache.
+            state.Cache?.Finish(cancellationToken);
             writer.Complete();
         }
         catch (Exception ex)

@@ -19,6 +19,5 @@ internal sealed class WholeFileScan : ICompareStage
 
             candidate.Release(); // its nodes and paths are garbage now; the published groups have their own
         }, cancellationToken);
-        state.Cache?.Finish(cancellationToken); // a completed compare stage only: a cancelled scan saves nothing
     }
 }

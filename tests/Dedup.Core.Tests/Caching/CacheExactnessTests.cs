@@ -57,6 +57,24 @@ public sealed class CacheExactnessTests : IDisposable
     }
 
     [LinuxFact]
+    public async Task Folder_mode_saves_its_cache_and_a_rescan_reads_nothing()
+    {
+        WriteTree();
+        await CacheFixture.LetSettleAsync();
+        static void Folders(DuplicateFinderBuilder b) => b.UseFolderMode();
+        var expected = await _fixture.BaselineAsync(Folders);
+
+        var (_, first) = await _fixture.ScanAsync(Folders);
+        Assert.Equal(0, first.Cache!.Hits);
+        Assert.True(first.Cache.Written > 0); // the cache is saved once for every mode, not by each mode's stage
+
+        var (second, summary) = await _fixture.ScanAsync(Folders);
+        Assert.Equal(expected, Scan.Canonical(second));
+        Assert.Equal(8, summary.Cache!.Hits);
+        Assert.Equal(0, summary.BytesRead);
+    }
+
+    [LinuxFact]
     public async Task An_in_place_edit_that_keeps_size_and_mtime_is_read_again()
     {
         WriteTree();

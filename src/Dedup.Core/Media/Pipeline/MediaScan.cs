@@ -104,8 +104,6 @@ internal sealed class MediaScan : ICompareStage
                 PublishAlone(state, output, found);
             }
         }
-
-        state.Cache?.Finish(cancellationToken); // the whole-file stage's entries; a cancelled scan saves nothing
     }
 
     /// <summary>Splits one same-size set into byte-identical classes (a file of a unique size is a class of one).</summary>
