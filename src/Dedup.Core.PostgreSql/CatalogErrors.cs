@@ -34,7 +34,8 @@ internal sealed class CatalogErrors
     /// <param name="error">What was thrown.</param>
     /// <param name="opened">Whether the connection had been opened (a failure after that is a lost connection).</param>
     /// <param name="operation">What the catalog was doing, for the message.</param>
-    public CatalogException? Translate(Exception error, bool opened, string operation)
+    /// <param name="connectionBroken">Whether Npgsql had marked the connection broken when <paramref name="error"/> was thrown.</param>
+    public CatalogException? Translate(Exception error, bool opened, string operation, bool connectionBroken)
     {
         switch (error)
         {
@@ -49,8 +50,9 @@ internal sealed class CatalogErrors
                 return Broken(opened, operation, Reason(npgsql), error);
             case SocketException or IOException or TimeoutException:
                 return Broken(opened, operation, Scrub(error.Message), error);
-            case InvalidOperationException when opened:
-                // Npgsql reports a use of a connection it found broken this way.
+            case InvalidOperationException when opened && connectionBroken:
+                // Npgsql reports a use of a connection it found broken this way; any other one (the caller's own
+                // sequence failing, say) is not the catalog's to rename.
                 return Broken(opened, operation, Scrub(error.Message), error);
             default:
                 return null;

@@ -357,35 +357,49 @@ public sealed class PostgresCatalog : IAsyncDisposable, IDisposable
     private async Task<T> RunAsync<T>(string operation, Func<NpgsqlConnection, CancellationToken, Task<T>> body, CancellationToken cancellationToken, bool migrate = true)
     {
         bool opened = false;
+        bool broken = false;
         try
         {
             var connection = await _dataSource.OpenConnectionAsync(cancellationToken).ConfigureAwait(false);
             await using (connection.ConfigureAwait(false))
             {
                 opened = true;
-                if (migrate && !_migrated)
+                try
                 {
-                    await CatalogSchema.MigrateAsync(connection, cancellationToken).ConfigureAwait(false);
-                    _migrated = true;
-                }
+                    if (migrate && !_migrated)
+                    {
+                        await CatalogSchema.MigrateAsync(connection, cancellationToken).ConfigureAwait(false);
+                        _migrated = true;
+                    }
 
-                T result = await body(connection, cancellationToken).ConfigureAwait(false);
-                if (!migrate)
+                    T result = await body(connection, cancellationToken).ConfigureAwait(false);
+                    if (!migrate)
+                    {
+                        _migrated = true;
+                    }
+
+                    return result;
+                }
+                catch (Exception) when (NoteBroken(connection))
                 {
-                    _migrated = true;
+                    throw; // never: the filter only looks at the connection before it is disposed
                 }
-
-                return result;
             }
         }
         catch (Exception error)
         {
-            if (_errors.Translate(error, opened, operation) is { } translated)
+            if (_errors.Translate(error, opened, operation, broken) is { } translated)
             {
                 throw translated;
             }
 
             throw;
+        }
+
+        bool NoteBroken(NpgsqlConnection connection)
+        {
+            broken = (connection.FullState & System.Data.ConnectionState.Broken) != 0;
+            return false;
         }
     }
 }

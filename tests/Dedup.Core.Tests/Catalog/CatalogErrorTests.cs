@@ -109,4 +109,22 @@ public sealed class CatalogErrorTests(PostgresFixture postgres)
             yield return File($"/new/{i}", 10, (ulong)i + 2);
         }
     }
+
+    [Fact]
+    public async Task The_callers_own_failure_on_a_live_connection_is_not_called_a_lost_connection()
+    {
+        await using var catalog = new PostgresCatalog(postgres.NewDatabase("callers-failure"));
+
+        // The caller's sequence fails midway (as a modified collection does) while the connection is fine.
+        static IEnumerable<CatalogFile> Failing()
+        {
+            yield return File("/a", 10, 1);
+            throw new InvalidOperationException("Collection was modified; enumeration operation may not execute.");
+        }
+
+        var error = await Assert.ThrowsAsync<InvalidOperationException>(() => catalog.ReplaceMachineFilesAsync("m", Failing()));
+
+        Assert.StartsWith("Collection was modified", error.Message, StringComparison.Ordinal);
+        Assert.Empty(await catalog.GetMachinesAsync()); // the transaction was not committed
+    }
 }
