@@ -10,6 +10,7 @@ using System.Security.Cryptography;
 using System.Text;
 using Dedup.Core.Caching;
 using Dedup.Core.Enumeration;
+using Dedup.Core.Catalog;
 using Dedup.Core.PostgreSql;
 using Dedup.Core.Tests.Catalog;
 using Npgsql;

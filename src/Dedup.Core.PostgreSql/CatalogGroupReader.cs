@@ -1,3 +1,4 @@
+using Dedup.Core.Catalog;
 using System.Buffers.Binary;
 using Npgsql;
 

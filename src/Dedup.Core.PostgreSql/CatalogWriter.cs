@@ -1,3 +1,4 @@
+using Dedup.Core.Catalog;
 using Dedup.Core.Caching;
 using Npgsql;
 using NpgsqlTypes;

@@ -1,4 +1,5 @@
 using Dedup.Core.Caching;
+using Dedup.Core.Catalog;
 using Dedup.Core.Enumeration;
 using Npgsql;
 using NpgsqlTypes;
@@ -19,7 +20,7 @@ namespace Dedup.Core.PostgreSql;
 /// <para>Digests, not bytes: files on different machines are matched by size and SHA-256 (collision-resistant, so
 /// no client can craft a file matching another client's), never compared byte by byte.</para>
 /// </remarks>
-public sealed class PostgresCatalog : IAsyncDisposable, IDisposable
+public sealed class PostgresCatalog : FileCatalog, IAsyncDisposable, IDisposable
 {
     /// <summary>The longest machine name accepted, in characters.</summary>
     public const int MaxMachineNameLength = 255;
@@ -127,6 +128,21 @@ public sealed class PostgresCatalog : IAsyncDisposable, IDisposable
     }
 
     /// <summary>
+    /// What a scan plugged in with <see cref="DuplicateFinderBuilder.UseCatalog"/> calls at its size barrier:
+    /// <see cref="ReplaceMachineFilesAsync"/>, then <see cref="GetFilesToHashAsync"/>.
+    /// </summary>
+    /// <param name="machine">The machine's name.</param>
+    /// <param name="files">Every file of the scan; enumerated once, streamed to the server.</param>
+    /// <param name="cancellationToken">Cancels the replacement (rolled back: the previous scan stays) or the query.</param>
+    /// <returns>The files to hash.</returns>
+    /// <exception cref="CatalogException">The server could not be reached or used.</exception>
+    public override async Task<IReadOnlyList<CatalogFile>> ReplaceFilesAsync(string machine, IEnumerable<CatalogFile> files, CancellationToken cancellationToken = default)
+    {
+        await ReplaceMachineFilesAsync(machine, files, cancellationToken).ConfigureAwait(false);
+        return await GetFilesToHashAsync(machine, cancellationToken).ConfigureAwait(false);
+    }
+
+    /// <summary>
     /// The sizes of a machine's files that some other file in the catalog also has: another file of this machine
     /// (not a hard link of the same file) or any file of another machine. Only these files need a digest.
     /// </summary>
@@ -191,7 +207,7 @@ public sealed class PostgresCatalog : IAsyncDisposable, IDisposable
     /// <param name="digests">The digests; enumerated once, streamed to the server (not at all for a machine the catalog does not know).</param>
     /// <param name="cancellationToken">Cancels the recording (rolled back).</param>
     /// <returns>How many files (identities) received a digest.</returns>
-    public Task<long> RecordDigestsAsync(string machine, IEnumerable<CatalogDigest> digests, CancellationToken cancellationToken = default)
+    public override Task<long> RecordDigestsAsync(string machine, IEnumerable<CatalogDigest> digests, CancellationToken cancellationToken = default)
     {
         ValidateMachine(machine);
         ArgumentNullException.ThrowIfNull(digests);
@@ -246,7 +262,7 @@ public sealed class PostgresCatalog : IAsyncDisposable, IDisposable
     /// <param name="machine">The machine's name.</param>
     /// <param name="cancellationToken">Cancels the query.</param>
     /// <returns>The groups, largest size first; hard links of one file count as one file.</returns>
-    public Task<IReadOnlyList<CatalogGroup>> FindGroupsAsync(string machine, CancellationToken cancellationToken = default)
+    public override Task<IReadOnlyList<CatalogGroup>> FindGroupsAsync(string machine, CancellationToken cancellationToken = default)
     {
         ValidateMachine(machine);
         return RunAsync("querying groups", (connection, token) => CatalogGroupReader.ReadAsync(connection, machine, token), cancellationToken);

@@ -69,6 +69,13 @@ public sealed record DuplicateFile
     /// </summary>
     public DateTime LastChangeTimeUtc { get; init; }
 
+    /// <summary>
+    /// The machine the file is on, in a scan with a catalog (<see cref="DuplicateFinderBuilder.UseCatalog"/>): the
+    /// scanning machine's name for its own files, another name for a file another machine's last scan stored;
+    /// <see langword="null"/> in a scan without a catalog.
+    /// </summary>
+    public string? Machine { get; init; }
+
     /// <summary>Whether both describe the same file the same way: every property equal, <see cref="OtherLinks"/> name by name.</summary>
     /// <param name="other">The other entry.</param>
     /// <returns><see langword="true"/> when equal.</returns>
@@ -81,6 +88,7 @@ public sealed record DuplicateFile
             && LinkCount == other.LinkCount
             && LastWriteTimeUtc == other.LastWriteTimeUtc
             && LastChangeTimeUtc == other.LastChangeTimeUtc
+            && string.Equals(Machine, other.Machine, StringComparison.Ordinal)
             && OtherLinks.SequenceEqual(other.OtherLinks));
 
     /// <inheritdoc />

@@ -48,6 +48,7 @@ public sealed class DuplicateFinderBuilder
     private BufferPool? _buffers;
     private IDriveTopology? _topology;
     private HashCache? _cache;
+    private (Catalog.FileCatalog, string)? _catalog;
     private readonly List<(string Path, DriveKind Kind)> _driveKinds = [];
 
     /// <summary>Adds a folder to scan.</summary>
@@ -305,6 +306,34 @@ public sealed class DuplicateFinderBuilder
         return this;
     }
 
+    /// <summary>
+    /// Matches each scan's files with those of other machines in <paramref name="catalog"/> (such as
+    /// <c>PostgresCatalog</c> from the Dedup.Core.PostgreSql package). At the size barrier every file the scan found
+    /// replaces <paramref name="machine"/>'s files in the catalog; the scan computes the SHA-256 of the whole content of
+    /// each file whose size another file of the catalog shares, records it, and after its own groups (byte-verified, as
+    /// without a catalog, each file's <see cref="DuplicateFile.Machine"/> set) reports every group of the catalog that
+    /// holds one of its files and files of other machines as of their last scans: matched by size and SHA-256
+    /// (<see cref="DuplicateGroup.VerifiedByBytes"/> <see langword="false"/>, <see cref="DuplicateGroup.Sha256"/> set,
+    /// no <see cref="DuplicateGroup.Roots"/>, so not acted on). A catalog that fails changes no local result: the error
+    /// is in <see cref="Catalog.CatalogStatistics.Error"/>.
+    /// </summary>
+    /// <param name="catalog">The store, shared by the machines of a fleet.</param>
+    /// <param name="machine">This machine's name in the catalog (such as <see cref="Environment.MachineName"/>).</param>
+    /// <returns>This builder.</returns>
+    /// <exception cref="ArgumentException"><paramref name="machine"/> is empty or white space.</exception>
+    public DuplicateFinderBuilder UseCatalog(Catalog.FileCatalog catalog, string machine)
+    {
+        ArgumentNullException.ThrowIfNull(catalog);
+        ArgumentNullException.ThrowIfNull(machine);
+        if (string.IsNullOrWhiteSpace(machine))
+        {
+            throw new ArgumentException("A machine name must not be empty.", nameof(machine));
+        }
+
+        _catalog = (catalog, machine);
+        return this;
+    }
+
     /// <summary>Replaces the device detection (which decides per-device concurrency and read order).</summary>
     /// <param name="topology">The topology.</param>
     /// <returns>This builder.</returns>
@@ -432,6 +461,7 @@ public sealed class DuplicateFinderBuilder
             Enumerator = _enumerator ?? new ParallelFileEnumerator(),
             Buffers = _buffers ?? BufferPool.Shared,
             Cache = _cache,
+            Catalog = _catalog,
             Topology = DriveTopology.WithOverrides(_topology ?? DriveTopology.CreateDefault(), overrides),
         });
     }

@@ -53,6 +53,13 @@ public sealed record DuplicateGroup
     public bool VerifiedByBytes { get; init; }
 
     /// <summary>
+    /// The SHA-256 of the files' content when the group was found in a catalog (<see cref="DuplicateFinderBuilder.UseCatalog"/>)
+    /// and holds files of other machines: those are matched by size and digest, so <see cref="VerifiedByBytes"/> is
+    /// <see langword="false"/> and <see cref="Roots"/> is empty. Empty for every other group.
+    /// </summary>
+    public ReadOnlyMemory<byte> Sha256 { get; init; }
+
+    /// <summary>
     /// The roots the group was found under, with the identities they had when the scan started (shared by every
     /// group of a scan): actions reach each file from its root without following links.
     /// </summary>

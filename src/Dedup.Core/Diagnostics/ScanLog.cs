@@ -30,4 +30,7 @@ internal static partial class ScanLog
 
     [LoggerMessage(EventId = 106, EventName = "CacheWarning", Level = LogLevel.Warning, Message = "{Reason}")]
     public static partial void CacheWarning(ILogger logger, string reason);
+
+    [LoggerMessage(EventId = 107, EventName = "CatalogFailed", Level = LogLevel.Warning, Message = "{Reason}")]
+    public static partial void CatalogFailed(ILogger logger, string reason);
 }

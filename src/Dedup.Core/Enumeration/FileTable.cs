@@ -118,6 +118,11 @@ internal sealed unsafe partial class FileTable
     /// <summary>Ends enumeration: every writer's last block is in; rows are packed so that a number addresses each.</summary>
     public void Seal()
     {
+        if (_sealed)
+        {
+            return; // a catalog reads the rows before the size barrier, which seals again
+        }
+
         _single?.Complete();
         _single = null;
         _folderNumbers.Clear();

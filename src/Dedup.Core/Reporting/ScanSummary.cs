@@ -34,6 +34,9 @@ public sealed record ScanSummary
     /// <summary>How the scan used its hash cache (<see cref="DuplicateFinderBuilder.UseCache"/>); <see langword="null"/> without one.</summary>
     public Caching.CacheStatistics? Cache { get; init; }
 
+    /// <summary>How the scan used its file catalog (<see cref="DuplicateFinderBuilder.UseCatalog"/>), including why it could not; <see langword="null"/> without one.</summary>
+    public Catalog.CatalogStatistics? Catalog { get; init; }
+
     /// <summary>Wall time of the scan.</summary>
     public required TimeSpan Elapsed { get; init; }
 }

@@ -23,6 +23,7 @@ internal static class DuplicateScanner
         var token = scanCts.Token;
         var progressTask = state.Progress is null ? Task.CompletedTask : ReportProgressAsync(state, state.Progress, token);
         Task? compareTask = null;
+        Task<IReadOnlyList<DuplicateGroup>>? catalogTask = null;
         ScanThreads? threads = null;
         try
         {
@@ -32,6 +33,12 @@ internal static class DuplicateScanner
             var channel = Channel.CreateUnbounded<DuplicateGroup>(new UnboundedChannelOptions { SingleReader = true });
             // The compare stage blocks (reads, device tokens): on the scan's own threads, not the host's pool.
             threads = new ScanThreads(options.MaxDegreeOfParallelism);
+            if (state.Catalog is { } catalog)
+            {
+                // SHA-256 of the files the catalog asked for, beside the compare stage; its groups follow the scan's own.
+                catalogTask = Task.Run(() => catalog.FinishAsync(state, token), token);
+            }
+
             compareTask = threads.RunAsync(() => Compare(state, stage, candidates, channel.Writer, token));
             await foreach (var group in channel.Reader.ReadAllAsync(token).ConfigureAwait(false))
             {
@@ -41,12 +48,23 @@ internal static class DuplicateScanner
             }
 
             await compareTask.ConfigureAwait(false);
+            if (catalogTask is not null)
+            {
+                foreach (var group in await catalogTask.ConfigureAwait(false))
+                {
+                    token.ThrowIfCancellationRequested();
+                    state.AddGroup(group);
+                    yield return group;
+                }
+            }
+
             state.Phase = ScanPhase.Completed;
         }
         finally
         {
             await scanCts.CancelAsync().ConfigureAwait(false);
             await WaitQuietlyAsync(compareTask).ConfigureAwait(false);
+            await WaitQuietlyAsync(catalogTask).ConfigureAwait(false);
             if (threads is not null)
             {
                 await threads.DisposeAsync().ConfigureAwait(false); // no scan thread outlives the scan
@@ -102,6 +120,12 @@ internal static class DuplicateScanner
 
                 table.Add(file);
             }
+        }
+
+        if (state.Catalog is { } catalog)
+        {
+            // Every file, unique sizes included: another machine may have one of the same size.
+            await catalog.ReplaceAsync(table, cancellationToken).ConfigureAwait(false);
         }
 
         var sets = SizeBarrier.Split(table, keepSingles);

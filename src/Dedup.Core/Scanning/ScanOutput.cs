@@ -14,6 +14,14 @@ internal sealed class ScanOutput(ScanState state, ChannelWriter<DuplicateGroup> 
         }
 
         files.Sort(static (a, b) => a.Path.CompareTo(b.Path));
+        if (state.Catalog is { } catalog)
+        {
+            for (var i = 0; i < files.Count; i++)
+            {
+                files[i] = files[i] with { Machine = catalog.Machine };
+            }
+        }
+
         var group = new DuplicateGroup(size, files, verified, match) { Roots = state.Roots };
         state.AddGroup(group);
         writer.TryWrite(group);

@@ -29,7 +29,16 @@ internal sealed class ScanState
             var logger = options.Logger;
             Cache = new Caching.CacheSession(cache, options.Roots, options.HashAlgorithm, logger is null ? null : message => Diagnostics.ScanLog.CacheWarning(logger, message));
         }
+
+        if (options.Catalog is { } catalog)
+        {
+            var logger = options.Logger;
+            Catalog = new Catalog.CatalogSession(catalog.Store, catalog.Machine, logger is null ? null : message => Diagnostics.ScanLog.CatalogFailed(logger, message));
+        }
     }
+
+    /// <summary>The scan's use of the finder's file catalog, if it has one.</summary>
+    public Catalog.CatalogSession? Catalog { get; }
 
     /// <summary>The scan's use of the finder's hash cache, if it has one (loaded when the scan starts, saved when its compare stage ends).</summary>
     public Caching.CacheSession? Cache { get; }
@@ -86,5 +95,6 @@ internal sealed class ScanState
         Errors = Errors.ToArray(),
         Elapsed = elapsed,
         Cache = Cache?.Statistics,
+        Catalog = Catalog?.Statistics,
     };
 }

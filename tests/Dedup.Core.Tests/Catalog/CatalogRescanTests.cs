@@ -1,3 +1,4 @@
+using Dedup.Core.Catalog;
 using Dedup.Core.PostgreSql;
 using static Dedup.Core.Tests.Catalog.CatalogData;
 

@@ -1,3 +1,4 @@
+using Dedup.Core.Catalog;
 using Dedup.Core.PostgreSql;
 using Dedup.Core.Tests.Infrastructure;
 using Xunit.Sdk;

@@ -1,6 +1,6 @@
 using Dedup.Core.Caching;
 
-namespace Dedup.Core.PostgreSql;
+namespace Dedup.Core.Catalog;
 
 /// <summary>
 /// One scanned file as the catalog stores it: the path's bytes exactly as the file system gave them (names on Linux
@@ -82,14 +82,3 @@ public sealed record CatalogGroup(long Length, ReadOnlyMemory<byte> Sha256, IRea
     /// <summary>Whether the group holds files of more than one machine.</summary>
     public bool SpansMachines => Files.Select(file => file.Machine).Distinct(StringComparer.Ordinal).Skip(1).Any();
 }
-
-/// <summary>What replacing a machine's files did.</summary>
-/// <param name="Files">The rows now stored for the machine.</param>
-/// <param name="DigestsKept">Files (identities) that kept the digest stored under the same complete stamp before the rescan.</param>
-public sealed record CatalogReplaceResult(long Files, long DigestsKept);
-
-/// <summary>A machine known to the catalog.</summary>
-/// <param name="Name">The machine's name.</param>
-/// <param name="Files">How many file rows its last scan stored.</param>
-/// <param name="ScannedAt">When its last scan was stored (the server's clock).</param>
-public sealed record CatalogMachine(string Name, long Files, DateTimeOffset ScannedAt);

@@ -1,0 +1,68 @@
+namespace Dedup.Core.Catalog;
+
+/// <summary>
+/// A store of the files of many machines, plugged into scans with <see cref="DuplicateFinderBuilder.UseCatalog"/> so
+/// that a scan also reports the files of other machines that equal its own (a sibling of
+/// <see cref="Caching.HashCache"/>). The PostgreSQL implementation is <c>PostgresCatalog</c> in the
+/// Dedup.Core.PostgreSql package.
+/// </summary>
+/// <remarks>
+/// <para>A scan calls, in order and once each: <see cref="ReplaceFilesAsync"/> at its size barrier with every file it
+/// enumerated (unique sizes included), then <see cref="RecordDigestsAsync"/> with the SHA-256 of the files the
+/// catalog named, then <see cref="FindGroupsAsync"/> once its own groups are found. Files of different machines are
+/// matched by size and SHA-256 (a digest no client can craft a collision for), never byte by byte.</para>
+/// <para>Any exception these throw (other than <see cref="OperationCanceledException"/>) ends the scan's use of the
+/// catalog: the scan still reports its own byte-verified groups, and the failure is in
+/// <see cref="CatalogStatistics.Error"/>.</para>
+/// </remarks>
+public abstract class FileCatalog
+{
+    /// <summary>
+    /// Replaces all of <paramref name="machine"/>'s files with <paramref name="files"/> and names those that need a
+    /// SHA-256: files whose size another file of the catalog (of this machine or another) shares, and that have no
+    /// digest stored under their unchanged stamp.
+    /// </summary>
+    /// <param name="machine">The scanning machine's name.</param>
+    /// <param name="files">Every file of the scan; enumerated once (made as they are read, so stream them).</param>
+    /// <param name="cancellationToken">Cancels the replacement.</param>
+    /// <returns>The files to hash.</returns>
+    public abstract Task<IReadOnlyList<CatalogFile>> ReplaceFilesAsync(string machine, IEnumerable<CatalogFile> files, CancellationToken cancellationToken = default);
+
+    /// <summary>Stores the SHA-256 of files of <paramref name="machine"/>, each under the stamp the file had when it was read.</summary>
+    /// <param name="machine">The scanning machine's name.</param>
+    /// <param name="digests">The digests; enumerated once.</param>
+    /// <param name="cancellationToken">Cancels the recording.</param>
+    /// <returns>How many files (identities) received a digest.</returns>
+    public abstract Task<long> RecordDigestsAsync(string machine, IEnumerable<CatalogDigest> digests, CancellationToken cancellationToken = default);
+
+    /// <summary>
+    /// Every group of two or more distinct files (of any machines, as of their last scans) with the same size and
+    /// SHA-256 as a file of <paramref name="machine"/>.
+    /// </summary>
+    /// <param name="machine">The scanning machine's name.</param>
+    /// <param name="cancellationToken">Cancels the query.</param>
+    /// <returns>The groups.</returns>
+    public abstract Task<IReadOnlyList<CatalogGroup>> FindGroupsAsync(string machine, CancellationToken cancellationToken = default);
+}
+
+/// <summary>How a scan used its <see cref="FileCatalog"/> (<see cref="Reporting.ScanSummary.Catalog"/>).</summary>
+public sealed record CatalogStatistics
+{
+    /// <summary>The name the scan's files were stored under.</summary>
+    public required string Machine { get; init; }
+
+    /// <summary>Files handed to the catalog (every file the scan enumerated); 0 when that failed.</summary>
+    public long FilesRecorded { get; init; }
+
+    /// <summary>Files whose SHA-256 the scan computed because the catalog asked for it.</summary>
+    public long FilesHashed { get; init; }
+
+    /// <summary>Groups reported that hold files of other machines.</summary>
+    public int GroupsAcrossMachines { get; init; }
+
+    /// <summary>
+    /// Why the catalog could not be used to the end (such as a lost connection), or <see langword="null"/>. The scan's
+    /// own groups are reported either way; groups across machines only when this is <see langword="null"/>.
+    /// </summary>
+    public Exception? Error { get; init; }
+}
