@@ -3,6 +3,7 @@ using Dedup.Cli.Output;
 using Dedup.Cli.Selection;
 using Dedup.Core;
 using Dedup.Core.Caching.Sqlite;
+using Dedup.Core.PostgreSql;
 using Dedup.Core.Paths;
 
 namespace Dedup.Cli;
@@ -22,11 +23,13 @@ internal static class FindCommand
         var folders = new Option<bool>("--folders") { Description = "Also find duplicate folders (whole subtrees equal: same names, same contents) and report each copied folder once; file groups then leave out the files inside the copies. Lists folders equal but for a few files too." };
         var ignoreNames = new Option<bool>("--folders-ignore-names") { Description = "With --folders: folders are equal when they hold the same multiset of file contents, whatever the names and layout (rmlint -D's default)." };
         var cache = new Option<FileInfo?>("--cache") { Description = "Keep what the scan learns in this SQLite file (created if missing), so that a rescan reads only files whose stamp changed; results stay exact. A bad cache file is a warning, not an error." };
+        var catalog = new Option<string?>("--catalog") { Description = "Match the files with those of other machines in this PostgreSQL catalog (an Npgsql connection string, e.g. \"Host=db;Database=dedup;Username=dedup;Password=...\"): this scan replaces the machine's files there, and groups with files of other machines (as of their last scans, matched by size and SHA-256) are reported after the local ones." };
+        var machine = new Option<string?>("--machine") { Description = "With --catalog: this machine's name in the catalog (default: the host name)." };
         var selection = new ScanSelection();
 
         var command = new Command("find", "Find duplicate files under the given folders.")
         {
-            paths, format, output, sort, summaryOnly, folders, ignoreNames, cache,
+            paths, format, output, sort, summaryOnly, folders, ignoreNames, cache, catalog, machine,
         };
         selection.AddTo(command);
 
@@ -57,7 +60,35 @@ internal static class FindCommand
             }
 
             var report = new ReportOptions(result.GetValue(format)!, result.GetValue(sort)!, result.GetValue(summaryOnly), folderMode);
-            return await RunAsync(builder, report, result.GetValue(output), cancellationToken).ConfigureAwait(false);
+            if (result.GetValue(catalog) is not { } connectionString)
+            {
+                if (result.GetValue(machine) is not null)
+                {
+                    await Console.Error.WriteLineAsync("dedup: --machine names this machine in a catalog: give --catalog too").ConfigureAwait(false);
+                    return ExitCodes.BadUsage;
+                }
+
+                return await RunAsync(builder, report, result.GetValue(output), cancellationToken).ConfigureAwait(false);
+            }
+
+            var name = result.GetValue(machine) ?? Environment.MachineName;
+            if (CatalogOption.MachineProblem(name) is { } badName)
+            {
+                await Console.Error.WriteLineAsync($"dedup: {badName}").ConfigureAwait(false);
+                return ExitCodes.BadUsage;
+            }
+
+            var store = await CatalogOption.OpenAsync(connectionString, cancellationToken).ConfigureAwait(false);
+            if (store is null)
+            {
+                return ExitCodes.BadUsage;
+            }
+
+            await using (store.ConfigureAwait(false))
+            {
+                builder.UseCatalog(store, name);
+                return await RunAsync(builder, report, result.GetValue(output), cancellationToken).ConfigureAwait(false);
+            }
         });
         return command;
     }
@@ -124,6 +155,13 @@ internal static class FindCommand
             await Console.Error.WriteLineAsync($"dedup: warning: {PathText.EscapeMessage(warning)}").ConfigureAwait(false);
         }
 
+        // The local groups were reported; a catalog that failed on the way is an error of the run.
+        var catalogError = scan.Summary.Catalog?.Error;
+        if (catalogError is not null)
+        {
+            await Console.Error.WriteLineAsync($"dedup: catalog: {CatalogOption.OneLine(catalogError)}").ConfigureAwait(false);
+        }
+
         foreach (var error in scan.Summary.Errors.Take(20))
         {
             await Console.Error.WriteLineAsync($"dedup: {PathText.Escape(error.Path)}: {PathText.EscapeMessage(error.Message)}").ConfigureAwait(false);
@@ -134,7 +172,7 @@ internal static class FindCommand
             await Console.Error.WriteLineAsync($"dedup: … and {scan.Summary.Errors.Count - 20} more errors").ConfigureAwait(false);
         }
 
-        return scan.Summary.Errors.Count == 0 ? ExitCodes.Success : ExitCodes.CompletedWithErrors;
+        return scan.Summary.Errors.Count == 0 && catalogError is null ? ExitCodes.Success : ExitCodes.CompletedWithErrors;
     }
 
     private static void Write(Stream stream, ReportOptions report, List<DuplicateGroup> groups, DuplicateScan scan)

@@ -69,7 +69,9 @@ public sealed class PostgresCatalog : FileCatalog, IAsyncDisposable, IDisposable
         }
 
         _errors = new CatalogErrors(builder.Host, builder.Port, builder.Database ?? builder.Username, builder.Password);
-        _dataSource = NpgsqlDataSource.Create(builder);
+        // The slim builder: no reflection-based type mappings, so NativeAOT builds (the CLI) publish without warnings.
+        // TLS stays available for connection strings that ask for it.
+        _dataSource = new NpgsqlSlimDataSourceBuilder(builder.ConnectionString).EnableTransportSecurity().Build();
     }
 
     /// <summary>The command timeout used when the connection string leaves Npgsql's default (30 s), in seconds.</summary>

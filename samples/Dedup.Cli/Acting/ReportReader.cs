@@ -69,6 +69,15 @@ internal static class ReportReader
                     continue;
                 }
 
+                // A group across machines (dedup find --catalog) names files of other machines: not this machine's to act on.
+                // Its local files are also in their own byte-verified group of the report.
+                if (element.TryGetProperty("digest", out _))
+                {
+                    leftOut += files.GetArrayLength();
+                    await problems.WriteLineAsync($"dedup: left out a group across machines ({files.GetArrayLength()} files): files of other machines are not acted on").ConfigureAwait(false);
+                    continue;
+                }
+
                 var size = ReadInt64(element, "size", where);
                 var names = new List<ReportedFile>();
                 var fileIndex = 0;

@@ -42,6 +42,11 @@ internal sealed class JsonReportWriter : ReportWriter
         {
             _json.WriteStartObject();
             WritePath(file.Path.ToString());
+            if (file.Machine is not null)
+            {
+                _json.WriteString("machine", file.Machine);
+            }
+
             _json.WriteNumber("device", file.Identity.Device);
             _json.WriteNumber("inode", file.Identity.FileId);
             _json.WriteString("mtime", file.LastWriteTimeUtc.ToString("O", CultureInfo.InvariantCulture));
@@ -95,6 +100,11 @@ internal sealed class JsonReportWriter : ReportWriter
         if (!group.VerifiedByBytes)
         {
             _json.WriteBoolean("verifiedByBytes", false);
+        }
+
+        if (!group.Sha256.IsEmpty)
+        {
+            _json.WriteString("digest", Convert.ToHexStringLower(group.Sha256.Span));
         }
 
         _json.WriteEndObject();
@@ -196,6 +206,21 @@ internal sealed class JsonReportWriter : ReportWriter
             _json.WriteNumber("pruned", cache.Pruned);
             _json.WriteNumber("written", cache.Written);
             _json.WriteNumber("warnings", cache.Warnings.Count);
+            _json.WriteEndObject();
+        }
+
+        if (summary.Catalog is { } catalog)
+        {
+            _json.WriteStartObject("catalog");
+            _json.WriteString("machine", catalog.Machine);
+            _json.WriteNumber("filesRecorded", catalog.FilesRecorded);
+            _json.WriteNumber("filesHashed", catalog.FilesHashed);
+            _json.WriteNumber("groupsAcrossMachines", catalog.GroupsAcrossMachines);
+            if (catalog.Error is { } error)
+            {
+                _json.WriteString("error", error.Message);
+            }
+
             _json.WriteEndObject();
         }
 

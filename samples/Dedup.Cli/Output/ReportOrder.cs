@@ -22,11 +22,17 @@ internal static class ReportOrder
             _ => static (a, b) => b.WastedBytes.CompareTo(a.WastedBytes),
         };
 
-        // Paths are unique across groups (a file is in one group), so the tie-break makes the order total.
+        // Paths are unique across a scan's own groups (a file is in one group), so the tie-break makes the order total;
+        // with a catalog a file can also be in a group across machines, told apart by its digest.
         groups.Sort((a, b) =>
         {
             var byKey = primary(a, b);
-            return byKey != 0 ? byKey : a.Files[0].Path.CompareTo(b.Files[0].Path);
+            if (byKey == 0)
+            {
+                byKey = a.Files[0].Path.CompareTo(b.Files[0].Path);
+            }
+
+            return byKey != 0 ? byKey : a.Sha256.Span.SequenceCompareTo(b.Sha256.Span);
         });
     }
 

@@ -19,10 +19,18 @@ internal sealed class TextReportWriter(Stream stream) : ReportWriter
     {
         _writer.Write(string.Create(CultureInfo.InvariantCulture, $"{group.Files.Count} files of {Format(group.Size)} ({group.Size} bytes each)"));
         _writer.Write(group.Match == ContentMatch.MediaPayload ? " [media payload, tags ignored]" : string.Empty);
-        _writer.WriteLine(group.VerifiedByBytes ? string.Empty : " [hash match]");
+        var acrossMachines = !group.Sha256.IsEmpty;
+        _writer.WriteLine(acrossMachines ? $" [across machines, SHA-256 {Convert.ToHexStringLower(group.Sha256.Span)}]" : group.VerifiedByBytes ? string.Empty : " [hash match]");
         foreach (var file in group.Files)
         {
             _writer.Write("  ");
+            if (acrossMachines)
+            {
+                // Paths of other machines look like local ones: each carries its machine.
+                _writer.Write(PathText.Escape(file.Machine ?? string.Empty));
+                _writer.Write(": ");
+            }
+
             _writer.WriteLine(file.Path.ToDisplayString());
             foreach (var link in file.OtherLinks)
             {
