@@ -1,0 +1,190 @@
+using System.Security.Cryptography;
+using Dedup.Core.Catalog;
+using Dedup.Core.PostgreSql;
+using Dedup.Core.Tests.Infrastructure;
+
+namespace Dedup.Core.Tests.Catalog;
+
+/// <summary>
+/// Scans through <see cref="DuplicateFinderBuilder.UseCatalog"/> on real trees and a real PostgreSQL server: each
+/// machine is a folder scanned under its own name.
+/// </summary>
+[Collection(PostgresCollection.Name)]
+public sealed class CatalogScanTests(PostgresFixture postgres)
+{
+    // Content shared across machines, and content only the size of which is shared.
+    private static readonly byte[] Installer = TempTree.RandomBytes(30_000, 1);
+    private static readonly byte[] Photo = TempTree.RandomBytes(12_345, 2);
+    private static readonly byte[] SameSizeAsInstaller = TempTree.RandomBytes(30_000, 3);
+
+    [PostgresFact]
+    public async Task Two_machines_report_groups_across_machines_by_digest_and_local_groups_by_bytes()
+    {
+        await using var catalog = postgres.NewCatalog("scan2");
+        using var alpha = new TempTree();
+        alpha.Write("setup.exe", Installer);
+        alpha.Write("copy/setup.exe", Installer);
+        alpha.Write("photo.jpg", Photo); // a unique size on alpha: only the catalog can pair it
+        using var beta = new TempTree();
+        beta.Write("downloads/setup.exe", Installer);
+        beta.Write("pictures/photo.jpg", Photo);
+        beta.Write("other.bin", SameSizeAsInstaller);
+
+        var (first, firstSummary) = await ScanAsync(catalog, "alpha", alpha);
+        var local = Assert.Single(first); // no other machine yet
+        Assert.True(local.VerifiedByBytes);
+        Assert.True(local.Sha256.IsEmpty);
+        Assert.All(local.Files, file => Assert.Equal("alpha", file.Machine));
+        Assert.Equal(3, firstSummary.Catalog!.FilesRecorded);
+        Assert.Null(firstSummary.Catalog.Error);
+
+        var (groups, summary) = await ScanAsync(catalog, "beta", beta);
+
+        Assert.Null(summary.Catalog!.Error);
+        Assert.Equal(3, summary.Catalog.FilesHashed); // every file of beta shares its size with one of alpha's
+        // alpha hashed its installers (a size shared on alpha), not its photo (a unique size when alpha scanned):
+        // files of another machine are matched as of that machine's last scan.
+        var installers = Assert.Single(groups);
+        Assert.Equal(1, summary.Catalog.GroupsAcrossMachines);
+        Assert.Equal(1, summary.Groups);
+        Assert.Equal(SHA256.HashData(Installer), installers.Sha256.ToArray());
+        Assert.Equal(
+            [("alpha", alpha.PathOf("copy/setup.exe")), ("alpha", alpha.PathOf("setup.exe")), ("beta", beta.PathOf("downloads/setup.exe"))],
+            Names(installers));
+        Assert.False(installers.VerifiedByBytes);
+        Assert.Empty(installers.Roots); // other machines' files are not this machine's to act on
+
+        // alpha's rescan hashes its photo (beta has one of that size): its own group is still byte-verified, and the
+        // groups with beta's files follow.
+        var (again, againSummary) = await ScanAsync(catalog, "alpha", alpha);
+        Assert.Equal(3, again.Count);
+        Assert.Equal(1, againSummary.Catalog!.FilesHashed); // the installers kept their digests
+        var verified = Assert.Single(again, group => group.VerifiedByBytes);
+        Assert.True(verified.Sha256.IsEmpty);
+        Assert.Equal([("alpha", alpha.PathOf("copy/setup.exe")), ("alpha", alpha.PathOf("setup.exe"))], Names(verified));
+        Assert.Equal(3, Across(again, Installer).Files.Count);
+        var photos = Across(again, Photo);
+        Assert.Equal([("alpha", alpha.PathOf("photo.jpg")), ("beta", beta.PathOf("pictures/photo.jpg"))], Names(photos));
+        Assert.All(again.Where(group => !group.VerifiedByBytes), group => Assert.Empty(group.Roots));
+    }
+
+    [PostgresFact]
+    public async Task Three_machines_each_see_the_files_of_the_other_two()
+    {
+        await using var catalog = postgres.NewCatalog("scan3");
+        using var alpha = new TempTree();
+        using var beta = new TempTree();
+        using var gamma = new TempTree();
+        alpha.Write("a/setup.exe", Installer);
+        beta.Write("b/setup.exe", Installer);
+        beta.Write("b/photo.jpg", Photo);
+        gamma.Write("g/setup.exe", Installer);
+        gamma.Write("g/photo.jpg", Photo);
+
+        // One round, then a second: each file is hashed once its machine has seen a file of its size elsewhere.
+        foreach (var (machine, tree) in new[] { ("alpha", alpha), ("beta", beta), ("gamma", gamma), ("alpha", alpha), ("beta", beta) })
+        {
+            await ScanAsync(catalog, machine, tree);
+        }
+
+        var (gammaGroups, _) = await ScanAsync(catalog, "gamma", gamma);
+        var (alphaGroups, _) = await ScanAsync(catalog, "alpha", alpha);
+
+        Assert.Equal(["alpha", "beta", "gamma"], Across(gammaGroups, Installer).Files.Select(file => file.Machine).Order(StringComparer.Ordinal));
+        Assert.Equal(["beta", "gamma"], Across(gammaGroups, Photo).Files.Select(file => file.Machine).Order(StringComparer.Ordinal));
+        var only = Assert.Single(alphaGroups); // alpha has no photo: that group holds none of its files
+        Assert.Equal(["alpha", "beta", "gamma"], only.Files.Select(file => file.Machine).Order(StringComparer.Ordinal));
+    }
+
+    [PostgresFact]
+    public async Task A_machine_rescanned_after_edits_replaces_its_rows()
+    {
+        await using var catalog = postgres.NewCatalog("scanedit");
+        using var alpha = new TempTree();
+        using var beta = new TempTree();
+        alpha.Write("setup.exe", Installer);
+        alpha.Write("photo.jpg", Photo);
+        beta.Write("setup.exe", Installer);
+        beta.Write("photo.jpg", Photo);
+        await ScanAsync(catalog, "alpha", alpha);
+        await ScanAsync(catalog, "beta", beta);
+        Assert.Equal(2, (await ScanAsync(catalog, "alpha", alpha)).Groups.Count);
+
+        // beta changes its installer (same size, other bytes) and deletes its photo.
+        beta.Write("setup.exe", SameSizeAsInstaller);
+        File.SetLastWriteTimeUtc(beta.PathOf("setup.exe"), DateTime.UtcNow.AddMinutes(1));
+        File.Delete(beta.PathOf("photo.jpg"));
+        var (betaGroups, betaSummary) = await ScanAsync(catalog, "beta", beta);
+
+        Assert.Empty(betaGroups);
+        Assert.Equal(1, betaSummary.Catalog!.FilesHashed); // the new content; the photo's row is gone
+        var (alphaGroups, _) = await ScanAsync(catalog, "alpha", alpha);
+        Assert.Empty(alphaGroups);
+        Assert.Equal(1, (await catalog.GetMachinesAsync()).Single(machine => machine.Name == "beta").Files);
+    }
+
+    [PostgresFact]
+    public async Task A_server_lost_before_the_group_query_leaves_the_local_groups_and_reports_the_error()
+    {
+        using var cluster = PostgresCluster.Start();
+        await using var store = new PostgresCatalog(cluster.ConnectionString());
+        using var alpha = new TempTree();
+        using var beta = new TempTree();
+        alpha.Write("setup.exe", Installer);
+        beta.Write("setup.exe", Installer);
+        beta.Write("copy/setup.exe", Installer);
+        await ScanAsync(store, "alpha", alpha);
+
+        // The server goes away after beta's files and digests were stored, before its groups are read.
+        var stopping = new StopBeforeGroups(store, cluster);
+        var (groups, summary) = await ScanAsync(stopping, "beta", beta);
+
+        Assert.True(stopping.Stopped);
+        var local = Assert.Single(groups);
+        Assert.True(local.VerifiedByBytes);
+        Assert.Equal([beta.PathOf("copy/setup.exe"), beta.PathOf("setup.exe")], local.Files.Select(file => file.Path.ToString()));
+        var error = Assert.IsType<CatalogException>(summary.Catalog!.Error);
+        Assert.Contains(error.Kind, new[] { CatalogErrorKind.ConnectionLost, CatalogErrorKind.Unreachable });
+        Assert.Contains("the dedup catalog", error.Message, StringComparison.Ordinal);
+        Assert.Equal(1, summary.Groups);
+        Assert.Equal(0, summary.Catalog.GroupsAcrossMachines);
+    }
+
+    private static async Task<(List<DuplicateGroup> Groups, Reporting.ScanSummary Summary)> ScanAsync(FileCatalog catalog, string machine, TempTree tree)
+    {
+        var scan = new DuplicateFinderBuilder().AddRoot(tree.Root).UseCatalog(catalog, machine).Build().FindAsync();
+        var groups = new List<DuplicateGroup>();
+        await foreach (var group in scan)
+        {
+            groups.Add(group);
+        }
+
+        return (groups, scan.Summary);
+    }
+
+    private static DuplicateGroup Across(IEnumerable<DuplicateGroup> groups, byte[] content) =>
+        Assert.Single(groups, group => group.Sha256.Span.SequenceEqual(SHA256.HashData(content)));
+
+    /// <summary>(machine, path) of each file, by machine then path (the group's own order is by path: temp folders' names are random).</summary>
+    private static (string?, string)[] Names(DuplicateGroup group) =>
+        group.Files.Select(file => (file.Machine, file.Path.ToString())).OrderBy(name => name.Machine, StringComparer.Ordinal).ThenBy(name => name.Item2, StringComparer.Ordinal).ToArray();
+
+    /// <summary>The real catalog, but the server is stopped when the scan asks for its groups.</summary>
+    private sealed class StopBeforeGroups(PostgresCatalog store, PostgresCluster cluster) : FileCatalog
+    {
+        public bool Stopped { get; private set; }
+
+        public override Task<IReadOnlyList<CatalogFile>> ReplaceFilesAsync(string machine, IEnumerable<CatalogFile> files, CancellationToken cancellationToken = default) =>
+            store.ReplaceFilesAsync(machine, files, cancellationToken);
+
+        public override Task<long> RecordDigestsAsync(string machine, IEnumerable<CatalogDigest> digests, CancellationToken cancellationToken = default) =>
+            store.RecordDigestsAsync(machine, digests, cancellationToken);
+
+        public override Task<IReadOnlyList<CatalogGroup>> FindGroupsAsync(string machine, CancellationToken cancellationToken = default)
+        {
+            cluster.Stop();
+            Stopped = true;
+            return store.FindGroupsAsync(machine, cancellationToken);
+        }
+    }
+}
