@@ -1,0 +1,149 @@
+#!/usr/bin/env python3
+"""#19 end to end: `dedup find TREE` plain vs `dedup find TREE --catalog ...` on a throwaway PostgreSQL cluster.
+
+Each round, alternated: a plain scan; a catalog scan into a new, empty database (a machine's first scan); the same
+catalog scan again (an unchanged rescan). Prints wall time and peak RSS (GNU time), exit code, load average, the
+catalog's rows and hashed files (from the JSON summary) and the ingest rate (rows / catalog scan time, and rows / the
+time the catalog adds to a plain scan). A failed run is reported and makes the script exit non-zero.
+
+Usage (root: the cluster runs as `postgres`, as in the tests):
+  python3 benchmarks/catalog/e2e.py [TREE] --dedup /tmp/dedup-aot/dedup --rounds 3
+"""
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+PASSWORD = "dedup-bench"
+
+
+def find_bin():
+    for env in [os.environ.get("DEDUP_PG_BIN")]:
+        if env and os.path.exists(os.path.join(env, "initdb")):
+            return env
+    base = "/usr/lib/postgresql"
+    for version in sorted(os.listdir(base), key=lambda v: int(v) if v.isdigit() else 0, reverse=True) if os.path.isdir(base) else []:
+        candidate = os.path.join(base, version, "bin")
+        if os.path.exists(os.path.join(candidate, "initdb")):
+            return candidate
+    sys.exit("PostgreSQL server binaries not found (apt-get install postgresql, or set DEDUP_PG_BIN)")
+
+
+def as_postgres(args):
+    return ["runuser", "-u", "postgres", "--", *args] if os.geteuid() == 0 else args
+
+
+class Cluster:
+    def __init__(self, port):
+        self.bin = find_bin()
+        self.folder = tempfile.mkdtemp(prefix="dedup-e2e-", dir="/tmp")
+        self.port = port
+        self.data = os.path.join(self.folder, "data")
+        with open(os.path.join(self.folder, "pwfile"), "w") as f:
+            f.write(PASSWORD + "\n")
+        if os.geteuid() == 0:
+            subprocess.run(["chown", "-R", "postgres:postgres", self.folder], check=True)
+        subprocess.run(as_postgres([os.path.join(self.bin, "initdb"), "-D", self.data, "-U", "postgres", "--auth=scram-sha-256",
+                                    "--pwfile", os.path.join(self.folder, "pwfile"), "-E", "UTF8", "--locale=C"]),
+                       check=True, stdout=subprocess.DEVNULL)
+        # Server defaults (fsync on): what a real catalog server does.
+        options = f"-c listen_addresses='' -k {self.folder} -p {port} -c log_min_duration_statement={os.environ.get('E2E_LOG_MS', '-1')}"
+        subprocess.run(as_postgres([os.path.join(self.bin, "pg_ctl"), "-D", self.data, "-l", os.path.join(self.folder, "server.log"),
+                                    "-o", options, "-w", "-t", "60", "start"]), check=True, stdout=subprocess.DEVNULL)
+
+    def connection(self, database):
+        return f"Host={self.folder};Port={self.port};Username=postgres;Password={PASSWORD};Database={database}"
+
+    def create_database(self, name):
+        env = dict(os.environ, PGPASSWORD=PASSWORD)
+        subprocess.run([os.path.join(self.bin, "createdb"), "-h", self.folder, "-p", str(self.port), "-U", "postgres", name], check=True, env=env)
+
+    def stop(self):
+        if os.environ.get("E2E_LOG_MS"):
+            # Statements slower than E2E_LOG_MS milliseconds, to see where a catalog scan's server time goes.
+            with open(os.path.join(self.folder, "server.log"), errors="replace") as f:
+                for line in f:
+                    if "duration:" in line:
+                        print("  server:", line.strip()[:220])
+        subprocess.run(as_postgres([os.path.join(self.bin, "pg_ctl"), "-D", self.data, "-m", "fast", "-w", "stop"]), stdout=subprocess.DEVNULL)
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+
+def load():
+    with open("/proc/loadavg") as f:
+        return f.read().split()[0]
+
+
+def timed(command, report):
+    """Runs under GNU time; returns (exit code, wall s, peak RSS MiB, JSON summary or None)."""
+    before = load()
+    process = subprocess.run(["/usr/bin/time", "-f", "%e %M", *command], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    wall, rss = process.stderr.strip().splitlines()[-1].split()
+    summary = None
+    if os.path.exists(report):
+        with open(report) as f:
+            summary = json.load(f)["summary"]
+        os.remove(report)
+    if process.returncode != 0:
+        print(f"  FAILED (exit {process.returncode}): {' '.join(command)}\n  {process.stderr.strip()[:2000]}", file=sys.stderr)
+    return process.returncode, float(wall), int(rss) / 1024, summary, f"{before}->{load()}"
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("tree", nargs="?", default="/var/tmp/dedup-bench/src250k")
+    parser.add_argument("--dedup", default="/tmp/dedup-aot/dedup", help="the release CLI (dotnet publish samples/Dedup.Cli -c Release -r linux-x64 -o /tmp/dedup-aot)")
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--port", type=int, default=54391)
+    args = parser.parse_args()
+
+    cluster = Cluster(args.port)
+    report = os.path.join(tempfile.gettempdir(), f"dedup-e2e-{os.getpid()}.json")
+    failures = 0
+    rows = {"plain": [], "first": [], "rescan": []}
+    try:
+        subprocess.run(["uptime"])
+        print(f"tree {args.tree}, dedup {args.dedup}, {args.rounds} rounds, PostgreSQL in {cluster.folder}")
+        print(f"{'round':>5} {'run':<7} {'exit':>4} {'wall s':>7} {'RSS MiB':>8} {'rows':>8} {'hashed':>7} {'rows/s':>8} {'marg.':>8} {'x plain':>7}  load")
+        for round_ in range(1, args.rounds + 1):
+            database = f"e2e_{round_}"
+            cluster.create_database(database)
+            plain = [args.dedup, "find", "--format", "json", "--summary", "-o", report, args.tree]
+            catalog = plain + ["--catalog", cluster.connection(database), "--machine", "bench"]
+            results = {}
+            for name, command in (("plain", plain), ("first", catalog), ("rescan", catalog)):
+                code, wall, rss, summary, load_span = timed(command, report)
+                failures += code != 0
+                results[name] = wall
+                rows[name].append(wall)
+                recorded = hashed = 0
+                rate = margin = ratio = ""
+                if name != "plain" and summary and "catalog" in summary:
+                    recorded = summary["catalog"]["filesRecorded"]
+                    hashed = summary["catalog"]["filesHashed"]
+                    if "error" in summary["catalog"]:
+                        failures += 1
+                        print(f"  catalog error: {summary['catalog']['error']}", file=sys.stderr)
+                    rate = f"{recorded / wall:,.0f}"
+                    extra = wall - results["plain"]
+                    margin = f"{recorded / extra:,.0f}" if extra > 0 else "-"
+                    ratio = f"{wall / results['plain']:.2f}"
+                print(f"{round_:>5} {name:<7} {code:>4} {wall:>7.2f} {rss:>8.0f} {recorded:>8} {hashed:>7} {rate:>8} {margin:>8} {ratio:>7}  {load_span}", flush=True)
+        plain_median = statistics.median(rows["plain"])
+        print(f"medians: plain {plain_median:.2f} s, first catalog scan {statistics.median(rows['first']):.2f} s "
+              f"({statistics.median(rows['first']) / plain_median:.2f}x), unchanged rescan {statistics.median(rows['rescan']):.2f} s "
+              f"({statistics.median(rows['rescan']) / plain_median:.2f}x)")
+        subprocess.run(["uptime"])
+    finally:
+        cluster.stop()
+    if failures:
+        sys.exit(f"{failures} failed runs")
+
+
+if __name__ == "__main__":
+    main()
