@@ -43,9 +43,9 @@ internal sealed class CatalogSession(FileCatalog catalog, string machine, Action
             Volatile.Write(ref _recorded, table.Count);
             _toHash = Match(table, toHash);
         }
-        catch (Exception error) when (!cancellationToken.IsCancellationRequested)
+        catch (Exception error) when (error is not OperationCanceledException)
         {
-            Fail(error);
+            Fail(error, cancellationToken);
         }
     }
 
@@ -79,15 +79,21 @@ internal sealed class CatalogSession(FileCatalog catalog, string machine, Action
             Volatile.Write(ref _groups, groups.Count);
             return groups;
         }
-        catch (Exception error) when (!cancellationToken.IsCancellationRequested)
+        catch (Exception error) when (error is not OperationCanceledException)
         {
-            Fail(error);
+            Fail(error, cancellationToken);
             return [];
         }
     }
 
-    private void Fail(Exception error)
+    /// <summary>Notes why the catalog cannot be used; a failure caused by the scan's cancellation is the cancellation.</summary>
+    private void Fail(Exception error, CancellationToken cancellationToken)
     {
+        if (cancellationToken.IsCancellationRequested)
+        {
+            throw new OperationCanceledException("The scan was cancelled.", error, cancellationToken);
+        }
+
         Volatile.Write(ref _error, error);
         log?.Invoke($"The file catalog could not be used; only this machine's groups are reported: {error.Message}");
     }
@@ -180,7 +186,9 @@ internal sealed class CatalogSession(FileCatalog catalog, string machine, Action
     private static byte[]? HashOne(ScanState state, ScannedFile file, CancellationToken cancellationToken)
     {
         var node = new FileNode(file);
-        using var handle = state.Reader.TryOpen(file, ReadHint.Sequential);
+        // Most files fit one read: no read-ahead advice (a system call) for them.
+        var small = file.Length < ReadSize;
+        using var handle = state.Reader.TryOpen(file, small ? ReadHint.None : ReadHint.Sequential);
         if (handle is null)
         {
             return null; // reported by the reader
@@ -189,18 +197,31 @@ internal sealed class CatalogSession(FileCatalog catalog, string machine, Action
         var buffer = state.Options.Buffers.Rent(ReadSize);
         try
         {
-            using var sha = IncrementalHash.CreateHash(HashAlgorithmName.SHA256);
-            long offset = 0;
-            int read;
-            while ((read = state.Reader.ReadFull(handle, buffer.AsSpan(0, ReadSize), offset)) > 0)
+            byte[] sha;
+            long offset;
+            if (small)
             {
-                cancellationToken.ThrowIfCancellationRequested();
-                sha.AppendData(buffer, 0, read);
-                offset += read;
+                // One read past the listed length tells a file that grew; one-shot hashing allocates no hash object.
+                offset = state.Reader.ReadFull(handle, buffer.AsSpan(0, ReadSize), 0);
+                sha = Sha256(buffer, (int)offset);
+            }
+            else
+            {
+                using var incremental = IncrementalHash.CreateHash(HashAlgorithmName.SHA256);
+                offset = 0;
+                int read;
+                while ((read = state.Reader.ReadFull(handle, buffer.AsSpan(0, ReadSize), offset)) > 0)
+                {
+                    cancellationToken.ThrowIfCancellationRequested();
+                    incremental.AppendData(buffer, 0, read);
+                    offset += read;
+                }
+
+                sha = incremental.GetHashAndReset();
             }
 
             // The digest is stored under the listed stamp: only while the file still has it, and all its bytes were read.
-            return offset == file.Length && state.Reader.IsUnchanged(node, handle) ? sha.GetHashAndReset() : null;
+            return offset == file.Length && state.Reader.IsUnchanged(node, handle) ? sha : null;
         }
         catch (IOException error)
         {
@@ -211,6 +232,16 @@ internal sealed class CatalogSession(FileCatalog catalog, string machine, Action
         {
             state.Options.Buffers.Return(buffer);
         }
+    }
+
+    private static byte[] Sha256(byte[] buffer, int length)
+    {
+#if NET
+        return SHA256.HashData(buffer.AsSpan(0, length));
+#else
+        using var sha = SHA256.Create();
+        return sha.ComputeHash(buffer, 0, length);
+#endif
     }
 
     /// <summary>A catalog group as a scan reports it, or <see langword="null"/> when all its files are this machine's (those are byte-verified locally).</summary>
