@@ -60,6 +60,13 @@ internal static class FindCommand
             }
 
             var report = new ReportOptions(result.GetValue(format)!, result.GetValue(sort)!, result.GetValue(summaryOnly), folderMode);
+            if (result.GetValue(catalog) is { } && result.GetValue(format) == "csv")
+            {
+                // CSV rows have no column for the machine: other machines' paths would read as this machine's.
+                await Console.Error.WriteLineAsync("dedup: --catalog is written as text or json (CSV has no column for the machine)").ConfigureAwait(false);
+                return ExitCodes.BadUsage;
+            }
+
             if (result.GetValue(catalog) is not { } connectionString)
             {
                 if (result.GetValue(machine) is not null)

@@ -116,14 +116,18 @@ public sealed class CatalogCliTests(PostgresFixture postgres)
     }
 
     [Fact]
-    public async Task A_machine_without_a_catalog_is_a_usage_error()
+    public async Task A_machine_without_a_catalog_or_a_catalog_in_csv_is_a_usage_error()
     {
         using var tree = new TempTree();
 
         var (exit, _, stderr) = await CliProcess.RunAsync(["find", "--machine", "m", tree.Root]);
+        var (csvExit, csv, csvError) = await CliProcess.RunAsync(["find", "--format", "csv", "--catalog", "Host=db", tree.Root]);
 
         Assert.Equal(2, exit);
         Assert.Equal("dedup: --machine names this machine in a catalog: give --catalog too\n", stderr);
+        Assert.Equal(2, csvExit);
+        Assert.Empty(csv);
+        Assert.Equal("dedup: --catalog is written as text or json (CSV has no column for the machine)\n", csvError);
     }
 
     private static Task<(int ExitCode, string Stdout, string Stderr)> FindAsync(string database, string machine, TempTree tree, string format) =>
