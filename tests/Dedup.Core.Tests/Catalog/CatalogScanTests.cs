@@ -97,6 +97,41 @@ public sealed class CatalogScanTests(PostgresFixture postgres)
     }
 
     [PostgresFact]
+    public async Task Machines_scanning_at_once_lose_no_rows_and_converge()
+    {
+        await using var catalog = postgres.NewCatalog("scanmany");
+        var trees = Enumerable.Range(0, 4).Select(_ => new TempTree()).ToArray();
+        try
+        {
+            for (var i = 0; i < trees.Length; i++)
+            {
+                trees[i].Write("setup.exe", Installer);
+                trees[i].Write($"own{i}.bin", TempTree.RandomBytes(1000 + i, 20 + i));
+            }
+
+            // Three rounds, each with all machines at once: the second hashes every installer (the others' rows are
+            // in), the third reads every digest back.
+            (List<DuplicateGroup> Groups, Reporting.ScanSummary Summary)[] last = [];
+            for (var round = 0; round < 3; round++)
+            {
+                last = await Task.WhenAll(trees.Select((tree, i) => ScanAsync(catalog, $"m{i}", tree)));
+                Assert.All(last, scan => Assert.Null(scan.Summary.Catalog!.Error));
+            }
+
+            Assert.All(last, scan => Assert.Equal(["m0", "m1", "m2", "m3"], Assert.Single(scan.Groups).Files.Select(file => file.Machine).Order(StringComparer.Ordinal)));
+            Assert.All(await catalog.GetMachinesAsync(), machine => Assert.Equal(2, machine.Files));
+            Assert.Equal(4, (await catalog.GetMachinesAsync()).Count);
+        }
+        finally
+        {
+            foreach (var tree in trees)
+            {
+                tree.Dispose();
+            }
+        }
+    }
+
+    [PostgresFact]
     public async Task A_machine_rescanned_after_edits_replaces_its_rows()
     {
         await using var catalog = postgres.NewCatalog("scanedit");
