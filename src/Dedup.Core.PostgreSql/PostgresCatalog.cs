@@ -264,10 +264,23 @@ public sealed class PostgresCatalog : FileCatalog, IAsyncDisposable, IDisposable
     /// <param name="machine">The machine's name.</param>
     /// <param name="cancellationToken">Cancels the query.</param>
     /// <returns>The groups, largest size first; hard links of one file count as one file.</returns>
-    public override Task<IReadOnlyList<CatalogGroup>> FindGroupsAsync(string machine, CancellationToken cancellationToken = default)
+    public Task<IReadOnlyList<CatalogGroup>> FindGroupsAsync(string machine, CancellationToken cancellationToken = default)
     {
         ValidateMachine(machine);
-        return RunAsync("querying groups", (connection, token) => CatalogGroupReader.ReadAsync(connection, machine, token), cancellationToken);
+        return RunAsync("querying groups", (connection, token) => CatalogGroupReader.ReadAsync(connection, machine, acrossMachinesOnly: false, token), cancellationToken);
+    }
+
+    /// <summary>
+    /// The groups of <see cref="FindGroupsAsync"/> that hold files of another machine than <paramref name="machine"/>:
+    /// what a scan plugged in with <see cref="DuplicateFinderBuilder.UseCatalog"/> reports beside its own groups.
+    /// </summary>
+    /// <param name="machine">The machine's name.</param>
+    /// <param name="cancellationToken">Cancels the query.</param>
+    /// <returns>The groups, largest size first; hard links of one file count as one file.</returns>
+    public override Task<IReadOnlyList<CatalogGroup>> FindGroupsAcrossMachinesAsync(string machine, CancellationToken cancellationToken = default)
+    {
+        ValidateMachine(machine);
+        return RunAsync("querying groups", (connection, token) => CatalogGroupReader.ReadAsync(connection, machine, acrossMachinesOnly: true, token), cancellationToken);
     }
 
     /// <summary>The machines the catalog holds, by name.</summary>

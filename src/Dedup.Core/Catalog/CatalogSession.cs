@@ -66,7 +66,7 @@ internal sealed class CatalogSession(FileCatalog catalog, string machine, Action
                 await catalog.RecordDigestsAsync(machine, digests, cancellationToken).ConfigureAwait(false);
             }
 
-            var found = await catalog.FindGroupsAsync(machine, cancellationToken).ConfigureAwait(false);
+            var found = await catalog.FindGroupsAcrossMachinesAsync(machine, cancellationToken).ConfigureAwait(false);
             var groups = new List<DuplicateGroup>();
             foreach (var group in found)
             {

@@ -9,7 +9,7 @@ namespace Dedup.Core.Catalog;
 /// <remarks>
 /// <para>A scan calls, in order and once each: <see cref="ReplaceFilesAsync"/> at its size barrier with every file it
 /// enumerated (unique sizes included), then <see cref="RecordDigestsAsync"/> with the SHA-256 of the files the
-/// catalog named, then <see cref="FindGroupsAsync"/> once its own groups are found. Files of different machines are
+/// catalog named, then <see cref="FindGroupsAcrossMachinesAsync"/> once its own groups are found. Files of different machines are
 /// matched by size and SHA-256 (a digest no client can craft a collision for), never byte by byte.</para>
 /// <para>Any exception these throw (other than <see cref="OperationCanceledException"/>) ends the scan's use of the
 /// catalog: the scan still reports its own byte-verified groups, and the failure is in
@@ -37,12 +37,13 @@ public abstract class FileCatalog
 
     /// <summary>
     /// Every group of two or more distinct files (of any machines, as of their last scans) with the same size and
-    /// SHA-256 as a file of <paramref name="machine"/>.
+    /// SHA-256 as a file of <paramref name="machine"/> and holding files of another machine (groups of
+    /// <paramref name="machine"/>'s files alone may be left out: the scan finds those by comparing bytes).
     /// </summary>
     /// <param name="machine">The scanning machine's name.</param>
     /// <param name="cancellationToken">Cancels the query.</param>
     /// <returns>The groups.</returns>
-    public abstract Task<IReadOnlyList<CatalogGroup>> FindGroupsAsync(string machine, CancellationToken cancellationToken = default);
+    public abstract Task<IReadOnlyList<CatalogGroup>> FindGroupsAcrossMachinesAsync(string machine, CancellationToken cancellationToken = default);
 }
 
 /// <summary>How a scan used its <see cref="FileCatalog"/> (<see cref="Reporting.ScanSummary.Catalog"/>).</summary>

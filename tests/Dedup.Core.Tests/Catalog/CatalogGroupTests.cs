@@ -38,6 +38,22 @@ public sealed class CatalogGroupTests(PostgresFixture postgres)
     }
 
     [PostgresFact]
+    public async Task Groups_across_machines_leave_out_the_groups_of_one_machine_alone()
+    {
+        await using var catalog = postgres.NewCatalog("across");
+        var content = new Dictionary<string, string> { ["/a/x"] = "X", ["/a/x2"] = "X", ["/a/l"] = "L", ["/a/l2"] = "L", ["/b/x"] = "X", ["/b/m"] = "M", ["/b/m2"] = "M" };
+        await catalog.ReplaceMachineFilesAsync("alpha", [File("/a/x", 10, 1), File("/a/x2", 10, 2), File("/a/l", 20, 3), File("/a/l2", 20, 4)]);
+        await catalog.ReplaceMachineFilesAsync("beta", [File("/b/x", 10, 1), File("/b/m", 30, 2), File("/b/m2", 30, 3)]);
+        await HashRequestedAsync(catalog, "alpha", content);
+        await HashRequestedAsync(catalog, "beta", content);
+
+        Assert.Equal(2, (await catalog.FindGroupsAsync("alpha")).Count); // X across machines, L on alpha alone
+        var across = Assert.Single(await catalog.FindGroupsAcrossMachinesAsync("alpha"));
+        Assert.Equal(["alpha:/a/x", "alpha:/a/x2", "beta:/b/x"], Names(across));
+        Assert.Equal(new[] { "alpha:/a/x", "alpha:/a/x2", "beta:/b/x" }, Names(Assert.Single(await catalog.FindGroupsAcrossMachinesAsync("beta"))).Order(StringComparer.Ordinal));
+    }
+
+    [PostgresFact]
     public async Task Three_machines_each_see_the_groups_that_hold_their_own_files()
     {
         await using var catalog = postgres.NewCatalog("three");

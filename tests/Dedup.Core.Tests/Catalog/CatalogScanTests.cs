@@ -215,11 +215,11 @@ public sealed class CatalogScanTests(PostgresFixture postgres)
         public override Task<long> RecordDigestsAsync(string machine, IEnumerable<CatalogDigest> digests, CancellationToken cancellationToken = default) =>
             store.RecordDigestsAsync(machine, digests, cancellationToken);
 
-        public override Task<IReadOnlyList<CatalogGroup>> FindGroupsAsync(string machine, CancellationToken cancellationToken = default)
+        public override Task<IReadOnlyList<CatalogGroup>> FindGroupsAcrossMachinesAsync(string machine, CancellationToken cancellationToken = default)
         {
             cluster.Stop();
             Stopped = true;
-            return store.FindGroupsAsync(machine, cancellationToken);
+            return store.FindGroupsAcrossMachinesAsync(machine, cancellationToken);
         }
     }
 }
