@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """#19 end to end: `dedup find TREE` plain vs `dedup find TREE --catalog ...` on a throwaway PostgreSQL cluster.
 
-Each round, alternated: a plain scan; a catalog scan into a new, empty database (a machine's first scan); the same
-catalog scan again (an unchanged rescan). Prints wall time and peak RSS (GNU time), exit code, load average, the
+Each round, alternated: a plain scan; a catalog scan into a new database (the machine's first scan) that holds only
+machine 'peer', the same tree scanned just before (so every file has a copy on another machine and every group is
+read back; --no-peer: an empty database); the same catalog scan again (an unchanged rescan). Prints wall time and peak RSS (GNU time), exit code, load average, the
 catalog's rows and hashed files (from the JSON summary) and the ingest rate (rows / catalog scan time, and rows / the
 time the catalog adds to a plain scan). A failed run is reported and makes the script exit non-zero.
 
@@ -100,6 +101,8 @@ def main():
     parser.add_argument("--dedup", default="/tmp/dedup-aot/dedup", help="the release CLI (dotnet publish samples/Dedup.Cli -c Release -r linux-x64 -o /tmp/dedup-aot)")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--port", type=int, default=54391)
+    parser.add_argument("--no-peer", action="store_true",
+                        help="no other machine in the catalog (by default an untimed scan of the same tree as machine 'peer' comes first each round, so every file has a copy on another machine: the group read returns them all)")
     args = parser.parse_args()
 
     cluster = Cluster(args.port)
@@ -116,6 +119,11 @@ def main():
             plain = [args.dedup, "find", "--format", "json", "--summary", "-o", report, args.tree]
             catalog = plain + ["--catalog", cluster.connection(database), "--machine", "bench"]
             results = {}
+            if not args.no_peer:
+                peer = [args.dedup, "find", "--format", "json", "--summary", "-o", report, args.tree, "--catalog", cluster.connection(database), "--machine", "peer"]
+                code, wall, _, _, _ = timed(peer, report)
+                failures += code != 0
+                print(f"{round_:>5} {'(peer)':<7} {code:>4} {wall:>7.2f}  untimed: the same tree as another machine")
             for name, command in (("plain", plain), ("first", catalog), ("rescan", catalog)):
                 code, wall, rss, summary, load_span = timed(command, report)
                 failures += code != 0
