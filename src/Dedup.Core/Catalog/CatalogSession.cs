@@ -21,6 +21,7 @@ internal sealed class CatalogSession(FileCatalog catalog, string machine, Action
     private long _recorded;
     private long _hashed;
     private int _groups;
+    private Dictionary<string, AbsolutePath?>? _folders;
 
     public string Machine => machine;
 
@@ -76,6 +77,7 @@ internal sealed class CatalogSession(FileCatalog catalog, string machine, Action
                 }
             }
 
+            _folders = null;
             Volatile.Write(ref _groups, groups.Count);
             return groups;
         }
@@ -254,12 +256,13 @@ internal sealed class CatalogSession(FileCatalog catalog, string machine, Action
 
         // One entry per file (machine and identity), its names folded as hard links.
         var files = new List<DuplicateFile>();
+        var folders = _folders ??= new Dictionary<string, AbsolutePath?>(StringComparer.Ordinal);
         foreach (var same in group.Files.GroupBy(file => (file.Machine, file.Stamp.Identity)))
         {
             var names = new List<AbsolutePath>();
             foreach (var match in same)
             {
-                if (TryParse(match.Path.Span) is { } path)
+                if (TryParse(match.Path.Span, folders) is { } path)
                 {
                     names.Add(path);
                 }
@@ -295,22 +298,35 @@ internal sealed class CatalogSession(FileCatalog catalog, string machine, Action
         return new DuplicateGroup(group.Length, files, verifiedByBytes: false) { Sha256 = group.Sha256 };
     }
 
-    /// <summary>A path of some machine as this platform's path; <see langword="null"/> when it is not one (another platform's).</summary>
-    private static AbsolutePath? TryParse(ReadOnlySpan<byte> bytes)
+    /// <summary>
+    /// A path of some machine as this platform's path; <see langword="null"/> when it is not one (another platform's).
+    /// Folders are parsed once and shared (a group read can hold every file of several machines).
+    /// </summary>
+    private static AbsolutePath? TryParse(ReadOnlySpan<byte> bytes, Dictionary<string, AbsolutePath?> folders)
     {
         var text = KernelNames.GetString(bytes);
-        if (!Path.IsPathRooted(text))
+        var slash = text.LastIndexOf(Path.DirectorySeparatorChar);
+        if (slash < 0 || slash == text.Length - 1 || !Path.IsPathRooted(text))
         {
             return null; // e.g. a Windows path seen on Linux: Parse would resolve it against the current folder
         }
 
-        try
+        var folderText = text.Substring(0, Math.Max(slash, 1)); // a file at the root: the folder "/"
+        if (!folders.TryGetValue(folderText, out var folder))
         {
-            return AbsolutePath.Parse(text);
+            try
+            {
+                folder = AbsolutePath.Parse(folderText);
+            }
+            catch (ArgumentException)
+            {
+                folder = null;
+            }
+
+            folders[folderText] = folder;
         }
-        catch (ArgumentException)
-        {
-            return null;
-        }
+
+        var name = text.Substring(slash + 1);
+        return folder is null || name is "." or ".." ? null : folder.Child(name);
     }
 }
