@@ -12,11 +12,13 @@ tsv=$out/results.tsv
 [ -f "$tsv" ] || printf 'date\tmode\trun\ttool\twall_s\tmaxrss_kib\tdisk_in_blocks\texit\tload1\n' > "$tsv"
 # This VM's DAMON reclaim (pageout scheme) evicts idle page cache within a minute or two, and other sessions'
 # builds compete for memory: without this, "warm" runs read 180-270 MiB from disk. Untimed; disk_in_blocks
-# (%I, 512 B) in the TSV shows what a run still read. Once per round of the three tools: it takes ~40 s.
+# (%I, 512 B) in the TSV shows what a run still read. Before every warm run, not once per round: the reclaim pages
+# out what stayed idle for 60 s (12 aggregation intervals of 5 s), so the third tool of a round found the tree gone.
 prewarm() { find "$tree" -type f -print0 | xargs -0 -n 2000 cat > /dev/null; }
 run() { # mode run tool
   local mode=$1 r=$2 tool=$3 t=$out/time.$tool
   [ "$mode" = cold ] && { sync; echo 3 > /proc/sys/vm/drop_caches; }
+  [ "$mode" = warm ] && prewarm
   local load; load=$(cut -d' ' -f1 /proc/loadavg); local d; d=$(date -u +%FT%TZ)
   case $tool in
     dedup)    /usr/bin/time -o "$t" -f '%e %M %I %x' "$CLI" find "$tree" --format json -o "$out/dedup.$mode.json" ;;
@@ -27,5 +29,5 @@ run() { # mode run tool
   printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$d" "$mode" "$r" "$tool" "$e" "$m" "$i" "$x" "$load" | tee -a "$tsv" >&2
 }
 prewarm; for tool in dedup jdupes embedded; do run warmup 0 $tool; done
-for r in $(seq 1 "$warm"); do prewarm; for tool in dedup jdupes embedded; do run warm "$r" $tool; done; done
+for r in $(seq 1 "$warm"); do for tool in dedup jdupes embedded; do run warm "$r" $tool; done; done
 for r in $(seq 1 "$cold"); do for tool in dedup jdupes embedded; do run cold "$r" $tool; done; done
