@@ -122,7 +122,7 @@ internal static class FindCommand
 
         // The whole scan first: the report is written in a stable order (ReportOrder), so the same tree gives the same
         // bytes run after run, and nothing is written (or replaced) if the run is interrupted.
-        var groups = new List<DuplicateGroup>();
+        var groups = new HeldGroups();
         var scan = finder.FindAsync(cancellationToken);
         try
         {
@@ -139,7 +139,6 @@ internal static class FindCommand
         }
 
         progress?.Complete(scan.Summary);
-        ReportOrder.Sort(groups, report.Order);
         try
         {
             await ReportFile.WriteAsync(output, stream => Write(stream, report, groups, scan), cancellationToken).ConfigureAwait(false);
@@ -182,7 +181,7 @@ internal static class FindCommand
         return scan.Summary.Errors.Count == 0 && catalogError is null ? ExitCodes.Success : ExitCodes.CompletedWithErrors;
     }
 
-    private static void Write(Stream stream, ReportOptions report, List<DuplicateGroup> groups, DuplicateScan scan)
+    private static void Write(Stream stream, ReportOptions report, HeldGroups groups, DuplicateScan scan)
     {
         using var writer = ReportWriter.Create(report.Format, stream);
         if (report.Folders && writer is JsonReportWriter json)
@@ -196,7 +195,7 @@ internal static class FindCommand
                 writer.WriteFolderGroup(folderGroup);
             }
 
-            foreach (var group in groups)
+            foreach (var group in groups.InOrder(report.Order))
             {
                 writer.WriteGroup(group);
             }

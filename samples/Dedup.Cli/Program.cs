@@ -1,3 +1,3 @@
 using Dedup.Cli;
 
-return await CliApplication.RunAsync(args).ConfigureAwait(false);
+return await CliApplication.RunAsync(KernelArguments.Recover(args)).ConfigureAwait(false);

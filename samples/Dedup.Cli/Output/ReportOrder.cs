@@ -1,4 +1,5 @@
 using Dedup.Core;
+using Dedup.Core.Paths;
 using Dedup.Core.Reporting;
 
 namespace Dedup.Cli.Output;
@@ -12,28 +13,29 @@ internal sealed record ReportOptions(string Format, string Order, bool SummaryOn
 /// </summary>
 internal static class ReportOrder
 {
-    public static void Sort(List<DuplicateGroup> groups, string order)
+    /// <summary>The order <paramref name="order"/> over groups held in any form, given how to read each key.</summary>
+    public static Comparison<T> Compare<T>(string order, Func<T, long> size, Func<T, int> count, Func<T, long> wasted, Func<T, AbsolutePath> firstPath, Func<T, ReadOnlyMemory<byte>>? digest = null)
     {
-        Comparison<DuplicateGroup> primary = order switch
+        Comparison<T> primary = order switch
         {
-            "size" => static (a, b) => b.Size.CompareTo(a.Size),
-            "count" => static (a, b) => b.Files.Count.CompareTo(a.Files.Count),
+            "size" => (a, b) => size(b).CompareTo(size(a)),
+            "count" => (a, b) => count(b).CompareTo(count(a)),
             "path" => static (_, _) => 0,
-            _ => static (a, b) => b.WastedBytes.CompareTo(a.WastedBytes),
+            _ => (a, b) => wasted(b).CompareTo(wasted(a)),
         };
 
         // Paths are unique across a scan's own groups (a file is in one group), so the tie-break makes the order total;
         // with a catalog a file can also be in a group across machines, told apart by its digest.
-        groups.Sort((a, b) =>
+        return (a, b) =>
         {
             var byKey = primary(a, b);
             if (byKey == 0)
             {
-                byKey = a.Files[0].Path.CompareTo(b.Files[0].Path);
+                byKey = firstPath(a).CompareTo(firstPath(b));
             }
 
-            return byKey != 0 ? byKey : a.Sha256.Span.SequenceCompareTo(b.Sha256.Span);
-        });
+            return byKey != 0 || digest is null ? byKey : digest(a).Span.SequenceCompareTo(digest(b).Span);
+        };
     }
 
     /// <summary>The summary with its errors in path order (they are met in thread-timing order).</summary>

@@ -174,6 +174,30 @@ public sealed class NonUtf8NamesTests
         AssertDecoyUntouched(decoy);
     }
 
+    [LinuxFact]
+    public async Task A_root_named_with_a_non_utf8_byte_is_scanned_and_the_lossy_name_is_not()
+    {
+        // .NET hands the program U+FFFD for the byte; the CLI takes the exact bytes from /proc/self/cmdline, and the
+        // root check uses them too. Run again with a decoy folder carrying the lossy name and duplicates of its own:
+        // scanning it instead would report them.
+        using var tree = new TempTree();
+        const string Script = """root="$1/r$(printf '\377')"; mkdir -p "$root" && printf abc > "$root/one" && printf abc > "$root/two" && exec "$2" "$3" find --format json "$root" """;
+        byte[] root = [.. Encoding.UTF8.GetBytes(tree.Root + "/r"), 0xFF];
+        for (var run = 0; run < 2; run++)
+        {
+            var (exit, stdout, stderr) = await ProcessRunner.RunAsync("bash", ["-c", Script, "bash", tree.Root, CliProcess.Dotnet, CliProcess.Dll]);
+
+            Assert.True(exit == 0, stderr);
+            using var json = JsonDocument.Parse(stdout);
+            Assert.Equal(root, Assert.Single(json.RootElement.GetProperty("roots").EnumerateArray()).GetProperty("pathBytes").GetBytesFromBase64());
+            var files = Assert.Single(json.RootElement.GetProperty("groups").EnumerateArray()).GetProperty("files").EnumerateArray()
+                .Select(f => f.GetProperty("pathBytes").GetBytesFromBase64()).ToArray();
+            Assert.Equal([[.. root, .. "/one"u8], [.. root, .. "/two"u8]], files);
+            tree.Write("r\uFFFD/x", DecoyContent);
+            tree.Write("r\uFFFD/y", DecoyContent);
+        }
+    }
+
     /// <summary>d/0.bin (the copy, first in path order), d/a\xFF.bin (same content), d/a\uFFFD.bin (the decoy, same size, other content).</summary>
     private static TempTree MakeTree(out byte[] raw, out string copy, out (string Path, ulong Inode, byte[] Content) decoy)
     {

@@ -1,3 +1,4 @@
+using System.Globalization;
 using System.Diagnostics;
 using System.Text.Json;
 using Dedup.Core.Tests.Infrastructure;
@@ -102,6 +103,57 @@ public sealed class ReportFileTests
         Assert.True(message.Contains("interrupted", StringComparison.Ordinal), message);
         Assert.Contains("interrupted", message, StringComparison.Ordinal);
         Assert.Contains("left as it was", message, StringComparison.Ordinal);
+    }
+
+    [LinuxFact]
+    public async Task The_report_lists_every_file_exactly_as_the_library_found_it()
+    {
+        // The CLI holds its groups in a compact form until the scan ends (#17): long names (past one 32k-character
+        // buffer), hard links and a file at the top of the root must come back as the library reported them.
+        using var tree = new TempTree();
+        for (var i = 0; i < 300; i++)
+        {
+            var content = TempTree.RandomBytes(64 + i, i);
+            var name = $"{i:D3}-{new string('n', 120)}";
+            tree.Write($"a/{i % 7}/{name}", content);
+            tree.Write(i % 3 == 0 ? $"top{i}" : $"b/{i % 5}/{name}", content);
+            if (i % 10 == 0)
+            {
+                tree.HardLink($"a/{i % 7}/{name}", $"c/link{i}");
+            }
+        }
+
+        var scan = new DuplicateFinderBuilder().AddRoot(tree.Root).Build().FindAsync();
+        var expected = new Dictionary<string, string>(StringComparer.Ordinal);
+        await foreach (var group in scan)
+        {
+            foreach (var file in group.Files)
+            {
+                expected.Add(file.Path.ToString(), Describe(group.Size, file.Identity.Device, file.Identity.FileId, file.LastWriteTimeUtc.ToString("O", CultureInfo.InvariantCulture), file.LastChangeTimeUtc.ToString("O", CultureInfo.InvariantCulture), file.OtherLinks.Select(l => l.ToString()), group.Files.Select(f => f.Path.ToString())));
+            }
+        }
+
+        var (exit, stdout, stderr) = await CliProcess.RunAsync(["find", "--format", "json", tree.Root]);
+        Assert.True(exit == 0, stderr);
+        using var json = JsonDocument.Parse(stdout);
+        var actual = new Dictionary<string, string>(StringComparer.Ordinal);
+        foreach (var group in json.RootElement.GetProperty("groups").EnumerateArray())
+        {
+            var files = group.GetProperty("files").EnumerateArray().ToArray();
+            foreach (var file in files)
+            {
+                var links = file.TryGetProperty("links", out var l) ? l.EnumerateArray().Select(e => e.GetString()!) : [];
+                actual.Add(file.GetProperty("path").GetString()!, Describe(group.GetProperty("size").GetInt64(), file.GetProperty("device").GetUInt64(), file.GetProperty("inode").GetUInt64(), file.GetProperty("mtime").GetString()!, file.GetProperty("ctime").GetString()!, links, files.Select(f => f.GetProperty("path").GetString()!)));
+            }
+        }
+
+        Assert.Equal(300, json.RootElement.GetProperty("groups").GetArrayLength());
+        Assert.Equal(600, actual.Count);
+        Assert.Equal(expected.OrderBy(p => p.Key, StringComparer.Ordinal), actual.OrderBy(p => p.Key, StringComparer.Ordinal));
+        Assert.Equal(30, actual.Values.Count(v => v.Contains("/c/link", StringComparison.Ordinal) && v.Contains("links [/", StringComparison.Ordinal)));
+
+        static string Describe(long size, ulong device, ulong inode, string mtime, string ctime, IEnumerable<string> links, IEnumerable<string> group) =>
+            $"{size} {device}:{inode} {mtime} {ctime} links [{string.Join(", ", links)}] group [{string.Join(", ", group)}]";
     }
 
     private static async Task<string[]> FirstFoldersAsync(TempTree tree, params string[] sort)
