@@ -51,7 +51,11 @@ internal sealed class CatalogSession(FileCatalog catalog, string machine, Action
     }
 
     /// <summary>Hashes the files asked for, records the digests and returns the groups that span machines (none after a failure).</summary>
-    public async Task<IReadOnlyList<DuplicateGroup>> FinishAsync(ScanState state, CancellationToken cancellationToken)
+    /// <remarks>
+    /// The hashing blocks on reads: it runs on the scan's <paramref name="threads"/> beside the compare stage, never on
+    /// the host's thread pool (#13); only the catalog's own awaits leave them.
+    /// </remarks>
+    public async Task<IReadOnlyList<DuplicateGroup>> FinishAsync(ScanState state, ScanThreads threads, CancellationToken cancellationToken)
     {
         if (Volatile.Read(ref _error) is not null)
         {
@@ -60,7 +64,8 @@ internal sealed class CatalogSession(FileCatalog catalog, string machine, Action
 
         try
         {
-            var digests = Hash(state, cancellationToken);
+            List<CatalogDigest> digests = [];
+            await threads.RunAsync(() => digests = Hash(state, cancellationToken)).ConfigureAwait(false);
             _toHash = [];
             if (digests.Count > 0)
             {
@@ -169,8 +174,7 @@ internal sealed class CatalogSession(FileCatalog catalog, string machine, Action
     private List<CatalogDigest> Hash(ScanState state, CancellationToken cancellationToken)
     {
         var digests = new List<CatalogDigest>(_toHash.Count);
-        var parallel = new ParallelOptions { MaxDegreeOfParallelism = state.Options.MaxDegreeOfParallelism, CancellationToken = cancellationToken };
-        Parallel.ForEach(_toHash, parallel, file =>
+        ScanThreads.Required.ForEach(_toHash, file =>
         {
             if (HashOne(state, file, cancellationToken) is { } sha)
             {
@@ -181,7 +185,7 @@ internal sealed class CatalogSession(FileCatalog catalog, string machine, Action
 
                 Interlocked.Increment(ref _hashed);
             }
-        });
+        }, cancellationToken);
         return digests;
     }
 

@@ -33,13 +33,13 @@ internal static class DuplicateScanner
             var channel = Channel.CreateUnbounded<DuplicateGroup>(new UnboundedChannelOptions { SingleReader = true });
             // The compare stage blocks (reads, device tokens): on the scan's own threads, not the host's pool.
             threads = new ScanThreads(options.MaxDegreeOfParallelism);
+            compareTask = threads.RunAsync(() => Compare(state, stage, candidates, channel.Writer, token));
             if (state.Catalog is { } catalog)
             {
-                // SHA-256 of the files the catalog asked for, beside the compare stage; its groups follow the scan's own.
-                catalogTask = Task.Run(() => catalog.FinishAsync(state, token), token);
+                // SHA-256 of the files the catalog asked for, on the same threads after the compare stage's first sets;
+                // its groups follow the scan's own.
+                catalogTask = catalog.FinishAsync(state, threads, token);
             }
-
-            compareTask = threads.RunAsync(() => Compare(state, stage, candidates, channel.Writer, token));
             await foreach (var group in channel.Reader.ReadAllAsync(token).ConfigureAwait(false))
             {
                 // ReadAllAsync hands out buffered groups without looking at the token: none may follow a cancel.
