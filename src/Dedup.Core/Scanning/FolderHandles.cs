@@ -21,6 +21,9 @@ internal sealed unsafe class FolderHandles : IDisposable
     /// </summary>
     private static readonly int s_capacity = ComputeCapacity();
 
+    /// <summary>How many folder descriptors one scan keeps at most (tests).</summary>
+    internal static int Capacity => s_capacity;
+
 
     private readonly ConcurrentDictionary<AbsolutePath, int> _fds = new(ReferenceEqualityComparer.Instance);
     private int _count; // not _fds.Count: that takes every lock of the dictionary, and was a quarter of a warm scan's CPU (perf)

@@ -1,3 +1,4 @@
+using Dedup.Core.Paths;
 using Dedup.Core.Tests.Infrastructure;
 using Xunit;
 
@@ -35,6 +36,34 @@ public sealed class FolderHandleTests
 
         Assert.True(received, "the scan yielded no group, so the caller never stopped early");
         Assert.Empty(OpenDescriptors.Under(tree.Root, includeRoot: true));
+    }
+
+    [LinuxFact]
+    public void The_cache_keeps_one_descriptor_per_folder_up_to_its_capacity_and_none_after_it_is_disposed()
+    {
+        using var tree = new TempTree();
+        var capacity = Dedup.Core.Scanning.FolderHandles.Capacity;
+        Assert.InRange(capacity, 1, 4096);
+        var folders = Enumerable.Range(0, capacity + 20).Select(i => AbsolutePath.Parse(Directory.CreateDirectory(tree.PathOf($"d{i}")).FullName)).ToArray();
+        var handles = new Dedup.Core.Scanning.FolderHandles();
+
+        Assert.Equal(-1, handles.Get(null));
+        var first = folders.Take(capacity).Select(handles.Get).ToArray();
+        Assert.All(first, fd => Assert.True(fd > 2, $"descriptor {fd}"));
+        Assert.Equal(capacity, first.Distinct().Count());
+        Assert.Equal(first, folders.Take(capacity).Select(handles.Get)); // cached: the same descriptor again
+        Assert.All(folders.Skip(capacity), folder => Assert.Equal(-1, handles.Get(folder))); // full: by full path
+        Assert.Equal(capacity, OpenDescriptors.Under(tree.Root, includeRoot: false).Count);
+
+        handles.Dispose();
+        Assert.Empty(OpenDescriptors.Under(tree.Root, includeRoot: false));
+
+        // A cache with room left opens nothing once the scan is torn down.
+        var other = new Dedup.Core.Scanning.FolderHandles();
+        Assert.True(other.Get(folders[0]) > 2);
+        other.Dispose();
+        Assert.Equal(-1, other.Get(folders[1]));
+        Assert.Empty(OpenDescriptors.Under(tree.Root, includeRoot: false));
     }
 
     [LinuxFact]
