@@ -10,6 +10,7 @@ RUNS="${2:-5}"
 OUT="${OUT:-/tmp/dedup-folders-bench}"
 BENCH=/var/tmp/dedup-bench
 mkdir -p "$OUT"
+rm -f "$OUT/times.txt" "$OUT"/*.json "$OUT"/*.log  # this run's only: stale times or reports would pass for its own
 [ -d "$BENCH/copied-folders-1000" ] || python3 "$HERE/gen_copied_folders.py" "$BENCH/copied-folders-1000"
 [ -d "$BENCH/tree-60000-4" ] || python3 "$HERE/../e2e/gen_tree.py" "$BENCH/tree-60000-4" --files 60000 --total-gib 4.0 --seed 42
 
@@ -27,9 +28,17 @@ for tree in "$BENCH/tree-60000-4" "$BENCH/copied-folders-1000"; do
         rmlint-D) cmd=(rmlint -D -T df,dd "$tree" -o "json:$OUT/$name.rmlint-D.json") ;;
         rmlint-Dj) cmd=(rmlint -D -j -T df,dd "$tree" -o "json:$OUT/$name.rmlint-Dj.json") ;;
       esac
-      /usr/bin/time -f "$name $tool $run %e %U %S %M" -a -o "$OUT/times.txt" "${cmd[@]}" > /dev/null 2>&1 || true
+      # %x: the run's exit status; summarize.py leaves failed runs out of the medians and names them.
+      rc=0
+      /usr/bin/time -f "$name $tool $run %e %U %S %M %x" -a -o "$OUT/times.txt" "${cmd[@]}" > "$OUT/$name.$tool.log" 2>&1 || rc=$?
+      [ "$rc" -eq 0 ] || echo "# FAILED (exit $rc): $name $tool run $run; see $OUT/$name.$tool.log" >&2
     done
   done
 done
 echo "# load after: $(cut -d' ' -f1-3 /proc/loadavg)"
 python3 "$HERE/summarize.py" "$OUT"
+for tree in "$BENCH/tree-60000-4" "$BENCH/copied-folders-1000"; do
+  name="$(basename "$tree")"
+  manifest=(); [ -f "$tree.folders.json" ] && manifest=("$tree.folders.json")
+  python3 "$HERE/compare.py" "$tree" "$OUT/$name.folders.json" "$OUT/$name.ignore.json" "$OUT/$name.rmlint-Dj.json" "$OUT/$name.rmlint-D.json" "${manifest[@]}"
+done
