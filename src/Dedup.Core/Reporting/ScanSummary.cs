@@ -34,6 +34,9 @@ public sealed record ScanSummary
     /// <summary>How the scan used its hash cache (<see cref="DuplicateFinderBuilder.UseCache"/>); <see langword="null"/> without one.</summary>
     public Caching.CacheStatistics? Cache { get; init; }
 
+    /// <summary>Folder mode's duplicate folders (<see cref="DuplicateFinderBuilder.UseFolderMode"/>); <see langword="null"/> in the other modes.</summary>
+    public FolderSummary? Folders { get; init; }
+
     /// <summary>Wall time of the scan.</summary>
     public required TimeSpan Elapsed { get; init; }
 }
