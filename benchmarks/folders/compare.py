@@ -158,6 +158,9 @@ def member_of(classes):
     return {f: c for c in classes for f in c}
 
 
+FEATURES = {}  # folder -> what its subtree holds that the tools treat differently (set in main)
+
+
 def explain(folder, other, oracle_of):
     """Why the other tool does not class this folder (or classes it with other partners)."""
     anc = folder
@@ -170,7 +173,7 @@ def explain(folder, other, oracle_of):
         return "the other tool reports its twins (same oracle class) and leaves this one out: it lies in or pairs with a reported copy (topmost choice)"
     if not twins:
         return "NOT EQUAL to any folder by the oracle"
-    return "MISSED: the oracle has twins, the other tool reports none of them"
+    return "missed: the oracle has twins, the other tool reports none of them; the folder holds " + (FEATURES.get(folder) or "nothing special")
 
 
 def report(title, a_name, a, b_name, b, oracle_classes):
@@ -202,6 +205,11 @@ def main():
     tree = os.path.abspath(tree)
     folders = walk(tree)
     named, named_ne, data = signatures(folders)
+    for path in sorted(folders, key=lambda p: -p.count(os.sep)):
+        files, links, children = folders[path]
+        links_below = bool(links) or any("links" in FEATURES.get(os.path.join(path, c), "") for c in children)
+        empty_below = any(s == 0 for _, s in files.values()) or any("empty" in FEATURES.get(os.path.join(path, c), "") for c in children)
+        FEATURES[path] = " and ".join(x for x, on in (("symbolic links", links_below), ("empty files", empty_below)) if on)
     nonempty = {p for p, d in data.items() if d}
     failures = 0
 
@@ -216,11 +224,11 @@ def main():
     truth = oracle(named)
     dn_parts, dn_mixed = split(dn, named)
     rj_parts, rj_mixed = split(rmlint_groups(rm_j), named_ne)
-    print(f"groups whose folders differ in layout or content (split before closing): dedup {dn_mixed}, rmlint -Dj {rj_mixed} "
-          "(rmlint -j pairs a folder with a single-child chain holding the same files one or two levels deeper)")
     failures += dn_mixed
     a, b = close_named(dn_parts, folders), close_named(rj_parts, folders)
     print(f"## {os.path.basename(tree)}: {len(folders)} folders")
+    print(f"groups whose folders differ in layout or content (split before closing): dedup {dn_mixed}, rmlint -Dj {rj_mixed} "
+          "(rmlint -j pairs a folder with a single-child chain holding the same files one or two levels deeper)")
     a = [c & nonempty for c in a if len(c & nonempty) > 1]  # empty folders are equal but never reported alone
     b = [c & nonempty for c in b if len(c & nonempty) > 1]
     report("names kept: dedup --folders vs rmlint -D -j (closed under sub-folders)", "dedup", a, "rmlint -Dj", b, truth)
