@@ -42,6 +42,7 @@ def walk(root):
     """Every folder below root: its files (name -> (digest, size)), links (name -> target) and sub-folders."""
     folders = {}
     cache = {}
+    DANGLING.clear()
     for dirpath, dirnames, filenames in os.walk(root):
         files, links = {}, {}
         for name in filenames + [d for d in dirnames if os.path.islink(os.path.join(dirpath, d))]:
@@ -49,6 +50,8 @@ def walk(root):
             st = os.lstat(p)
             if os.path.islink(p):
                 links[name] = os.readlink(p)
+                if not os.path.exists(p):
+                    DANGLING.add(dirpath)
             else:
                 files[name] = (hash_file(p, cache, st), st.st_size)
         dirnames[:] = sorted(d for d in dirnames if not os.path.islink(os.path.join(dirpath, d)))
@@ -158,6 +161,7 @@ def member_of(classes):
     return {f: c for c in classes for f in c}
 
 
+DANGLING = set()  # folders holding a symbolic link to nothing (rmlint reports it as a bad link)
 FEATURES = {}  # folder -> what its subtree holds that the tools treat differently (set in main)
 
 
@@ -208,8 +212,9 @@ def main():
     for path in sorted(folders, key=lambda p: -p.count(os.sep)):
         files, links, children = folders[path]
         links_below = bool(links) or any("links" in FEATURES.get(os.path.join(path, c), "") for c in children)
+        dangling_below = path in DANGLING or any("dangling" in FEATURES.get(os.path.join(path, c), "") for c in children)
         empty_below = any(s == 0 for _, s in files.values()) or any("empty" in FEATURES.get(os.path.join(path, c), "") for c in children)
-        FEATURES[path] = " and ".join(x for x, on in (("symbolic links", links_below), ("empty files", empty_below)) if on)
+        FEATURES[path] = " and ".join(x for x, on in (("dangling symbolic links", dangling_below), ("symbolic links", links_below and not dangling_below), ("empty files", empty_below)) if on)
     nonempty = {p for p, d in data.items() if d}
     failures = 0
 
