@@ -73,6 +73,38 @@ public sealed class FolderOverlapTests
     }
 
     [Fact]
+    public async Task Files_of_the_same_names_but_other_contents_are_not_shared()
+    {
+        using var tree = new TempTree();
+        Album(tree, "a/album");
+        for (var i = 0; i < Songs.Length; i++)
+        {
+            // Four of six changed under the same names: two shared, less than half.
+            tree.Write($"b/album/{i:00}.mp3", i < 2 ? Songs[i] : TempTree.RandomBytes(Songs[i].Length, 50 + i));
+        }
+
+        Assert.Empty(await PartialAsync(tree));
+    }
+
+    [Fact]
+    public async Task Shared_files_deep_in_sub_folders_that_differ_count_for_the_enclosing_pair()
+    {
+        using var tree = new TempTree();
+        Album(tree, "a/set/disc1");
+        Album(tree, "b/set/disc1");
+        tree.Write("a/set/disc1/bonus.mp3", TempTree.RandomBytes(3000, 98));
+        tree.Write("b/set/cover.jpg", TempTree.RandomBytes(2000, 97));
+
+        var group = Assert.Single(await PartialAsync(tree));
+
+        Assert.Equal(["a", "b"], group.Folders.Select(f => FolderScanRun.Relative(tree, f.ToString())));
+        Assert.Equal(6, group.Files);
+        Assert.Equal(
+            [new FolderDifference("set/cover.jpg", FolderDifferenceKind.OnlyInSecond), new FolderDifference("set/disc1/bonus.mp3", FolderDifferenceKind.OnlyInFirst)],
+            group.Differences);
+    }
+
+    [Fact]
     public async Task Equal_folders_are_not_listed_as_overlaps()
     {
         using var tree = new TempTree();
