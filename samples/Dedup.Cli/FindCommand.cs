@@ -42,9 +42,9 @@ internal static class FindCommand
             }
 
             var folderMode = result.GetValue(folders) || result.GetValue(ignoreNames);
-            if (folderMode && (result.GetValue(format) == "csv" || result.GetValue(selection.Media)))
+            if (folderMode && result.GetValue(selection.Media))
             {
-                await Console.Error.WriteLineAsync("dedup: --folders is written as text or json, and cannot be combined with --media").ConfigureAwait(false);
+                await Console.Error.WriteLineAsync("dedup: --folders cannot be combined with --media").ConfigureAwait(false);
                 return ExitCodes.BadUsage;
             }
 
@@ -188,6 +188,11 @@ internal static class FindCommand
         {
             json.MarkFolderMode(); // "folderGroups" is there, even empty, whenever folders were compared
         }
+        else if (report.Folders && writer is CsvReportWriter csv)
+        {
+            csv.MarkFolderMode(); // the kind,files,bytes columns, even when no folder group is found
+        }
+
         if (!report.SummaryOnly)
         {
             foreach (var folderGroup in scan.FolderGroups)

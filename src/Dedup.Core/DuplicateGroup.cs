@@ -13,7 +13,7 @@ public sealed record DuplicateGroup
 
     /// <summary>
     /// Describes a group. Scans make these; the constructor is public so that code consuming results can be tested
-    /// with results of its own (see also <see cref="DuplicateScan.FromResults"/>). Acting on such a group re-checks
+    /// with results of its own (see also <see cref="DuplicateScan.FromResults(IEnumerable{DuplicateGroup}, Reporting.ScanSummary, IReadOnlyList{ScanRoot})"/>). Acting on such a group re-checks
     /// every file on disk, as for a scan's own groups.
     /// </summary>
     /// <param name="size">The compared length (each file's size for whole-file matches).</param>

@@ -16,6 +16,7 @@ public sealed class DuplicateScan : IAsyncEnumerable<DuplicateGroup>
     private readonly ScanState? _state;
     private readonly ICompareStage? _stage;
     private readonly IReadOnlyList<DuplicateGroup>? _results;
+    private readonly IReadOnlyList<DuplicateFolderGroup> _folderResults = [];
     private IReadOnlyList<ScanRoot> _roots = [];
     private ScanSummary? _summary;
     private int _started;
@@ -30,9 +31,10 @@ public sealed class DuplicateScan : IAsyncEnumerable<DuplicateGroup>
         _cancellationToken = cancellationToken;
     }
 
-    private DuplicateScan(IReadOnlyList<DuplicateGroup> results, ScanSummary summary, IReadOnlyList<ScanRoot> roots)
+    private DuplicateScan(IReadOnlyList<DuplicateGroup> results, ScanSummary summary, IReadOnlyList<ScanRoot> roots, IReadOnlyList<DuplicateFolderGroup>? folderResults = null)
     {
         _results = results;
+        _folderResults = folderResults ?? [];
         _summary = summary;
         _roots = roots;
     }
@@ -52,7 +54,9 @@ public sealed class DuplicateScan : IAsyncEnumerable<DuplicateGroup>
     /// (<see cref="DuplicateFolderGroup.Differences"/> not empty). The file groups the scan yields then leave out the
     /// files inside the copies. Empty until the enumeration has ended, and in the other modes.
     /// </summary>
-    public IReadOnlyList<DuplicateFolderGroup> FolderGroups => IsCompleted && _stage is Folders.FolderScan folders ? folders.Groups : [];
+    public IReadOnlyList<DuplicateFolderGroup> FolderGroups => !IsCompleted ? []
+        : _stage is Folders.FolderScan folders ? folders.Groups
+        : _folderResults;
 
     /// <summary>
     /// The scanned roots with the identities their folders had when the scan started; empty until the enumeration
@@ -73,6 +77,25 @@ public sealed class DuplicateScan : IAsyncEnumerable<DuplicateGroup>
         ArgumentNullException.ThrowIfNull(groups);
         ArgumentNullException.ThrowIfNull(summary);
         return new DuplicateScan(groups.ToArray(), summary, roots ?? []);
+    }
+
+    /// <summary>
+    /// A finished folder-mode scan made of given results, for the tests of code that consumes scans: enumerating it
+    /// yields <paramref name="groups"/>, then <see cref="FolderGroups"/> is <paramref name="folderGroups"/> and
+    /// <see cref="Summary"/> is <paramref name="summary"/>. Nothing is read from disk. Folder groups made this way carry
+    /// no listing of their folders, so acting on them is refused (<see cref="Linking.DuplicateActionPlanner.PlanFolders"/>).
+    /// </summary>
+    /// <param name="groups">The file groups to yield, in order.</param>
+    /// <param name="folderGroups">The folder groups to report once the groups have been enumerated.</param>
+    /// <param name="summary">The summary to report once they have been enumerated.</param>
+    /// <param name="roots">The roots to report; none when omitted.</param>
+    /// <returns>A scan that can be enumerated once.</returns>
+    public static DuplicateScan FromResults(IEnumerable<DuplicateGroup> groups, IEnumerable<DuplicateFolderGroup> folderGroups, ScanSummary summary, IReadOnlyList<ScanRoot>? roots = null)
+    {
+        ArgumentNullException.ThrowIfNull(groups);
+        ArgumentNullException.ThrowIfNull(folderGroups);
+        ArgumentNullException.ThrowIfNull(summary);
+        return new DuplicateScan(groups.ToArray(), summary, roots ?? [], folderGroups.ToArray());
     }
 
     /// <summary>Starts the scan.</summary>
@@ -161,7 +184,8 @@ public sealed class DuplicateScan : IAsyncEnumerable<DuplicateGroup>
         finally
         {
             await groups.DisposeAsync().ConfigureAwait(false);
-            Finish(state.Summary ?? state.ToSummary(TimeSpan.Zero), outcome, failure, activity, logger);
+            var summary = state.Summary ?? state.ToSummary(TimeSpan.Zero);
+            Finish(stage is Folders.FolderScan folders ? summary with { Folders = FolderSummary.Of(folders.Groups) } : summary, outcome, failure, activity, logger);
         }
     }
 

@@ -224,6 +224,18 @@ internal sealed class JsonReportWriter : ReportWriter
             _json.WriteEndObject();
         }
 
+        if (summary.Folders is { } folders)
+        {
+            // The file totals above leave out the files inside the copies: these are the copies.
+            _json.WriteStartObject("folders");
+            _json.WriteNumber("groups", folders.Groups);
+            _json.WriteNumber("copiedFolders", folders.CopiedFolders);
+            _json.WriteNumber("copiedFiles", folders.CopiedFiles);
+            _json.WriteNumber("wastedBytes", folders.WastedBytes);
+            _json.WriteNumber("partialOverlaps", folders.PartialOverlaps);
+            _json.WriteEndObject();
+        }
+
         _json.WriteStartArray("errors");
         foreach (var error in summary.Errors)
         {

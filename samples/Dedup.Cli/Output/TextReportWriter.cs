@@ -80,6 +80,12 @@ internal sealed class TextReportWriter(Stream stream) : ReportWriter
         var cache = summary.Cache is { } used
             ? string.Create(CultureInfo.InvariantCulture, $"; cache: {used.Hits} hits, {used.Misses} misses, {used.Pruned} pruned")
             : string.Empty;
+        if (summary.Folders is { } folders)
+        {
+            _writer.WriteLine(string.Create(CultureInfo.InvariantCulture,
+                $"{folders.Groups} folder groups, {folders.CopiedFolders} copied folders ({folders.CopiedFiles} files), {Format(folders.WastedBytes)} wasted; {folders.PartialOverlaps} partial overlaps"));
+        }
+
         _writer.WriteLine(string.Create(CultureInfo.InvariantCulture,
             $"{summary.Groups} groups, {summary.DuplicateFiles} duplicate files, {Format(summary.WastedBytes)} wasted; {summary.FilesScanned} files scanned, {Format(summary.BytesRead)} read, {summary.Errors.Count} errors{cache}"));
     }

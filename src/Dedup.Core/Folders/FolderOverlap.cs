@@ -1,10 +1,15 @@
+using System.IO.Hashing;
+using System.Runtime.InteropServices;
+
 namespace Dedup.Core.Folders;
 
 /// <summary>
 /// Partial overlaps (named mode): pairs of folders equal but for a few entries — an album copy with one extra or one
 /// changed track. Seeds are pairs of folders holding a file of the same name and content; each pair is compared name
 /// by name (equal sub-folders taken whole by their class) and kept when at least half the files on each side are
-/// equal, then climbed to the enclosing pair while that still holds, so only the topmost pair is listed.
+/// equal, then climbed to the enclosing pair while that still holds, so only the topmost pair is listed. Most pairs
+/// fail; they are rejected by counting the shared files over each folder's entries sorted by name hash (names compared
+/// as stored bytes, nothing decoded), and only a pair that passes is walked by name to list what differs.
 /// </summary>
 internal sealed class FolderOverlap(FolderTree tree, ContentClasses contents, int[] classOf, bool[] insideCopy)
 {
@@ -12,6 +17,8 @@ internal sealed class FolderOverlap(FolderTree tree, ContentClasses contents, in
     private const int MaxSeedClass = 32;
 
     private readonly Dictionary<(int, int), Comparison?> _compared = [];
+    private readonly NameKey[]?[] _fileKeys = new NameKey[]?[tree.Count];
+    private readonly NameKey[]?[] _childKeys = new NameKey[]?[tree.Count];
 
     private FolderTree Tree => tree;
 
@@ -48,7 +55,7 @@ internal sealed class FolderOverlap(FolderTree tree, ContentClasses contents, in
                 for (var j = i + 1; j < rows.Count; j++)
                 {
                     var (a, b) = (table[rows[i]].Folder, table[rows[j]].Folder);
-                    if (a != b && table.GetName(rows[i]) == table.GetName(rows[j]))
+                    if (a != b && table.Names.GetBytes(table[rows[i]].Name).SequenceEqual(table.Names.GetBytes(table[rows[j]].Name)))
                     {
                         seeds.Add(a < b ? (a, b) : (b, a));
                     }
@@ -111,7 +118,8 @@ internal sealed class FolderOverlap(FolderTree tree, ContentClasses contents, in
         Comparison? result = null;
         var (filesA, filesB) = (tree.SubtreeFiles[a], tree.SubtreeFiles[b]);
         if (Math.Min(filesA, filesB) * 2 >= Math.Max(filesA, filesB)
-            && !IsExact(a, b) && !insideCopy[a] && !insideCopy[b] && !tree.IsBelow(a, b) && !tree.IsBelow(b, a))
+            && !IsExact(a, b) && !insideCopy[a] && !insideCopy[b] && !tree.IsBelow(a, b) && !tree.IsBelow(b, a)
+            && Shared(a, b) is var (files, bytes) && bytes > 0 && files * 2 >= Math.Max(filesA, filesB))
         {
             var comparison = new Comparison();
             comparison.Walk(this, a, b, string.Empty);
@@ -124,6 +132,124 @@ internal sealed class FolderOverlap(FolderTree tree, ContentClasses contents, in
 
         _compared[(a, b)] = result;
         return result;
+    }
+
+    /// <summary>
+    /// Files with the same relative name and content below both folders (equal sub-folders taken whole): what
+    /// <see cref="Comparison.Walk"/> counts, without decoding a name or listing a difference.
+    /// </summary>
+    private (long Files, long Bytes) Shared(int a, int b)
+    {
+        var table = tree.Table;
+        long files = 0, bytes = 0;
+        var (keysA, keysB) = (FileKeys(a), FileKeys(b));
+        for (int i = 0, j = 0; i < keysA.Length && j < keysB.Length;)
+        {
+            if (keysA[i].Hash != keysB[j].Hash)
+            {
+                _ = keysA[i].Hash < keysB[j].Hash ? i++ : j++;
+                continue;
+            }
+
+            // A run of one hash on each side (a collision is rare): names compared byte for byte.
+            var (endA, endB) = (RunEnd(keysA, i), RunEnd(keysB, j));
+            for (var x = i; x < endA; x++)
+            {
+                for (var y = j; y < endB; y++)
+                {
+                    var (rowA, rowB) = (keysA[x].Item, keysB[y].Item);
+                    if (contents.Of(rowA) == contents.Of(rowB)
+                        && table.Names.GetBytes(table[rowA].Name).SequenceEqual(table.Names.GetBytes(table[rowB].Name)))
+                    {
+                        files++;
+                        bytes += table[rowA].Length;
+                    }
+                }
+            }
+
+            (i, j) = (endA, endB);
+        }
+
+        var (childrenA, childrenB) = (ChildKeys(a), ChildKeys(b));
+        for (int i = 0, j = 0; i < childrenA.Length && j < childrenB.Length;)
+        {
+            if (childrenA[i].Hash != childrenB[j].Hash)
+            {
+                _ = childrenA[i].Hash < childrenB[j].Hash ? i++ : j++;
+                continue;
+            }
+
+            var (endA, endB) = (RunEnd(childrenA, i), RunEnd(childrenB, j));
+            for (var x = i; x < endA; x++)
+            {
+                for (var y = j; y < endB; y++)
+                {
+                    var (childA, childB) = (childrenA[x].Item, childrenB[y].Item);
+                    if (tree.PathOf(childA).Name != tree.PathOf(childB).Name)
+                    {
+                        continue;
+                    }
+
+                    var (f, n) = IsExact(childA, childB) ? (tree.SubtreeFiles[childA], tree.SubtreeBytes[childA]) : Shared(childA, childB);
+                    files += f;
+                    bytes += n;
+                }
+            }
+
+            (i, j) = (endA, endB);
+        }
+
+        return (files, bytes);
+    }
+
+    private static int RunEnd(NameKey[] keys, int start)
+    {
+        var end = start + 1;
+        while (end < keys.Length && keys[end].Hash == keys[start].Hash)
+        {
+            end++;
+        }
+
+        return end;
+    }
+
+    /// <summary>The folder's files (rows) sorted by the hash of their stored name bytes; made once per folder.</summary>
+    private NameKey[] FileKeys(int folder)
+    {
+        if (_fileKeys[folder] is { } known)
+        {
+            return known;
+        }
+
+        var table = tree.Table;
+        var rows = tree.FilesOf(folder);
+        var keys = new NameKey[rows.Length];
+        for (var k = 0; k < rows.Length; k++)
+        {
+            keys[k] = new NameKey(XxHash3.HashToUInt64(table.Names.GetBytes(table[rows[k]].Name)), rows[k]);
+        }
+
+        Array.Sort(keys, static (x, y) => x.Hash.CompareTo(y.Hash));
+        return _fileKeys[folder] = keys;
+    }
+
+    /// <summary>The folder's sub-folders sorted by the hash of their names; made once per folder.</summary>
+    private NameKey[] ChildKeys(int folder)
+    {
+        if (_childKeys[folder] is { } known)
+        {
+            return known;
+        }
+
+        var children = tree.ChildrenOf(folder);
+        var keys = new NameKey[children.Length];
+        for (var k = 0; k < children.Length; k++)
+        {
+            keys[k] = new NameKey(XxHash3.HashToUInt64(MemoryMarshal.AsBytes(tree.PathOf(children[k]).Name.AsSpan())), children[k]);
+        }
+
+        Array.Sort(keys, static (x, y) => x.Hash.CompareTo(y.Hash));
+        return _childKeys[folder] = keys;
     }
 
     private DuplicateFolderGroup ToGroup(int a, int b, Comparison comparison)
@@ -244,6 +370,9 @@ internal sealed class FolderOverlap(FolderTree tree, ContentClasses contents, in
         Link,
         Folder,
     }
+
+    /// <summary>A file's row or a sub-folder's number with the hash of its name.</summary>
+    private readonly record struct NameKey(ulong Hash, int Item);
 
     /// <summary>An entry of a folder: a file (its row), a link (its target) or a sub-folder (its number).</summary>
     private readonly record struct Entry(Kind Kind, int Number, string? Target = null);

@@ -37,6 +37,9 @@ public sealed record ScanSummary
     /// <summary>How the scan used its file catalog (<see cref="DuplicateFinderBuilder.UseCatalog"/>), including why it could not; <see langword="null"/> without one.</summary>
     public Catalog.CatalogStatistics? Catalog { get; init; }
 
+    /// <summary>Folder mode's duplicate folders (<see cref="DuplicateFinderBuilder.UseFolderMode"/>); <see langword="null"/> in the other modes.</summary>
+    public FolderSummary? Folders { get; init; }
+
     /// <summary>Wall time of the scan.</summary>
     public required TimeSpan Elapsed { get; init; }
 }

@@ -4,7 +4,7 @@ using Xunit;
 
 namespace Dedup.Core.Tests.Folders;
 
-/// <summary>The real CLI: <c>dedup find --folders</c> in text and JSON.</summary>
+/// <summary>The real CLI: <c>dedup find --folders</c> in text, JSON and CSV.</summary>
 public sealed class FindFoldersCliTests
 {
     private static void Tree(TempTree tree)
@@ -61,11 +61,54 @@ public sealed class FindFoldersCliTests
     }
 
     [Fact]
-    public async Task Folders_in_csv_is_a_usage_error()
+    public async Task Csv_has_a_row_per_folder_and_difference_then_the_file_groups_numbered_on()
+    {
+        using var tree = new TempTree();
+        Tree(tree);
+
+        var (exit, stdout, stderr) = await CliProcess.RunAsync(["find", "--folders", "--format", "csv", tree.Root]);
+
+        Assert.True(exit == 0, stderr);
+        var (backup, music, partial) = (tree.PathOf("backup"), tree.PathOf("music"), tree.PathOf("partial"));
+        Assert.Equal(
+            $"""
+            group,size,path,hardlink_of,kind,files,bytes
+            1,,{backup},,exact,2,11000
+            1,,{music},,exact,2,11000
+            2,,{backup},,partial,2,11000
+            2,,{partial},,partial,2,11000
+            2,,album/extra.txt,,onlyInSecond,,
+            3,5000,{backup}/album/01.mp3,,file,,
+            3,5000,{tree.PathOf("loose/song.mp3")},,file,,
+            3,5000,{partial}/album/01.mp3,,file,,
+            4,6000,{backup}/album/02.mp3,,file,,
+            4,6000,{partial}/album/02.mp3,,file,,
+
+            """.ReplaceLineEndings("\n"),
+            stdout.ReplaceLineEndings("\n"));
+    }
+
+    [Fact]
+    public async Task Csv_without_folders_keeps_its_four_columns()
+    {
+        using var tree = new TempTree();
+        Tree(tree);
+
+        var (exit, stdout, stderr) = await CliProcess.RunAsync(["find", "--format", "csv", tree.Root]);
+
+        Assert.True(exit == 0, stderr);
+        var lines = stdout.ReplaceLineEndings("\n").TrimEnd('\n').Split('\n');
+        Assert.Equal("group,size,path,hardlink_of", lines[0]);
+        Assert.All(lines.Skip(1), line => Assert.Equal(3, line.Count(c => c == ',')));
+        Assert.Contains($"1,5000,{tree.PathOf("backup/album/01.mp3")},", lines);
+    }
+
+    [Fact]
+    public async Task Folders_with_media_is_a_usage_error()
     {
         using var tree = new TempTree();
 
-        var (exit, _, stderr) = await CliProcess.RunAsync(["find", "--folders", "--format", "csv", tree.Root]);
+        var (exit, _, stderr) = await CliProcess.RunAsync(["find", "--folders", "--media", tree.Root]);
 
         Assert.Equal(2, exit);
         Assert.Contains("--folders", stderr, StringComparison.Ordinal);

@@ -73,6 +73,127 @@ public sealed class FolderOverlapTests
     }
 
     [Fact]
+    public async Task Files_of_the_same_names_but_other_contents_are_not_shared()
+    {
+        using var tree = new TempTree();
+        Album(tree, "a/album");
+        for (var i = 0; i < Songs.Length; i++)
+        {
+            // Four of six changed under the same names: two shared, less than half.
+            tree.Write($"b/album/{i:00}.mp3", i < 2 ? Songs[i] : TempTree.RandomBytes(Songs[i].Length, 50 + i));
+        }
+
+        tree.Write("b/album/notes.txt", "only here"); // a difference of its own: the pair is not equal whatever is shared
+
+        Assert.Empty(await PartialAsync(tree));
+    }
+
+    [Fact]
+    public async Task Shared_files_deep_in_sub_folders_that_differ_count_for_the_enclosing_pair()
+    {
+        using var tree = new TempTree();
+        Album(tree, "a/set/disc1");
+        Album(tree, "b/set/disc1");
+        tree.Write("a/set/disc1/bonus.mp3", TempTree.RandomBytes(3000, 98));
+        tree.Write("b/set/cover.jpg", TempTree.RandomBytes(2000, 97));
+
+        var group = Assert.Single(await PartialAsync(tree));
+
+        Assert.Equal(["a", "b"], group.Folders.Select(f => FolderScanRun.Relative(tree, f.ToString())));
+        Assert.Equal(6, group.Files);
+        Assert.Equal(
+            [new FolderDifference("set/cover.jpg", FolderDifferenceKind.OnlyInSecond), new FolderDifference("set/disc1/bonus.mp3", FolderDifferenceKind.OnlyInFirst)],
+            group.Differences);
+    }
+
+    [Fact]
+    public async Task Differences_name_the_folders_in_path_order_whichever_was_listed_first()
+    {
+        using var tree = new TempTree();
+        // Two pairs, each made in the other order, so that one of them is listed second-first whatever the file system's order.
+        foreach (var (first, second, seed) in new[] { ("p1/x", "p1/y", 300), ("p2/y", "p2/x", 400) })
+        {
+            for (var i = 0; i < Songs.Length; i++)
+            {
+                var song = TempTree.RandomBytes(Songs[i].Length, seed + i); // each pair its own songs: no overlap across pairs
+                tree.Write($"{first}/album/{i:00}.mp3", song);
+                tree.Write($"{second}/album/{i:00}.mp3", song);
+            }
+        }
+
+        foreach (var pair in new[] { "p1", "p2" })
+        {
+            tree.Write($"{pair}/x/album/only-x.txt", "x " + pair);
+            tree.Write($"{pair}/y/album/only-y.txt", "y " + pair);
+            tree.Write($"{pair}/x/album/05.mp3", TempTree.RandomBytes(Songs[5].Length, pair == "p1" ? 61 : 62)); // changed in x
+        }
+
+        var groups = await PartialAsync(tree);
+
+        Assert.Equal(2, groups.Count);
+        foreach (var group in groups)
+        {
+            var pair = FolderScanRun.Relative(tree, group.Folders[0].ToString())[..2];
+            Assert.Equal([$"{pair}/x", $"{pair}/y"], group.Folders.Select(f => FolderScanRun.Relative(tree, f.ToString())));
+            Assert.Equal(
+                [
+                    new FolderDifference("album/05.mp3", FolderDifferenceKind.Changed),
+                    new FolderDifference("album/only-x.txt", FolderDifferenceKind.OnlyInFirst),
+                    new FolderDifference("album/only-y.txt", FolderDifferenceKind.OnlyInSecond),
+                ],
+                group.Differences);
+        }
+    }
+
+    [Fact]
+    public async Task Links_and_folders_that_differ_are_listed()
+    {
+        using var tree = new TempTree();
+        Album(tree, "a/album");
+        Album(tree, "b/album");
+        tree.Symlink("target-one", tree.PathOf("a/album/cover"));
+        tree.Symlink("target-two", tree.PathOf("b/album/cover"));
+        tree.Symlink("elsewhere", tree.PathOf("a/album/only-link"));
+        tree.Write("b/album/extras/readme.txt", "extras");
+
+        var group = Assert.Single(await PartialAsync(tree));
+
+        Assert.Equal(
+            [
+                new FolderDifference("album/cover", FolderDifferenceKind.Changed),
+                new FolderDifference("album/extras/", FolderDifferenceKind.OnlyInSecond),
+                new FolderDifference("album/only-link", FolderDifferenceKind.OnlyInFirst),
+            ],
+            group.Differences);
+    }
+
+    [Fact]
+    public async Task The_climb_stops_below_parents_that_are_no_overlap_and_exactly_half_is_enough()
+    {
+        using var tree = new TempTree();
+        // x/album and y/deep/album share 3 of 6 files (exactly half); x holds much more, so (x, y/deep) is no overlap.
+        for (var i = 0; i < Songs.Length; i++)
+        {
+            var song = TempTree.RandomBytes(Songs[i].Length, 500 + i); // not big1's songs
+            tree.Write($"x/album/{i:00}.mp3", song);
+            tree.Write($"y/deep/album/{i:00}.mp3", i < 3 ? song : TempTree.RandomBytes(Songs[i].Length, 40 + i));
+            tree.Write($"x/other{i}.bin", TempTree.RandomBytes(900 + i, 80 + i));
+        }
+
+        // A second, larger overlap: listed first (most bytes first).
+        Album(tree, "big1/album");
+        Album(tree, "big2/album");
+        tree.Write("big2/album/more.bin", TempTree.RandomBytes(1000, 70));
+
+        var groups = await PartialAsync(tree);
+
+        Assert.Equal(
+            ["big1 | big2", "x/album | y/deep/album"],
+            groups.Select(g => string.Join(" | ", g.Folders.Select(f => FolderScanRun.Relative(tree, f.ToString())))));
+        Assert.Equal(3, groups[1].Files);
+    }
+
+    [Fact]
     public async Task Equal_folders_are_not_listed_as_overlaps()
     {
         using var tree = new TempTree();
