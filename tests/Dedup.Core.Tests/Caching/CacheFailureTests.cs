@@ -92,8 +92,11 @@ public sealed class CacheFailureTests : IDisposable
         await _fixture.ScanAsync();
 
         // Put c in a's class without fixing the checksums: a cache that believed it would report a, b and c equal.
-        const string Pair = "FROM files WHERE size = 100000 GROUP BY class HAVING count(*) = 2";
-        CacheFixture.Execute(_fixture.CachePath, $"UPDATE files SET part = (SELECT part {Pair}), class = (SELECT class {Pair}) WHERE size = 100000");
+        // The entry blob (docs/cache.md): size at bytes 16-23, partition 48-55, class 56-63, little-endian.
+        const string Sized = "substr(entry, 17, 8) = x'A086010000000000'"; // 100,000
+        const string Pair = $"SELECT substr(entry, 49, 16) FROM files WHERE {Sized} GROUP BY substr(entry, 57, 8) HAVING count(*) = 2";
+        CacheFixture.Execute(_fixture.CachePath, $"UPDATE files SET entry = CAST(substr(entry, 1, 48) || ({Pair}) || substr(entry, 65) AS BLOB) WHERE {Sized}");
+        Assert.Equal(1L, CacheFixture.Scalar(_fixture.CachePath, $"SELECT count(DISTINCT substr(entry, 57, 8)) FROM files WHERE {Sized}")); // the change took
         var (groups, summary) = await _fixture.ScanAsync();
         Assert.Equal(expected, Scan.Canonical(groups));
         Assert.Equal(1, summary.Cache!.Misses);
