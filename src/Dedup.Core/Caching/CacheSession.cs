@@ -84,26 +84,27 @@ internal sealed class CacheSession
     public bool IsUsable => Entries is not null;
 
     /// <summary>
-    /// The entry of <paramref name="file"/> if its whole stamp, change time included, is what the entry was written
-    /// under; counted as a hit or a miss.
+    /// The slot of <paramref name="file"/>'s entry if its whole stamp, change time included, is what the entry was
+    /// written under, else -1; counted as a hit or a miss. <see cref="Entry"/> reads the slot.
     /// </summary>
-    public bool TryGet(FileNode file, out HashCacheEntry entry)
+    public int Find(FileNode file)
     {
         var table = Entries;
         var stamp = file.Stamp;
         if (table is not null && stamp.IsComplete && table.Index.TryGetValue(stamp.Identity, out var slot)
             && table.Items[slot].Stamp == stamp)
         {
-            entry = table.Items[slot];
-            Volatile.Write(ref table.Seen[slot], true);
+            table.Seen[slot] = true; // only ever set to true, read after the compare stage ended
             Interlocked.Increment(ref _hits);
-            return true;
+            return slot;
         }
 
-        entry = default;
         Interlocked.Increment(ref _misses);
-        return false;
+        return -1;
     }
+
+    /// <summary>The entry in a slot <see cref="Find"/> returned (by reference: no copy per file).</summary>
+    public ref readonly HashCacheEntry Entry(int slot) => ref Entries!.Items[slot];
 
     /// <summary>A new partition or class id, negative until the store gives it its own.</summary>
     public long NewId() => -Interlocked.Increment(ref _nextId);
