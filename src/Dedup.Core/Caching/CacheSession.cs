@@ -9,8 +9,8 @@ using Dedup.Core.Scanning;
 namespace Dedup.Core.Caching;
 
 /// <summary>
-/// One scan's use of a <see cref="HashCache"/>: every entry loaded at once when the scan starts (while the folders are
-/// listed), looked up in memory by identity, and the scan's changes written at its end in one save, with the entries
+/// One scan's use of a <see cref="HashCache"/>: every entry loaded at once when the folders have been listed (beside
+/// the size barrier), looked up in memory by identity, and the scan's changes written at its end in one save, with the entries
 /// of the same roots it did not see again pruned. Any failure of the store is a warning and the scan goes on without it.
 /// </summary>
 internal sealed class CacheSession
@@ -46,7 +46,7 @@ internal sealed class CacheSession
         _scope = new HashCacheScope(Format, (long)XxHash3.HashToUInt64(bytes));
     }
 
-    /// <summary>Starts loading on a thread of its own, so the store is read while the folders are listed.</summary>
+    /// <summary>Starts loading on a thread of its own, so the store is read while the size barrier sorts the listing.</summary>
     public void Start(CancellationToken cancellationToken)
     {
         _startedNs = (DateTime.UtcNow - DateTime.UnixEpoch).Ticks * 100;
@@ -54,8 +54,10 @@ internal sealed class CacheSession
     }
 
     /// <summary>
-    /// Files whose change time is this close to the scan's start (or later) are not written: the kernel's clock ticks
-    /// coarsely, so an edit right after the scan read such a file could leave its stamp unchanged (git's "racy clean").
+    /// Files whose change time is this close to the end of the listing (when <see cref="Start"/> is called), or later,
+    /// are not written: the kernel's clock ticks coarsely, so an edit right after the scan read such a file could leave
+    /// its stamp unchanged (git's "racy clean"). The end of the listing, not the scan's start: a file changed while the
+    /// folders were being listed is not cached either.
     /// </summary>
     internal const long RacyWindowNs = 1_000_000_000;
 

@@ -104,6 +104,9 @@ internal static class DuplicateScanner
             }
         }
 
+        // The cache is read once the listing is done, beside the barrier: read during the listing, it took the two
+        // cores from the walk and made a rescan slower (docs/benchmarks.md, #18).
+        state.Cache?.Start(cancellationToken);
         var sets = SizeBarrier.Split(table, keepSingles);
 
         // Longest work first, so one big set does not finish last on a single thread.
