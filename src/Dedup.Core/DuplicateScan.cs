@@ -205,7 +205,9 @@ public sealed class DuplicateScan : IAsyncEnumerable<DuplicateGroup>
         foreach (var root in options.Roots)
         {
             var path = root.ToString();
-            if (Directory.Exists(path))
+
+            // Linux: through the kernel's exact bytes too (Directory.Exists cannot name a folder that is not UTF-8).
+            if (Directory.Exists(path) || (OperatingSystem.IsLinux() && ScanRoot.Capture(root).Identity != default))
             {
                 continue;
             }
