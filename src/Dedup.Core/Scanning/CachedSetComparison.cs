@@ -12,13 +12,36 @@ namespace Dedup.Core.Scanning;
 /// digests under unchanged stamps tell them apart (or, with trusted hashes, group them). Any other bucket is compared
 /// as without a cache (probe, then the strategy), and what that finds is written back.
 /// </summary>
-internal sealed class CachedSetComparison(WholeFileStage stage, CacheSession cache, long size, ReaderFanOut readers, bool rotational)
+/// <param name="stage">Compares what the cache cannot settle.</param>
+/// <param name="cache">The scan's cache.</param>
+/// <param name="size">The set's file size.</param>
+/// <param name="readers">Further readers of the set's device.</param>
+/// <param name="rotational">Whether the set is on a rotational disk.</param>
+/// <param name="enterDevices">Takes the set's device tokens; called before the first read only, so a set settled from the cache waits for no reader.</param>
+internal sealed class CachedSetComparison(
+    WholeFileStage stage, CacheSession cache, long size, ReaderFanOut readers, bool rotational, Func<IDisposable> enterDevices)
 {
     private const int ParallelFrom = 64;
 
     private readonly List<SettledGroup> _found = [];
+    private IDisposable? _devices;
 
     public List<SettledGroup> Run(List<FileNode> files, CancellationToken cancellationToken)
+    {
+        try
+        {
+            return Settle(files, cancellationToken);
+        }
+        finally
+        {
+            _devices?.Dispose();
+        }
+    }
+
+    /// <summary>Takes the set's device tokens before its first read (once).</summary>
+    private void EnterDevices() => _devices ??= enterDevices();
+
+    private List<SettledGroup> Settle(List<FileNode> files, CancellationToken cancellationToken)
     {
         // Slots into the session's table, not copies of entries: an unchanged rescan allocates little per file.
         var count = files.Count;
@@ -100,6 +123,7 @@ internal sealed class CachedSetComparison(WholeFileStage stage, CacheSession cac
     /// <summary>Reads the probe key of each file the cache could not vouch for; a file that fails drops out.</summary>
     private void ProbeMissing(List<FileNode> files, List<int> missing, ulong[] keys, CancellationToken cancellationToken)
     {
+        EnterDevices();
         var subset = missing.ConvertAll(i => files[i]);
         using var set = new FileComparisonSet(subset, size, stage.State);
         (missing.Count < ParallelFrom ? ReaderFanOut.Single : readers).For(missing.Count, j =>
@@ -263,6 +287,7 @@ internal sealed class CachedSetComparison(WholeFileStage stage, CacheSession cac
     /// </summary>
     private void Compare(List<FileNode> files, List<HashCacheEntry?>? previous, CancellationToken cancellationToken)
     {
+        EnterDevices();
         var keys = new ulong[files.Count];
         var groups = stage.CompareFiles(files, size, maps: null, readers, rotational, keys, cancellationToken);
         _found.AddRange(groups);
