@@ -12,10 +12,17 @@ report small (jdupes has no such switch; its listing is a few MB here).
 """
 import argparse, os, statistics, subprocess, sys, time
 
+FAILED = []
+
 def run(cmd):
+    # stderr is kept: a failed run must be seen, and it makes the script exit non-zero.
     start = time.perf_counter()
-    subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
-    return time.perf_counter() - start
+    done = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, check=False)
+    elapsed = time.perf_counter() - start
+    if done.returncode != 0:
+        FAILED.append((cmd, done.returncode))
+        print(f"FAILED (exit {done.returncode}): {' '.join(cmd)}: {done.stderr.decode(errors='replace').strip()[-300:]}", flush=True)
+    return elapsed
 
 def main():
     p = argparse.ArgumentParser()
@@ -53,6 +60,10 @@ def main():
     print(f"rescan / dedup without cache = {med['dedup --cache (rescan)'] / med['dedup']:.3f}")
     out = subprocess.run([a.dedup, "find", a.tree, "--summary", "--format", "json", "--cache", warm], capture_output=True, text=True)
     print("rescan summary: " + out.stdout.strip()[-400:])
+    if out.returncode != 0:
+        FAILED.append(("summary run", out.returncode))
+    print(f"exit codes: {len(FAILED)} failed run(s)" + (": " + repr(FAILED) if FAILED else ", all 0"))
+    return 1 if FAILED else 0
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -18,8 +18,8 @@ namespace Dedup.Core.Caching.Sqlite;
 /// </example>
 public sealed class SqliteHashCache : HashCache
 {
-    /// <summary>The schema this version reads and writes (<c>PRAGMA user_version</c>); a newer file is left untouched.</summary>
-    public const int SchemaVersion = 1;
+    /// <summary>The schema this version reads and writes (<c>PRAGMA user_version</c>); a newer file is left untouched, an older one is emptied.</summary>
+    public const int SchemaVersion = 2;
 
     /// <summary>Marks the file as a Dedup.Core cache (<c>PRAGMA application_id</c>, "DDUP").</summary>
     internal const int ApplicationId = 0x44445550;

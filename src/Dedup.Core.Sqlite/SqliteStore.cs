@@ -9,23 +9,26 @@ using SQLitePCL;
 namespace Dedup.Core.Caching.Sqlite;
 
 /// <summary>
-/// The SQL of <see cref="SqliteHashCache"/>. Schema 1: <c>files</c>, one row per identity (device, inode) with the
-/// stamp it was read under, the probe key, partition and class (the byte-verified groups: the rows sharing a class are
-/// the members, each with the stamp it had when compared), the roots key of the scan that wrote it, an optional
-/// whole-content digest, and a checksum of the row so that a damaged row is skipped rather than believed; <c>meta</c>
-/// holds the format of the keys and the next unused partition/class id.
+/// The SQL of <see cref="SqliteHashCache"/>. Schema 2: <c>files</c>, one row per identity (device, inode) whose
+/// <c>entry</c> blob holds, little-endian: device, inode, size, mtime and ctime in ns, probe key, partition, class,
+/// roots key, digest algorithm (each 8 bytes), the whole-content digest (32 bytes) when there is one, and an XXH3
+/// checksum of all that (8 bytes), so that a damaged row is skipped rather than believed. One blob per row: reading
+/// 250,000 rows column by column cost as much as the rest of a rescan's compare. The rows sharing a class are a
+/// byte-verified group, each with the stamp it had when compared. <c>meta</c> holds the format of the keys and the next
+/// unused partition/class id.
 /// </summary>
 internal static class SqliteStore
 {
     private const string Schema = """
         CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL) WITHOUT ROWID;
-        CREATE TABLE IF NOT EXISTS files(
-            dev INTEGER NOT NULL, ino INTEGER NOT NULL,
-            size INTEGER NOT NULL, mtime_ns INTEGER NOT NULL, ctime_ns INTEGER NOT NULL,
-            probe INTEGER NOT NULL, part INTEGER NOT NULL, class INTEGER NOT NULL, roots INTEGER NOT NULL,
-            digest_alg INTEGER NOT NULL, digest BLOB, checksum INTEGER NOT NULL,
-            PRIMARY KEY (dev, ino)) WITHOUT ROWID;
+        CREATE TABLE IF NOT EXISTS files(dev INTEGER NOT NULL, ino INTEGER NOT NULL, entry BLOB NOT NULL, PRIMARY KEY (dev, ino)) WITHOUT ROWID;
         """;
+
+    /// <summary>Bytes of an entry blob without a digest: ten 64-bit fields and the checksum.</summary>
+    internal const int EntrySize = 11 * 8;
+
+    /// <summary>Bytes of an entry blob with a 32-byte digest.</summary>
+    internal const int EntryWithDigestSize = EntrySize + 32;
 
     static SqliteStore()
     {
@@ -36,8 +39,7 @@ internal static class SqliteStore
     public static HashCacheEntry[] Read(SqliteHashCache cache, HashCacheScope scope, bool readOnly, CancellationToken cancellationToken)
     {
         using var connection = Open(cache, readOnly);
-        EnsureSchema(connection);
-        if (GetMeta(connection, null, "format") != scope.Format)
+        if (!EnsureSchema(connection, readOnly) || GetMeta(connection, null, "format") != scope.Format)
         {
             return []; // written by another version of the keys: none of it applies (the next save clears it)
         }
@@ -48,9 +50,12 @@ internal static class SqliteStore
         var entries = new HashCacheEntry[capacity];
         var count = 0;
 
-        // SQLitePCL directly: Microsoft.Data.Sqlite's per-value overhead is most of the time at 250,000 rows.
+        // Every digest in one array: no object per row (a scan's gen0 budget is small, and each collection stops the walk).
+        var digests = new byte[checked(capacity * 32)];
+
+        // SQLitePCL directly, one column per row: Microsoft.Data.Sqlite's per-value overhead is most of the time at 250,000 rows.
         var db = connection.Handle!;
-        using var statement = Prepare(db, "SELECT dev, ino, size, mtime_ns, ctime_ns, probe, part, class, roots, digest_alg, digest, checksum FROM files");
+        using var statement = Prepare(db, "SELECT entry FROM files");
         int rc;
         while ((rc = raw.sqlite3_step(statement)) == raw.SQLITE_ROW && count < capacity)
         {
@@ -59,21 +64,9 @@ internal static class SqliteStore
                 cancellationToken.ThrowIfCancellationRequested();
             }
 
-            var identity = new FileIdentity((ulong)raw.sqlite3_column_int64(statement, 0), (ulong)raw.sqlite3_column_int64(statement, 1));
-            var stamp = new FileStamp(identity, raw.sqlite3_column_int64(statement, 2), raw.sqlite3_column_int64(statement, 3), raw.sqlite3_column_int64(statement, 4));
-            var entry = new HashCacheEntry(stamp, (ulong)raw.sqlite3_column_int64(statement, 5), raw.sqlite3_column_int64(statement, 6), raw.sqlite3_column_int64(statement, 7), raw.sqlite3_column_int64(statement, 8));
-            if (raw.sqlite3_column_type(statement, 10) == raw.SQLITE_BLOB)
+            if (TryDecode(raw.sqlite3_column_blob(statement, 0), digests.AsMemory(count * 32, 32), out entries[count]))
             {
-                entry = entry with
-                {
-                    DigestAlgorithm = (DuplicateHashAlgorithm)raw.sqlite3_column_int64(statement, 9),
-                    Digest = raw.sqlite3_column_blob(statement, 10).ToArray(),
-                };
-            }
-
-            if (Checksum(entry) == raw.sqlite3_column_int64(statement, 11))
-            {
-                entries[count++] = entry; // a damaged row is skipped, never believed
+                count++; // a damaged row is skipped, never believed
             }
         }
 
@@ -134,35 +127,15 @@ internal static class SqliteStore
             var byDevice = ((long)a.Stamp.Identity.Device).CompareTo((long)b.Stamp.Identity.Device);
             return byDevice != 0 ? byDevice : ((long)a.Stamp.Identity.FileId).CompareTo((long)b.Stamp.Identity.FileId);
         });
-        using (var insert = Prepare(db, """
-            INSERT OR REPLACE INTO files(dev, ino, size, mtime_ns, ctime_ns, probe, part, class, roots, digest_alg, digest, checksum)
-            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)
-            """))
+        Span<byte> buffer = stackalloc byte[EntryWithDigestSize];
+        using (var insert = Prepare(db, "INSERT OR REPLACE INTO files(dev, ino, entry) VALUES (?1, ?2, ?3)"))
         {
             foreach (var upsert in upserts)
             {
                 var entry = upsert with { Partition = Map(upsert.Partition), Class = Map(upsert.Class) };
-                var stamp = entry.Stamp;
-                raw.sqlite3_bind_int64(insert, 1, (long)stamp.Identity.Device);
-                raw.sqlite3_bind_int64(insert, 2, (long)stamp.Identity.FileId);
-                raw.sqlite3_bind_int64(insert, 3, stamp.Length);
-                raw.sqlite3_bind_int64(insert, 4, stamp.LastWriteTimeNs);
-                raw.sqlite3_bind_int64(insert, 5, stamp.ChangeTimeNs);
-                raw.sqlite3_bind_int64(insert, 6, (long)entry.Probe);
-                raw.sqlite3_bind_int64(insert, 7, entry.Partition);
-                raw.sqlite3_bind_int64(insert, 8, entry.Class);
-                raw.sqlite3_bind_int64(insert, 9, entry.Roots);
-                raw.sqlite3_bind_int64(insert, 10, entry.Digest.IsEmpty ? 0 : (long)entry.DigestAlgorithm);
-                if (entry.Digest.IsEmpty)
-                {
-                    raw.sqlite3_bind_null(insert, 11);
-                }
-                else
-                {
-                    raw.sqlite3_bind_blob(insert, 11, entry.Digest.Span);
-                }
-
-                raw.sqlite3_bind_int64(insert, 12, Checksum(entry));
+                raw.sqlite3_bind_int64(insert, 1, (long)entry.Stamp.Identity.Device);
+                raw.sqlite3_bind_int64(insert, 2, (long)entry.Stamp.Identity.FileId);
+                raw.sqlite3_bind_blob(insert, 3, Encode(entry, buffer));
                 Step(db, insert);
             }
         }
@@ -263,8 +236,12 @@ internal static class SqliteStore
         }
     }
 
-    /// <summary>Creates the schema in a new file; refuses a newer schema or another application's database.</summary>
-    private static void EnsureSchema(SqliteConnection connection)
+    /// <summary>
+    /// Creates the schema in a new file, and replaces an older schema of ours (it is only a cache); refuses a newer
+    /// schema or another application's database. <see langword="false"/> when an older schema could not be replaced
+    /// because the file is read-only: nothing in it applies.
+    /// </summary>
+    private static bool EnsureSchema(SqliteConnection connection, bool readOnly = false)
     {
         var version = Convert.ToInt64(Scalar(connection, "PRAGMA user_version"), CultureInfo.InvariantCulture);
         var application = Convert.ToInt64(Scalar(connection, "PRAGMA application_id"), CultureInfo.InvariantCulture);
@@ -275,25 +252,34 @@ internal static class SqliteStore
 
         if (version == SqliteHashCache.SchemaVersion && application == SqliteHashCache.ApplicationId)
         {
-            return;
+            return true;
         }
 
+        var ours = version > 0 && application == SqliteHashCache.ApplicationId;
         var tables = Convert.ToInt64(Scalar(connection, "SELECT count(*) FROM sqlite_master"), CultureInfo.InvariantCulture);
-        if (version != 0 || application != 0 || tables != 0)
+        if (!ours && (version != 0 || application != 0 || tables != 0))
         {
             throw new HashCacheFileException("it is not a dedup cache (another application's database?); left untouched");
         }
 
-        // A new file. WAL lets scans read while another writes; the mode stays with the file.
+        if (readOnly)
+        {
+            return false;
+        }
+
+        // A new file, or an older schema of ours (its rows are dropped). WAL lets scans read while another writes; the
+        // mode stays with the file.
         Execute(connection, null, "PRAGMA journal_mode = WAL");
         using var transaction = connection.BeginTransaction(deferred: false);
-        if (Convert.ToInt64(Scalar(connection, "PRAGMA user_version", transaction), CultureInfo.InvariantCulture) == 0)
+        if (Convert.ToInt64(Scalar(connection, "PRAGMA user_version", transaction), CultureInfo.InvariantCulture) < SqliteHashCache.SchemaVersion)
         {
+            Execute(connection, transaction, "DROP TABLE IF EXISTS files"); // schema 1's columns; meta (next_id) stays
             Execute(connection, transaction, Schema);
             Execute(connection, transaction, $"PRAGMA application_id = {SqliteHashCache.ApplicationId}; PRAGMA user_version = {SqliteHashCache.SchemaVersion}");
         }
 
         transaction.Commit();
+        return true;
     }
 
     private static string? GetMeta(SqliteConnection connection, SqliteTransaction? transaction, string key)
@@ -331,11 +317,16 @@ internal static class SqliteStore
         command.ExecuteNonQuery();
     }
 
-    /// <summary>XXH3 of every field of a row: a row damaged on disk fails it and is skipped.</summary>
-    internal static long Checksum(in HashCacheEntry entry)
+    /// <summary>Writes <paramref name="entry"/> as a row's blob (see the class comment) into <paramref name="buffer"/>.</summary>
+    internal static ReadOnlySpan<byte> Encode(in HashCacheEntry entry, Span<byte> buffer)
     {
-        Span<byte> buffer = stackalloc byte[8 * 10 + 32];
         var stamp = entry.Stamp;
+        var digest = entry.Digest.Span;
+        if (digest.Length is not (0 or 32))
+        {
+            throw new ArgumentException($"a digest is 32 bytes, not {digest.Length}", nameof(entry));
+        }
+
         BinaryPrimitives.WriteInt64LittleEndian(buffer, (long)stamp.Identity.Device);
         BinaryPrimitives.WriteInt64LittleEndian(buffer[8..], (long)stamp.Identity.FileId);
         BinaryPrimitives.WriteInt64LittleEndian(buffer[16..], stamp.Length);
@@ -345,15 +336,43 @@ internal static class SqliteStore
         BinaryPrimitives.WriteInt64LittleEndian(buffer[48..], entry.Partition);
         BinaryPrimitives.WriteInt64LittleEndian(buffer[56..], entry.Class);
         BinaryPrimitives.WriteInt64LittleEndian(buffer[64..], entry.Roots);
-        BinaryPrimitives.WriteInt64LittleEndian(buffer[72..], entry.Digest.IsEmpty ? 0 : (long)entry.DigestAlgorithm);
-        const int length = 80;
-        var digest = entry.Digest.Span;
-        if (digest.Length > 32)
+        BinaryPrimitives.WriteInt64LittleEndian(buffer[72..], digest.IsEmpty ? 0 : (long)entry.DigestAlgorithm);
+        digest.CopyTo(buffer[80..]);
+        var length = 80 + digest.Length;
+        BinaryPrimitives.WriteInt64LittleEndian(buffer[length..], Checksum(buffer[..length]));
+        return buffer[..(length + 8)];
+    }
+
+    /// <summary>
+    /// Reads a row's blob; <see langword="false"/> when its length or checksum is wrong (a damaged row). A digest is
+    /// copied into <paramref name="digestSlot"/>, which the entry then refers to.
+    /// </summary>
+    internal static bool TryDecode(ReadOnlySpan<byte> blob, Memory<byte> digestSlot, out HashCacheEntry entry)
+    {
+        entry = default;
+        if (blob.Length is not (EntrySize or EntryWithDigestSize)
+            || Checksum(blob[..^8]) != BinaryPrimitives.ReadInt64LittleEndian(blob[^8..]))
         {
-            return 0; // no valid row holds a longer digest; the stored checksum is never 0 for one that fits
+            return false;
         }
 
-        digest.CopyTo(buffer[length..]);
-        return (long)(XxHash3.HashToUInt64(buffer[..(length + digest.Length)]) | 1);
+        var identity = new FileIdentity((ulong)BinaryPrimitives.ReadInt64LittleEndian(blob), (ulong)BinaryPrimitives.ReadInt64LittleEndian(blob[8..]));
+        var stamp = new FileStamp(identity, BinaryPrimitives.ReadInt64LittleEndian(blob[16..]), BinaryPrimitives.ReadInt64LittleEndian(blob[24..]), BinaryPrimitives.ReadInt64LittleEndian(blob[32..]));
+        entry = new HashCacheEntry(
+            stamp,
+            (ulong)BinaryPrimitives.ReadInt64LittleEndian(blob[40..]),
+            BinaryPrimitives.ReadInt64LittleEndian(blob[48..]),
+            BinaryPrimitives.ReadInt64LittleEndian(blob[56..]),
+            BinaryPrimitives.ReadInt64LittleEndian(blob[64..]));
+        if (blob.Length == EntryWithDigestSize)
+        {
+            blob.Slice(80, 32).CopyTo(digestSlot.Span);
+            entry = entry with { DigestAlgorithm = (DuplicateHashAlgorithm)BinaryPrimitives.ReadInt64LittleEndian(blob[72..]), Digest = digestSlot };
+        }
+
+        return true;
     }
+
+    /// <summary>XXH3 of a row's fields, never 0: a row damaged on disk fails it and is skipped.</summary>
+    private static long Checksum(ReadOnlySpan<byte> fields) => (long)(XxHash3.HashToUInt64(fields) | 1);
 }

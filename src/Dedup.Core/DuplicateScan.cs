@@ -154,7 +154,6 @@ public sealed class DuplicateScan : IAsyncEnumerable<DuplicateGroup>
         }
 
         using var linked = CancellationTokenSource.CreateLinkedTokenSource(_cancellationToken, cancellationToken);
-        state.Cache?.Start(linked.Token); // read while the folders are listed
         var outcome = "cancelled"; // also when the caller stops enumerating early
         Exception? failure = null;
         var groups = DuplicateScanner.ScanAsync(state, stage, linked.Token).GetAsyncEnumerator(linked.Token);

@@ -9,8 +9,8 @@ using Dedup.Core.Scanning;
 namespace Dedup.Core.Caching;
 
 /// <summary>
-/// One scan's use of a <see cref="HashCache"/>: every entry loaded at once when the scan starts (while the folders are
-/// listed), looked up in memory by identity, and the scan's changes written at its end in one save, with the entries
+/// One scan's use of a <see cref="HashCache"/>: every entry loaded at once when the folders have been listed (beside
+/// the size barrier), looked up in memory by identity, and the scan's changes written at its end in one save, with the entries
 /// of the same roots it did not see again pruned. Any failure of the store is a warning and the scan goes on without it.
 /// </summary>
 internal sealed class CacheSession
@@ -46,7 +46,7 @@ internal sealed class CacheSession
         _scope = new HashCacheScope(Format, (long)XxHash3.HashToUInt64(bytes));
     }
 
-    /// <summary>Starts loading on a thread of its own, so the store is read while the folders are listed.</summary>
+    /// <summary>Starts loading on a thread of its own, so the store is read while the size barrier sorts the listing.</summary>
     public void Start(CancellationToken cancellationToken)
     {
         _startedNs = (DateTime.UtcNow - DateTime.UnixEpoch).Ticks * 100;
@@ -54,8 +54,10 @@ internal sealed class CacheSession
     }
 
     /// <summary>
-    /// Files whose change time is this close to the scan's start (or later) are not written: the kernel's clock ticks
-    /// coarsely, so an edit right after the scan read such a file could leave its stamp unchanged (git's "racy clean").
+    /// Files whose change time is this close to the end of the listing (when <see cref="Start"/> is called), or later,
+    /// are not written: the kernel's clock ticks coarsely, so an edit right after the scan read such a file could leave
+    /// its stamp unchanged (git's "racy clean"). The end of the listing, not the scan's start: a file changed while the
+    /// folders were being listed is not cached either.
     /// </summary>
     internal const long RacyWindowNs = 1_000_000_000;
 
@@ -84,26 +86,27 @@ internal sealed class CacheSession
     public bool IsUsable => Entries is not null;
 
     /// <summary>
-    /// The entry of <paramref name="file"/> if its whole stamp, change time included, is what the entry was written
-    /// under; counted as a hit or a miss.
+    /// The slot of <paramref name="file"/>'s entry if its whole stamp, change time included, is what the entry was
+    /// written under, else -1; counted as a hit or a miss. <see cref="Entry"/> reads the slot.
     /// </summary>
-    public bool TryGet(FileNode file, out HashCacheEntry entry)
+    public int Find(FileNode file)
     {
         var table = Entries;
         var stamp = file.Stamp;
         if (table is not null && stamp.IsComplete && table.Index.TryGetValue(stamp.Identity, out var slot)
             && table.Items[slot].Stamp == stamp)
         {
-            entry = table.Items[slot];
-            Volatile.Write(ref table.Seen[slot], true);
+            table.Seen[slot] = true; // only ever set to true, read after the compare stage ended
             Interlocked.Increment(ref _hits);
-            return true;
+            return slot;
         }
 
-        entry = default;
         Interlocked.Increment(ref _misses);
-        return false;
+        return -1;
     }
+
+    /// <summary>The entry in a slot <see cref="Find"/> returned (by reference: no copy per file).</summary>
+    public ref readonly HashCacheEntry Entry(int slot) => ref Entries!.Items[slot];
 
     /// <summary>A new partition or class id, negative until the store gives it its own.</summary>
     public long NewId() => -Interlocked.Increment(ref _nextId);

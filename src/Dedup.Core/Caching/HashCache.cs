@@ -9,7 +9,7 @@ namespace Dedup.Core.Caching;
 /// the Dedup.Core.Sqlite package.
 /// </summary>
 /// <remarks>
-/// A scan calls <see cref="Load"/> once when it starts (on a thread of its own, while the folders are listed) and
+/// A scan calls <see cref="Load"/> once when the folders have been listed (on a thread of its own) and
 /// <see cref="Save"/> once when it completes; a cancelled or failed scan saves nothing. Any exception either throws
 /// (other than <see cref="OperationCanceledException"/>) becomes a one-line warning in
 /// <see cref="CacheStatistics.Warnings"/> and the scan goes on without the cache, with exact results.

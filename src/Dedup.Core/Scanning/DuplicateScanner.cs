@@ -122,6 +122,9 @@ internal static class DuplicateScanner
             }
         }
 
+        // The cache is read once the listing is done, beside the barrier: read during the listing, it took the two
+        // cores from the walk and made a rescan slower (docs/benchmarks.md, #18).
+        state.Cache?.Start(cancellationToken);
         if (state.Catalog is { } catalog)
         {
             // Every file, unique sizes included: another machine may have one of the same size.

@@ -15,7 +15,6 @@ internal sealed class WholeFileStage(ScanState state)
     {
         // One token per device the set touches, taken in global order (HDD: one reader at a time).
         var devices = DevicesOf(candidate.Files);
-        using var token = state.Drives.EnterAll(devices, cancellationToken);
         var rotational = Array.Exists(devices, d => state.Drives.Topology.GetDevice(d).Kind == Topology.DriveKind.Hdd);
         if (rotational)
         {
@@ -26,12 +25,15 @@ internal sealed class WholeFileStage(ScanState state)
         // Further readers within this set take further tokens of its device (one device only).
         var readers = devices.Length == 1 ? new ReaderFanOut(state.Drives.GetSemaphore(devices[0])) : ReaderFanOut.Single;
 
-        // A cache applies to whole files only (not media payloads), and only when it could be read.
+        // A cache applies to whole files only (not media payloads), and only when it could be read. It takes the
+        // device tokens only if it has to read: a set settled from the cache must not wait behind another set's reads.
         if (candidate.Maps is null && state.Cache is { IsUsable: true } cache)
         {
-            return new CachedSetComparison(this, cache, candidate.Size, readers, rotational).Run(candidate.Files, cancellationToken);
+            return new CachedSetComparison(this, cache, candidate.Size, readers, rotational, () => state.Drives.EnterAll(devices, cancellationToken))
+                .Run(candidate.Files, cancellationToken);
         }
 
+        using var token = state.Drives.EnterAll(devices, cancellationToken);
         return CompareFiles(candidate.Files, candidate.Size, candidate.Maps, readers, rotational, probeKeys: null, cancellationToken);
     }
 

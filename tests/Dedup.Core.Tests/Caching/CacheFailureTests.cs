@@ -92,11 +92,45 @@ public sealed class CacheFailureTests : IDisposable
         await _fixture.ScanAsync();
 
         // Put c in a's class without fixing the checksums: a cache that believed it would report a, b and c equal.
-        const string Pair = "FROM files WHERE size = 100000 GROUP BY class HAVING count(*) = 2";
-        CacheFixture.Execute(_fixture.CachePath, $"UPDATE files SET part = (SELECT part {Pair}), class = (SELECT class {Pair}) WHERE size = 100000");
+        // The entry blob (docs/cache.md): size at bytes 16-23, partition 48-55, class 56-63, little-endian.
+        const string Sized = "substr(entry, 17, 8) = x'A086010000000000'"; // 100,000
+        const string Pair = $"SELECT substr(entry, 49, 16) FROM files WHERE {Sized} GROUP BY substr(entry, 57, 8) HAVING count(*) = 2";
+        CacheFixture.Execute(_fixture.CachePath, $"UPDATE files SET entry = CAST(substr(entry, 1, 48) || ({Pair}) || substr(entry, 65) AS BLOB) WHERE {Sized}");
+        Assert.Equal(1L, CacheFixture.Scalar(_fixture.CachePath, $"SELECT count(DISTINCT substr(entry, 57, 8)) FROM files WHERE {Sized}")); // the change took
         var (groups, summary) = await _fixture.ScanAsync();
         Assert.Equal(expected, Scan.Canonical(groups));
         Assert.Equal(1, summary.Cache!.Misses);
+    }
+
+    [LinuxFact]
+    public async Task A_cache_of_the_older_schema_is_emptied_and_used_without_a_warning()
+    {
+        var expected = await WriteTreeAsync();
+
+        // Schema 1 (one column per field), with a row that would put c in a's group were it read.
+        CacheFixture.Execute(_fixture.CachePath, """
+            PRAGMA application_id = 1145328976; PRAGMA user_version = 1;
+            CREATE TABLE meta(key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL) WITHOUT ROWID;
+            CREATE TABLE files(dev INTEGER NOT NULL, ino INTEGER NOT NULL, size INTEGER NOT NULL, mtime_ns INTEGER NOT NULL,
+                ctime_ns INTEGER NOT NULL, probe INTEGER NOT NULL, part INTEGER NOT NULL, class INTEGER NOT NULL, roots INTEGER NOT NULL,
+                digest_alg INTEGER NOT NULL, digest BLOB, checksum INTEGER NOT NULL, PRIMARY KEY (dev, ino)) WITHOUT ROWID;
+            INSERT INTO meta VALUES ('next_id', '40');
+            INSERT INTO files VALUES (1, 2, 100000, 3, 4, 5, 6, 7, 8, 0, NULL, 9);
+            """);
+
+        var (groups, summary) = await _fixture.ScanAsync();
+        Assert.Equal(expected, Scan.Canonical(groups));
+        Assert.Empty(summary.Cache!.Warnings);
+        Assert.Equal(0, summary.Cache.Hits);
+        Assert.Equal(2L, CacheFixture.Scalar(_fixture.CachePath, "PRAGMA user_version"));
+        Assert.Equal(5, _fixture.CountRows()); // the old row is gone, the scan's five are in the new table
+        var nextId = long.Parse((string)CacheFixture.Scalar(_fixture.CachePath, "SELECT value FROM meta WHERE key = 'next_id'")!, System.Globalization.CultureInfo.InvariantCulture);
+        Assert.True(nextId > 40, $"next_id {nextId}"); // meta kept: ids are never reused
+
+        (groups, summary) = await _fixture.ScanAsync();
+        Assert.Equal(expected, Scan.Canonical(groups));
+        Assert.Equal(5, summary.Cache!.Hits);
+        Assert.Equal(0, summary.BytesRead);
     }
 
     [LinuxFact]

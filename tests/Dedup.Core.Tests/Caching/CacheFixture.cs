@@ -56,6 +56,15 @@ public sealed class CacheFixture : IDisposable
         command.ExecuteNonQuery();
     }
 
+    public static object? Scalar(string path, string sql)
+    {
+        using var connection = new SqliteConnection(new SqliteConnectionStringBuilder { DataSource = path, Pooling = false }.ToString());
+        connection.Open();
+        using var command = connection.CreateCommand();
+        command.CommandText = sql;
+        return command.ExecuteScalar();
+    }
+
     public void Dispose()
     {
         Tree.Dispose();
