@@ -1,4 +1,3 @@
-using System.Runtime.InteropServices;
 using System.Text;
 using Dedup.Core.Paths;
 using Dedup.Core.Tests.Infrastructure;
@@ -43,39 +42,13 @@ public sealed class CacheRootsKeyTests : IDisposable
     private string MakeRoot(byte last, int seed)
     {
         byte[] folder = [.. Encoding.UTF8.GetBytes(_fixture.Tree.Root + "/r"), last];
-        Assert.True(Mkdir([.. folder, 0], 0x1ED) == 0, $"mkdir: errno {Marshal.GetLastPInvokeError()}"); // 0755
+        ExactNames.CreateFolder(folder);
         var content = TempTree.RandomBytes(5000, seed);
         foreach (var name in new[] { "a", "b" })
         {
-            WriteExact([.. folder, (byte)'/', .. Encoding.UTF8.GetBytes(name)], content);
+            ExactNames.WriteFile([.. folder, (byte)'/', .. Encoding.UTF8.GetBytes(name)], content);
         }
 
         return KernelNames.GetString(folder);
     }
-
-    private static void WriteExact(byte[] path, byte[] content)
-    {
-        var fd = Open([.. path, 0], 0x41 | 0x80 | 0x80000, 0x1A4); // O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644
-        Assert.True(fd >= 0, $"open: errno {Marshal.GetLastPInvokeError()}");
-        try
-        {
-            Assert.Equal(content.Length, (int)Write(fd, content, content.Length));
-        }
-        finally
-        {
-            _ = Close(fd);
-        }
-    }
-
-    [DllImport("libc", EntryPoint = "mkdir", SetLastError = true)]
-    private static extern int Mkdir(byte[] path, int mode);
-
-    [DllImport("libc", EntryPoint = "open", SetLastError = true)]
-    private static extern int Open(byte[] path, int flags, int mode);
-
-    [DllImport("libc", EntryPoint = "write", SetLastError = true)]
-    private static extern nint Write(int fd, byte[] buffer, nint count);
-
-    [DllImport("libc", EntryPoint = "close")]
-    private static extern int Close(int fd);
 }

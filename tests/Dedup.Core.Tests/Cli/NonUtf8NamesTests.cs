@@ -205,7 +205,7 @@ public sealed class NonUtf8NamesTests
         copy = tree.Write("d/0.bin", Content);
         var decoyPath = tree.Write("d/a\uFFFD.bin", DecoyContent);
         raw = [.. Encoding.UTF8.GetBytes(tree.PathOf("d") + "/"), .. RawName];
-        WriteExact(raw, Content);
+        ExactNames.WriteFile(raw, Content);
         decoy = (decoyPath, Inode(Encoding.UTF8.GetBytes(decoyPath))!.Value, DecoyContent);
         return tree;
     }
@@ -214,20 +214,6 @@ public sealed class NonUtf8NamesTests
     {
         Assert.Equal(decoy.Inode, Inode(Encoding.UTF8.GetBytes(decoy.Path)));
         Assert.Equal(decoy.Content, File.ReadAllBytes(decoy.Path));
-    }
-
-    private static void WriteExact(byte[] path, byte[] content)
-    {
-        var fd = Open([.. path, 0], 0x41 | 0x80 | 0x80000, 0x1A4); // O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644
-        Assert.True(fd >= 0, $"open: errno {Marshal.GetLastPInvokeError()}");
-        try
-        {
-            Assert.Equal(content.Length, (int)Write(fd, content, content.Length));
-        }
-        finally
-        {
-            _ = Close(fd);
-        }
     }
 
     private static byte[] ReadExact(byte[] path)
@@ -274,9 +260,6 @@ public sealed class NonUtf8NamesTests
 
     [DllImport("libc", EntryPoint = "open", SetLastError = true)]
     private static extern int Open(byte[] path, int flags, int mode);
-
-    [DllImport("libc", EntryPoint = "write", SetLastError = true)]
-    private static extern nint Write(int fd, byte[] buffer, nint count);
 
     [DllImport("libc", EntryPoint = "read", SetLastError = true)]
     private static extern nint Read(int fd, byte[] buffer, nint count);
