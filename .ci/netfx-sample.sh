@@ -19,7 +19,11 @@ head -c 300000 /dev/urandom > "$tree/c/big.bin"
 cp "$tree/c/big.bin" "$tree/a/big-copy.bin"
 cp "$tree/c/big.bin" "$tree/b/big-copy2.bin"
 cp "$tree/c/big.bin" "$tree/c/big-differs.bin"
-printf 'X' | dd of="$tree/c/big-differs.bin" bs=1 seek=200000 conv=notrunc status=none   # differs in the middle only
+# Differs in the middle only: the byte there plus one (a fixed 'X' left the copy identical when the random byte was
+# already 'X', 1 run in 256: CI once reported big-differs.bin as a duplicate, rightly).
+byte=$(od -An -tu1 -j200000 -N1 "$tree/c/big.bin" | tr -d ' ')
+printf "\\$(printf '%03o' $(( (byte + 1) % 256 )))" | dd of="$tree/c/big-differs.bin" bs=1 seek=200000 conv=notrunc status=none
+cmp -s "$tree/c/big.bin" "$tree/c/big-differs.bin" && { echo "$0: big-differs.bin is not different" >&2; exit 1; }
 ln "$tree/a/one.txt" "$tree/a/one-hardlink.txt"                   # a second name of one file, not a duplicate
 : > "$tree/empty1"; : > "$tree/empty2"                             # empty files are not reported by default
 
