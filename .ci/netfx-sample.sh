@@ -20,7 +20,7 @@ cp "$tree/c/big.bin" "$tree/a/big-copy.bin"
 cp "$tree/c/big.bin" "$tree/b/big-copy2.bin"
 cp "$tree/c/big.bin" "$tree/c/big-differs.bin"
 # Differs in the middle only: the byte there plus one (a fixed 'X' left the copy identical when the random byte was
-# already 'X', 1 run in 256: CI once reported big-differs.bin as a duplicate, rightly).
+# already 'X', 1 run in 256: most likely why CI once reported big-differs.bin as a duplicate under Mono).
 byte=$(od -An -tu1 -j200000 -N1 "$tree/c/big.bin" | tr -d ' ')
 printf "\\$(printf '%03o' $(( (byte + 1) % 256 )))" | dd of="$tree/c/big-differs.bin" bs=1 seek=200000 conv=notrunc status=none
 cmp -s "$tree/c/big.bin" "$tree/c/big-differs.bin" && { echo "$0: big-differs.bin is not different" >&2; exit 1; }
