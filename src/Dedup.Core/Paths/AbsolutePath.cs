@@ -313,6 +313,35 @@ public class AbsolutePath : IEquatable<AbsolutePath>, IComparable<AbsolutePath>
         return written;
     }
 
+    /// <summary>
+    /// Writes the path of the entry named <paramref name="childName"/> (the kernel's bytes) in this folder, NUL-terminated,
+    /// without making its node: a file of the scan's table is opened by its folder and its stored name.
+    /// </summary>
+    /// <returns>Bytes written, excluding the terminator; -1 if it does not fit or a name cannot be encoded losslessly.</returns>
+    internal int WriteUtf8(Span<byte> destination, ReadOnlySpan<byte> childName)
+    {
+        var written = WriteUtf8Core(destination);
+        if (written <= 0 || written >= destination.Length)
+        {
+            return -1;
+        }
+
+        if (destination[written - 1] != (byte)System.IO.Path.DirectorySeparatorChar)
+        {
+            destination[written++] = (byte)System.IO.Path.DirectorySeparatorChar;
+        }
+
+        if (written + childName.Length >= destination.Length)
+        {
+            return -1;
+        }
+
+        childName.CopyTo(destination[written..]);
+        written += childName.Length;
+        destination[written] = 0;
+        return written;
+    }
+
     private int WriteUtf8Core(Span<byte> destination)
     {
         var offset = 0;

@@ -132,36 +132,12 @@ internal sealed unsafe partial class FileReader
             return dirfd;
         }
 
-        if (!name.IsEmpty && file.Folder is { } folder && FullPath(folder, name, destination))
+        if (!name.IsEmpty && file.Folder is { } folder && folder.WriteUtf8(destination, name) >= 0)
         {
             return Libc.AT_FDCWD; // the folder's path and the row's bytes: no path node or name string made per file
         }
 
         return file.Path.WriteUtf8(destination) < 0 ? InvalidName : Libc.AT_FDCWD;
-    }
-
-    /// <summary>Writes <paramref name="folder"/>/<paramref name="name"/>, NUL-terminated; false if it does not fit.</summary>
-    private static bool FullPath(Paths.AbsolutePath folder, ReadOnlySpan<byte> name, Span<byte> destination)
-    {
-        var length = folder.WriteUtf8(destination);
-        if (length <= 0)
-        {
-            return false;
-        }
-
-        if (destination[length - 1] != (byte)'/')
-        {
-            destination[length++] = (byte)'/'; // WriteUtf8 left room: its NUL was at this index
-        }
-
-        if (length + name.Length >= destination.Length)
-        {
-            return false;
-        }
-
-        name.CopyTo(destination[length..]);
-        destination[length + name.Length] = 0;
-        return true;
     }
 
     /// <summary>Whether the file opened is still the one listed; if not, reports why (see <see cref="IdentityCheck"/> for identities).</summary>
