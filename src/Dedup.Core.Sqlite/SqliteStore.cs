@@ -120,18 +120,24 @@ internal static class SqliteStore
 
         cancellationToken.ThrowIfCancellationRequested();
 
-        // In key order: the rows are appended to the b-tree rather than inserted all over it.
-        var upserts = changes.Upserts.ToArray();
-        Array.Sort(upserts, static (a, b) =>
+        // In key order: the rows are appended to the b-tree rather than inserted all over it. The keys are sorted with
+        // the entries' positions, not the 96-byte entries themselves (242k of them on a first run).
+        var upserts = changes.Upserts;
+        var keys = new (long Device, long Inode)[upserts.Count];
+        var order = new int[upserts.Count];
+        for (var i = 0; i < keys.Length; i++)
         {
-            var byDevice = ((long)a.Stamp.Identity.Device).CompareTo((long)b.Stamp.Identity.Device);
-            return byDevice != 0 ? byDevice : ((long)a.Stamp.Identity.FileId).CompareTo((long)b.Stamp.Identity.FileId);
-        });
+            keys[i] = ((long)upserts[i].Stamp.Identity.Device, (long)upserts[i].Stamp.Identity.FileId);
+            order[i] = i;
+        }
+
+        Array.Sort(keys, order);
         Span<byte> buffer = stackalloc byte[EntryWithDigestSize];
         using (var insert = Prepare(db, "INSERT OR REPLACE INTO files(dev, ino, entry) VALUES (?1, ?2, ?3)"))
         {
-            foreach (var upsert in upserts)
+            foreach (var index in order)
             {
+                var upsert = upserts[index];
                 var entry = upsert with { Partition = Map(upsert.Partition), Class = Map(upsert.Class) };
                 raw.sqlite3_bind_int64(insert, 1, (long)entry.Stamp.Identity.Device);
                 raw.sqlite3_bind_int64(insert, 2, (long)entry.Stamp.Identity.FileId);

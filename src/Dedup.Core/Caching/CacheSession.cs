@@ -175,12 +175,13 @@ internal sealed class CacheSession
         }
 
         var upserts = _upserts.ToArray();
-        var written = new HashSet<FileIdentity>(upserts.Select(e => e.Stamp.Identity));
+        HashSet<FileIdentity>? written = null; // made only when an entry may be pruned: never on a first run
         var removals = new List<FileIdentity>();
         for (var i = 0; i < table.Items.Length; i++)
         {
             var item = table.Items[i];
-            if (!table.Seen[i] && item.Roots == _scope.Roots && !written.Contains(item.Stamp.Identity))
+            if (!table.Seen[i] && item.Roots == _scope.Roots
+                && !(written ??= new HashSet<FileIdentity>(upserts.Select(e => e.Stamp.Identity))).Contains(item.Stamp.Identity))
             {
                 removals.Add(item.Stamp.Identity);
             }

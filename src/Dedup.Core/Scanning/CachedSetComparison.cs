@@ -173,7 +173,7 @@ internal sealed class CachedSetComparison(
         }
 
         // Different digests of unchanged files prove different bytes; equal ones prove nothing unless hashes are trusted.
-        var trusted = options.TrustHashes && options.HashAlgorithm != DuplicateHashAlgorithm.XxHash3;
+        var trusted = options.TrustHashes; // never with the 64-bit XxHash3: Build() refuses that, as for uncached sets
         Array.Sort(digests, static (a, b) => CompareDigests(a.Digest, b.Digest) is var c && c != 0 ? c : a.Index.CompareTo(b.Index));
         for (var start = 0; start < digests.Length;)
         {
