@@ -65,7 +65,7 @@ internal sealed class CatalogSession(FileCatalog catalog, string machine, Action
         try
         {
             List<CatalogDigest> digests = [];
-            await threads.RunAsync(() => digests = Hash(state, cancellationToken)).ConfigureAwait(false);
+            await threads.RunAsync(() => digests = Hash(state, threads, cancellationToken)).ConfigureAwait(false);
             _toHash = [];
             if (digests.Count > 0)
             {
@@ -106,39 +106,27 @@ internal sealed class CatalogSession(FileCatalog catalog, string machine, Action
     }
 
     /// <summary>The table's rows as catalog files, made one at a time as the catalog reads them (nothing kept).</summary>
-    private IEnumerable<CatalogFile> Rows(FileTable table)
+    /// <remarks>
+    /// Paths are the kernel's bytes (<see cref="AbsolutePath.WriteUtf8(Span{byte}, ReadOnlySpan{byte})"/>); a path past
+    /// the buffer, or a name the table keeps as text, takes its exact bytes from the path's text. A name with no byte
+    /// form at all (an unpaired surrogate on Windows) is not recorded: a lossy path would name another file.
+    /// </remarks>
+    private static IEnumerable<CatalogFile> Rows(FileTable table)
     {
-        var folderNumber = -1;
-        byte[] folder = [];
+        var buffer = new byte[4096];
         for (var i = 0; i < table.Count; i++)
         {
             var row = table[i];
-            if (row.Folder != folderNumber)
-            {
-                folderNumber = row.Folder;
-                folder = PathBytes(table.GetFolder(folderNumber));
-            }
-
             var name = table.Names.GetBytes(row.Name);
-            var separator = folder.Length > 0 && folder[folder.Length - 1] == (byte)Path.DirectorySeparatorChar ? 0 : 1;
-            var path = new byte[folder.Length + separator + name.Length];
-            folder.CopyTo(path, 0);
-            if (separator == 1)
+            var length = name.IsEmpty ? -1 : table.GetFolder(row.Folder).WriteUtf8(buffer, name);
+            byte[]? path = length >= 0 ? buffer.AsSpan(0, length).ToArray()
+                : KernelNames.TryGetBytes(table.GetPath(i).ToString(), out var exact) ? exact
+                : null;
+            if (path is not null)
             {
-                path[folder.Length] = (byte)Path.DirectorySeparatorChar;
+                yield return new CatalogFile(path, new FileStamp(row.Identity, row.Length, row.LastWriteTimeNs, row.ChangeTimeNs));
             }
-
-            name.CopyTo(path.AsSpan(folder.Length + separator));
-            yield return new CatalogFile(path, new FileStamp(row.Identity, row.Length, row.LastWriteTimeNs, row.ChangeTimeNs));
         }
-    }
-
-    /// <summary>A folder's path as the kernel's bytes (the names' exact bytes, whatever their encoding).</summary>
-    private static byte[] PathBytes(AbsolutePath folder)
-    {
-        var buffer = new byte[KernelNames.MaxByteCount(folder.Length) + 1];
-        var written = folder.WriteUtf8(buffer);
-        return written >= 0 ? buffer.AsSpan(0, written).ToArray() : System.Text.Encoding.UTF8.GetBytes(folder.ToString());
     }
 
     /// <summary>The table's files the catalog asked a digest for, one per identity, while the rows are all still there.</summary>
@@ -171,10 +159,10 @@ internal sealed class CatalogSession(FileCatalog catalog, string machine, Action
     }
 
     /// <summary>SHA-256 of each whole file asked for, on the scan's degree of parallelism; a file that changed meanwhile gets none.</summary>
-    private List<CatalogDigest> Hash(ScanState state, CancellationToken cancellationToken)
+    private List<CatalogDigest> Hash(ScanState state, ScanThreads threads, CancellationToken cancellationToken)
     {
         var digests = new List<CatalogDigest>(_toHash.Count);
-        ScanThreads.Required.ForEach(_toHash, file =>
+        threads.ForEach(_toHash, file =>
         {
             if (HashOne(state, file, cancellationToken) is { } sha)
             {

@@ -97,6 +97,36 @@ public sealed class CatalogScanTests(PostgresFixture postgres)
     }
 
     [PostgresFact]
+    public async Task A_name_that_is_not_utf8_and_its_hard_link_come_back_exactly_from_another_machine()
+    {
+        await using var catalog = postgres.NewCatalog("scanbytes");
+        using var alpha = new TempTree();
+        using var beta = new TempTree();
+        alpha.Write("setup.exe", Installer);
+        byte[] folder = [.. System.Text.Encoding.UTF8.GetBytes(beta.Root + "/r"), 0xFF];
+        ExactNames.CreateFolder(folder);
+        ExactNames.WriteFile([.. folder, .. "/setup.exe"u8], Installer);
+        var file = Dedup.Core.Paths.KernelNames.GetString([.. folder, .. "/setup.exe"u8]);
+        var link = Dedup.Core.Paths.KernelNames.GetString([.. folder, .. "/link.exe"u8]);
+        Assert.Equal(0, Link([.. folder, .. "/setup.exe"u8, 0], [.. folder, .. "/link.exe"u8, 0]));
+
+        foreach (var (machine, tree) in new[] { ("beta", beta), ("alpha", alpha), ("beta", beta) })
+        {
+            await ScanAsync(catalog, machine, tree);
+        }
+
+        var (groups, _) = await ScanAsync(catalog, "alpha", alpha);
+
+        var across = Across(groups, Installer);
+        var remote = Assert.Single(across.Files, f => f.Machine == "beta");
+        Assert.Equal(link, remote.Path.ToString()); // the exact bytes (0xff kept as U+DCFF), not U+FFFD; first in path order
+        Assert.Equal([file], remote.OtherLinks.Select(l => l.ToString())); // one file, its second name folded
+    }
+
+    [System.Runtime.InteropServices.DllImport("libc", EntryPoint = "link", SetLastError = true)]
+    private static extern int Link(byte[] existing, byte[] created);
+
+    [PostgresFact]
     public async Task Machines_scanning_at_once_lose_no_rows_and_converge()
     {
         await using var catalog = postgres.NewCatalog("scanmany");
