@@ -28,9 +28,9 @@ for (tree, tool), values in sorted(rows.items(), key=lambda kv: (kv[0][0], ["pla
     base = rows.get((tree, "plain")) or [(float("nan"), float("nan"), 0)]
     bw = statistics.median(v[0] for v in base)
     bc = statistics.median(v[1] for v in base)
-    print(f"| {tree} | {tool} | {len(values)} | {', '.join(failed[(tree, tool)]) or '-'} | {wall:.2f} | {cpu:.2f} | {wall / bw:.2f}x | {cpu / bc:.2f}x | {max(v[2] for v in values) // 1024} |")
+    print(f"| {tree} | {tool} | {len(values)} | {', '.join(failed.get((tree, tool), [])) or '-'} | {wall:.2f} | {cpu:.2f} | {wall / bw:.2f}x | {cpu / bc:.2f}x | {max(v[2] for v in values) // 1024} |")
 for key in sorted(set(failed) - set(rows)):
     print(f"| {key[0]} | {key[1]} | 0 | {', '.join(failed[key])} | - | - | - | - | - |")
-if failed:
+if any(failed.values()):
     print(f"\nFAILED RUNS (left out of the medians): {sum(len(v) for v in failed.values())}")
 

@@ -72,7 +72,12 @@ public sealed class FolderSummaryTests
 
         Assert.Equal([folder], scan.FolderGroups);
         Assert.Equal(100, scan.Summary.Folders!.WastedBytes);
-        Assert.Empty(DuplicateScan.FromResults([], summary).FolderGroups);
+        var withoutFolders = DuplicateScan.FromResults([], summary);
+        await foreach (var _ in withoutFolders)
+        {
+        }
+
+        Assert.Empty(withoutFolders.FolderGroups); // enumerated: empty because none were given, not because it has not ended
     }
 
     [Fact]
