@@ -229,13 +229,13 @@ public sealed class DuplicateScan : IAsyncEnumerable<DuplicateGroup>
         foreach (var root in options.Roots)
         {
             var path = root.ToString();
-            var kind = KindOf(path);
-            if (kind == RootKind.Folder)
+            var kind = Paths.PathKinds.Of(path);
+            if (kind == Paths.PathKind.Folder)
             {
                 continue;
             }
 
-            var message = kind == RootKind.File
+            var message = kind == Paths.PathKind.File
                 ? $"The root '{Paths.PathText.Escape(path)}' is a file, not a folder."
                 : $"The root folder '{Paths.PathText.Escape(path)}' does not exist (is its disk mounted?).";
             if (logger is not null)
@@ -245,28 +245,5 @@ public sealed class DuplicateScan : IAsyncEnumerable<DuplicateGroup>
 
             throw new DirectoryNotFoundException(message);
         }
-    }
-
-    /// <summary>
-    /// What a root names. On Linux by the kernel's bytes (<see cref="Paths.KernelNames"/>): <see cref="Directory.Exists(string)"/>
-    /// encodes an escaped byte as U+FFFD and would call a folder named with byte 0xff missing.
-    /// </summary>
-    private static RootKind KindOf(string path)
-    {
-        if (OperatingSystem.IsLinux())
-        {
-            return Interop.Libc.Statx(Interop.Libc.AT_FDCWD, path, 0, Interop.Libc.STATX_BASIC_STATS, out var status) != 0 ? RootKind.Missing
-                : status.IsDirectory ? RootKind.Folder
-                : RootKind.File;
-        }
-
-        return Directory.Exists(path) ? RootKind.Folder : File.Exists(path) ? RootKind.File : RootKind.Missing;
-    }
-
-    private enum RootKind
-    {
-        Missing,
-        Folder,
-        File,
     }
 }

@@ -59,7 +59,7 @@ public sealed class KeepRule
         return new KeepRule(
             "under " + string.Join(", ", parsed.Select(p => p.ToDisplayString())),
             (a, b) => Rank(a, parsed).CompareTo(Rank(b, parsed)),
-            () => parsed.FirstOrDefault(p => !Directory.Exists(p.ToString())) is { } missing ? $"The keep rule's folder '{missing.ToDisplayString()}' does not exist or is not a folder." : null);
+            () => parsed.FirstOrDefault(p => PathKinds.Of(p.ToString()) != PathKind.Folder) is { } missing ? $"The keep rule's folder '{missing.ToDisplayString()}' does not exist or is not a folder." : null);
     }
 
     /// <summary>

@@ -198,6 +198,19 @@ public sealed class NonUtf8NamesTests
         }
     }
 
+    [LinuxFact]
+    public void A_keep_rule_folder_named_with_a_non_utf8_byte_exists_and_its_lossy_twin_does_not_stand_in()
+    {
+        using var tree = new TempTree();
+        byte[] folder = [.. Encoding.UTF8.GetBytes(tree.Root + "/k"), 0xFF];
+        var name = KernelNames.GetString(folder);
+        Directory.CreateDirectory(tree.PathOf("k\uFFFD")); // the lossy twin: Directory.Exists(name) finds this one
+
+        Assert.NotNull(Dedup.Core.Linking.KeepRule.PreferUnder(name).Validate()); // not made yet: missing, whatever the twin
+        ExactNames.CreateFolder(folder);
+        Assert.Null(Dedup.Core.Linking.KeepRule.PreferUnder(name).Validate());
+    }
+
     /// <summary>d/0.bin (the copy, first in path order), d/a\xFF.bin (same content), d/a\uFFFD.bin (the decoy, same size, other content).</summary>
     private static TempTree MakeTree(out byte[] raw, out string copy, out (string Path, ulong Inode, byte[] Content) decoy)
     {
