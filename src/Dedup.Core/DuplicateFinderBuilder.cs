@@ -40,7 +40,7 @@ public sealed class DuplicateFinderBuilder
     private bool _ignoreFolderNames;
     private IComparerStrategy _strategy = ComparerStrategies.Hybrid;
     private DuplicateHashAlgorithm _hashAlgorithm = DuplicateHashAlgorithm.XxHash128;
-    private int _maxDegreeOfParallelism = Environment.ProcessorCount;
+    private int _maxDegreeOfParallelism = DuplicateFinderOptions.DefaultDegreeOfParallelism;
     private IProgress<ScanProgress>? _progress;
     private IProgress<ScanError>? _errors;
     private ILogger? _logger;
@@ -219,7 +219,11 @@ public sealed class DuplicateFinderBuilder
         return this;
     }
 
-    /// <summary>Limits how many folders are listed and candidate sets compared at once (default: processor count).</summary>
+    /// <summary>
+    /// Limits how many folders are listed and files read at once: the scan's thread count (default: four per processor,
+    /// from 4 to 32, because a read of a file not in memory waits on the device, and SSDs and virtual disks answer
+    /// several outstanding reads faster than one; a rotational disk is still read by one thread at a time).
+    /// </summary>
     /// <param name="degree">At least 1.</param>
     /// <returns>This builder.</returns>
     public DuplicateFinderBuilder WithMaxDegreeOfParallelism(int degree)

@@ -53,7 +53,7 @@ public sealed class ScanOptions
     /// <summary>Whether media files are compared by payload, ignoring tags (default <see langword="false"/>).</summary>
     public bool MediaMode { get; set; }
 
-    /// <summary>How many readers may run at once; the processor count when <see langword="null"/>.</summary>
+    /// <summary>How many threads list folders and read files at once; four per processor (4 to 32) when <see langword="null"/>.</summary>
     public int? MaxDegreeOfParallelism { get; set; }
 }
 

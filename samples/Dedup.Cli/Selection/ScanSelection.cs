@@ -25,7 +25,7 @@ internal sealed class ScanSelection
     public Option<bool> Media => _media;
 
     private readonly Option<bool> _media = new("--media") { Description = "Compare MP3, FLAC, JPEG, PNG, WAV, WebP and MP4 files by media payload, ignoring tags." };
-    private readonly Option<int?> _threads = new("--threads") { Description = "Maximum parallelism (default: processor count)." };
+    private readonly Option<int?> _threads = new("--threads") { Description = "How many threads list folders and read files at once (default: four per processor, 4 to 32; a rotational disk is still read by one at a time)." };
 
     public ScanSelection()
     {

@@ -110,34 +110,29 @@ internal sealed unsafe partial class FileReader
     private const int InvalidName = int.MinValue;
 
     /// <summary>
-    /// Writes the NUL-terminated name to use with the returned folder descriptor: the file's own name relative to
-    /// its cached folder, or the full path with <see cref="Libc.AT_FDCWD"/>; <see cref="InvalidName"/> if it does not fit.
+    /// Writes the NUL-terminated path to open the file by, relative to the returned descriptor (its folder's, or a cached
+    /// ancestor's: see <see cref="FolderHandles"/>), or whole with <see cref="Libc.AT_FDCWD"/>; <see cref="InvalidName"/>
+    /// if it does not fit.
     /// </summary>
     [SupportedOSPlatform("linux")]
     private int Locate(ScannedFile file, Span<byte> destination)
     {
-        var dirfd = _folders.Get(file.Folder);
+        if (file.Folder is not { } folder)
+        {
+            return file.Path.WriteUtf8(destination) < 0 ? InvalidName : Libc.AT_FDCWD;
+        }
+
+        // A row of the scan's table: its name is already the kernel's bytes, and no path is made.
         var name = file.NameBytes;
-        if (dirfd >= 0 && !name.IsEmpty && name.Length < destination.Length)
+        if (!name.IsEmpty)
         {
-            // A row of the scan's table: its name is already the kernel's bytes, and no path is made.
-            name.CopyTo(destination);
-            destination[name.Length] = 0;
-            return dirfd;
+            return _folders.Locate(folder, name, destination);
         }
 
-        if (dirfd >= 0 && Paths.KernelNames.TryEncode(file.Path.Name.AsSpan(), destination[..^1], out var count))
-        {
-            destination[count] = 0;
-            return dirfd;
-        }
-
-        if (!name.IsEmpty && file.Folder is { } folder && folder.WriteUtf8(destination, name) >= 0)
-        {
-            return Libc.AT_FDCWD; // the folder's path and the row's bytes: no path node or name string made per file
-        }
-
-        return file.Path.WriteUtf8(destination) < 0 ? InvalidName : Libc.AT_FDCWD;
+        Span<byte> encoded = stackalloc byte[1024];
+        return Paths.KernelNames.TryEncode(file.Path.Name.AsSpan(), encoded, out var count) && count > 0
+            ? _folders.Locate(folder, encoded[..count], destination)
+            : InvalidName;
     }
 
     /// <summary>Whether the file opened is still the one listed; if not, reports why (see <see cref="IdentityCheck"/> for identities).</summary>

@@ -4,16 +4,25 @@ using Dedup.Core.Paths;
 namespace Dedup.Core.Scanning;
 
 /// <summary>
-/// Descriptors (<c>O_PATH</c>) of the folders whose files a scan reads, so each file is opened with one path
-/// component relative to its folder instead of a walk of its whole path: the path walk's dentry lookups were
-/// the largest kernel cost after copying bytes (<c>perf</c>, 60,000-file tree). Safe against a folder renamed or
-/// replaced meanwhile because every opened file is still checked against its scanned identity.
-/// Linux only; elsewhere <see cref="Get"/> always answers -1 (open by full path).
+/// Descriptors (<c>O_PATH</c>) of the folders whose files a scan reads, so a file is opened by a short path relative
+/// to a descriptor instead of a walk of its whole path: the path walk's dentry lookups were the largest kernel cost after
+/// copying bytes (<c>perf</c>: a third of a warm scan's CPU went to opening files, most of it the walk). A folder is
+/// opened relative to its parent's descriptor, so its ancestors are cached first; once the cache is full, a file in a
+/// folder without a descriptor is opened relative to its nearest cached ancestor (a few components, not the whole path).
+/// Safe against a folder renamed or replaced meanwhile because every opened file is still checked against its scanned
+/// identity, and a folder is opened with <c>O_NOFOLLOW</c> (a folder replaced by a link is reached by path instead).
+/// Linux only; elsewhere <see cref="Locate"/> writes the full path.
 /// </summary>
 internal sealed unsafe class FolderHandles : IDisposable
 {
-    /// <summary>Folders beyond this many are opened by full path, keeping descriptor use bounded.</summary>
+    /// <summary>Folders beyond this many are not given descriptors, keeping descriptor use bounded.</summary>
     private const int MaxCapacity = 4096;
+
+    /// <summary>Most uncached ancestors opened, or climbed past, for one file; deeper chains use the full path.</summary>
+    private const int MaxClimb = 32;
+
+    /// <summary>Marks a folder that could not be opened by its parent's descriptor: not tried again.</summary>
+    private const int Unopenable = -2;
 
     /// <summary>
     /// At most a quarter of the open-file limit, so the cache never starves the scan's own opens (up to 96 per
@@ -24,26 +33,71 @@ internal sealed unsafe class FolderHandles : IDisposable
     /// <summary>How many folder descriptors one scan keeps at most (tests).</summary>
     internal static int Capacity => s_capacity;
 
-
-    private readonly ConcurrentDictionary<AbsolutePath, int> _fds = new(ReferenceEqualityComparer.Instance);
+    // By value (the node's hash is precomputed, and equal nodes of one scan are usually the same reference): files of a
+    // custom enumerator, whose folders are not shared nodes, still share their folders' descriptors.
+    private readonly ConcurrentDictionary<AbsolutePath, int> _fds = new();
     private int _count; // not _fds.Count: that takes every lock of the dictionary, and was a quarter of a warm scan's CPU (perf)
     private volatile bool _disposed;
     private volatile bool _full;
 
-    /// <summary>A descriptor of <paramref name="folder"/>, or -1 to open by full path.</summary>
-    public int Get(AbsolutePath? folder)
+    /// <summary>Folder descriptors held now (tests).</summary>
+    internal int Count => Volatile.Read(ref _count);
+
+    /// <summary>
+    /// Writes the NUL-terminated path of the entry named <paramref name="name"/> (the kernel's bytes) in
+    /// <paramref name="folder"/>, relative to the returned descriptor, or whole with <c>AT_FDCWD</c>.
+    /// </summary>
+    /// <returns>The descriptor to open with; <see cref="int.MinValue"/> if the path does not fit or cannot be encoded.</returns>
+    public int Locate(AbsolutePath folder, ReadOnlySpan<byte> name, Span<byte> destination)
     {
-        if (folder is null || !OperatingSystem.IsLinux())
+        if (OperatingSystem.IsLinux())
         {
-            return -1;
+            var fd = GetOrOpen(folder, MaxClimb);
+            if (fd >= 0)
+            {
+                return Terminate(destination, 0, name) ? fd : int.MinValue;
+            }
+
+            // No descriptor of its own (the cache is full, or it could not be opened): the nearest ancestor that has one.
+            var ancestor = folder.Parent;
+            for (var climbed = 0; ancestor is not null && climbed < MaxClimb; climbed++, ancestor = ancestor.Parent)
+            {
+                if (_fds.TryGetValue(ancestor, out fd) && fd >= 0)
+                {
+                    var written = WriteBelow(ancestor, folder, destination);
+                    return written >= 0 && Terminate(destination, written, name) ? fd : int.MinValue;
+                }
+            }
         }
 
+        return folder.WriteUtf8(destination, name) >= 0 ? Interop.Libc.AT_FDCWD : int.MinValue;
+    }
+
+    /// <summary>A descriptor of <paramref name="folder"/> (tests), or -1 when it has none and none can be made.</summary>
+    internal int Get(AbsolutePath folder) => OperatingSystem.IsLinux() ? Math.Max(-1, GetOrOpen(folder, MaxClimb)) : -1;
+
+    /// <summary>Closes every descriptor; called once the scan's readers have stopped.</summary>
+    public void Dispose()
+    {
+        _disposed = true;
+        foreach (var key in _fds.Keys)
+        {
+            if (_fds.TryRemove(key, out var fd) && fd >= 0)
+            {
+                _ = Interop.Libc.Close(fd);
+            }
+        }
+    }
+
+    /// <summary>The folder's descriptor, opening it (and its uncached ancestors, up to <paramref name="budget"/> of them) while there is room.</summary>
+    private int GetOrOpen(AbsolutePath folder, int budget)
+    {
         if (_fds.TryGetValue(folder, out var fd))
         {
             return fd;
         }
 
-        if (_disposed || _full)
+        if (_disposed || _full || budget <= 0)
         {
             return -1;
         }
@@ -54,22 +108,18 @@ internal sealed unsafe class FolderHandles : IDisposable
             return -1;
         }
 
-        Span<byte> path = stackalloc byte[4096];
-        if (folder.WriteUtf8(path) < 0)
+        var parent = folder.Parent;
+        var parentFd = parent is null ? -1 : GetOrOpen(parent, budget - 1);
+        fd = parentFd >= 0 ? OpenChild(parentFd, folder) : OpenByPath(folder);
+        if (fd == Unopenable)
         {
-            return -1;
-        }
-
-        fixed (byte* p = path)
-        {
-            fd = Interop.Libc.OpenAt(Interop.Libc.AT_FDCWD, p, Interop.Libc.O_PATH | Interop.Libc.O_DIRECTORY | Interop.Libc.O_CLOEXEC, 0);
+            _fds.TryAdd(folder, Unopenable);
+            return Unopenable;
         }
 
         if (fd < 0)
         {
-            var errno = System.Runtime.InteropServices.Marshal.GetLastPInvokeError();
-            _full |= errno is Interop.Libc.EMFILE or Interop.Libc.ENFILE; // out of descriptors: stop caching
-            return -1; // the full-path open that follows reports the real error
+            return -1;
         }
 
         if (_fds.TryAdd(folder, fd))
@@ -88,17 +138,86 @@ internal sealed unsafe class FolderHandles : IDisposable
         return _fds.TryGetValue(folder, out var other) ? other : -1;
     }
 
-    /// <summary>Closes every descriptor; called once the scan's readers have stopped.</summary>
-    public void Dispose()
+    /// <summary>Opens the folder by its one name relative to its parent's descriptor, not following a link there.</summary>
+    private int OpenChild(int parentFd, AbsolutePath folder)
     {
-        _disposed = true;
-        foreach (var key in _fds.Keys)
+        Span<byte> name = stackalloc byte[1024];
+        if (!KernelNames.TryEncode(folder.Name.AsSpan(), name[..^1], out var count) || count == 0 || name[..count].IndexOf((byte)'/') >= 0)
         {
-            if (_fds.TryRemove(key, out var fd))
-            {
-                _ = Interop.Libc.Close(fd);
-            }
+            return OpenByPath(folder);
         }
+
+        name[count] = 0;
+        int fd;
+        fixed (byte* p = name)
+        {
+            fd = Interop.Libc.OpenAt(parentFd, p, Interop.Libc.O_PATH | Interop.Libc.O_DIRECTORY | Interop.Libc.O_NOFOLLOW | Interop.Libc.O_CLOEXEC, 0);
+        }
+
+        return fd >= 0 ? fd : Failed();
+    }
+
+    private int OpenByPath(AbsolutePath folder)
+    {
+        Span<byte> path = stackalloc byte[4096];
+        if (folder.WriteUtf8(path) < 0)
+        {
+            return Unopenable;
+        }
+
+        int fd;
+        fixed (byte* p = path)
+        {
+            fd = Interop.Libc.OpenAt(Interop.Libc.AT_FDCWD, p, Interop.Libc.O_PATH | Interop.Libc.O_DIRECTORY | Interop.Libc.O_CLOEXEC, 0);
+        }
+
+        return fd >= 0 ? fd : Failed();
+    }
+
+    /// <summary>
+    /// After a failed open: out of descriptors stops caching (-1); anything else (gone, a link, no access) marks the folder
+    /// <see cref="Unopenable"/>, and its files are opened by a longer path, whose failure is then reported.
+    /// </summary>
+    private int Failed()
+    {
+        var errno = System.Runtime.InteropServices.Marshal.GetLastPInvokeError();
+        if (errno is Interop.Libc.EMFILE or Interop.Libc.ENFILE)
+        {
+            _full = true;
+            return -1;
+        }
+
+        return Unopenable;
+    }
+
+    /// <summary>Writes the components from below <paramref name="ancestor"/> down to <paramref name="folder"/>, each followed by a separator.</summary>
+    private static int WriteBelow(AbsolutePath ancestor, AbsolutePath folder, Span<byte> destination)
+    {
+        if (ReferenceEquals(folder, ancestor))
+        {
+            return 0;
+        }
+
+        var offset = WriteBelow(ancestor, folder.Parent!, destination);
+        if (offset < 0 || !KernelNames.TryEncode(folder.Name.AsSpan(), destination[offset..], out var count) || offset + count >= destination.Length)
+        {
+            return -1;
+        }
+
+        destination[offset + count] = (byte)'/';
+        return offset + count + 1;
+    }
+
+    private static bool Terminate(Span<byte> destination, int offset, ReadOnlySpan<byte> name)
+    {
+        if (name.IsEmpty || offset + name.Length >= destination.Length)
+        {
+            return false;
+        }
+
+        name.CopyTo(destination[offset..]);
+        destination[offset + name.Length] = 0;
+        return true;
     }
 
     private static int ComputeCapacity()

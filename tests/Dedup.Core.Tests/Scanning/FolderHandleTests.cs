@@ -1,4 +1,5 @@
 using Dedup.Core.Paths;
+using Dedup.Core.Scanning;
 using Dedup.Core.Tests.Infrastructure;
 using Xunit;
 
@@ -42,29 +43,92 @@ public sealed class FolderHandleTests
     public void The_cache_keeps_one_descriptor_per_folder_up_to_its_capacity_and_none_after_it_is_disposed()
     {
         using var tree = new TempTree();
-        var capacity = Dedup.Core.Scanning.FolderHandles.Capacity;
+        var capacity = FolderHandles.Capacity;
         Assert.InRange(capacity, 1, 4096);
-        var folders = Enumerable.Range(0, capacity + 20).Select(i => AbsolutePath.Parse(Directory.CreateDirectory(tree.PathOf($"d{i}")).FullName)).ToArray();
-        var handles = new Dedup.Core.Scanning.FolderHandles();
+        var root = AbsolutePath.Parse(tree.Root);
+        var folders = Enumerable.Range(0, capacity + 20).Select(i => root.Child(Directory.CreateDirectory(tree.PathOf($"d{i}")).Name)).ToArray();
+        var handles = new FolderHandles();
 
-        Assert.Equal(-1, handles.Get(null));
-        var first = folders.Take(capacity).Select(handles.Get).ToArray();
-        Assert.All(first, fd => Assert.True(fd > 2, $"descriptor {fd}"));
-        Assert.Equal(capacity, first.Distinct().Count());
-        Assert.Equal(first, folders.Take(capacity).Select(handles.Get)); // cached: the same descriptor again
-        Assert.All(folders.Skip(capacity), folder => Assert.Equal(-1, handles.Get(folder))); // full: by full path
-        Assert.Equal(capacity, OpenDescriptors.Under(tree.Root, includeRoot: false).Count);
+        var fds = folders.Select(handles.Get).ToArray();
+        var given = fds.TakeWhile(fd => fd >= 0).ToArray();
+        Assert.Equal(capacity, handles.Count); // full
+        // The tree's root and its ancestors were opened first (each folder is opened relative to its parent).
+        var ancestors = root.ToString().Count(c => c == '/') + 1;
+        Assert.Equal(capacity - ancestors, given.Length);
+        Assert.All(given, fd => Assert.True(fd > 2, $"descriptor {fd}"));
+        Assert.Equal(given.Length, given.Distinct().Count());
+        Assert.All(fds.Skip(given.Length), fd => Assert.Equal(-1, fd)); // full: opened from an ancestor
+        Assert.Equal(fds, folders.Select(handles.Get)); // cached: the same descriptor again
+        Assert.Equal(given.Length + 1, OpenDescriptors.Under(tree.Root, includeRoot: true).Count);
+        Assert.Equal(folders[0].ToString(), DescriptorTarget(given[0]));
 
         handles.Dispose();
-        Assert.Empty(OpenDescriptors.Under(tree.Root, includeRoot: false));
+        Assert.Empty(OpenDescriptors.Under(tree.Root, includeRoot: true));
+        Assert.Equal(-1, handles.Get(folders[0]));
 
         // A cache with room left opens nothing once the scan is torn down.
-        var other = new Dedup.Core.Scanning.FolderHandles();
+        var other = new FolderHandles();
         Assert.True(other.Get(folders[0]) > 2);
         other.Dispose();
         Assert.Equal(-1, other.Get(folders[1]));
-        Assert.Empty(OpenDescriptors.Under(tree.Root, includeRoot: false));
+        Assert.Empty(OpenDescriptors.Under(tree.Root, includeRoot: true));
     }
+
+    [LinuxFact]
+    public void A_file_is_located_by_its_name_in_its_folder_then_from_its_nearest_cached_ancestor_once_the_cache_is_full()
+    {
+        using var tree = new TempTree();
+        var root = AbsolutePath.Parse(tree.Root);
+        Directory.CreateDirectory(tree.PathOf("deep/a/b"));
+        var deep = root.Child("deep");
+        var b = deep.Child("a").Child("b");
+        using var handles = new FolderHandles();
+        var buffer = new byte[4096];
+
+        // Room left: the folder gets its own descriptor, and the name alone is written.
+        var fd = handles.Locate(deep, "x.bin"u8, buffer);
+        Assert.Equal(tree.PathOf("deep"), DescriptorTarget(fd));
+        Assert.Equal("x.bin", Written(buffer));
+
+        // Full: a folder without a descriptor is reached from its nearest cached ancestor by the components below it.
+        for (var i = 0; handles.Count < FolderHandles.Capacity; i++)
+        {
+            Directory.CreateDirectory(tree.PathOf($"fill{i}"));
+            Assert.True(handles.Get(root.Child($"fill{i}")) > 2);
+        }
+
+        fd = handles.Locate(b, "y.bin"u8, buffer);
+        Assert.Equal(tree.PathOf("deep"), DescriptorTarget(fd));
+        Assert.Equal("a/b/y.bin", Written(buffer));
+        Assert.Equal(-1, handles.Get(b));
+
+        // A name that does not fit is refused, not cut.
+        Assert.Equal(int.MinValue, handles.Locate(b, new byte[4092], buffer));
+    }
+
+    [LinuxFact]
+    public void A_folder_replaced_by_a_link_is_not_opened_through_it_and_is_reached_by_path_from_its_parent()
+    {
+        using var tree = new TempTree();
+        Directory.CreateDirectory(tree.PathOf("real"));
+        File.CreateSymbolicLink(tree.PathOf("moved"), tree.PathOf("real"));
+        var root = AbsolutePath.Parse(tree.Root);
+        using var handles = new FolderHandles();
+        var buffer = new byte[4096];
+
+        var fd = handles.Locate(root.Child("moved"), "x.bin"u8, buffer);
+
+        // The link is not followed to make a descriptor: the open goes through the parent's, where the kernel's walk (and
+        // then the identity check of the file opened) applies.
+        Assert.Equal(tree.Root, DescriptorTarget(fd));
+        Assert.Equal("moved/x.bin", Written(buffer));
+        Assert.Equal(-1, handles.Get(root.Child("moved")));
+        Assert.DoesNotContain(tree.PathOf("real"), OpenDescriptors.Under(tree.Root, includeRoot: true));
+    }
+
+    private static string DescriptorTarget(int fd) => new FileInfo($"/proc/self/fd/{fd}").LinkTarget!;
+
+    private static string Written(byte[] buffer) => System.Text.Encoding.UTF8.GetString(buffer, 0, Array.IndexOf(buffer, (byte)0));
 
     [LinuxFact]
     public async Task More_folders_than_the_descriptor_cache_holds_are_opened_by_full_path()
