@@ -48,7 +48,7 @@ internal sealed record DuplicateFinderOptions
     /// and a virtual disk read by eight threads finished a cold 250k-file scan in about half the time of two
     /// (docs/benchmarks.md, #17); a warm scan loses nothing, its threads sharing the processors.
     /// </summary>
-    internal static int DefaultDegreeOfParallelism { get; } = Math.Clamp(4 * Environment.ProcessorCount, 4, 32);
+    internal static int DefaultDegreeOfParallelism { get; } = Math.Min(32, Math.Max(4, 4 * Environment.ProcessorCount));
 
     public IProgress<ScanProgress>? Progress { get; init; }
     public IProgress<ScanError>? ErrorCallback { get; init; }

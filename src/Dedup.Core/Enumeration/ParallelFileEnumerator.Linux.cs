@@ -24,18 +24,12 @@ internal sealed partial class ParallelFileEnumerator
         [SupportedOSPlatform("linux")]
         private unsafe void ListLinux(DirectoryWork work, EntrySink sink)
         {
-            Span<byte> path = stackalloc byte[4096];
-            if (work.Path.WriteUtf8(path) < 0)
+            var fd = OpenFolder(work);
+            if (fd == InvalidName)
             {
                 context.ReportError(work.Path.ToString(), ScanErrorKind.InvalidName, "Path too long, or not a name the system can be given unchanged");
                 sink.MarkIncomplete(work);
                 return;
-            }
-
-            int fd;
-            fixed (byte* p = path)
-            {
-                fd = Libc.OpenAt(Libc.AT_FDCWD, p, Libc.O_RDONLY | Libc.O_DIRECTORY | Libc.O_CLOEXEC | Libc.O_NONBLOCK, 0);
             }
 
             if (fd < 0)
@@ -45,6 +39,7 @@ internal sealed partial class ParallelFileEnumerator
                 return;
             }
 
+            work.Listing = ListedFolder.TryHold(fd, _heldFolders);
             try
             {
                 StatxBuffer dirStat;
@@ -97,7 +92,59 @@ internal sealed partial class ParallelFileEnumerator
             }
             finally
             {
-                _ = Libc.Close(fd);
+                if (work.Listing is { } listing)
+                {
+                    work.Listing = null;
+                    listing.Release(); // closed once the sub-folders it lent itself to are open
+                }
+                else
+                {
+                    _ = Libc.Close(fd);
+                }
+            }
+        }
+
+        private const int InvalidName = int.MinValue;
+
+        /// <summary>
+        /// Opens a folder to list: by its name relative to the descriptor of the folder that queued it (the queued
+        /// reference is given back here), or by its whole path; <see cref="InvalidName"/> if the path cannot be written.
+        /// </summary>
+        [SupportedOSPlatform("linux")]
+        private unsafe int OpenFolder(DirectoryWork work)
+        {
+            const int Flags = Libc.O_RDONLY | Libc.O_CLOEXEC | Libc.O_NONBLOCK;
+            if (work.OpenedFrom is { } parent)
+            {
+                try
+                {
+                    Span<byte> name = stackalloc byte[1024];
+                    if (KernelNames.TryEncode(work.Path.Name.AsSpan(), name[..^1], out var count) && count > 0)
+                    {
+                        name[count] = 0;
+                        fixed (byte* p = name)
+                        {
+                            // A link being followed is followed here as it would be in a whole path (the chain of enclosing
+                            // folders still catches loops).
+                            return Libc.OpenAt(parent.Fd, p, Flags | Libc.O_DIRECTORY, 0);
+                        }
+                    }
+                }
+                finally
+                {
+                    parent.Release();
+                }
+            }
+
+            Span<byte> path = stackalloc byte[4096];
+            if (work.Path.WriteUtf8(path) < 0)
+            {
+                return InvalidName;
+            }
+
+            fixed (byte* p = path)
+            {
+                return Libc.OpenAt(Libc.AT_FDCWD, p, Flags | Libc.O_DIRECTORY, 0);
             }
         }
 
@@ -242,7 +289,7 @@ internal sealed partial class ParallelFileEnumerator
             AbsolutePath child = linkTarget is null
                 ? work.Path.Child(name, context.Names)
                 : AbsolutePathSymlinkPoint.Create(work.Path, context.Names.Intern(name), linkTarget);
-            PushSubfolder(work, new DirectoryWork(child, relative, rootDevice, ancestors, work.ViaSymlink || linkTarget is not null));
+            PushSubfolder(work, new DirectoryWork(child, relative, rootDevice, ancestors, work.ViaSymlink || linkTarget is not null) { OpenedFrom = work.Listing?.Lend() });
         }
 
         [SupportedOSPlatform("linux")]
@@ -250,5 +297,61 @@ internal sealed partial class ParallelFileEnumerator
         {
             context.ReportError(path.ToString(), ScanErrorKinds.FromErrno(errno), Marshal.GetPInvokeErrorMessage(errno));
         }
+    }
+}
+
+/// <summary>
+/// A listed folder's descriptor, shared with the sub-folders its listing queued so each is opened by one name relative to
+/// it: closed when the listing and every borrower are done. A walk holds at most <see cref="MaxHeld"/> (about its depth
+/// times its workers in practice); beyond that sub-folders are opened by whole path.
+/// </summary>
+internal sealed class ListedFolder
+{
+    /// <summary>Most descriptors one walk holds this way at once.</summary>
+    public const int MaxHeld = 256;
+
+    private readonly Counter _held;
+    private int _references = 1;
+
+    private ListedFolder(int fd, Counter held)
+    {
+        Fd = fd;
+        _held = held;
+    }
+
+    public int Fd { get; }
+
+    /// <summary>Holds <paramref name="fd"/> for lending, or <see langword="null"/> (the caller closes it) when the walk holds <see cref="MaxHeld"/> already.</summary>
+    public static ListedFolder? TryHold(int fd, Counter held)
+    {
+        if (Interlocked.Increment(ref held.Value) > MaxHeld)
+        {
+            Interlocked.Decrement(ref held.Value);
+            return null;
+        }
+
+        return new ListedFolder(fd, held);
+    }
+
+    /// <summary>A reference for one sub-folder, given back by <see cref="Release"/> once it is open (or dropped).</summary>
+    public ListedFolder Lend()
+    {
+        Interlocked.Increment(ref _references);
+        return this;
+    }
+
+    public void Release()
+    {
+        if (Interlocked.Decrement(ref _references) == 0)
+        {
+            _ = Interop.Libc.Close(Fd);
+            Interlocked.Decrement(ref _held.Value);
+        }
+    }
+
+    /// <summary>How many descriptors a walk holds.</summary>
+    internal sealed class Counter
+    {
+        public int Value;
     }
 }

@@ -69,6 +69,16 @@ internal sealed partial class ParallelFileEnumerator : IFileEnumerator
 
         /// <summary>The enclosing folder's number in the file table (folder mode), or -1.</summary>
         public int ParentFolder { get; init; } = -1;
+
+        /// <summary>
+        /// Linux: the descriptor of the folder whose listing queued this one, kept open until this one is opened by its
+        /// name relative to it (one path component, not a walk of the whole path); <see langword="null"/> for a root, or
+        /// when the walk already holds <see cref="ListedFolder.MaxHeld"/> of them.
+        /// </summary>
+        public ListedFolder? OpenedFrom { get; init; }
+
+        /// <summary>Linux: this folder's own descriptor while it is being listed, lent to the sub-folders it queues.</summary>
+        public ListedFolder? Listing { get; set; }
     }
 
     private sealed record FolderChain(FileIdentity Identity, FolderChain? Parent)
@@ -99,6 +109,7 @@ internal sealed partial class ParallelFileEnumerator : IFileEnumerator
         // path (folded as names of one file). The set cost ~60 bytes per folder (14 MiB for 244k folders).
         private readonly bool _rememberFolders = context.Roots.Count > 1 || context.FollowSymbolicLinks;
         private readonly int _workers = Math.Max(1, context.MaxDegreeOfParallelism);
+        private readonly ListedFolder.Counter _heldFolders = new();
         private int _pending;
         private volatile bool _done;
 
@@ -129,6 +140,14 @@ internal sealed partial class ParallelFileEnumerator : IFileEnumerator
             {
                 var inner = all?.Exception?.InnerExceptions;
                 failure = inner?.FirstOrDefault(e => e is not OperationCanceledException) ?? inner?.FirstOrDefault() ?? ex;
+            }
+            finally
+            {
+                // Folders left queued (the walk was cancelled or stopped) give back their parents' descriptors.
+                while (_stack.TryPop(out var left))
+                {
+                    left.OpenedFrom?.Release();
+                }
             }
 
             return failure;

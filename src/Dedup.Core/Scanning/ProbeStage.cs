@@ -20,11 +20,14 @@ internal static class ProbeStage
     private const int ParallelFrom = 64;
 
     /// <summary>
-    /// Memory allowed for the small files' bytes when settling them in memory. Larger sets are hashed and
-    /// their colliding members confirmed by the strategy: a bigger arena only grows the pool's retained
-    /// arrays (every power of two up to it, per thread), measured as peak RSS.
+    /// Memory allowed for the small files' bytes when settling them in memory, shared by the scan's threads: a set gets
+    /// its share, at least <see cref="MinSmallFileShare"/>. Larger sets are hashed and their colliding members confirmed
+    /// by the strategy: a bigger arena only grows the pool's retained arrays (every power of two up to it, per thread),
+    /// measured as peak RSS (1 M-file tree: eight threads with 1 MiB each peaked 155.2 MiB, with 256 KiB 146.6 MiB).
     /// </summary>
-    private const long SmallFileBudget = 1024 * 1024;
+    private const long SmallFileBudget = 2 * 1024 * 1024;
+
+    private const long MinSmallFileShare = 256 * 1024;
 
     /// <summary>
     /// Splits <paramref name="set"/>: groups settled exactly go to <see cref="Comparison.ComparisonSet.AddGroup"/>,
@@ -77,7 +80,8 @@ internal static class ProbeStage
     private static void RunWhole(FileComparisonSet set, ReaderFanOut readers, List<List<int>> unsettled, CancellationToken cancellationToken)
     {
         var length = (int)set.Length;
-        var keepBytes = (long)set.Count * length <= SmallFileBudget;
+        var share = Math.Max(MinSmallFileShare, SmallFileBudget / Math.Max(2, ScanThreads.Current?.Count ?? 2));
+        var keepBytes = (long)set.Count * length <= share;
         var hashes = new ulong[set.Count];
         var ok = new bool[set.Count];
         var arena = keepBytes ? set.Buffers.Rent(Math.Max(1, set.Count * length)) : null;
