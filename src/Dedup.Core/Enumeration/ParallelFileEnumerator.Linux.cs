@@ -24,7 +24,7 @@ internal sealed partial class ParallelFileEnumerator
         [SupportedOSPlatform("linux")]
         private unsafe void ListLinux(DirectoryWork work, EntrySink sink)
         {
-            var fd = OpenFolder(work);
+            var fd = OpenFolder(work, out var errno);
             if (fd == InvalidName)
             {
                 context.ReportError(work.Path.ToString(), ScanErrorKind.InvalidName, "Path too long, or not a name the system can be given unchanged");
@@ -34,7 +34,7 @@ internal sealed partial class ParallelFileEnumerator
 
             if (fd < 0)
             {
-                ReportErrno(work.Path, Marshal.GetLastPInvokeError());
+                ReportErrno(work.Path, errno);
                 sink.MarkIncomplete(work);
                 return;
             }
@@ -109,31 +109,40 @@ internal sealed partial class ParallelFileEnumerator
         /// <summary>
         /// Opens a folder to list: by its name relative to the descriptor of the folder that queued it (the queued
         /// reference is given back here), or by its whole path; <see cref="InvalidName"/> if the path cannot be written.
+        /// A folder whose whole path would not fit <c>PATH_MAX</c> is refused either way: its files could be listed
+        /// relative to it, but not reported or acted on by a path.
         /// </summary>
         [SupportedOSPlatform("linux")]
-        private unsafe int OpenFolder(DirectoryWork work)
+        private unsafe int OpenFolder(DirectoryWork work, out int errno)
         {
-            const int Flags = Libc.O_RDONLY | Libc.O_CLOEXEC | Libc.O_NONBLOCK;
-            if (work.OpenedFrom is { } parent)
+            var flags = Libc.O_RDONLY | Libc.O_CLOEXEC | Libc.O_NONBLOCK | Libc.O_DIRECTORY;
+            errno = 0;
+            var parent = work.OpenedFrom;
+            try
             {
-                try
+                // Characters: at most 3 bytes each in UTF-8 (4 for a pair of 2); longer ones are measured by writing them.
+                if (parent is not null && work.Path.Length * 3 < PathMax)
                 {
                     Span<byte> name = stackalloc byte[1024];
                     if (KernelNames.TryEncode(work.Path.Name.AsSpan(), name[..^1], out var count) && count > 0)
                     {
                         name[count] = 0;
+                        int fd;
                         fixed (byte* p = name)
                         {
                             // A link being followed is followed here as it would be in a whole path (the chain of enclosing
                             // folders still catches loops).
-                            return Libc.OpenAt(parent.Fd, p, Flags | Libc.O_DIRECTORY, 0);
+                            fd = Libc.OpenAt(parent.Fd, p, flags, 0);
                         }
+
+                        errno = fd < 0 ? Marshal.GetLastPInvokeError() : 0; // before the release, whose close would overwrite it
+                        return fd;
                     }
                 }
-                finally
-                {
-                    parent.Release();
-                }
+            }
+            finally
+            {
+                parent?.Release();
             }
 
             Span<byte> path = stackalloc byte[4096];
@@ -144,9 +153,13 @@ internal sealed partial class ParallelFileEnumerator
 
             fixed (byte* p = path)
             {
-                return Libc.OpenAt(Libc.AT_FDCWD, p, Flags | Libc.O_DIRECTORY, 0);
+                var fd = Libc.OpenAt(Libc.AT_FDCWD, p, flags, 0);
+                errno = fd < 0 ? Marshal.GetLastPInvokeError() : 0;
+                return fd;
             }
         }
+
+        private const int PathMax = 4096;
 
         [SupportedOSPlatform("linux")]
         private unsafe void ListEntry(DirectoryWork work, int dirFd, byte* namePtr, ReadOnlySpan<byte> name, byte type, ulong rootDevice, FolderChain ancestors, EntrySink sink)
