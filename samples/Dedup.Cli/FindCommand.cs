@@ -16,13 +16,13 @@ internal static class FindCommand
         var paths = new Argument<string[]>("path") { Arity = ArgumentArity.OneOrMore, Description = "Folders to scan." };
         var format = new Option<string>("--format") { Description = "Output format: text, json or csv.", DefaultValueFactory = _ => "text" };
         format.AcceptOnlyFromAmong("text", "json", "csv");
-        var output = new Option<FileInfo?>("--output", "-o") { Description = "Write the report to this file (replaced only once the report is complete) instead of standard output." };
+        var output = ExactFileNames.Require(new Option<FileInfo?>("--output", "-o") { Description = "Write the report to this file (replaced only once the report is complete) instead of standard output." });
         var sort = new Option<string>("--sort") { Description = "Group order: wasted (bytes a group wastes, largest first; the default), size (file size, largest first), count (most copies first) or path (first path); ties by first path.", DefaultValueFactory = _ => "wasted" };
         sort.AcceptOnlyFromAmong("wasted", "size", "count", "path");
         var summaryOnly = new Option<bool>("--summary") { Description = "Write the totals only, no groups (like jdupes -m)." };
         var folders = new Option<bool>("--folders") { Description = "Also find duplicate folders (whole subtrees equal: same names, same contents) and report each copied folder once; file groups then leave out the files inside the copies. Lists folders equal but for a few files too." };
         var ignoreNames = new Option<bool>("--folders-ignore-names") { Description = "With --folders: folders are equal when they hold the same multiset of file contents, whatever the names and layout (rmlint -D's default)." };
-        var cache = new Option<FileInfo?>("--cache") { Description = "Keep what the scan learns in this SQLite file (created if missing), so that a rescan reads only files whose stamp changed; results stay exact. A bad cache file is a warning, not an error." };
+        var cache = ExactFileNames.Require(new Option<FileInfo?>("--cache") { Description = "Keep what the scan learns in this SQLite file (created if missing), so that a rescan reads only files whose stamp changed; results stay exact. A bad cache file is a warning, not an error." });
         var catalog = new Option<string?>("--catalog") { Description = "Match the files with those of other machines in this PostgreSQL catalog (an Npgsql connection string, e.g. \"Host=db;Database=dedup;Username=dedup;Password=...\"): this scan replaces the machine's files there, and groups with files of other machines (as of their last scans, matched by size and SHA-256) are reported after the local ones." };
         var machine = new Option<string?>("--machine") { Description = "With --catalog: this machine's name in the catalog (default: the host name)." };
         var selection = new ScanSelection();

@@ -17,8 +17,8 @@ internal sealed class ActingCommand
     private readonly Option<string[]> _keep = new("--keep") { Description = "Which file stays: first-root, oldest, newest, shortest-path, path-order or prefix:FOLDER (repeatable; the first rule that decides wins; a group no rule decides is left alone; default first-root then path-order).", AllowMultipleArgumentsPerToken = false };
     private readonly Option<bool> _dryRun = new("--dry-run") { Description = "Print every planned operation and the bytes it would reclaim; change nothing." };
     private readonly Option<bool> _yes = new("--yes", "-y") { Description = "Do not ask for confirmation (required when standard input is not a terminal)." };
-    private readonly Option<FileInfo?> _fromReport = new("--from-report") { Description = "Act on the groups of a JSON report from 'dedup find --format json' (re-verified before acting) instead of scanning." };
-    private readonly Option<FileInfo?> _log = new("--log") { Description = "Append one JSON line per action to this file as each completes (an audit trail; enough to undo symbolic links)." };
+    private readonly Option<FileInfo?> _fromReport = ExactFileNames.Require(new Option<FileInfo?>("--from-report") { Description = "Act on the groups of a JSON report from 'dedup find --format json' (re-verified before acting) instead of scanning." });
+    private readonly Option<FileInfo?> _log = ExactFileNames.Require(new Option<FileInfo?>("--log") { Description = "Append one JSON line per action to this file as each completes (an audit trail; enough to undo symbolic links)." });
     private readonly Option<bool> _verbose = new("--verbose", "-v") { Description = "Print each action as it completes." };
     private readonly Option<bool> _folders = new("--folders") { Description = "Act on whole duplicate folders first (every file re-verified against the kept folder, nothing new in the folder), then on the remaining file groups; needs a scan (not --from-report)." };
     private readonly ScanSelection _selection = new();

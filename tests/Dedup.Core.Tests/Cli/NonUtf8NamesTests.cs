@@ -198,6 +198,28 @@ public sealed class NonUtf8NamesTests
         }
     }
 
+    [LinuxTheory]
+    [InlineData("find", "-o")]
+    [InlineData("find", "--cache")]
+    [InlineData("delete", "--log")]
+    [InlineData("delete", "--from-report")]
+    public async Task A_file_option_named_with_a_non_utf8_byte_is_refused_and_no_lossy_twin_is_written(string command, string option)
+    {
+        // .NET's file APIs would open "x\uFFFD" for the name "x\xFF": another file. The scan's own names may be anything.
+        using var tree = new TempTree();
+        tree.Write("d/a", DecoyContent);
+        tree.Write("d/b", DecoyContent);
+        const string Script = """exec "$2" "$3" "$4" "$5" "$1/x$(printf '\377')" --yes "$1/d" """;
+        var args = command == "find" ? new[] { "-c", Script.Replace(" --yes", string.Empty, StringComparison.Ordinal) } : new[] { "-c", Script };
+        var (exit, stdout, stderr) = await ProcessRunner.RunAsync("bash", [.. args, "bash", tree.Root, CliProcess.Dotnet, CliProcess.Dll, command, option]);
+
+        Assert.True(exit == 2, $"exit {exit}; stderr: {stderr}");
+        Assert.Contains("not UTF-8", stderr, StringComparison.Ordinal);
+        Assert.Equal(string.Empty, stdout.Trim());
+        Assert.Equal(["a", "b"], Directory.GetFiles(tree.PathOf("d")).Select(Path.GetFileName).Order(StringComparer.Ordinal));
+        Assert.Equal(["d"], Directory.GetFileSystemEntries(tree.Root).Select(Path.GetFileName));
+    }
+
     [LinuxFact]
     public void A_keep_rule_folder_named_with_a_non_utf8_byte_exists_and_its_lossy_twin_does_not_stand_in()
     {

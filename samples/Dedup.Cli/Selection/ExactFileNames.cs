@@ -1,0 +1,29 @@
+using System.CommandLine;
+
+namespace Dedup.Cli.Selection;
+
+/// <summary>
+/// Refuses a file option (<c>-o</c>, <c>--cache</c>, <c>--log</c>, <c>--from-report</c>) whose name has bytes that are
+/// not UTF-8: the command line keeps them exactly (<see cref="KernelArguments"/>), but .NET's file APIs would write
+/// U+FFFD in their place and open or replace another file. Scanned folders and files may have any name (#17).
+/// </summary>
+internal static class ExactFileNames
+{
+    public static T Require<T>(T option)
+        where T : Option
+    {
+        option.Validators.Add(result =>
+        {
+            foreach (var token in result.Tokens)
+            {
+                // KernelNames keeps a byte that is not UTF-8 as U+DC80 + byte: a lone surrogate no file API can encode.
+                if (token.Value.AsSpan().IndexOfAnyInRange('\uDC80', '\uDCFF') >= 0)
+                {
+                    result.AddError($"{option.Name}: the file name has bytes that are not UTF-8, which this option cannot open exactly; give a name that is UTF-8 (scanned folders may have any name)");
+                    return;
+                }
+            }
+        });
+        return option;
+    }
+}
