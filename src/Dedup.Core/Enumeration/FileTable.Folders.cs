@@ -24,6 +24,7 @@ internal sealed partial class FileTable
     {
         lock (_gate)
         {
+            ThrowIfSealed();
             _folders.Add(folder);
             // Folders added without a parent (files of a custom enumerator) leave gaps: they are roots here.
             while (_parents.Count < _folders.Count - 1)

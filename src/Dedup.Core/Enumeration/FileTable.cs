@@ -85,6 +85,7 @@ internal sealed unsafe partial class FileTable
     {
         lock (_gate)
         {
+            ThrowIfSealed();
             _folders.Add(folder);
             return _folders.Count - 1;
         }
@@ -92,9 +93,22 @@ internal sealed unsafe partial class FileTable
 
     public AbsolutePath GetFolder(int number)
     {
+        if (Volatile.Read(ref _sealed))
+        {
+            return _folders[number]; // no folder is added once sealed: every read of the compare stage goes without the lock
+        }
+
         lock (_gate)
         {
             return _folders[number];
+        }
+    }
+
+    private void ThrowIfSealed()
+    {
+        if (_sealed)
+        {
+            throw new InvalidOperationException("The table is sealed.");
         }
     }
 
@@ -223,11 +237,7 @@ internal sealed unsafe partial class FileTable
     {
         lock (_gate)
         {
-            if (_sealed)
-            {
-                throw new InvalidOperationException("The table is sealed.");
-            }
-
+            ThrowIfSealed();
             _blocks.Add(block);
             _counts.Add(count);
         }
