@@ -131,17 +131,55 @@ public sealed class PostgresCatalog : FileCatalog, IAsyncDisposable, IDisposable
 
     /// <summary>
     /// What a scan plugged in with <see cref="DuplicateFinderBuilder.UseCatalog"/> calls at its size barrier:
-    /// <see cref="ReplaceMachineFilesAsync"/>, then <see cref="GetFilesToHashAsync"/>.
+    /// <see cref="ReplaceMachineFilesAsync"/>, then the stamps of <see cref="GetFilesToHashAsync"/> (no paths: the scan
+    /// has them).
     /// </summary>
     /// <param name="machine">The machine's name.</param>
     /// <param name="files">Every file of the scan; enumerated once, streamed to the server.</param>
     /// <param name="cancellationToken">Cancels the replacement (rolled back: the previous scan stays) or the query.</param>
-    /// <returns>The files to hash.</returns>
+    /// <returns>The stamps of the files to hash, one per row (hard links repeat theirs).</returns>
     /// <exception cref="CatalogException">The server could not be reached or used.</exception>
-    public override async Task<IReadOnlyList<CatalogFile>> ReplaceFilesAsync(string machine, IEnumerable<CatalogFile> files, CancellationToken cancellationToken = default)
+    public override async Task<IReadOnlyList<FileStamp>> ReplaceFilesAsync(string machine, IEnumerable<CatalogFile> files, CancellationToken cancellationToken = default)
     {
         await ReplaceMachineFilesAsync(machine, files, cancellationToken).ConfigureAwait(false);
-        return await GetFilesToHashAsync(machine, cancellationToken).ConfigureAwait(false);
+        return await RunAsync<IReadOnlyList<FileStamp>>("querying files to hash", async (connection, token) =>
+        {
+            var stamps = new List<FileStamp>();
+            await using var command = Command(connection, SharedSizesSql + ToHashSql(Columns("f")), machine);
+            await using var reader = await command.ExecuteReaderAsync(token).ConfigureAwait(false);
+            while (await reader.ReadAsync(token).ConfigureAwait(false))
+            {
+                stamps.Add(ReadStamp(reader, 0));
+            }
+
+            return stamps;
+        }, cancellationToken).ConfigureAwait(false);
+    }
+
+    /// <summary>The stamps of a machine's files that have a digest stored, which a rescan keeps while a file's stamp is unchanged.</summary>
+    /// <param name="machine">The machine's name.</param>
+    /// <param name="cancellationToken">Cancels the query.</param>
+    /// <returns>The stamps; empty for a machine the catalog does not know.</returns>
+    /// <exception cref="CatalogException">The server could not be reached or used.</exception>
+    public override Task<IReadOnlyCollection<FileStamp>> GetDigestedFilesAsync(string machine, CancellationToken cancellationToken = default)
+    {
+        ValidateMachine(machine);
+        return RunAsync<IReadOnlyCollection<FileStamp>>("querying stored digests", async (connection, token) =>
+        {
+            var stamps = new HashSet<FileStamp>();
+            // A ctime of 0 is never trusted: the rescan drops such a digest.
+            await using var command = Command(
+                connection,
+                $"SELECT {Columns("d")} FROM dedup.digests d JOIN dedup.machines m ON m.id = d.machine_id WHERE m.name = $1 AND d.ctime_ns <> 0",
+                machine);
+            await using var reader = await command.ExecuteReaderAsync(token).ConfigureAwait(false);
+            while (await reader.ReadAsync(token).ConfigureAwait(false))
+            {
+                stamps.Add(ReadStamp(reader, 0));
+            }
+
+            return stamps;
+        }, cancellationToken);
     }
 
     /// <summary>
@@ -183,12 +221,7 @@ public sealed class PostgresCatalog : FileCatalog, IAsyncDisposable, IDisposable
             var files = new List<CatalogFile>();
             await using var command = Command(
                 connection,
-                SharedSizesSql + $"""
-                 SELECT {Columns("f")}, f.path
-                 FROM dedup.files f JOIN shared s ON s.size = f.size, me
-                 WHERE f.machine_id = me.id AND NOT EXISTS (
-                   SELECT 1 FROM dedup.digests d WHERE d.machine_id = me.id AND {SameStamp("d", "f")})
-                """,
+                SharedSizesSql + ToHashSql($"{Columns("f")}, f.path"),
                 machine);
             await using var reader = await command.ExecuteReaderAsync(token).ConfigureAwait(false);
             while (await reader.ReadAsync(token).ConfigureAwait(false))
@@ -338,6 +371,14 @@ public sealed class PostgresCatalog : FileCatalog, IAsyncDisposable, IDisposable
         shared AS (
           SELECT mine.size FROM mine, me
           WHERE mine.local OR EXISTS (SELECT 1 FROM dedup.files o WHERE o.size = mine.size AND o.machine_id <> me.id))
+        """;
+
+    /// <summary>After <see cref="SharedSizesSql"/>: the machine's rows of a shared size without a digest under their stamp.</summary>
+    private static string ToHashSql(string select) => $"""
+         SELECT {select}
+         FROM dedup.files f JOIN shared s ON s.size = f.size, me
+         WHERE f.machine_id = me.id AND NOT EXISTS (
+           SELECT 1 FROM dedup.digests d WHERE d.machine_id = me.id AND {SameStamp("d", "f")})
         """;
 
     /// <summary><see cref="FileColumns"/> qualified by <paramref name="alias"/>.</summary>

@@ -1,4 +1,3 @@
-using System.Security.Cryptography;
 using Dedup.Core.Caching;
 using Dedup.Core.Enumeration;
 using Dedup.Core.Paths;
@@ -8,15 +7,17 @@ using Dedup.Core.Scanning;
 namespace Dedup.Core.Catalog;
 
 /// <summary>
-/// One scan's use of its <see cref="FileCatalog"/>: every row of the table goes to the catalog at the size barrier
-/// (streamed, before unique sizes are dropped), the files it names are hashed with SHA-256 while the compare stage
-/// runs, and its groups that span machines are reported after the scan's own. A failure ends the catalog's part only.
+/// One scan's use of its <see cref="FileCatalog"/>: at the size barrier every row of the table goes to the catalog
+/// (streamed on its own connection while the compare stage runs) and the stamps already digested are fetched; the
+/// compare stage's whole-file reads give the SHA-256s of the files they read (<see cref="CatalogHasher"/>), the other
+/// files the catalog asks for are read and hashed beside it or after it, and the scan's groups that span machines are
+/// reported after its own. A failure ends the catalog's part only.
 /// </summary>
 internal sealed class CatalogSession(FileCatalog catalog, string machine, Action<string>? log)
 {
-    private const int ReadSize = 256 * 1024;
-
-    private List<ScannedFile> _toHash = [];
+    private readonly CatalogHasher _hasher = new();
+    private CatalogRows? _rows;
+    private Task<IReadOnlyList<FileStamp>>? _replace;
     private Exception? _error;
     private long _recorded;
     private long _hashed;
@@ -24,6 +25,9 @@ internal sealed class CatalogSession(FileCatalog catalog, string machine, Action
     private Dictionary<string, AbsolutePath?>? _folders;
 
     public string Machine => machine;
+
+    /// <summary>Given to the scan's reader: hashes the bytes the compare stage reads.</summary>
+    public IReadObserver Observer => _hasher;
 
     public CatalogStatistics Statistics => new()
     {
@@ -34,15 +38,19 @@ internal sealed class CatalogSession(FileCatalog catalog, string machine, Action
         Error = Volatile.Read(ref _error),
     };
 
-    /// <summary>At the size barrier: hands every row to the catalog and keeps the files it asks a digest for.</summary>
+    /// <summary>
+    /// At the size barrier: starts handing every row to the catalog (not awaited: the compare stage runs meanwhile) and
+    /// waits only for the stamps that have digests, so the compare stage's reads hash no file twice across scans.
+    /// </summary>
     public async Task ReplaceAsync(FileTable table, CancellationToken cancellationToken)
     {
-        table.Seal();
+        var rows = CatalogRows.Take(table);
+        _rows = rows;
+        // Its own task: the rows are made as the server takes them, off the barrier's thread.
+        _replace = Task.Run(() => catalog.ReplaceFilesAsync(machine, rows.Rows(), cancellationToken), cancellationToken);
         try
         {
-            var toHash = await catalog.ReplaceFilesAsync(machine, Rows(table), cancellationToken).ConfigureAwait(false);
-            Volatile.Write(ref _recorded, table.Count);
-            _toHash = Match(table, toHash);
+            _hasher.Start(await catalog.GetDigestedFilesAsync(machine, cancellationToken).ConfigureAwait(false));
         }
         catch (Exception error) when (error is not OperationCanceledException)
         {
@@ -50,23 +58,40 @@ internal sealed class CatalogSession(FileCatalog catalog, string machine, Action
         }
     }
 
-    /// <summary>Hashes the files asked for, records the digests and returns the groups that span machines (none after a failure).</summary>
+    /// <summary>
+    /// Once the rows are in: hashes the files asked for that the compare stage does not read (beside it), then, once
+    /// <paramref name="compare"/> ended, those it did not read whole; records the digests and returns the groups that
+    /// span machines (none after a failure).
+    /// </summary>
     /// <remarks>
     /// The hashing blocks on reads: it runs on the scan's <paramref name="threads"/> beside the compare stage, never on
     /// the host's thread pool (#13); only the catalog's own awaits leave them.
     /// </remarks>
-    public async Task<IReadOnlyList<DuplicateGroup>> FinishAsync(ScanState state, ScanThreads threads, CancellationToken cancellationToken)
+    public async Task<IReadOnlyList<DuplicateGroup>> FinishAsync(ScanState state, ScanThreads threads, Task compare, CancellationToken cancellationToken)
     {
-        if (Volatile.Read(ref _error) is not null)
-        {
-            return [];
-        }
-
         try
         {
-            List<CatalogDigest> digests = [];
-            await threads.RunAsync(() => digests = Hash(state, threads, cancellationToken)).ConfigureAwait(false);
-            _toHash = [];
+            if (Volatile.Read(ref _error) is not null || _replace is null || _rows is null)
+            {
+                await WaitQuietlyAsync(_replace).ConfigureAwait(false);
+                return [];
+            }
+
+            var asked = await _replace.ConfigureAwait(false);
+            Volatile.Write(ref _recorded, _rows.Recorded);
+            var (unique, shared) = _rows.Match(asked);
+            var digests = new List<CatalogDigest>(unique.Count + shared.Count);
+            await threads.RunAsync(() => Hash(state, threads, unique, digests, cancellationToken)).ConfigureAwait(false);
+
+            // Its failure is the scan's, observed by the scan: here only its end matters.
+            await Task.WhenAny(compare).ConfigureAwait(false);
+            cancellationToken.ThrowIfCancellationRequested();
+            var (read, readWhole) = _hasher.TakeDigests(state, cancellationToken);
+            digests.AddRange(read);
+            Interlocked.Add(ref _hashed, read.Count);
+            shared.RemoveAll(file => readWhole.Contains(file.Identity));
+            await threads.RunAsync(() => Hash(state, threads, shared, digests, cancellationToken)).ConfigureAwait(false);
+            _rows = null;
             if (digests.Count > 0)
             {
                 await catalog.RecordDigestsAsync(machine, digests, cancellationToken).ConfigureAwait(false);
@@ -96,6 +121,7 @@ internal sealed class CatalogSession(FileCatalog catalog, string machine, Action
     /// <summary>Notes why the catalog cannot be used; a failure caused by the scan's cancellation is the cancellation.</summary>
     private void Fail(Exception error, CancellationToken cancellationToken)
     {
+        _hasher.Stop();
         if (cancellationToken.IsCancellationRequested)
         {
             throw new OperationCanceledException("The scan was cancelled.", error, cancellationToken);
@@ -105,66 +131,27 @@ internal sealed class CatalogSession(FileCatalog catalog, string machine, Action
         log?.Invoke($"The file catalog could not be used; only this machine's groups are reported: {error.Message}");
     }
 
-    /// <summary>The table's rows as catalog files, made one at a time as the catalog reads them (nothing kept).</summary>
-    /// <remarks>
-    /// Paths are the kernel's bytes (<see cref="AbsolutePath.WriteUtf8(Span{byte}, ReadOnlySpan{byte})"/>); a path past
-    /// the buffer, or a name the table keeps as text, takes its exact bytes from the path's text. A name with no byte
-    /// form at all (an unpaired surrogate on Windows) is not recorded: a lossy path would name another file.
-    /// </remarks>
-    private static IEnumerable<CatalogFile> Rows(FileTable table)
+    private static async Task WaitQuietlyAsync(Task? task)
     {
-        var buffer = new byte[4096];
-        for (var i = 0; i < table.Count; i++)
+        if (task is not null)
         {
-            var row = table[i];
-            var name = table.Names.GetBytes(row.Name);
-            var length = name.IsEmpty ? -1 : table.GetFolder(row.Folder).WriteUtf8(buffer, name);
-            byte[]? path = length >= 0 ? buffer.AsSpan(0, length).ToArray()
-                : KernelNames.TryGetBytes(table.GetPath(i).ToString(), out var exact) ? exact
-                : null;
-            if (path is not null)
+            try
             {
-                yield return new CatalogFile(path, new FileStamp(row.Identity, row.Length, row.LastWriteTimeNs, row.ChangeTimeNs));
+                await task.ConfigureAwait(false);
+            }
+            catch (Exception)
+            {
+                // The catalog had already failed: this is the same failure, or a cancellation.
             }
         }
     }
 
-    /// <summary>The table's files the catalog asked a digest for, one per identity, while the rows are all still there.</summary>
-    private static List<ScannedFile> Match(FileTable table, IReadOnlyList<CatalogFile> asked)
+    /// <summary>SHA-256 of each whole file, on the scan's degree of parallelism; a file that changed meanwhile gets none.</summary>
+    private void Hash(ScanState state, ScanThreads threads, List<ScannedFile> files, List<CatalogDigest> digests, CancellationToken cancellationToken)
     {
-        var files = new List<ScannedFile>(asked.Count);
-        if (asked.Count == 0)
+        threads.ForEach(files, file =>
         {
-            return files;
-        }
-
-        var stamps = new Dictionary<FileIdentity, FileStamp>(asked.Count);
-        foreach (var file in asked)
-        {
-            stamps[file.Stamp.Identity] = file.Stamp;
-        }
-
-        for (var i = 0; i < table.Count && stamps.Count > 0; i++)
-        {
-            ref var row = ref table[i];
-            if (stamps.TryGetValue(row.Identity, out var stamp)
-                && stamp == new FileStamp(row.Identity, row.Length, row.LastWriteTimeNs, row.ChangeTimeNs))
-            {
-                stamps.Remove(row.Identity);
-                files.Add(new ScannedFile(in row, table.GetPath(i)));
-            }
-        }
-
-        return files;
-    }
-
-    /// <summary>SHA-256 of each whole file asked for, on the scan's degree of parallelism; a file that changed meanwhile gets none.</summary>
-    private List<CatalogDigest> Hash(ScanState state, ScanThreads threads, CancellationToken cancellationToken)
-    {
-        var digests = new List<CatalogDigest>(_toHash.Count);
-        threads.ForEach(_toHash, file =>
-        {
-            if (HashOne(state, file, cancellationToken) is { } sha)
+            if (CatalogHasher.HashOne(state, file, cancellationToken) is { } sha)
             {
                 lock (digests)
                 {
@@ -174,68 +161,6 @@ internal sealed class CatalogSession(FileCatalog catalog, string machine, Action
                 Interlocked.Increment(ref _hashed);
             }
         }, cancellationToken);
-        return digests;
-    }
-
-    private static byte[]? HashOne(ScanState state, ScannedFile file, CancellationToken cancellationToken)
-    {
-        var node = new FileNode(file);
-        // Most files fit one read: no read-ahead advice (a system call) for them.
-        var small = file.Length < ReadSize;
-        using var handle = state.Reader.TryOpen(file, small ? ReadHint.None : ReadHint.Sequential);
-        if (handle is null)
-        {
-            return null; // reported by the reader
-        }
-
-        var buffer = state.Options.Buffers.Rent(ReadSize);
-        try
-        {
-            byte[] sha;
-            long offset;
-            if (small)
-            {
-                // One read past the listed length tells a file that grew; one-shot hashing allocates no hash object.
-                offset = state.Reader.ReadFull(handle, buffer.AsSpan(0, ReadSize), 0);
-                sha = Sha256(buffer, (int)offset);
-            }
-            else
-            {
-                using var incremental = IncrementalHash.CreateHash(HashAlgorithmName.SHA256);
-                offset = 0;
-                int read;
-                while ((read = state.Reader.ReadFull(handle, buffer.AsSpan(0, ReadSize), offset)) > 0)
-                {
-                    cancellationToken.ThrowIfCancellationRequested();
-                    incremental.AppendData(buffer, 0, read);
-                    offset += read;
-                }
-
-                sha = incremental.GetHashAndReset();
-            }
-
-            // The digest is stored under the listed stamp: only while the file still has it, and all its bytes were read.
-            return offset == file.Length && state.Reader.IsUnchanged(node, handle) ? sha : null;
-        }
-        catch (IOException error)
-        {
-            state.ReportError(file.Path.ToString(), ScanErrorKind.IOError, error.Message);
-            return null;
-        }
-        finally
-        {
-            state.Options.Buffers.Return(buffer);
-        }
-    }
-
-    private static byte[] Sha256(byte[] buffer, int length)
-    {
-#if NET
-        return SHA256.HashData(buffer.AsSpan(0, length));
-#else
-        using var sha = SHA256.Create();
-        return sha.ComputeHash(buffer, 0, length);
-#endif
     }
 
     /// <summary>A catalog group as a scan reports it, or <see langword="null"/> when all its files are this machine's (those are byte-verified locally).</summary>

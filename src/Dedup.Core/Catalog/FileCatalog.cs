@@ -1,3 +1,5 @@
+using Dedup.Core.Caching;
+
 namespace Dedup.Core.Catalog;
 
 /// <summary>
@@ -7,9 +9,11 @@ namespace Dedup.Core.Catalog;
 /// Dedup.Core.PostgreSql package.
 /// </summary>
 /// <remarks>
-/// <para>A scan calls, in order and once each: <see cref="ReplaceFilesAsync"/> at its size barrier with every file it
-/// enumerated (unique sizes included), then <see cref="RecordDigestsAsync"/> with the SHA-256 of the files the
-/// catalog named, then <see cref="FindGroupsAcrossMachinesAsync"/> once its own groups are found. Files of different machines are
+/// <para>A scan calls, once each: at its size barrier <see cref="ReplaceFilesAsync"/> with every file it enumerated
+/// (unique sizes included) and, at the same time, <see cref="GetDigestedFilesAsync"/>; it compares its files while the
+/// replacement runs, computing the SHA-256 of those it reads whole that have no digest yet from the same bytes. Then
+/// <see cref="RecordDigestsAsync"/> with the SHA-256 of the files the catalog named, then
+/// <see cref="FindGroupsAcrossMachinesAsync"/> once its own groups are found. Files of different machines are
 /// matched by size and SHA-256 (a digest no client can craft a collision for), never byte by byte.</para>
 /// <para>Any exception these throw (other than <see cref="OperationCanceledException"/>) ends the scan's use of the
 /// catalog: the scan still reports its own byte-verified groups, and the failure is in
@@ -25,8 +29,18 @@ public abstract class FileCatalog
     /// <param name="machine">The scanning machine's name.</param>
     /// <param name="files">Every file of the scan; enumerated once (made as they are read, so stream them).</param>
     /// <param name="cancellationToken">Cancels the replacement.</param>
-    /// <returns>The files to hash.</returns>
-    public abstract Task<IReadOnlyList<CatalogFile>> ReplaceFilesAsync(string machine, IEnumerable<CatalogFile> files, CancellationToken cancellationToken = default);
+    /// <returns>The stamps of the files to hash (one per file or per name of it; the scan hashes each identity once).</returns>
+    public abstract Task<IReadOnlyList<FileStamp>> ReplaceFilesAsync(string machine, IEnumerable<CatalogFile> files, CancellationToken cancellationToken = default);
+
+    /// <summary>
+    /// The stamps of <paramref name="machine"/>'s files that have a digest stored (from its previous scans): a file
+    /// that still has one of these stamps needs no new SHA-256. Called at the size barrier, beside
+    /// <see cref="ReplaceFilesAsync"/>, before the scan reads any file.
+    /// </summary>
+    /// <param name="machine">The scanning machine's name.</param>
+    /// <param name="cancellationToken">Cancels the query.</param>
+    /// <returns>The stamps; empty for a machine the catalog does not know.</returns>
+    public abstract Task<IReadOnlyCollection<FileStamp>> GetDigestedFilesAsync(string machine, CancellationToken cancellationToken = default);
 
     /// <summary>Stores the SHA-256 of files of <paramref name="machine"/>, each under the stamp the file had when it was read.</summary>
     /// <param name="machine">The scanning machine's name.</param>
