@@ -164,47 +164,69 @@ internal sealed class CatalogSession(FileCatalog catalog, string machine, Action
     }
 
     /// <summary>A catalog group as a scan reports it, or <see langword="null"/> when all its files are this machine's (those are byte-verified locally).</summary>
+    /// <remarks>
+    /// One pass over the files (sorted by machine, then path), no LINQ: a fleet's group read holds a group for nearly
+    /// every file. Names of one file (machine and identity) are folded as hard links.
+    /// </remarks>
     private DuplicateGroup? ToGroup(CatalogGroup group)
     {
-        if (!group.SpansMachines)
+        var matches = group.Files;
+        var others = false;
+        for (var i = 0; i < matches.Count && !others; i++)
+        {
+            others = !string.Equals(matches[i].Machine, machine, StringComparison.Ordinal);
+        }
+
+        if (!others || matches.Count < 2)
         {
             return null;
         }
 
-        // One entry per file (machine and identity), its names folded as hard links.
-        var files = new List<DuplicateFile>();
         var folders = _folders ??= new Dictionary<string, AbsolutePath?>(StringComparer.Ordinal);
-        foreach (var same in group.Files.GroupBy(file => (file.Machine, file.Stamp.Identity)))
+        var files = new List<(CatalogMatch First, List<AbsolutePath> Names)>(matches.Count);
+        foreach (var match in matches)
         {
-            var names = new List<AbsolutePath>();
-            foreach (var match in same)
-            {
-                if (TryParse(match.Path.Span, folders) is { } path)
-                {
-                    names.Add(path);
-                }
-            }
-
-            if (names.Count == 0)
+            if (TryParse(match.Path.Span, folders) is not { } path)
             {
                 continue;
             }
 
-            names.Sort();
-            var stamp = same.First().Stamp;
-            files.Add(new DuplicateFile(names[0], names.GetRange(1, names.Count - 1), stamp.Identity, stamp.Length, names.Count, FileTable.ToDateTime(stamp.LastWriteTimeNs))
+            var same = -1;
+            for (var k = files.Count - 1; k >= 0 && same < 0 && string.Equals(files[k].First.Machine, match.Machine, StringComparison.Ordinal); k--)
             {
-                LastChangeTimeUtc = stamp.ChangeTimeNs == 0 ? DateTime.MinValue : FileTable.ToDateTime(stamp.ChangeTimeNs),
-                Machine = same.Key.Machine,
-            });
+                same = files[k].First.Stamp.Identity == match.Stamp.Identity ? k : -1;
+            }
+
+            if (same >= 0)
+            {
+                files[same].Names.Add(path);
+            }
+            else
+            {
+                files.Add((match, [path]));
+            }
         }
 
-        if (files.Count < 2 || files.All(file => file.Machine == machine))
+        var reported = new List<DuplicateFile>(files.Count);
+        var ownOnly = true;
+        foreach (var (first, names) in files)
+        {
+            names.Sort();
+            var stamp = first.Stamp;
+            reported.Add(new DuplicateFile(names[0], names.GetRange(1, names.Count - 1), stamp.Identity, stamp.Length, names.Count, FileTable.ToDateTime(stamp.LastWriteTimeNs))
+            {
+                LastChangeTimeUtc = stamp.ChangeTimeNs == 0 ? DateTime.MinValue : FileTable.ToDateTime(stamp.ChangeTimeNs),
+                Machine = first.Machine,
+            });
+            ownOnly &= string.Equals(first.Machine, machine, StringComparison.Ordinal);
+        }
+
+        if (reported.Count < 2 || ownOnly)
         {
             return null;
         }
 
-        files.Sort(static (a, b) =>
+        reported.Sort(static (a, b) =>
         {
             var byPath = a.Path.CompareTo(b.Path);
             return byPath != 0 ? byPath : string.CompareOrdinal(a.Machine, b.Machine);
@@ -212,7 +234,7 @@ internal sealed class CatalogSession(FileCatalog catalog, string machine, Action
 
         // No roots: the files of other machines are not this machine's to act on (acting on a group without a root
         // holding its files is refused).
-        return new DuplicateGroup(group.Length, files, verifiedByBytes: false) { Sha256 = group.Sha256 };
+        return new DuplicateGroup(group.Length, reported, verifiedByBytes: false) { Sha256 = group.Sha256 };
     }
 
     /// <summary>
