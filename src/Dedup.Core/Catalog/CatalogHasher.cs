@@ -65,26 +65,38 @@ internal sealed class CatalogHasher : IReadObserver
     /// check them after their last read), and the identities of every file it read whole (changed ones included: they
     /// are not read again); frees what is left of the others.
     /// </summary>
-    public (List<CatalogDigest> Digests, HashSet<FileIdentity> ReadWhole) TakeDigests(ScanState state, CancellationToken cancellationToken)
+    public (List<CatalogDigest> Digests, HashSet<FileIdentity> ReadWhole) TakeDigests(ScanState state, ScanThreads threads, CancellationToken cancellationToken)
     {
-        var digests = new List<CatalogDigest>(_progress.Count);
+        var done = new List<(FileNode Node, byte[] Sha)>(_progress.Count);
         var readWhole = new HashSet<FileIdentity>();
         foreach (var entry in _progress)
         {
-            cancellationToken.ThrowIfCancellationRequested();
             var (node, progress) = (entry.Key, entry.Value);
             progress.Dispose();
             if (progress.Sha is { } sha)
             {
                 readWhole.Add(node.Primary.Identity);
-                if (!node.Dropped && StillListed(state, node, handle: null, checkedBefore: true))
+                if (!node.Dropped)
                 {
-                    digests.Add(new CatalogDigest(node.Stamp, sha));
+                    done.Add((node, sha));
                 }
             }
         }
 
         _progress.Clear();
+
+        // The checks of files no group check looked at are a stat each, by path: spread over the scan's threads.
+        var digests = new List<CatalogDigest>(done.Count);
+        threads.ForEach(done, file =>
+        {
+            if (StillListed(state, file.Node, handle: null, checkedBefore: true))
+            {
+                lock (digests)
+                {
+                    digests.Add(new CatalogDigest(file.Node.Stamp, file.Sha));
+                }
+            }
+        }, cancellationToken);
         return (digests, readWhole);
     }
 

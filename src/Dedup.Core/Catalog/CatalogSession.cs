@@ -86,7 +86,9 @@ internal sealed class CatalogSession(FileCatalog catalog, string machine, Action
             // Its failure is the scan's, observed by the scan: here only its end matters.
             await Task.WhenAny(compare).ConfigureAwait(false);
             cancellationToken.ThrowIfCancellationRequested();
-            var (read, readWhole) = _hasher.TakeDigests(state, cancellationToken);
+            (List<CatalogDigest> Digests, HashSet<FileIdentity> ReadWhole) taken = ([], []);
+            await threads.RunAsync(() => taken = _hasher.TakeDigests(state, threads, cancellationToken)).ConfigureAwait(false);
+            var (read, readWhole) = taken;
             digests.AddRange(read);
             Interlocked.Add(ref _hashed, read.Count);
             shared.RemoveAll(file => readWhole.Contains(file.Identity));
