@@ -70,8 +70,8 @@ public sealed class PostgresCatalog : FileCatalog, IAsyncDisposable, IDisposable
 
         _errors = new CatalogErrors(builder.Host, builder.Port, builder.Database ?? builder.Username, builder.Password);
         // The slim builder: no reflection-based type mappings, so NativeAOT builds (the CLI) publish without warnings.
-        // TLS stays available for connection strings that ask for it.
-        _dataSource = new NpgsqlSlimDataSourceBuilder(builder.ConnectionString).EnableTransportSecurity().Build();
+        // TLS stays available for connection strings that ask for it; arrays carry the sizes a scan asks about.
+        _dataSource = new NpgsqlSlimDataSourceBuilder(builder.ConnectionString).EnableTransportSecurity().EnableArrays().Build();
     }
 
     /// <summary>The command timeout used when the connection string leaves Npgsql's default (30 s), in seconds.</summary>
@@ -130,30 +130,48 @@ public sealed class PostgresCatalog : FileCatalog, IAsyncDisposable, IDisposable
     }
 
     /// <summary>
-    /// What a scan plugged in with <see cref="DuplicateFinderBuilder.UseCatalog"/> calls at its size barrier:
-    /// <see cref="ReplaceMachineFilesAsync"/>, then the stamps of <see cref="GetFilesToHashAsync"/> (no paths: the scan
-    /// has them).
+    /// What a scan plugged in with <see cref="DuplicateFinderBuilder.UseCatalog"/> calls at its size barrier, while it
+    /// compares its files: <see cref="ReplaceMachineFilesAsync"/>.
     /// </summary>
     /// <param name="machine">The machine's name.</param>
     /// <param name="files">Every file of the scan; enumerated once, streamed to the server.</param>
-    /// <param name="cancellationToken">Cancels the replacement (rolled back: the previous scan stays) or the query.</param>
-    /// <returns>The stamps of the files to hash, one per row (hard links repeat theirs).</returns>
+    /// <param name="cancellationToken">Cancels the replacement (rolled back: the previous scan stays).</param>
+    /// <returns>How many rows were stored.</returns>
     /// <exception cref="CatalogException">The server could not be reached or used.</exception>
-    public override async Task<IReadOnlyList<FileStamp>> ReplaceFilesAsync(string machine, IEnumerable<CatalogFile> files, CancellationToken cancellationToken = default)
+    public override async Task<long> ReplaceFilesAsync(string machine, IEnumerable<CatalogFile> files, CancellationToken cancellationToken = default) =>
+        (await ReplaceMachineFilesAsync(machine, files, cancellationToken).ConfigureAwait(false)).Files;
+
+    /// <summary>Which of <paramref name="sizes"/> a file of another machine than <paramref name="machine"/> has.</summary>
+    /// <param name="machine">The machine's name (need not be known to the catalog).</param>
+    /// <param name="sizes">File sizes in bytes.</param>
+    /// <param name="cancellationToken">Cancels the query.</param>
+    /// <returns>The sizes other machines have, each once.</returns>
+    /// <exception cref="CatalogException">The server could not be reached or used.</exception>
+    public override Task<IReadOnlyCollection<long>> GetSizesOnOtherMachinesAsync(string machine, IReadOnlyCollection<long> sizes, CancellationToken cancellationToken = default)
     {
-        await ReplaceMachineFilesAsync(machine, files, cancellationToken).ConfigureAwait(false);
-        return await RunAsync<IReadOnlyList<FileStamp>>("querying files to hash", async (connection, token) =>
+        ValidateMachine(machine);
+        ArgumentNullException.ThrowIfNull(sizes);
+        return RunAsync<IReadOnlyCollection<long>>("querying sizes of other machines", async (connection, token) =>
         {
-            var stamps = new List<FileStamp>();
-            await using var command = Command(connection, SharedSizesSql + ToHashSql(Columns("f")), machine);
+            var shared = new HashSet<long>();
+            // One array parameter, answered by the size index; ids start at 1, so 0 stands for a machine not known yet.
+            await using var command = Command(
+                connection,
+                """
+                SELECT s.size FROM unnest($2::bigint[]) AS s(size)
+                WHERE EXISTS (SELECT 1 FROM dedup.files o WHERE o.size = s.size
+                  AND o.machine_id <> coalesce((SELECT id FROM dedup.machines WHERE name = $1), 0))
+                """,
+                machine,
+                sizes.Distinct().ToArray());
             await using var reader = await command.ExecuteReaderAsync(token).ConfigureAwait(false);
             while (await reader.ReadAsync(token).ConfigureAwait(false))
             {
-                stamps.Add(ReadStamp(reader, 0));
+                shared.Add(reader.GetInt64(0));
             }
 
-            return stamps;
-        }, cancellationToken).ConfigureAwait(false);
+            return shared;
+        }, cancellationToken);
     }
 
     /// <summary>The stamps of a machine's files that have a digest stored, which a rescan keeps while a file's stamp is unchanged.</summary>

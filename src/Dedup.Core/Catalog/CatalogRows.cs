@@ -14,6 +14,7 @@ internal sealed class CatalogRows
 {
     private readonly FileTable _table;
     private readonly FileRow[] _rows;
+    private HashSet<long>? _shared;
     private long _recorded;
 
     private CatalogRows(FileTable table, FileRow[] rows)
@@ -63,45 +64,66 @@ internal sealed class CatalogRows
         }
     }
 
-    /// <summary>
-    /// The files with the stamps the catalog asked a digest for, one per identity, split into those of a size no other
-    /// file of this scan has (the compare stage never reads them: they can be hashed at once) and the others.
-    /// </summary>
-    public (List<ScannedFile> Unique, List<ScannedFile> Shared) Match(IReadOnlyList<FileStamp> asked)
+    /// <summary>Sizes only one file (identity) of this scan has: the compare stage never reads those files.</summary>
+    public List<long> UniqueSizes()
     {
-        var unique = new List<ScannedFile>();
-        var shared = new List<ScannedFile>();
-        if (asked.Count == 0)
+        var shared = LocallySharedSizes();
+        var unique = new HashSet<long>();
+        foreach (ref readonly var row in _rows.AsSpan())
         {
-            return (unique, shared);
-        }
-
-        var stamps = new Dictionary<FileIdentity, FileStamp>(asked.Count);
-        foreach (var stamp in asked)
-        {
-            stamps[stamp.Identity] = stamp;
-        }
-
-        var sizes = LocallySharedSizes();
-        for (var i = 0; i < _rows.Length && stamps.Count > 0; i++)
-        {
-            ref var row = ref _rows[i];
-            if (stamps.TryGetValue(row.Identity, out var stamp) && stamp == StampOf(in row))
+            if (!shared.Contains(row.Length))
             {
-                stamps.Remove(row.Identity);
-                (sizes.Contains(row.Length) ? shared : unique).Add(new ScannedFile(in row, PathOf(in row)));
+                unique.Add(row.Length);
             }
         }
 
-        return (unique, shared);
+        return [.. unique];
     }
+
+    /// <summary>
+    /// The files that need a SHA-256 (one per identity, without a digest stored under their stamp, the
+    /// <paramref name="known"/>) among those of a size no other file of this scan has (<paramref name="uniqueShared"/>
+    /// = those sizes another machine has), or, with <paramref name="uniqueShared"/> <see langword="null"/>, among those
+    /// of a size another file of this scan has, but the <paramref name="readWhole"/> ones (the compare stage's reads
+    /// hashed them).
+    /// </summary>
+    public List<ScannedFile> ToHash(IReadOnlyCollection<FileStamp> known, IReadOnlyCollection<long>? uniqueShared, HashSet<FileIdentity>? readWhole)
+    {
+        var files = new List<ScannedFile>();
+        var shared = LocallySharedSizes();
+        var remote = uniqueShared is null ? null : new HashSet<long>(uniqueShared);
+        if (remote is { Count: 0 })
+        {
+            return files;
+        }
+
+        var seen = new HashSet<FileIdentity>();
+        for (var i = 0; i < _rows.Length; i++)
+        {
+            ref var row = ref _rows[i];
+            var wanted = remote is null
+                ? shared.Contains(row.Length) && !(readWhole?.Contains(row.Identity) ?? false)
+                : remote.Contains(row.Length) && !shared.Contains(row.Length);
+            if (wanted && !Contains(known, StampOf(in row)) && seen.Add(row.Identity))
+            {
+                files.Add(new ScannedFile(in row, PathOf(in row)));
+            }
+        }
+
+        return files;
+    }
+
+    private static bool Contains(IReadOnlyCollection<FileStamp> known, FileStamp stamp) =>
+        known is HashSet<FileStamp> set ? set.Contains(stamp) : known.Count > 0 && known.Contains(stamp);
 
     private static FileStamp StampOf(in FileRow row) => new(row.Identity, row.Length, row.LastWriteTimeNs, row.ChangeTimeNs);
 
     private AbsolutePath PathOf(in FileRow row) => _table.GetFolder(row.Folder).Child(_table.Names.GetString(row.Name));
 
     /// <summary>Sizes with two or more distinct files (identities) in this scan: the sizes the compare stage reads.</summary>
-    private HashSet<long> LocallySharedSizes()
+    private HashSet<long> LocallySharedSizes() => _shared ??= FindSharedSizes();
+
+    private HashSet<long> FindSharedSizes()
     {
         var first = new Dictionary<long, FileIdentity>();
         var shared = new HashSet<long>();

@@ -8,16 +8,19 @@ namespace Dedup.Core.Catalog;
 
 /// <summary>
 /// One scan's use of its <see cref="FileCatalog"/>: at the size barrier every row of the table goes to the catalog
-/// (streamed on its own connection while the compare stage runs) and the stamps already digested are fetched; the
-/// compare stage's whole-file reads give the SHA-256s of the files they read (<see cref="CatalogHasher"/>), the other
-/// files the catalog asks for are read and hashed beside it or after it, and the scan's groups that span machines are
+/// (streamed on its own connection while the compare stage runs), and the stamps already digested and the sizes of
+/// other machines are fetched, which tell the files that need a SHA-256. The compare stage's whole-file reads give the
+/// SHA-256s of the files they read (<see cref="CatalogHasher"/>); files of a size only another machine shares are read
+/// and hashed beside it, those the compare did not read whole after it; the scan's groups that span machines are
 /// reported after its own. A failure ends the catalog's part only.
 /// </summary>
 internal sealed class CatalogSession(FileCatalog catalog, string machine, Action<string>? log)
 {
     private readonly CatalogHasher _hasher = new();
     private CatalogRows? _rows;
-    private Task<IReadOnlyList<FileStamp>>? _replace;
+    private Task<long>? _replace;
+    private IReadOnlyCollection<FileStamp> _known = [];
+    private IReadOnlyCollection<long> _uniqueShared = [];
     private Exception? _error;
     private long _recorded;
     private long _hashed;
@@ -40,7 +43,8 @@ internal sealed class CatalogSession(FileCatalog catalog, string machine, Action
 
     /// <summary>
     /// At the size barrier: starts handing every row to the catalog (not awaited: the compare stage runs meanwhile) and
-    /// waits only for the stamps that have digests, so the compare stage's reads hash no file twice across scans.
+    /// waits only for the two small answers that say which files need a SHA-256, so the compare stage's reads hash
+    /// exactly those.
     /// </summary>
     public async Task ReplaceAsync(FileTable table, CancellationToken cancellationToken)
     {
@@ -50,7 +54,14 @@ internal sealed class CatalogSession(FileCatalog catalog, string machine, Action
         _replace = Task.Run(() => catalog.ReplaceFilesAsync(machine, rows.Rows(), cancellationToken), cancellationToken);
         try
         {
-            _hasher.Start(await catalog.GetDigestedFilesAsync(machine, cancellationToken).ConfigureAwait(false));
+            var known = catalog.GetDigestedFilesAsync(machine, cancellationToken);
+            var uniqueSizes = rows.UniqueSizes();
+            var uniqueShared = uniqueSizes.Count == 0
+                ? Task.FromResult<IReadOnlyCollection<long>>([])
+                : catalog.GetSizesOnOtherMachinesAsync(machine, uniqueSizes, cancellationToken);
+            await Task.WhenAll(known, uniqueShared).ConfigureAwait(false);
+            (_known, _uniqueShared) = (known.Result, uniqueShared.Result);
+            _hasher.Start(_known);
         }
         catch (Exception error) when (error is not OperationCanceledException)
         {
@@ -59,9 +70,9 @@ internal sealed class CatalogSession(FileCatalog catalog, string machine, Action
     }
 
     /// <summary>
-    /// Once the rows are in: hashes the files asked for that the compare stage does not read (beside it), then, once
-    /// <paramref name="compare"/> ended, those it did not read whole; records the digests and returns the groups that
-    /// span machines (none after a failure).
+    /// Hashes the files of a size only another machine shares (beside the compare stage), then, once
+    /// <paramref name="compare"/> ended, those it did not read whole; records the digests once the rows are in and
+    /// returns the groups that span machines (none after a failure).
     /// </summary>
     /// <remarks>
     /// The hashing blocks on reads: it runs on the scan's <paramref name="threads"/> beside the compare stage, never on
@@ -71,16 +82,14 @@ internal sealed class CatalogSession(FileCatalog catalog, string machine, Action
     {
         try
         {
-            if (Volatile.Read(ref _error) is not null || _replace is null || _rows is null)
+            if (Volatile.Read(ref _error) is not null || _replace is null || _rows is not { } rows)
             {
                 await WaitQuietlyAsync(_replace).ConfigureAwait(false);
                 return [];
             }
 
-            var asked = await _replace.ConfigureAwait(false);
-            Volatile.Write(ref _recorded, _rows.Recorded);
-            var (unique, shared) = _rows.Match(asked);
-            var digests = new List<CatalogDigest>(unique.Count + shared.Count);
+            var digests = new List<CatalogDigest>();
+            var unique = rows.ToHash(_known, _uniqueShared, readWhole: null);
             await threads.RunAsync(() => Hash(state, threads, unique, digests, cancellationToken)).ConfigureAwait(false);
 
             // Its failure is the scan's, observed by the scan: here only its end matters.
@@ -88,12 +97,15 @@ internal sealed class CatalogSession(FileCatalog catalog, string machine, Action
             cancellationToken.ThrowIfCancellationRequested();
             (List<CatalogDigest> Digests, HashSet<FileIdentity> ReadWhole) taken = ([], []);
             await threads.RunAsync(() => taken = _hasher.TakeDigests(state, threads, cancellationToken)).ConfigureAwait(false);
-            var (read, readWhole) = taken;
-            digests.AddRange(read);
-            Interlocked.Add(ref _hashed, read.Count);
-            shared.RemoveAll(file => readWhole.Contains(file.Identity));
-            await threads.RunAsync(() => Hash(state, threads, shared, digests, cancellationToken)).ConfigureAwait(false);
+            digests.AddRange(taken.Digests);
+            Interlocked.Add(ref _hashed, taken.Digests.Count);
+            var leftovers = rows.ToHash(_known, uniqueShared: null, taken.ReadWhole);
+            await threads.RunAsync(() => Hash(state, threads, leftovers, digests, cancellationToken)).ConfigureAwait(false);
+            _known = [];
             _rows = null;
+
+            await _replace.ConfigureAwait(false);
+            Volatile.Write(ref _recorded, rows.Recorded);
             if (digests.Count > 0)
             {
                 await catalog.RecordDigestsAsync(machine, digests, cancellationToken).ConfigureAwait(false);
@@ -115,6 +127,7 @@ internal sealed class CatalogSession(FileCatalog catalog, string machine, Action
         }
         catch (Exception error) when (error is not OperationCanceledException)
         {
+            await WaitQuietlyAsync(_replace).ConfigureAwait(false);
             Fail(error, cancellationToken);
             return [];
         }

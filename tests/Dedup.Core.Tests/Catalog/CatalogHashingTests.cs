@@ -75,6 +75,19 @@ public sealed class CatalogHashingTests(PostgresFixture postgres)
         Assert.Empty(betaGroups);
     }
 
+    [PostgresFact]
+    public async Task Sizes_on_other_machines_leave_out_the_asking_machines_own_and_answer_a_machine_not_known_yet()
+    {
+        await using var catalog = postgres.NewCatalog("sizes");
+        await catalog.ReplaceMachineFilesAsync("alpha", [CatalogData.File("/a/1", 100, 1), CatalogData.File("/a/2", 200, 2)]);
+        await catalog.ReplaceMachineFilesAsync("beta", [CatalogData.File("/b/1", 200, 1), CatalogData.File("/b/2", 300, 2)]);
+
+        Assert.Equal([200L], (await catalog.GetSizesOnOtherMachinesAsync("alpha", [100, 200, 400])).Order());
+        Assert.Equal([100L, 200L], (await catalog.GetSizesOnOtherMachinesAsync("beta", [200, 300, 300, 100])).Order()); // 300 is its own
+        Assert.Equal([100L, 200L, 300L], (await catalog.GetSizesOnOtherMachinesAsync("gamma", [100, 200, 300, 500])).Order());
+        Assert.Empty(await catalog.GetSizesOnOtherMachinesAsync("alpha", []));
+    }
+
     private static async Task<(List<DuplicateGroup> Groups, Reporting.ScanSummary Summary)> ScanAsync(FileCatalog catalog, string machine, TempTree tree)
     {
         var scan = new DuplicateFinderBuilder().AddRoot(tree.Root).UseCatalog(catalog, machine).Build().FindAsync();
@@ -92,7 +105,7 @@ public sealed class CatalogHashingTests(PostgresFixture postgres)
     {
         public bool Rewritten { get; private set; }
 
-        public override Task<IReadOnlyList<Core.Caching.FileStamp>> ReplaceFilesAsync(string machine, IEnumerable<CatalogFile> files, CancellationToken cancellationToken = default) =>
+        public override Task<long> ReplaceFilesAsync(string machine, IEnumerable<CatalogFile> files, CancellationToken cancellationToken = default) =>
             store.ReplaceFilesAsync(machine, files, cancellationToken);
 
         public override async Task<IReadOnlyCollection<Core.Caching.FileStamp>> GetDigestedFilesAsync(string machine, CancellationToken cancellationToken = default)
@@ -104,6 +117,9 @@ public sealed class CatalogHashingTests(PostgresFixture postgres)
             Rewritten = true;
             return await store.GetDigestedFilesAsync(machine, cancellationToken);
         }
+
+        public override Task<IReadOnlyCollection<long>> GetSizesOnOtherMachinesAsync(string machine, IReadOnlyCollection<long> sizes, CancellationToken cancellationToken = default) =>
+            store.GetSizesOnOtherMachinesAsync(machine, sizes, cancellationToken);
 
         public override Task<long> RecordDigestsAsync(string machine, IEnumerable<CatalogDigest> digests, CancellationToken cancellationToken = default) =>
             store.RecordDigestsAsync(machine, digests, cancellationToken);
