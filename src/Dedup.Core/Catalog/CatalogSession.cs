@@ -100,6 +100,13 @@ internal sealed class CatalogSession(FileCatalog catalog, string machine, Action
             digests.AddRange(taken.Digests);
             Interlocked.Add(ref _hashed, taken.Digests.Count);
             var leftovers = rows.ToHash(_known, uniqueShared: null, taken.ReadWhole);
+            if (state.Errors.Count > 0)
+            {
+                // A file the compare stage could not read is reported once: the catalog does not try it again.
+                var failed = new HashSet<string>(state.Errors.ToArray().Select(error => error.Path), StringComparer.Ordinal);
+                leftovers.RemoveAll(file => failed.Contains(file.Path.ToString()));
+            }
+
             await threads.RunAsync(() => Hash(state, threads, leftovers, digests, cancellationToken)).ConfigureAwait(false);
             _known = [];
             _rows = null;

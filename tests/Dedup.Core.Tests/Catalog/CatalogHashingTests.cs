@@ -76,6 +76,24 @@ public sealed class CatalogHashingTests(PostgresFixture postgres)
     }
 
     [PostgresFact]
+    public async Task A_file_gone_after_the_listing_is_one_error_not_one_per_read()
+    {
+        await using var store = postgres.NewCatalog("vanished");
+        using var alpha = new TempTree();
+        alpha.Write("a.bin", Large);
+        var gone = alpha.Write("b.bin", Large);
+
+        // Deleted at the barrier: the compare stage fails to open it (reported); the catalog must not try again.
+        var (groups, summary) = await ScanAsync(new RewriteAtBarrier(store, gone, content: null), "alpha", alpha);
+
+        Assert.Empty(groups);
+        Assert.Null(summary.Catalog!.Error);
+        var error = Assert.Single(summary.Errors);
+        Assert.Equal(gone, error.Path);
+        Assert.Equal(1, summary.Catalog.FilesHashed); // a.bin, by a read of its own (its twin dropped out)
+    }
+
+    [PostgresFact]
     public async Task Sizes_on_other_machines_leave_out_the_asking_machines_own_and_answer_a_machine_not_known_yet()
     {
         await using var catalog = postgres.NewCatalog("sizes");
@@ -101,7 +119,8 @@ public sealed class CatalogHashingTests(PostgresFixture postgres)
     }
 
     /// <summary>The real catalog; when the scan asks for its stored digests (at its size barrier, before it reads any file), one file is rewritten.</summary>
-    private sealed class RewriteAtBarrier(PostgresCatalog store, string path, byte[] content) : FileCatalog
+    /// <remarks>With no content the file is deleted.</remarks>
+    private sealed class RewriteAtBarrier(PostgresCatalog store, string path, byte[]? content) : FileCatalog
     {
         public bool Rewritten { get; private set; }
 
@@ -110,6 +129,13 @@ public sealed class CatalogHashingTests(PostgresFixture postgres)
 
         public override async Task<IReadOnlyCollection<Core.Caching.FileStamp>> GetDigestedFilesAsync(string machine, CancellationToken cancellationToken = default)
         {
+            if (content is null)
+            {
+                File.Delete(path);
+                Rewritten = true;
+                return await store.GetDigestedFilesAsync(machine, cancellationToken);
+            }
+
             var written = File.GetLastWriteTimeUtc(path);
             await Task.Delay(50, cancellationToken); // past the kernel's coarse clock: the change time moves
             await File.WriteAllBytesAsync(path, content, cancellationToken);
