@@ -3,7 +3,7 @@
 
 Each round, alternated: a plain scan; a catalog scan into a new database (the machine's first scan) that holds only
 machine 'peer', the same tree scanned just before (so every file has a copy on another machine and every group is
-read back; --no-peer: an empty database); the same catalog scan again (an unchanged rescan). Prints wall time and peak RSS (GNU time), exit code, load average, the
+read back; --no-peer: an empty database); the same catalog scan again (an unchanged rescan). Prints wall time, peak RSS and CPU time of the client (GNU time), CPU time of the server's processes, exit code, load average, the
 catalog's rows and hashed files (from the JSON summary) and the ingest rate (rows / catalog scan time, and rows / the
 time the catalog adds to a plain scan). A failed run is reported and makes the script exit non-zero.
 
@@ -64,6 +64,23 @@ class Cluster:
         env = dict(os.environ, PGPASSWORD=PASSWORD)
         subprocess.run([os.path.join(self.bin, "createdb"), "-h", self.folder, "-p", str(self.port), "-U", "postgres", name], check=True, env=env)
 
+    def cpu_seconds(self):
+        """User + system CPU seconds of the cluster's processes so far (the postmaster's children that have ended, and
+        those alive): what the catalog costs the server, which the client's /usr/bin/time does not see."""
+        ticks = os.sysconf("SC_CLK_TCK")
+        with open(os.path.join(self.data, "postmaster.pid")) as f:
+            root = int(f.readline())
+        total = 0
+        for pid in [root] + children(root):
+            try:
+                with open(f"/proc/{pid}/stat") as f:
+                    fields = f.read().rsplit(")", 1)[1].split()
+                # utime, stime, cutime, cstime (fields 14-17; here 0-based after the command name: 11-14)
+                total += sum(int(v) for v in (fields[11:15] if pid == root else fields[11:13]))
+            except (FileNotFoundError, ProcessLookupError):
+                pass
+        return total / ticks
+
     def stop(self):
         if os.environ.get("E2E_LOG_MS"):
             # Statements slower than E2E_LOG_MS milliseconds, to see where a catalog scan's server time goes.
@@ -75,16 +92,24 @@ class Cluster:
         shutil.rmtree(self.folder, ignore_errors=True)
 
 
+def children(pid):
+    try:
+        with open(f"/proc/{pid}/task/{pid}/children") as f:
+            return [int(c) for c in f.read().split()]
+    except FileNotFoundError:
+        return []
+
+
 def load():
     with open("/proc/loadavg") as f:
         return f.read().split()[0]
 
 
 def timed(command, report):
-    """Runs under GNU time; returns (exit code, wall s, peak RSS MiB, JSON summary or None)."""
+    """Runs under GNU time; returns (exit code, wall s, peak RSS MiB, JSON summary or None, load span, CPU s of the client)."""
     before = load()
-    process = subprocess.run(["/usr/bin/time", "-f", "%e %M", *command], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    wall, rss = process.stderr.strip().splitlines()[-1].split()
+    process = subprocess.run(["/usr/bin/time", "-f", "%e %M %U %S", *command], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    wall, rss, user, system = process.stderr.strip().splitlines()[-1].split()
     summary = None
     if os.path.exists(report):
         with open(report) as f:
@@ -92,7 +117,7 @@ def timed(command, report):
         os.remove(report)
     if process.returncode != 0:
         print(f"  FAILED (exit {process.returncode}): {' '.join(command)}\n  {process.stderr.strip()[:2000]}", file=sys.stderr)
-    return process.returncode, float(wall), int(rss) / 1024, summary, f"{before}->{load()}"
+    return process.returncode, float(wall), int(rss) / 1024, summary, f"{before}->{load()}", float(user) + float(system)
 
 
 def main():
@@ -112,7 +137,7 @@ def main():
     try:
         subprocess.run(["uptime"])
         print(f"tree {args.tree}, dedup {args.dedup}, {args.rounds} rounds, PostgreSQL in {cluster.folder}")
-        print(f"{'round':>5} {'run':<7} {'exit':>4} {'wall s':>7} {'RSS MiB':>8} {'rows':>8} {'hashed':>7} {'rows/s':>8} {'marg.':>8} {'x plain':>7}  load")
+        print(f"{'round':>5} {'run':<7} {'exit':>4} {'wall s':>7} {'RSS MiB':>8} {'rows':>8} {'hashed':>7} {'rows/s':>8} {'marg.':>8} {'x plain':>7} {'CPU s':>6} {'srv s':>6}  load")
         for round_ in range(1, args.rounds + 1):
             database = f"e2e_{round_}"
             cluster.create_database(database)
@@ -121,11 +146,14 @@ def main():
             results = {}
             if not args.no_peer:
                 peer = [args.dedup, "find", "--format", "json", "--summary", "-o", report, args.tree, "--catalog", cluster.connection(database), "--machine", "peer"]
-                code, wall, _, _, _ = timed(peer, report)
+                code, wall, _, _, _, _ = timed(peer, report)
                 failures += code != 0
                 print(f"{round_:>5} {'(peer)':<7} {code:>4} {wall:>7.2f}  untimed: the same tree as another machine")
             for name, command in (("plain", plain), ("first", catalog), ("rescan", catalog)):
-                code, wall, rss, summary, load_span = timed(command, report)
+                server_before = cluster.cpu_seconds()
+                code, wall, rss, summary, load_span, cpu = timed(command, report)
+                time.sleep(0.3)  # the client's backend ends and is reaped: its CPU time moves to the postmaster's children's
+                server = cluster.cpu_seconds() - server_before
                 failures += code != 0
                 results[name] = wall
                 rows[name].append(wall)
@@ -141,7 +169,7 @@ def main():
                     extra = wall - results["plain"]
                     margin = f"{recorded / extra:,.0f}" if extra > 0 else "-"
                     ratio = f"{wall / results['plain']:.2f}"
-                print(f"{round_:>5} {name:<7} {code:>4} {wall:>7.2f} {rss:>8.0f} {recorded:>8} {hashed:>7} {rate:>8} {margin:>8} {ratio:>7}  {load_span}", flush=True)
+                print(f"{round_:>5} {name:<7} {code:>4} {wall:>7.2f} {rss:>8.0f} {recorded:>8} {hashed:>7} {rate:>8} {margin:>8} {ratio:>7} {cpu:>6.2f} {server:>6.2f}  {load_span}", flush=True)
         plain_median = statistics.median(rows["plain"])
         print(f"medians: plain {plain_median:.2f} s, first catalog scan {statistics.median(rows['first']):.2f} s "
               f"({statistics.median(rows['first']) / plain_median:.2f}x), unchanged rescan {statistics.median(rows['rescan']):.2f} s "

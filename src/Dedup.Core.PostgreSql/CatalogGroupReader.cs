@@ -18,47 +18,81 @@ internal static class CatalogGroupReader
     private static readonly string AcrossSql = Sql(acrossMachinesOnly: true);
 
     // others: the group's files on other machines; a scan asks only for the groups that have some (its local ones
-    // are byte-verified by the scan itself), which spares reading the paths of every local group.
+    // are byte-verified by the scan itself), which spares reading the paths of every local group. The machine is an
+    // id ($1), not a name joined in: the planner then knows which digests are the machine's. Machines are numbers in
+    // the rows, named once per read.
     private static string Sql(bool acrossMachinesOnly) => $"""
-        WITH me AS (SELECT id FROM dedup.machines WHERE name = $1),
-        mine AS (SELECT DISTINCT d.size, d.sha256 FROM dedup.digests d, me WHERE d.machine_id = me.id),
+        WITH mine AS (SELECT DISTINCT d.size, d.sha256 FROM dedup.digests d WHERE d.machine_id = $1),
         -- A digest row is one identity (machine, device, inode): two rows are two files, not two names of one.
         candidates AS (
-          SELECT g.*, count(*) OVER w AS files, count(*) FILTER (WHERE g.machine_id <> me.id) OVER w AS others
-          FROM mine JOIN dedup.digests g ON g.size = mine.size AND g.sha256 = mine.sha256 CROSS JOIN me
+          SELECT g.*, count(*) OVER w AS files, count(*) FILTER (WHERE g.machine_id <> $1) OVER w AS others
+          FROM mine JOIN dedup.digests g ON g.size = mine.size AND g.sha256 = mine.sha256
           WINDOW w AS (PARTITION BY g.size, g.sha256))
-        SELECT {PostgresCatalog.Columns("o")}, c.sha256, m.name, o.path
+        SELECT {PostgresCatalog.Columns("o")}, c.sha256, o.machine_id, o.path
         FROM candidates c
         JOIN dedup.files o ON o.machine_id = c.machine_id AND {PostgresCatalog.SameStamp("o", "c")}
-        JOIN dedup.machines m ON m.id = o.machine_id
         WHERE c.files > 1{(acrossMachinesOnly ? " AND c.others > 0" : string.Empty)}
         """;
 
     public static async Task<IReadOnlyList<CatalogGroup>> ReadAsync(NpgsqlConnection connection, string machine, bool acrossMachinesOnly, CancellationToken cancellationToken)
     {
+        // One snapshot for the machines' names and the rows that name them (a machine may be added meanwhile).
+        await using var transaction = await connection.BeginTransactionAsync(System.Data.IsolationLevel.RepeatableRead, cancellationToken).ConfigureAwait(false);
+        // The planner cannot tell how many digests share a (size, SHA-256) and guessed a few dozen rows: it looked each
+        // file row up by index (measured at 250k files on each of two machines: 2.2 s of a 4.3 s query). One hash join
+        // of the candidates with the machines' rows, held in memory, took 0.4 s (the whole query 1.6 s).
+        await PostgresCatalog.ExecuteAsync(connection, "SET LOCAL work_mem = '128MB'; SET LOCAL enable_nestloop = off", cancellationToken).ConfigureAwait(false);
+        var names = new Dictionary<int, string>();
+        int? id = null;
+        await using (var command = new NpgsqlCommand("SELECT id, name FROM dedup.machines", connection))
+        await using (var reader = await command.ExecuteReaderAsync(cancellationToken).ConfigureAwait(false))
+        {
+            while (await reader.ReadAsync(cancellationToken).ConfigureAwait(false))
+            {
+                names[reader.GetInt32(0)] = reader.GetString(1);
+                if (names[reader.GetInt32(0)] == machine)
+                {
+                    id = reader.GetInt32(0);
+                }
+            }
+        }
+
+        if (id is null)
+        {
+            return [];
+        }
+
         // Keyed by size and the digest's two big-endian halves: no string or array per row, and the halves compare
         // as the bytes do. A digest's bytes are copied out only for a group's first row.
         var groups = new Dictionary<(long Size, UInt128 High, UInt128 Low), (byte[] Sha, List<CatalogMatch> Files)>();
         byte[] sha = new byte[CatalogDigest.Sha256Length];
-        await using var command = PostgresCatalog.Command(connection, acrossMachinesOnly ? AcrossSql : AllSql, machine);
-        await using var reader = await command.ExecuteReaderAsync(cancellationToken).ConfigureAwait(false);
-        while (await reader.ReadAsync(cancellationToken).ConfigureAwait(false))
+        await using (var command = PostgresCatalog.Command(connection, acrossMachinesOnly ? AcrossSql : AllSql, id.Value))
+        await using (var reader = await command.ExecuteReaderAsync(cancellationToken).ConfigureAwait(false))
         {
-            reader.GetBytes(5, 0, sha, 0, sha.Length);
-            var key = (reader.GetInt64(0), BinaryPrimitives.ReadUInt128BigEndian(sha), BinaryPrimitives.ReadUInt128BigEndian(sha.AsSpan(16)));
-            if (!groups.TryGetValue(key, out var group))
+            while (await reader.ReadAsync(cancellationToken).ConfigureAwait(false))
             {
-                group = (sha.ToArray(), []);
-                groups.Add(key, group);
-            }
+                reader.GetBytes(5, 0, sha, 0, sha.Length);
+                var key = (reader.GetInt64(0), BinaryPrimitives.ReadUInt128BigEndian(sha), BinaryPrimitives.ReadUInt128BigEndian(sha.AsSpan(16)));
+                if (!groups.TryGetValue(key, out var group))
+                {
+                    group = (sha.ToArray(), []);
+                    groups.Add(key, group);
+                }
 
-            group.Files.Add(new CatalogMatch(reader.GetString(6), reader.GetFieldValue<byte[]>(7), PostgresCatalog.ReadStamp(reader, 0)));
+                group.Files.Add(new CatalogMatch(names[reader.GetInt32(6)], reader.GetFieldValue<byte[]>(7), PostgresCatalog.ReadStamp(reader, 0)));
+            }
         }
 
-        return groups
-            .OrderByDescending(entry => entry.Key.Size).ThenBy(entry => entry.Key.High).ThenBy(entry => entry.Key.Low)
-            .Select(entry => new CatalogGroup(entry.Key.Size, entry.Value.Sha, entry.Value.Files.OrderBy(file => file, MatchOrder.Instance).ToList()))
-            .ToList();
+        await transaction.CommitAsync(cancellationToken).ConfigureAwait(false);
+        var sorted = new List<CatalogGroup>(groups.Count);
+        foreach (var entry in groups.OrderByDescending(entry => entry.Key.Size).ThenBy(entry => entry.Key.High).ThenBy(entry => entry.Key.Low))
+        {
+            var files = entry.Value.Files;
+            files.Sort(MatchOrder.Instance);
+            sorted.Add(new CatalogGroup(entry.Key.Size, entry.Value.Sha, files));
+        }
+
+        return sorted;
     }
 
     /// <summary>By machine name (ordinal), then path bytes.</summary>

@@ -2,7 +2,6 @@ using Dedup.Core.Caching;
 using Dedup.Core.Catalog;
 using Dedup.Core.Enumeration;
 using Npgsql;
-using NpgsqlTypes;
 
 namespace Dedup.Core.PostgreSql;
 
@@ -20,7 +19,7 @@ namespace Dedup.Core.PostgreSql;
 /// <para>Digests, not bytes: files on different machines are matched by size and SHA-256 (collision-resistant, so
 /// no client can craft a file matching another client's), never compared byte by byte.</para>
 /// </remarks>
-public sealed class PostgresCatalog : FileCatalog, IAsyncDisposable, IDisposable
+public sealed partial class PostgresCatalog : FileCatalog, IAsyncDisposable, IDisposable
 {
     /// <summary>The longest machine name accepted, in characters.</summary>
     public const int MaxMachineNameLength = 255;
@@ -70,8 +69,8 @@ public sealed class PostgresCatalog : FileCatalog, IAsyncDisposable, IDisposable
 
         _errors = new CatalogErrors(builder.Host, builder.Port, builder.Database ?? builder.Username, builder.Password);
         // The slim builder: no reflection-based type mappings, so NativeAOT builds (the CLI) publish without warnings.
-        // TLS stays available for connection strings that ask for it.
-        _dataSource = new NpgsqlSlimDataSourceBuilder(builder.ConnectionString).EnableTransportSecurity().Build();
+        // TLS stays available for connection strings that ask for it; arrays carry the sizes a scan asks about.
+        _dataSource = new NpgsqlSlimDataSourceBuilder(builder.ConnectionString).EnableTransportSecurity().EnableArrays().Build();
     }
 
     /// <summary>The command timeout used when the connection string leaves Npgsql's default (30 s), in seconds.</summary>
@@ -130,21 +129,6 @@ public sealed class PostgresCatalog : FileCatalog, IAsyncDisposable, IDisposable
     }
 
     /// <summary>
-    /// What a scan plugged in with <see cref="DuplicateFinderBuilder.UseCatalog"/> calls at its size barrier:
-    /// <see cref="ReplaceMachineFilesAsync"/>, then <see cref="GetFilesToHashAsync"/>.
-    /// </summary>
-    /// <param name="machine">The machine's name.</param>
-    /// <param name="files">Every file of the scan; enumerated once, streamed to the server.</param>
-    /// <param name="cancellationToken">Cancels the replacement (rolled back: the previous scan stays) or the query.</param>
-    /// <returns>The files to hash.</returns>
-    /// <exception cref="CatalogException">The server could not be reached or used.</exception>
-    public override async Task<IReadOnlyList<CatalogFile>> ReplaceFilesAsync(string machine, IEnumerable<CatalogFile> files, CancellationToken cancellationToken = default)
-    {
-        await ReplaceMachineFilesAsync(machine, files, cancellationToken).ConfigureAwait(false);
-        return await GetFilesToHashAsync(machine, cancellationToken).ConfigureAwait(false);
-    }
-
-    /// <summary>
     /// The sizes of a machine's files that some other file in the catalog also has: another file of this machine
     /// (not a hard link of the same file) or any file of another machine. Only these files need a digest.
     /// </summary>
@@ -183,12 +167,7 @@ public sealed class PostgresCatalog : FileCatalog, IAsyncDisposable, IDisposable
             var files = new List<CatalogFile>();
             await using var command = Command(
                 connection,
-                SharedSizesSql + $"""
-                 SELECT {Columns("f")}, f.path
-                 FROM dedup.files f JOIN shared s ON s.size = f.size, me
-                 WHERE f.machine_id = me.id AND NOT EXISTS (
-                   SELECT 1 FROM dedup.digests d WHERE d.machine_id = me.id AND {SameStamp("d", "f")})
-                """,
+                SharedSizesSql + ToHashSql($"{Columns("f")}, f.path"),
                 machine);
             await using var reader = await command.ExecuteReaderAsync(token).ConfigureAwait(false);
             while (await reader.ReadAsync(token).ConfigureAwait(false))
@@ -197,63 +176,6 @@ public sealed class PostgresCatalog : FileCatalog, IAsyncDisposable, IDisposable
             }
 
             return files;
-        }, cancellationToken);
-    }
-
-    /// <summary>
-    /// Stores digests for a machine's files whose stamp equals the digest's (one per identity: every name of a
-    /// hard-linked file has it). A digest whose stamp no file row has (the file changed after the scan stored it)
-    /// is ignored. A digest stays stored across rescans while the file's stamp is unchanged and complete.
-    /// </summary>
-    /// <param name="machine">The machine's name.</param>
-    /// <param name="digests">The digests; enumerated once, streamed to the server (not at all for a machine the catalog does not know).</param>
-    /// <param name="cancellationToken">Cancels the recording (rolled back).</param>
-    /// <returns>How many files (identities) received a digest.</returns>
-    public override Task<long> RecordDigestsAsync(string machine, IEnumerable<CatalogDigest> digests, CancellationToken cancellationToken = default)
-    {
-        ValidateMachine(machine);
-        ArgumentNullException.ThrowIfNull(digests);
-        return RunAsync("recording digests", async (connection, token) =>
-        {
-            await using var transaction = await connection.BeginTransactionAsync(token).ConfigureAwait(false);
-            // FOR SHARE: waits for a rescan of this machine that is under way, in the same lock order as it.
-            int? id = await ScalarAsync<int?>(connection, "SELECT id FROM dedup.machines WHERE name = $1 FOR SHARE", token, machine).ConfigureAwait(false);
-            if (id is null)
-            {
-                // An unknown machine has no file rows to match: nothing to stage.
-                return 0L;
-            }
-
-            await ExecuteAsync(connection, $"CREATE TEMP TABLE dedup_incoming ({FileColumnDefinitions}, sha256 bytea) ON COMMIT DROP", token).ConfigureAwait(false);
-            var copy = await connection.BeginBinaryImportAsync($"COPY dedup_incoming ({FileColumns}, sha256) FROM STDIN (FORMAT BINARY)", token).ConfigureAwait(false);
-            await using (copy.ConfigureAwait(false))
-            {
-                foreach (CatalogDigest digest in digests)
-                {
-                    ArgumentNullException.ThrowIfNull(digest, nameof(digests));
-                    await copy.StartRowAsync(token).ConfigureAwait(false);
-                    await CatalogWriter.WriteStampAsync(copy, digest.Stamp, token).ConfigureAwait(false);
-                    await copy.WriteAsync(digest.Sha256, NpgsqlDbType.Bytea, token).ConfigureAwait(false);
-                }
-
-                await copy.CompleteAsync(token).ConfigureAwait(false);
-            }
-
-            await ExecuteAsync(connection, "ANALYZE dedup_incoming", token).ConfigureAwait(false);
-            long recorded = await ExecuteAsync(
-                connection,
-                $"""
-                INSERT INTO dedup.digests AS d ({FileColumns}, machine_id, sha256)
-                SELECT DISTINCT ON (i.device, i.inode) {Columns("i")}, $1, i.sha256
-                FROM dedup_incoming i
-                WHERE EXISTS (SELECT 1 FROM dedup.files f WHERE f.machine_id = $1 AND {SameStamp("f", "i")})
-                ON CONFLICT (machine_id, device, inode) DO UPDATE SET size = excluded.size, mtime_ns = excluded.mtime_ns,
-                  ctime_ns = excluded.ctime_ns, sha256 = excluded.sha256
-                """,
-                token,
-                id.Value).ConfigureAwait(false);
-            await transaction.CommitAsync(token).ConfigureAwait(false);
-            return recorded;
         }, cancellationToken);
     }
 
@@ -338,6 +260,14 @@ public sealed class PostgresCatalog : FileCatalog, IAsyncDisposable, IDisposable
         shared AS (
           SELECT mine.size FROM mine, me
           WHERE mine.local OR EXISTS (SELECT 1 FROM dedup.files o WHERE o.size = mine.size AND o.machine_id <> me.id))
+        """;
+
+    /// <summary>After <see cref="SharedSizesSql"/>: the machine's rows of a shared size without a digest under their stamp.</summary>
+    private static string ToHashSql(string select) => $"""
+         SELECT {select}
+         FROM dedup.files f JOIN shared s ON s.size = f.size, me
+         WHERE f.machine_id = me.id AND NOT EXISTS (
+           SELECT 1 FROM dedup.digests d WHERE d.machine_id = me.id AND {SameStamp("d", "f")})
         """;
 
     /// <summary><see cref="FileColumns"/> qualified by <paramref name="alias"/>.</summary>

@@ -80,5 +80,19 @@ public sealed record CatalogMatch(string Machine, ReadOnlyMemory<byte> Path, Fil
 public sealed record CatalogGroup(long Length, ReadOnlyMemory<byte> Sha256, IReadOnlyList<CatalogMatch> Files)
 {
     /// <summary>Whether the group holds files of more than one machine.</summary>
-    public bool SpansMachines => Files.Select(file => file.Machine).Distinct(StringComparer.Ordinal).Skip(1).Any();
+    public bool SpansMachines
+    {
+        get
+        {
+            for (var i = 1; i < Files.Count; i++)
+            {
+                if (!string.Equals(Files[i].Machine, Files[0].Machine, StringComparison.Ordinal))
+                {
+                    return true;
+                }
+            }
+
+            return false;
+        }
+    }
 }

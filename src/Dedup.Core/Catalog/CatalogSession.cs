@@ -1,4 +1,3 @@
-using System.Security.Cryptography;
 using Dedup.Core.Caching;
 using Dedup.Core.Enumeration;
 using Dedup.Core.Paths;
@@ -8,15 +7,20 @@ using Dedup.Core.Scanning;
 namespace Dedup.Core.Catalog;
 
 /// <summary>
-/// One scan's use of its <see cref="FileCatalog"/>: every row of the table goes to the catalog at the size barrier
-/// (streamed, before unique sizes are dropped), the files it names are hashed with SHA-256 while the compare stage
-/// runs, and its groups that span machines are reported after the scan's own. A failure ends the catalog's part only.
+/// One scan's use of its <see cref="FileCatalog"/>: at the size barrier every row of the table goes to the catalog
+/// (streamed on its own connection while the compare stage runs), and the stamps already digested and the sizes of
+/// other machines are fetched, which tell the files that need a SHA-256. The compare stage's whole-file reads give the
+/// SHA-256s of the files they read (<see cref="CatalogHasher"/>); files of a size only another machine shares are read
+/// and hashed beside it, those the compare did not read whole after it; the scan's groups that span machines are
+/// reported after its own. A failure ends the catalog's part only.
 /// </summary>
 internal sealed class CatalogSession(FileCatalog catalog, string machine, Action<string>? log)
 {
-    private const int ReadSize = 256 * 1024;
-
-    private List<ScannedFile> _toHash = [];
+    private readonly CatalogHasher _hasher = new();
+    private CatalogRows? _rows;
+    private Task<long>? _replace;
+    private IReadOnlyCollection<FileStamp> _known = [];
+    private IReadOnlyCollection<long> _uniqueShared = [];
     private Exception? _error;
     private long _recorded;
     private long _hashed;
@@ -24,6 +28,9 @@ internal sealed class CatalogSession(FileCatalog catalog, string machine, Action
     private Dictionary<string, AbsolutePath?>? _folders;
 
     public string Machine => machine;
+
+    /// <summary>Given to the scan's reader: hashes the bytes the compare stage reads.</summary>
+    public IReadObserver Observer => _hasher;
 
     public CatalogStatistics Statistics => new()
     {
@@ -34,15 +41,27 @@ internal sealed class CatalogSession(FileCatalog catalog, string machine, Action
         Error = Volatile.Read(ref _error),
     };
 
-    /// <summary>At the size barrier: hands every row to the catalog and keeps the files it asks a digest for.</summary>
+    /// <summary>
+    /// At the size barrier: starts handing every row to the catalog (not awaited: the compare stage runs meanwhile) and
+    /// waits only for the two small answers that say which files need a SHA-256, so the compare stage's reads hash
+    /// exactly those.
+    /// </summary>
     public async Task ReplaceAsync(FileTable table, CancellationToken cancellationToken)
     {
-        table.Seal();
+        var rows = CatalogRows.Take(table);
+        _rows = rows;
+        // Its own task: the rows are made as the server takes them, off the barrier's thread.
+        _replace = Task.Run(() => catalog.ReplaceFilesAsync(machine, rows.Rows(), cancellationToken), cancellationToken);
         try
         {
-            var toHash = await catalog.ReplaceFilesAsync(machine, Rows(table), cancellationToken).ConfigureAwait(false);
-            Volatile.Write(ref _recorded, table.Count);
-            _toHash = Match(table, toHash);
+            var known = catalog.GetDigestedFilesAsync(machine, cancellationToken);
+            var uniqueSizes = rows.UniqueSizes();
+            var uniqueShared = uniqueSizes.Count == 0
+                ? Task.FromResult<IReadOnlyCollection<long>>([])
+                : catalog.GetSizesOnOtherMachinesAsync(machine, uniqueSizes, cancellationToken);
+            await Task.WhenAll(known, uniqueShared).ConfigureAwait(false);
+            (_known, _uniqueShared) = (known.Result, uniqueShared.Result);
+            _hasher.Start(_known);
         }
         catch (Exception error) when (error is not OperationCanceledException)
         {
@@ -50,23 +69,50 @@ internal sealed class CatalogSession(FileCatalog catalog, string machine, Action
         }
     }
 
-    /// <summary>Hashes the files asked for, records the digests and returns the groups that span machines (none after a failure).</summary>
+    /// <summary>
+    /// Hashes the files of a size only another machine shares (beside the compare stage), then, once
+    /// <paramref name="compare"/> ended, those it did not read whole; records the digests once the rows are in and
+    /// returns the groups that span machines (none after a failure).
+    /// </summary>
     /// <remarks>
     /// The hashing blocks on reads: it runs on the scan's <paramref name="threads"/> beside the compare stage, never on
     /// the host's thread pool (#13); only the catalog's own awaits leave them.
     /// </remarks>
-    public async Task<IReadOnlyList<DuplicateGroup>> FinishAsync(ScanState state, ScanThreads threads, CancellationToken cancellationToken)
+    public async Task<IReadOnlyList<DuplicateGroup>> FinishAsync(ScanState state, ScanThreads threads, Task compare, CancellationToken cancellationToken)
     {
-        if (Volatile.Read(ref _error) is not null)
-        {
-            return [];
-        }
-
         try
         {
-            List<CatalogDigest> digests = [];
-            await threads.RunAsync(() => digests = Hash(state, threads, cancellationToken)).ConfigureAwait(false);
-            _toHash = [];
+            if (Volatile.Read(ref _error) is not null || _replace is null || _rows is not { } rows)
+            {
+                await WaitQuietlyAsync(_replace).ConfigureAwait(false);
+                return [];
+            }
+
+            var digests = new List<CatalogDigest>();
+            var unique = rows.ToHash(_known, _uniqueShared, readWhole: null);
+            await threads.RunAsync(() => Hash(state, threads, unique, digests, cancellationToken)).ConfigureAwait(false);
+
+            // Its failure is the scan's, observed by the scan: here only its end matters.
+            await Task.WhenAny(compare).ConfigureAwait(false);
+            cancellationToken.ThrowIfCancellationRequested();
+            (List<CatalogDigest> Digests, HashSet<FileIdentity> ReadWhole) taken = ([], []);
+            await threads.RunAsync(() => taken = _hasher.TakeDigests(state, threads, cancellationToken)).ConfigureAwait(false);
+            digests.AddRange(taken.Digests);
+            Interlocked.Add(ref _hashed, taken.Digests.Count);
+            var leftovers = rows.ToHash(_known, uniqueShared: null, taken.ReadWhole);
+            if (state.Errors.Count > 0)
+            {
+                // A file the compare stage could not read is reported once: the catalog does not try it again.
+                var failed = new HashSet<string>(state.Errors.ToArray().Select(error => error.Path), StringComparer.Ordinal);
+                leftovers.RemoveAll(file => failed.Contains(file.Path.ToString()));
+            }
+
+            await threads.RunAsync(() => Hash(state, threads, leftovers, digests, cancellationToken)).ConfigureAwait(false);
+            _known = [];
+            _rows = null;
+
+            await _replace.ConfigureAwait(false);
+            Volatile.Write(ref _recorded, rows.Recorded);
             if (digests.Count > 0)
             {
                 await catalog.RecordDigestsAsync(machine, digests, cancellationToken).ConfigureAwait(false);
@@ -88,6 +134,7 @@ internal sealed class CatalogSession(FileCatalog catalog, string machine, Action
         }
         catch (Exception error) when (error is not OperationCanceledException)
         {
+            await WaitQuietlyAsync(_replace).ConfigureAwait(false);
             Fail(error, cancellationToken);
             return [];
         }
@@ -96,6 +143,7 @@ internal sealed class CatalogSession(FileCatalog catalog, string machine, Action
     /// <summary>Notes why the catalog cannot be used; a failure caused by the scan's cancellation is the cancellation.</summary>
     private void Fail(Exception error, CancellationToken cancellationToken)
     {
+        _hasher.Stop();
         if (cancellationToken.IsCancellationRequested)
         {
             throw new OperationCanceledException("The scan was cancelled.", error, cancellationToken);
@@ -105,66 +153,27 @@ internal sealed class CatalogSession(FileCatalog catalog, string machine, Action
         log?.Invoke($"The file catalog could not be used; only this machine's groups are reported: {error.Message}");
     }
 
-    /// <summary>The table's rows as catalog files, made one at a time as the catalog reads them (nothing kept).</summary>
-    /// <remarks>
-    /// Paths are the kernel's bytes (<see cref="AbsolutePath.WriteUtf8(Span{byte}, ReadOnlySpan{byte})"/>); a path past
-    /// the buffer, or a name the table keeps as text, takes its exact bytes from the path's text. A name with no byte
-    /// form at all (an unpaired surrogate on Windows) is not recorded: a lossy path would name another file.
-    /// </remarks>
-    private static IEnumerable<CatalogFile> Rows(FileTable table)
+    private static async Task WaitQuietlyAsync(Task? task)
     {
-        var buffer = new byte[4096];
-        for (var i = 0; i < table.Count; i++)
+        if (task is not null)
         {
-            var row = table[i];
-            var name = table.Names.GetBytes(row.Name);
-            var length = name.IsEmpty ? -1 : table.GetFolder(row.Folder).WriteUtf8(buffer, name);
-            byte[]? path = length >= 0 ? buffer.AsSpan(0, length).ToArray()
-                : KernelNames.TryGetBytes(table.GetPath(i).ToString(), out var exact) ? exact
-                : null;
-            if (path is not null)
+            try
             {
-                yield return new CatalogFile(path, new FileStamp(row.Identity, row.Length, row.LastWriteTimeNs, row.ChangeTimeNs));
+                await task.ConfigureAwait(false);
+            }
+            catch (Exception)
+            {
+                // The catalog had already failed: this is the same failure, or a cancellation.
             }
         }
     }
 
-    /// <summary>The table's files the catalog asked a digest for, one per identity, while the rows are all still there.</summary>
-    private static List<ScannedFile> Match(FileTable table, IReadOnlyList<CatalogFile> asked)
+    /// <summary>SHA-256 of each whole file, on the scan's degree of parallelism; a file that changed meanwhile gets none.</summary>
+    private void Hash(ScanState state, ScanThreads threads, List<ScannedFile> files, List<CatalogDigest> digests, CancellationToken cancellationToken)
     {
-        var files = new List<ScannedFile>(asked.Count);
-        if (asked.Count == 0)
+        threads.ForEach(files, file =>
         {
-            return files;
-        }
-
-        var stamps = new Dictionary<FileIdentity, FileStamp>(asked.Count);
-        foreach (var file in asked)
-        {
-            stamps[file.Stamp.Identity] = file.Stamp;
-        }
-
-        for (var i = 0; i < table.Count && stamps.Count > 0; i++)
-        {
-            ref var row = ref table[i];
-            if (stamps.TryGetValue(row.Identity, out var stamp)
-                && stamp == new FileStamp(row.Identity, row.Length, row.LastWriteTimeNs, row.ChangeTimeNs))
-            {
-                stamps.Remove(row.Identity);
-                files.Add(new ScannedFile(in row, table.GetPath(i)));
-            }
-        }
-
-        return files;
-    }
-
-    /// <summary>SHA-256 of each whole file asked for, on the scan's degree of parallelism; a file that changed meanwhile gets none.</summary>
-    private List<CatalogDigest> Hash(ScanState state, ScanThreads threads, CancellationToken cancellationToken)
-    {
-        var digests = new List<CatalogDigest>(_toHash.Count);
-        threads.ForEach(_toHash, file =>
-        {
-            if (HashOne(state, file, cancellationToken) is { } sha)
+            if (CatalogHasher.HashOne(state, file, cancellationToken) is { } sha)
             {
                 lock (digests)
                 {
@@ -174,112 +183,72 @@ internal sealed class CatalogSession(FileCatalog catalog, string machine, Action
                 Interlocked.Increment(ref _hashed);
             }
         }, cancellationToken);
-        return digests;
-    }
-
-    private static byte[]? HashOne(ScanState state, ScannedFile file, CancellationToken cancellationToken)
-    {
-        var node = new FileNode(file);
-        // Most files fit one read: no read-ahead advice (a system call) for them.
-        var small = file.Length < ReadSize;
-        using var handle = state.Reader.TryOpen(file, small ? ReadHint.None : ReadHint.Sequential);
-        if (handle is null)
-        {
-            return null; // reported by the reader
-        }
-
-        var buffer = state.Options.Buffers.Rent(ReadSize);
-        try
-        {
-            byte[] sha;
-            long offset;
-            if (small)
-            {
-                // One read past the listed length tells a file that grew; one-shot hashing allocates no hash object.
-                offset = state.Reader.ReadFull(handle, buffer.AsSpan(0, ReadSize), 0);
-                sha = Sha256(buffer, (int)offset);
-            }
-            else
-            {
-                using var incremental = IncrementalHash.CreateHash(HashAlgorithmName.SHA256);
-                offset = 0;
-                int read;
-                while ((read = state.Reader.ReadFull(handle, buffer.AsSpan(0, ReadSize), offset)) > 0)
-                {
-                    cancellationToken.ThrowIfCancellationRequested();
-                    incremental.AppendData(buffer, 0, read);
-                    offset += read;
-                }
-
-                sha = incremental.GetHashAndReset();
-            }
-
-            // The digest is stored under the listed stamp: only while the file still has it, and all its bytes were read.
-            return offset == file.Length && state.Reader.IsUnchanged(node, handle) ? sha : null;
-        }
-        catch (IOException error)
-        {
-            state.ReportError(file.Path.ToString(), ScanErrorKind.IOError, error.Message);
-            return null;
-        }
-        finally
-        {
-            state.Options.Buffers.Return(buffer);
-        }
-    }
-
-    private static byte[] Sha256(byte[] buffer, int length)
-    {
-#if NET
-        return SHA256.HashData(buffer.AsSpan(0, length));
-#else
-        using var sha = SHA256.Create();
-        return sha.ComputeHash(buffer, 0, length);
-#endif
     }
 
     /// <summary>A catalog group as a scan reports it, or <see langword="null"/> when all its files are this machine's (those are byte-verified locally).</summary>
+    /// <remarks>
+    /// One pass over the files (sorted by machine, then path), no LINQ: a fleet's group read holds a group for nearly
+    /// every file. Names of one file (machine and identity) are folded as hard links.
+    /// </remarks>
     private DuplicateGroup? ToGroup(CatalogGroup group)
     {
-        if (!group.SpansMachines)
+        var matches = group.Files;
+        var others = false;
+        for (var i = 0; i < matches.Count && !others; i++)
+        {
+            others = !string.Equals(matches[i].Machine, machine, StringComparison.Ordinal);
+        }
+
+        if (!others || matches.Count < 2)
         {
             return null;
         }
 
-        // One entry per file (machine and identity), its names folded as hard links.
-        var files = new List<DuplicateFile>();
         var folders = _folders ??= new Dictionary<string, AbsolutePath?>(StringComparer.Ordinal);
-        foreach (var same in group.Files.GroupBy(file => (file.Machine, file.Stamp.Identity)))
+        var files = new List<(CatalogMatch First, List<AbsolutePath> Names)>(matches.Count);
+        foreach (var match in matches)
         {
-            var names = new List<AbsolutePath>();
-            foreach (var match in same)
-            {
-                if (TryParse(match.Path.Span, folders) is { } path)
-                {
-                    names.Add(path);
-                }
-            }
-
-            if (names.Count == 0)
+            if (TryParse(match.Path.Span, folders) is not { } path)
             {
                 continue;
             }
 
-            names.Sort();
-            var stamp = same.First().Stamp;
-            files.Add(new DuplicateFile(names[0], names.GetRange(1, names.Count - 1), stamp.Identity, stamp.Length, names.Count, FileTable.ToDateTime(stamp.LastWriteTimeNs))
+            var same = -1;
+            for (var k = files.Count - 1; k >= 0 && same < 0 && string.Equals(files[k].First.Machine, match.Machine, StringComparison.Ordinal); k--)
             {
-                LastChangeTimeUtc = stamp.ChangeTimeNs == 0 ? DateTime.MinValue : FileTable.ToDateTime(stamp.ChangeTimeNs),
-                Machine = same.Key.Machine,
-            });
+                same = files[k].First.Stamp.Identity == match.Stamp.Identity ? k : -1;
+            }
+
+            if (same >= 0)
+            {
+                files[same].Names.Add(path);
+            }
+            else
+            {
+                files.Add((match, [path]));
+            }
         }
 
-        if (files.Count < 2 || files.All(file => file.Machine == machine))
+        var reported = new List<DuplicateFile>(files.Count);
+        var ownOnly = true;
+        foreach (var (first, names) in files)
+        {
+            names.Sort();
+            var stamp = first.Stamp;
+            reported.Add(new DuplicateFile(names[0], names.GetRange(1, names.Count - 1), stamp.Identity, stamp.Length, names.Count, FileTable.ToDateTime(stamp.LastWriteTimeNs))
+            {
+                LastChangeTimeUtc = stamp.ChangeTimeNs == 0 ? DateTime.MinValue : FileTable.ToDateTime(stamp.ChangeTimeNs),
+                Machine = first.Machine,
+            });
+            ownOnly &= string.Equals(first.Machine, machine, StringComparison.Ordinal);
+        }
+
+        if (reported.Count < 2 || ownOnly)
         {
             return null;
         }
 
-        files.Sort(static (a, b) =>
+        reported.Sort(static (a, b) =>
         {
             var byPath = a.Path.CompareTo(b.Path);
             return byPath != 0 ? byPath : string.CompareOrdinal(a.Machine, b.Machine);
@@ -287,7 +256,7 @@ internal sealed class CatalogSession(FileCatalog catalog, string machine, Action
 
         // No roots: the files of other machines are not this machine's to act on (acting on a group without a root
         // holding its files is refused).
-        return new DuplicateGroup(group.Length, files, verifiedByBytes: false) { Sha256 = group.Sha256 };
+        return new DuplicateGroup(group.Length, reported, verifiedByBytes: false) { Sha256 = group.Sha256 };
     }
 
     /// <summary>

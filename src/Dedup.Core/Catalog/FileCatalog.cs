@@ -1,3 +1,5 @@
+using Dedup.Core.Caching;
+
 namespace Dedup.Core.Catalog;
 
 /// <summary>
@@ -7,9 +9,13 @@ namespace Dedup.Core.Catalog;
 /// Dedup.Core.PostgreSql package.
 /// </summary>
 /// <remarks>
-/// <para>A scan calls, in order and once each: <see cref="ReplaceFilesAsync"/> at its size barrier with every file it
-/// enumerated (unique sizes included), then <see cref="RecordDigestsAsync"/> with the SHA-256 of the files the
-/// catalog named, then <see cref="FindGroupsAcrossMachinesAsync"/> once its own groups are found. Files of different machines are
+/// <para>A scan calls, once each: at its size barrier <see cref="ReplaceFilesAsync"/> with every file it enumerated
+/// (unique sizes included), and meanwhile <see cref="GetDigestedFilesAsync"/> and <see cref="GetSizesOnOtherMachinesAsync"/>
+/// (with the sizes only one of its files has), from which it knows which files need a SHA-256: those whose size another
+/// file of the catalog (this machine's or another's) shares, and that have no digest under their unchanged stamp. It
+/// compares its files while the replacement runs, computing the SHA-256 of those it reads whole from the same bytes.
+/// Then <see cref="RecordDigestsAsync"/>, then <see cref="FindGroupsAcrossMachinesAsync"/> once its own groups are
+/// found. Files of different machines are
 /// matched by size and SHA-256 (a digest no client can craft a collision for), never byte by byte.</para>
 /// <para>Any exception these throw (other than <see cref="OperationCanceledException"/>) ends the scan's use of the
 /// catalog: the scan still reports its own byte-verified groups, and the failure is in
@@ -17,16 +23,33 @@ namespace Dedup.Core.Catalog;
 /// </remarks>
 public abstract class FileCatalog
 {
-    /// <summary>
-    /// Replaces all of <paramref name="machine"/>'s files with <paramref name="files"/> and names those that need a
-    /// SHA-256: files whose size another file of the catalog (of this machine or another) shares, and that have no
-    /// digest stored under their unchanged stamp.
-    /// </summary>
+    /// <summary>Replaces all of <paramref name="machine"/>'s files with <paramref name="files"/>.</summary>
     /// <param name="machine">The scanning machine's name.</param>
     /// <param name="files">Every file of the scan; enumerated once (made as they are read, so stream them).</param>
     /// <param name="cancellationToken">Cancels the replacement.</param>
-    /// <returns>The files to hash.</returns>
-    public abstract Task<IReadOnlyList<CatalogFile>> ReplaceFilesAsync(string machine, IEnumerable<CatalogFile> files, CancellationToken cancellationToken = default);
+    /// <returns>How many files were stored.</returns>
+    public abstract Task<long> ReplaceFilesAsync(string machine, IEnumerable<CatalogFile> files, CancellationToken cancellationToken = default);
+
+    /// <summary>
+    /// The stamps of <paramref name="machine"/>'s files that have a digest stored (from its previous scans): a file
+    /// that still has one of these stamps needs no new SHA-256. Called at the size barrier, beside
+    /// <see cref="ReplaceFilesAsync"/>, before the scan reads any file.
+    /// </summary>
+    /// <param name="machine">The scanning machine's name.</param>
+    /// <param name="cancellationToken">Cancels the query.</param>
+    /// <returns>The stamps; empty for a machine the catalog does not know.</returns>
+    public abstract Task<IReadOnlyCollection<FileStamp>> GetDigestedFilesAsync(string machine, CancellationToken cancellationToken = default);
+
+    /// <summary>
+    /// Which of <paramref name="sizes"/> a file of another machine than <paramref name="machine"/> has (as of that
+    /// machine's last scan). Called at the size barrier with the sizes only one file of the scan has: those files need a
+    /// SHA-256 only when another machine has their size.
+    /// </summary>
+    /// <param name="machine">The scanning machine's name.</param>
+    /// <param name="sizes">File sizes in bytes.</param>
+    /// <param name="cancellationToken">Cancels the query.</param>
+    /// <returns>The sizes other machines have.</returns>
+    public abstract Task<IReadOnlyCollection<long>> GetSizesOnOtherMachinesAsync(string machine, IReadOnlyCollection<long> sizes, CancellationToken cancellationToken = default);
 
     /// <summary>Stores the SHA-256 of files of <paramref name="machine"/>, each under the stamp the file had when it was read.</summary>
     /// <param name="machine">The scanning machine's name.</param>

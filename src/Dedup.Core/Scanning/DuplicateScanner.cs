@@ -36,9 +36,9 @@ internal static class DuplicateScanner
             compareTask = threads.RunAsync(() => Compare(state, stage, candidates, channel.Writer, token));
             if (state.Catalog is { } catalog)
             {
-                // SHA-256 of the files the catalog asked for, on the same threads after the compare stage's first sets;
-                // its groups follow the scan's own.
-                catalogTask = catalog.FinishAsync(state, threads, token);
+                // SHA-256 of the files the catalog asked for that the compare stage does not read whole, on the same
+                // threads; its groups follow the scan's own.
+                catalogTask = catalog.FinishAsync(state, threads, compareTask, token);
             }
             await foreach (var group in channel.Reader.ReadAllAsync(token).ConfigureAwait(false))
             {

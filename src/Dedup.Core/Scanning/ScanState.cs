@@ -19,6 +19,14 @@ internal sealed class ScanState
         Progress = callbacks?.Progress ?? options.Progress;
         Errors = new ScanErrorSink(callbacks?.Errors ?? options.ErrorCallback, options.Logger);
         Drives = new Topology.DriveAccessManager(options.Topology, options.MaxDegreeOfParallelism);
+        if (options.Catalog is { } catalog)
+        {
+            var logger = options.Logger;
+            Catalog = new Catalog.CatalogSession(catalog.Store, catalog.Machine, logger is null ? null : message => Diagnostics.ScanLog.CatalogFailed(logger, message));
+            // The catalog's SHA-256s come from the compare stage's reads: each file is read once.
+            observer = observer is null ? Catalog.Observer : new BothObservers(observer, Catalog.Observer);
+        }
+
         Reader = new FileReader(
             options.Buffers,
             Errors,
@@ -29,11 +37,15 @@ internal sealed class ScanState
             var logger = options.Logger;
             Cache = new Caching.CacheSession(cache, options.Roots, options.HashAlgorithm, logger is null ? null : message => Diagnostics.ScanLog.CacheWarning(logger, message));
         }
+    }
 
-        if (options.Catalog is { } catalog)
+    /// <summary>Two observers of the same reads (media's PNG walk and the catalog's hashing).</summary>
+    private sealed class BothObservers(IReadObserver first, IReadObserver second) : IReadObserver
+    {
+        public void OnRead(FileNode node, long offset, ReadOnlySpan<byte> bytes)
         {
-            var logger = options.Logger;
-            Catalog = new Catalog.CatalogSession(catalog.Store, catalog.Machine, logger is null ? null : message => Diagnostics.ScanLog.CatalogFailed(logger, message));
+            first.OnRead(node, offset, bytes);
+            second.OnRead(node, offset, bytes);
         }
     }
 

@@ -239,8 +239,14 @@ public sealed class CatalogScanTests(PostgresFixture postgres)
     {
         public bool Stopped { get; private set; }
 
-        public override Task<IReadOnlyList<CatalogFile>> ReplaceFilesAsync(string machine, IEnumerable<CatalogFile> files, CancellationToken cancellationToken = default) =>
+        public override Task<long> ReplaceFilesAsync(string machine, IEnumerable<CatalogFile> files, CancellationToken cancellationToken = default) =>
             store.ReplaceFilesAsync(machine, files, cancellationToken);
+
+        public override Task<IReadOnlyCollection<Core.Caching.FileStamp>> GetDigestedFilesAsync(string machine, CancellationToken cancellationToken = default) =>
+            store.GetDigestedFilesAsync(machine, cancellationToken);
+
+        public override Task<IReadOnlyCollection<long>> GetSizesOnOtherMachinesAsync(string machine, IReadOnlyCollection<long> sizes, CancellationToken cancellationToken = default) =>
+            store.GetSizesOnOtherMachinesAsync(machine, sizes, cancellationToken);
 
         public override Task<long> RecordDigestsAsync(string machine, IEnumerable<CatalogDigest> digests, CancellationToken cancellationToken = default) =>
             store.RecordDigestsAsync(machine, digests, cancellationToken);

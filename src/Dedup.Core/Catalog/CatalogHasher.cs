@@ -1,0 +1,241 @@
+using System.Collections.Concurrent;
+using System.Security.Cryptography;
+using Dedup.Core.Caching;
+using Dedup.Core.Enumeration;
+using Dedup.Core.Reporting;
+using Dedup.Core.Scanning;
+using Microsoft.Win32.SafeHandles;
+
+namespace Dedup.Core.Catalog;
+
+/// <summary>
+/// The SHA-256s a catalog scan records. As the scan's read observer it hashes the bytes the compare stage reads anyway
+/// (each file of a shared size read whole, front to back), so those files are read once; the files the compare does not
+/// read whole (told apart early, or of a size only another machine has) are read and hashed here afterwards.
+/// </summary>
+/// <remarks>
+/// A digest is kept under the file's listed stamp only when a check after its last read found the file unchanged,
+/// its change time (ctime) included: a file rewritten with its size and modification time put back still gets none.
+/// </remarks>
+internal sealed class CatalogHasher : IReadObserver
+{
+    private const int ReadSize = 256 * 1024;
+
+    private readonly ConcurrentDictionary<FileNode, Progress> _progress = new(ReferenceEqualityComparer.Instance);
+    private IReadOnlyCollection<FileStamp>? _known;
+    private volatile bool _stopped;
+
+    /// <summary>Starts hashing what the compare stage reads, but for the files whose stamp has a digest stored.</summary>
+    public void Start(IReadOnlyCollection<FileStamp> known) => Volatile.Write(ref _known, known);
+
+    /// <summary>Stops hashing (the catalog failed): later reads are not looked at.</summary>
+    public void Stop() => _stopped = true;
+
+    public void OnRead(FileNode node, long offset, ReadOnlySpan<byte> bytes)
+    {
+        if (_stopped || Volatile.Read(ref _known) is not { } known)
+        {
+            return;
+        }
+
+        if (!_progress.TryGetValue(node, out var progress))
+        {
+            // Only a read from the start begins a digest; a file with a digest stored under its stamp needs none.
+            if (offset != 0 || Contains(known, node.Stamp))
+            {
+                return;
+            }
+
+            var length = node.Primary.Length;
+            if (bytes.Length == length)
+            {
+                // Read whole at once (small files): one-shot hashing, no hash object.
+                _progress.TryAdd(node, new Progress(length) { Sha = Sha256(bytes) });
+                return;
+            }
+
+            progress = _progress.GetOrAdd(node, static n => new Progress(n.Primary.Length));
+        }
+
+        progress.Feed(offset, bytes);
+    }
+
+    /// <summary>
+    /// The digests the compare stage's reads gave, of files still as listed (checked here when the compare did not
+    /// check them after their last read), and the identities of every file it read whole (changed ones included: they
+    /// are not read again); frees what is left of the others.
+    /// </summary>
+    public (List<CatalogDigest> Digests, HashSet<FileIdentity> ReadWhole) TakeDigests(ScanState state, ScanThreads threads, CancellationToken cancellationToken)
+    {
+        var done = new List<(FileNode Node, byte[] Sha)>(_progress.Count);
+        var readWhole = new HashSet<FileIdentity>();
+        foreach (var entry in _progress)
+        {
+            var (node, progress) = (entry.Key, entry.Value);
+            progress.Dispose();
+            if (progress.Sha is { } sha)
+            {
+                readWhole.Add(node.Primary.Identity);
+                if (!node.Dropped)
+                {
+                    done.Add((node, sha));
+                }
+            }
+        }
+
+        _progress.Clear();
+
+        // The checks of files no group check looked at are a stat each, by path: spread over the scan's threads.
+        var digests = new List<CatalogDigest>(done.Count);
+        threads.ForEach(done, file =>
+        {
+            if (StillListed(state, file.Node, handle: null, checkedBefore: true))
+            {
+                lock (digests)
+                {
+                    digests.Add(new CatalogDigest(file.Node.Stamp, file.Sha));
+                }
+            }
+        }, cancellationToken);
+        return (digests, readWhole);
+    }
+
+    /// <summary>Reads and hashes one whole file; <see langword="null"/> when it failed or changed (a read failure is reported).</summary>
+    public static byte[]? HashOne(ScanState state, ScannedFile file, CancellationToken cancellationToken)
+    {
+        var node = new FileNode(file);
+        // Most files fit one read: no read-ahead advice (a system call) for them.
+        var small = file.Length < ReadSize;
+        using var handle = state.Reader.TryOpen(file, small ? ReadHint.None : ReadHint.Sequential);
+        if (handle is null)
+        {
+            return null; // reported by the reader
+        }
+
+        var buffer = state.Options.Buffers.Rent(ReadSize);
+        try
+        {
+            byte[] sha;
+            long offset;
+            if (small)
+            {
+                // One read past the listed length tells a file that grew.
+                offset = state.Reader.ReadFull(handle, buffer.AsSpan(0, ReadSize), 0);
+                sha = Sha256(buffer.AsSpan(0, (int)offset));
+            }
+            else
+            {
+                using var incremental = IncrementalHash.CreateHash(HashAlgorithmName.SHA256);
+                offset = 0;
+                int read;
+                while ((read = state.Reader.ReadFull(handle, buffer.AsSpan(0, ReadSize), offset)) > 0)
+                {
+                    cancellationToken.ThrowIfCancellationRequested();
+                    incremental.AppendData(buffer, 0, read);
+                    offset += read;
+                }
+
+                sha = incremental.GetHashAndReset();
+            }
+
+            // The digest is stored under the listed stamp: only while the file still has it, and all its bytes were read.
+            return offset == file.Length && StillListed(state, node, handle, checkedBefore: false) ? sha : null;
+        }
+        catch (IOException error)
+        {
+            state.ReportError(file.Path.ToString(), ScanErrorKind.IOError, error.Message);
+            return null;
+        }
+        finally
+        {
+            state.Options.Buffers.Return(buffer);
+        }
+    }
+
+    /// <summary>
+    /// Whether the file still has its listed stamp after its last read: identity, size and modification time (the
+    /// reader's check), and on Linux the change time too. With <paramref name="checkedBefore"/> a check the compare
+    /// stage made after its reads (a group's last check) stands; otherwise the file is looked at now.
+    /// </summary>
+    private static bool StillListed(ScanState state, FileNode node, SafeFileHandle? handle, bool checkedBefore)
+    {
+        var linux = OperatingSystem.IsLinux();
+        if (!(linux && checkedBefore && node.LastChangeTimeUtc != DateTime.MinValue) && !state.Reader.IsUnchanged(node, handle))
+        {
+            return false;
+        }
+
+        // The reader's check leaves the change time it saw on the node (Linux); any write since the listing moved it.
+        var listed = node.Stamp.ChangeTimeNs;
+        return !linux || listed == 0 || node.LastChangeTimeUtc == FileTable.ToDateTime(listed);
+    }
+
+    private static bool Contains(IReadOnlyCollection<FileStamp> known, FileStamp stamp) =>
+        known is HashSet<FileStamp> set ? set.Contains(stamp) : known.Count > 0 && known.Contains(stamp);
+
+    private static byte[] Sha256(ReadOnlySpan<byte> bytes)
+    {
+#if NET
+        return SHA256.HashData(bytes);
+#else
+        using var sha = SHA256.Create();
+        return sha.ComputeHash(bytes.ToArray());
+#endif
+    }
+
+    /// <summary>One file's digest as its bytes arrive in order; bytes read again (a strategy going over a file twice) are skipped.</summary>
+    private sealed class Progress(long length) : IDisposable
+    {
+        private IncrementalHash? _hash;
+        private long _next;
+
+        /// <summary>The whole file's SHA-256, once every byte was fed in order.</summary>
+        public byte[]? Sha { get; set; }
+
+        public void Feed(long offset, ReadOnlySpan<byte> bytes)
+        {
+            lock (this)
+            {
+                if (Sha is not null || _next < 0 || offset < _next)
+                {
+                    return; // done, given up, or bytes already hashed
+                }
+
+                if (offset > _next)
+                {
+                    // A gap (never for the built-in strategies): this file is hashed by a read of its own later.
+                    Release();
+                    _next = -1;
+                    return;
+                }
+
+                _hash ??= IncrementalHash.CreateHash(HashAlgorithmName.SHA256);
+#if NET
+                _hash.AppendData(bytes);
+#else
+                _hash.AppendData(bytes.ToArray());
+#endif
+                _next += bytes.Length;
+                if (_next == length)
+                {
+                    Sha = _hash.GetHashAndReset();
+                    Release();
+                }
+            }
+        }
+
+        public void Dispose()
+        {
+            lock (this)
+            {
+                Release();
+            }
+        }
+
+        private void Release()
+        {
+            _hash?.Dispose();
+            _hash = null;
+        }
+    }
+}

@@ -1,0 +1,144 @@
+using Dedup.Core.Caching;
+using Dedup.Core.Enumeration;
+using Dedup.Core.Paths;
+
+namespace Dedup.Core.Catalog;
+
+/// <summary>
+/// The scan's rows as of its size barrier, kept for the catalog: the barrier then drops the rows of unique sizes from
+/// the table, while the catalog still streams every row to the server (beside the compare stage) and later hashes
+/// some of those files. The rows are plain structs (56 bytes each); names and folders stay in the table, which only
+/// ever adds to them.
+/// </summary>
+internal sealed class CatalogRows
+{
+    private readonly FileTable _table;
+    private readonly FileRow[] _rows;
+    private HashSet<long>? _shared;
+    private long _recorded;
+
+    private CatalogRows(FileTable table, FileRow[] rows)
+    {
+        _table = table;
+        _rows = rows;
+    }
+
+    /// <summary>Rows handed to the catalog so far (all of them once <see cref="Rows"/> was read to the end).</summary>
+    public long Recorded => Volatile.Read(ref _recorded);
+
+    /// <summary>Copies the sealed table's rows.</summary>
+    public static CatalogRows Take(FileTable table)
+    {
+        table.Seal();
+        var rows = new FileRow[table.Count];
+        for (var i = 0; i < rows.Length; i++)
+        {
+            rows[i] = table[i];
+        }
+
+        return new CatalogRows(table, rows);
+    }
+
+    /// <summary>The rows as catalog files, made one at a time as the catalog reads them (nothing kept).</summary>
+    /// <remarks>
+    /// Paths are the kernel's bytes (<see cref="AbsolutePath.WriteUtf8(Span{byte}, ReadOnlySpan{byte})"/>); a path past
+    /// the buffer, or a name the table keeps as text, takes its exact bytes from the path's text. A name with no byte
+    /// form at all (an unpaired surrogate on Windows) is not recorded: a lossy path would name another file.
+    /// </remarks>
+    public IEnumerable<CatalogFile> Rows()
+    {
+        var buffer = new byte[4096];
+        for (var i = 0; i < _rows.Length; i++)
+        {
+            var row = _rows[i];
+            var name = _table.Names.GetBytes(row.Name);
+            var length = name.IsEmpty ? -1 : _table.GetFolder(row.Folder).WriteUtf8(buffer, name);
+            byte[]? path = length >= 0 ? buffer.AsSpan(0, length).ToArray()
+                : KernelNames.TryGetBytes(PathOf(in row).ToString(), out var exact) ? exact
+                : null;
+            if (path is not null)
+            {
+                Interlocked.Increment(ref _recorded);
+                yield return new CatalogFile(path, StampOf(in row));
+            }
+        }
+    }
+
+    /// <summary>Sizes only one file (identity) of this scan has: the compare stage never reads those files.</summary>
+    public List<long> UniqueSizes()
+    {
+        var shared = LocallySharedSizes();
+        var unique = new HashSet<long>();
+        foreach (ref readonly var row in _rows.AsSpan())
+        {
+            if (!shared.Contains(row.Length))
+            {
+                unique.Add(row.Length);
+            }
+        }
+
+        return [.. unique];
+    }
+
+    /// <summary>
+    /// The files that need a SHA-256 (one per identity, without a digest stored under their stamp, the
+    /// <paramref name="known"/>) among those of a size no other file of this scan has (<paramref name="uniqueShared"/>
+    /// = those sizes another machine has), or, with <paramref name="uniqueShared"/> <see langword="null"/>, among those
+    /// of a size another file of this scan has, but the <paramref name="readWhole"/> ones (the compare stage's reads
+    /// hashed them).
+    /// </summary>
+    public List<ScannedFile> ToHash(IReadOnlyCollection<FileStamp> known, IReadOnlyCollection<long>? uniqueShared, HashSet<FileIdentity>? readWhole)
+    {
+        var files = new List<ScannedFile>();
+        var shared = LocallySharedSizes();
+        var remote = uniqueShared is null ? null : new HashSet<long>(uniqueShared);
+        if (remote is { Count: 0 })
+        {
+            return files;
+        }
+
+        var seen = new HashSet<FileIdentity>();
+        for (var i = 0; i < _rows.Length; i++)
+        {
+            ref var row = ref _rows[i];
+            var wanted = remote is null
+                ? shared.Contains(row.Length) && !(readWhole?.Contains(row.Identity) ?? false)
+                : remote.Contains(row.Length) && !shared.Contains(row.Length);
+            if (wanted && !Contains(known, StampOf(in row)) && seen.Add(row.Identity))
+            {
+                files.Add(new ScannedFile(in row, PathOf(in row)));
+            }
+        }
+
+        return files;
+    }
+
+    private static bool Contains(IReadOnlyCollection<FileStamp> known, FileStamp stamp) =>
+        known is HashSet<FileStamp> set ? set.Contains(stamp) : known.Count > 0 && known.Contains(stamp);
+
+    private static FileStamp StampOf(in FileRow row) => new(row.Identity, row.Length, row.LastWriteTimeNs, row.ChangeTimeNs);
+
+    private AbsolutePath PathOf(in FileRow row) => _table.GetFolder(row.Folder).Child(_table.Names.GetString(row.Name));
+
+    /// <summary>Sizes with two or more distinct files (identities) in this scan: the sizes the compare stage reads.</summary>
+    private HashSet<long> LocallySharedSizes() => _shared ??= FindSharedSizes();
+
+    private HashSet<long> FindSharedSizes()
+    {
+        var first = new Dictionary<long, FileIdentity>();
+        var shared = new HashSet<long>();
+        foreach (ref readonly var row in _rows.AsSpan())
+        {
+            if (!first.TryGetValue(row.Length, out var identity))
+            {
+                first.Add(row.Length, row.Identity);
+            }
+            else if (identity != row.Identity)
+            {
+                shared.Add(row.Length);
+            }
+        }
+
+        return shared;
+    }
+}

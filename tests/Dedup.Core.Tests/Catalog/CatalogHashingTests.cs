@@ -1,0 +1,156 @@
+using System.Security.Cryptography;
+using Dedup.Core.Catalog;
+using Dedup.Core.PostgreSql;
+using Dedup.Core.Tests.Infrastructure;
+
+namespace Dedup.Core.Tests.Catalog;
+
+/// <summary>
+/// Where a catalog scan's SHA-256s come from: the compare stage's own reads for the files it reads whole (each file is
+/// read once), a read of their own for the others; and which files get none (changed since they were listed).
+/// </summary>
+[Collection(PostgresCollection.Name)]
+public sealed class CatalogHashingTests(PostgresFixture postgres)
+{
+    // Several read chunks (the compare reads 128 KiB at a time), and one small file read whole by the probe.
+    private static readonly byte[] Large = TempTree.RandomBytes(300_000, 41);
+    private static readonly byte[] Small = TempTree.RandomBytes(5_000, 42);
+
+    [PostgresFact]
+    public async Task A_catalog_scan_reads_the_files_it_compares_whole_once_and_hashes_them_from_those_reads()
+    {
+        await using var catalog = postgres.NewCatalog("readonce");
+        using var alpha = new TempTree();
+        alpha.Write("big/1.bin", Large);
+        alpha.Write("big/2.bin", Large);
+        alpha.Write("small/1.bin", Small);
+        alpha.Write("small/2.bin", Small);
+        using var beta = new TempTree();
+        beta.Write("big.bin", Large);
+        beta.Write("small.bin", Small);
+
+        var plain = new DuplicateFinderBuilder().AddRoot(alpha.Root).Build().FindAsync();
+        await foreach (var _ in plain)
+        {
+        }
+
+        var (_, first) = await ScanAsync(catalog, "alpha", alpha);
+
+        // Every file of alpha is read whole by the comparison: the catalog's digests cost no byte more.
+        Assert.Null(first.Catalog!.Error);
+        Assert.Equal(4, first.Catalog.FilesHashed);
+        Assert.Equal(plain.Summary.BytesRead, first.BytesRead);
+
+        // The digests are the files' SHA-256s: beta's files, hashed by reads of their own (unique sizes on beta), match them.
+        var (groups, summary) = await ScanAsync(catalog, "beta", beta);
+        Assert.Equal(2, summary.Catalog!.FilesHashed);
+        Assert.Equal(2, groups.Count);
+        Assert.Equal(3, Assert.Single(groups, group => group.Sha256.Span.SequenceEqual(SHA256.HashData(Large))).Files.Count);
+        Assert.Equal(3, Assert.Single(groups, group => group.Sha256.Span.SequenceEqual(SHA256.HashData(Small))).Files.Count);
+    }
+
+    [PostgresFact]
+    public async Task A_file_rewritten_after_the_listing_with_its_size_and_time_put_back_gets_no_digest()
+    {
+        await using var store = postgres.NewCatalog("rewritten");
+        using var alpha = new TempTree();
+        using var beta = new TempTree();
+        // Same size, same first and last 4 KiB: the probes cannot tell them apart, so the comparison reads both.
+        var other = (byte[])Large.Clone();
+        other[150_000] ^= 0xFF;
+        alpha.Write("a.bin", Large);
+        var rewritten = alpha.Write("b.bin", Large);
+        beta.Write("other.bin", other);
+        await ScanAsync(store, "beta", beta);
+
+        // Between alpha's listing and its first read, b.bin gets beta's content; its size and modification time stay.
+        var rewriting = new RewriteAtBarrier(store, rewritten, other);
+        var (groups, summary) = await ScanAsync(rewriting, "alpha", alpha);
+
+        Assert.True(rewriting.Rewritten);
+        Assert.Null(summary.Catalog!.Error);
+        Assert.Empty(groups); // a.bin and b.bin now differ; b.bin's new bytes are not recorded under its listed stamp
+        Assert.Equal(1, summary.Catalog.FilesHashed); // a.bin only
+        var (betaGroups, _) = await ScanAsync(store, "beta", beta);
+        Assert.Empty(betaGroups);
+    }
+
+    [PostgresFact]
+    public async Task A_file_gone_after_the_listing_is_one_error_not_one_per_read()
+    {
+        await using var store = postgres.NewCatalog("vanished");
+        using var alpha = new TempTree();
+        alpha.Write("a.bin", Large);
+        var gone = alpha.Write("b.bin", Large);
+
+        // Deleted at the barrier: the compare stage fails to open it (reported); the catalog must not try again.
+        var (groups, summary) = await ScanAsync(new RewriteAtBarrier(store, gone, content: null), "alpha", alpha);
+
+        Assert.Empty(groups);
+        Assert.Null(summary.Catalog!.Error);
+        var error = Assert.Single(summary.Errors);
+        Assert.Equal(gone, error.Path);
+        Assert.Equal(1, summary.Catalog.FilesHashed); // a.bin, by a read of its own (its twin dropped out)
+    }
+
+    [PostgresFact]
+    public async Task Sizes_on_other_machines_leave_out_the_asking_machines_own_and_answer_a_machine_not_known_yet()
+    {
+        await using var catalog = postgres.NewCatalog("sizes");
+        await catalog.ReplaceMachineFilesAsync("alpha", [CatalogData.File("/a/1", 100, 1), CatalogData.File("/a/2", 200, 2)]);
+        await catalog.ReplaceMachineFilesAsync("beta", [CatalogData.File("/b/1", 200, 1), CatalogData.File("/b/2", 300, 2)]);
+
+        Assert.Equal([200L], (await catalog.GetSizesOnOtherMachinesAsync("alpha", [100, 200, 400])).Order());
+        Assert.Equal([100L, 200L], (await catalog.GetSizesOnOtherMachinesAsync("beta", [200, 300, 300, 100])).Order()); // 300 is its own
+        Assert.Equal([100L, 200L, 300L], (await catalog.GetSizesOnOtherMachinesAsync("gamma", [100, 200, 300, 500])).Order());
+        Assert.Empty(await catalog.GetSizesOnOtherMachinesAsync("alpha", []));
+    }
+
+    private static async Task<(List<DuplicateGroup> Groups, Reporting.ScanSummary Summary)> ScanAsync(FileCatalog catalog, string machine, TempTree tree)
+    {
+        var scan = new DuplicateFinderBuilder().AddRoot(tree.Root).UseCatalog(catalog, machine).Build().FindAsync();
+        var groups = new List<DuplicateGroup>();
+        await foreach (var group in scan)
+        {
+            groups.Add(group);
+        }
+
+        return (groups, scan.Summary);
+    }
+
+    /// <summary>The real catalog; when the scan asks for its stored digests (at its size barrier, before it reads any file), one file is rewritten.</summary>
+    /// <remarks>With no content the file is deleted.</remarks>
+    private sealed class RewriteAtBarrier(PostgresCatalog store, string path, byte[]? content) : FileCatalog
+    {
+        public bool Rewritten { get; private set; }
+
+        public override Task<long> ReplaceFilesAsync(string machine, IEnumerable<CatalogFile> files, CancellationToken cancellationToken = default) =>
+            store.ReplaceFilesAsync(machine, files, cancellationToken);
+
+        public override async Task<IReadOnlyCollection<Core.Caching.FileStamp>> GetDigestedFilesAsync(string machine, CancellationToken cancellationToken = default)
+        {
+            if (content is null)
+            {
+                File.Delete(path);
+                Rewritten = true;
+                return await store.GetDigestedFilesAsync(machine, cancellationToken);
+            }
+
+            var written = File.GetLastWriteTimeUtc(path);
+            await Task.Delay(50, cancellationToken); // past the kernel's coarse clock: the change time moves
+            await File.WriteAllBytesAsync(path, content, cancellationToken);
+            File.SetLastWriteTimeUtc(path, written);
+            Rewritten = true;
+            return await store.GetDigestedFilesAsync(machine, cancellationToken);
+        }
+
+        public override Task<IReadOnlyCollection<long>> GetSizesOnOtherMachinesAsync(string machine, IReadOnlyCollection<long> sizes, CancellationToken cancellationToken = default) =>
+            store.GetSizesOnOtherMachinesAsync(machine, sizes, cancellationToken);
+
+        public override Task<long> RecordDigestsAsync(string machine, IEnumerable<CatalogDigest> digests, CancellationToken cancellationToken = default) =>
+            store.RecordDigestsAsync(machine, digests, cancellationToken);
+
+        public override Task<IReadOnlyList<CatalogGroup>> FindGroupsAcrossMachinesAsync(string machine, CancellationToken cancellationToken = default) =>
+            store.FindGroupsAcrossMachinesAsync(machine, cancellationToken);
+    }
+}
