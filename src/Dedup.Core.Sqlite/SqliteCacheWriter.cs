@@ -22,12 +22,15 @@ internal sealed class SqliteCacheWriter : HashCacheWriter
     /// </summary>
     internal const int Window = 16384;
 
+    /// <summary>The writer's page cache, in KiB.</summary>
+    private const int WriterCacheKiB = 65536;
+
     private readonly List<HashCacheEntry>? _kept; // only when the lock was held by another process at the start
     private readonly HashCacheEntry[] _window = new HashCacheEntry[Window];
     private int _pending;
     private SqliteConnection? _connection;
     private sqlite3_stmt? _insert;
-    private SqliteStore.IdMap _ids;
+    private SqliteIdMap _ids;
     private bool _open; // a transaction of ours is open
 
     public SqliteCacheWriter(SqliteHashCache cache, HashCacheScope scope)
@@ -63,7 +66,10 @@ internal sealed class SqliteCacheWriter : HashCacheWriter
                 SqliteStore.SetMeta(connection, null, "format", scope.Format);
             }
 
-            _ids = new SqliteStore.IdMap(long.Parse(SqliteStore.GetMeta(connection, null, "next_id") ?? "1", CultureInfo.InvariantCulture));
+            // Room for the pages the save dirties, up to 64 MiB (a 242k-entry first run: ~29 MiB): with SQLite's default 16,
+            // each window's pass over the table spilled the pages again, 2.5x the table's size in WAL frames.
+            SqliteStore.Execute(connection, null, $"PRAGMA cache_size = -{WriterCacheKiB}");
+            _ids = new SqliteIdMap(long.Parse(SqliteStore.GetMeta(connection, null, "next_id") ?? "1", CultureInfo.InvariantCulture));
             _insert = SqliteStore.PrepareInsert(db);
             _connection = connection;
         }

@@ -90,7 +90,7 @@ internal static class SqliteStore
             SetMeta(connection, transaction, "format", scope.Format);
         }
 
-        var ids = new IdMap(long.Parse(GetMeta(connection, transaction, "next_id") ?? "1", CultureInfo.InvariantCulture));
+        var ids = new SqliteIdMap(long.Parse(GetMeta(connection, transaction, "next_id") ?? "1", CultureInfo.InvariantCulture));
         var db = connection.Handle!;
         Delete(db, changes.Removals);
         cancellationToken.ThrowIfCancellationRequested();
@@ -114,7 +114,7 @@ internal static class SqliteStore
     /// Inserts or replaces <paramref name="entries"/> in key order (sorted here: the keys with their positions, not the
     /// 96-byte entries), their negative ids mapped through <paramref name="ids"/>.
     /// </summary>
-    internal static void Insert(sqlite3 db, sqlite3_stmt insert, ReadOnlySpan<HashCacheEntry> entries, ref IdMap ids)
+    internal static void Insert(sqlite3 db, sqlite3_stmt insert, ReadOnlySpan<HashCacheEntry> entries, ref SqliteIdMap ids)
     {
         var keys = new (long Device, long Inode)[entries.Length];
         var order = new int[entries.Length];
@@ -152,35 +152,6 @@ internal static class SqliteStore
             raw.sqlite3_bind_int64(delete, 1, (long)identity.Device);
             raw.sqlite3_bind_int64(delete, 2, (long)identity.FileId);
             Step(db, delete);
-        }
-    }
-
-    /// <summary>
-    /// Gives a save's negative ids new ones from <c>meta.next_id</c> without a table: -k becomes next_id + k - 1, and
-    /// next_id moves past the largest k used, so equal negative ids get equal new ids and no id is used twice. A scan
-    /// numbers its new ids -1, -2, ..., so the range is dense.
-    /// </summary>
-    internal struct IdMap(long first)
-    {
-        private long _used;
-
-        /// <summary>The next unused id after this save.</summary>
-        public readonly long Next => checked(first + _used);
-
-        public long Map(long id)
-        {
-            if (id >= 0)
-            {
-                return id;
-            }
-
-            var k = id == long.MinValue ? throw new ArgumentOutOfRangeException(nameof(id), "an id of long.MinValue cannot be mapped") : -id;
-            if (k > _used)
-            {
-                _used = k;
-            }
-
-            return checked(first + k - 1);
         }
     }
 
