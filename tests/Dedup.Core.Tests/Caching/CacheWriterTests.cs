@@ -193,6 +193,27 @@ public sealed class CacheWriterTests : IDisposable
         Assert.Equal(0, rescan.BytesRead);
     }
 
+    [LinuxFact]
+    public async Task A_save_that_cannot_open_the_file_is_one_warning_and_the_results_stay_exact()
+    {
+        var content = TempTree.RandomBytes(20_000, 7);
+        _fixture.Tree.Write("a", content);
+        _fixture.Tree.Write("b", content);
+        _fixture.Tree.Write("c", TempTree.RandomBytes(20_000, 8));
+        await CacheFixture.LetSettleAsync();
+        var expected = await _fixture.BaselineAsync();
+
+        // No such folder: the load finds no file (an empty cache), the writer cannot create one.
+        var path = Path.Combine(_fixture.CacheFolder.Root, "missing", "cache.db");
+        var (groups, summary) = await Scan.RunAsync(b => b.AddRoot(_fixture.Tree.Root).UseCache(new SqliteHashCache(path)));
+        Assert.Equal(expected, Scan.Canonical(groups));
+        Assert.Empty(summary.Errors);
+        Assert.Equal(0, summary.Cache!.Written);
+        var warning = Assert.Single(summary.Cache.Warnings);
+        Assert.Contains("not saved", warning, StringComparison.Ordinal);
+        Assert.False(File.Exists(path));
+    }
+
     /// <summary>The real SQLite cache, whose save holds its first batch until the test lets it go (after writing it).</summary>
     private sealed class GatedCache(SqliteHashCache inner) : HashCache
     {
