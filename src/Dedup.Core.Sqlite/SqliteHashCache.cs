@@ -5,8 +5,8 @@ namespace Dedup.Core.Caching.Sqlite;
 
 /// <summary>
 /// A <see cref="HashCache"/> in one SQLite file (WAL, versioned schema): safe when several processes use the same
-/// file at once, since each scan reads it once when it starts and writes its changes in one transaction when it
-/// ends. Nothing is held open in between. See docs/cache.md for the schema and for what happens with a bad file.
+/// file at once, since each scan reads it once when it starts and writes its changes in one transaction, from its first
+/// new entry to its end (see <see cref="BeginSave"/>). See docs/cache.md for the schema and for what happens with a bad file.
 /// </summary>
 /// <example>
 /// <code>
@@ -83,6 +83,18 @@ public sealed class SqliteHashCache : HashCache
         ArgumentNullException.ThrowIfNull(scope);
         ArgumentNullException.ThrowIfNull(changes);
         SqliteStore.Write(this, scope, changes, cancellationToken);
+    }
+
+    /// <inheritdoc />
+    /// <remarks>
+    /// Holds one write transaction from the first batch to the commit, so another process's save waits for it (up to its
+    /// <see cref="BusyTimeout"/>); when another process holds the lock at the first batch, the entries are kept and
+    /// written at the commit instead.
+    /// </remarks>
+    public override HashCacheWriter BeginSave(HashCacheScope scope)
+    {
+        ArgumentNullException.ThrowIfNull(scope);
+        return new SqliteCacheWriter(this, scope);
     }
 }
 

@@ -90,65 +90,69 @@ internal static class SqliteStore
             SetMeta(connection, transaction, "format", scope.Format);
         }
 
-        var nextId = long.Parse(GetMeta(connection, transaction, "next_id") ?? "1", CultureInfo.InvariantCulture);
-        var ids = new Dictionary<long, long>();
-        long Map(long id)
-        {
-            if (id >= 0)
-            {
-                return id;
-            }
-
-            if (!ids.TryGetValue(id, out var mapped))
-            {
-                ids[id] = mapped = nextId++;
-            }
-
-            return mapped;
-        }
-
+        var ids = new SqliteIdMap(long.Parse(GetMeta(connection, transaction, "next_id") ?? "1", CultureInfo.InvariantCulture));
         var db = connection.Handle!;
-        using (var delete = Prepare(db, "DELETE FROM files WHERE dev = ?1 AND ino = ?2"))
-        {
-            foreach (var identity in changes.Removals)
-            {
-                raw.sqlite3_bind_int64(delete, 1, (long)identity.Device);
-                raw.sqlite3_bind_int64(delete, 2, (long)identity.FileId);
-                Step(db, delete);
-            }
-        }
-
+        Delete(db, changes.Removals);
         cancellationToken.ThrowIfCancellationRequested();
 
-        // In key order: the rows are appended to the b-tree rather than inserted all over it. The keys are sorted with
-        // the entries' positions, not the 96-byte entries themselves (242k of them on a first run).
-        var upserts = changes.Upserts;
-        var keys = new (long Device, long Inode)[upserts.Count];
-        var order = new int[upserts.Count];
+        // In key order: the rows are appended to the b-tree rather than inserted all over it.
+        var upserts = changes.Upserts as HashCacheEntry[] ?? [.. changes.Upserts];
+        using (var insert = PrepareInsert(db))
+        {
+            Insert(db, insert, upserts, ref ids);
+        }
+
+        SetMeta(connection, transaction, "next_id", ids.Next.ToString(CultureInfo.InvariantCulture));
+        cancellationToken.ThrowIfCancellationRequested();
+        transaction.Commit();
+    }
+
+    /// <summary>The statement <see cref="Insert"/> binds.</summary>
+    internal static sqlite3_stmt PrepareInsert(sqlite3 db) => Prepare(db, "INSERT OR REPLACE INTO files(dev, ino, entry) VALUES (?1, ?2, ?3)");
+
+    /// <summary>
+    /// Inserts or replaces <paramref name="entries"/> in key order (sorted here: the keys with their positions, not the
+    /// 96-byte entries), their negative ids mapped through <paramref name="ids"/>.
+    /// </summary>
+    internal static void Insert(sqlite3 db, sqlite3_stmt insert, ReadOnlySpan<HashCacheEntry> entries, ref SqliteIdMap ids)
+    {
+        var keys = new (long Device, long Inode)[entries.Length];
+        var order = new int[entries.Length];
         for (var i = 0; i < keys.Length; i++)
         {
-            keys[i] = ((long)upserts[i].Stamp.Identity.Device, (long)upserts[i].Stamp.Identity.FileId);
+            var identity = entries[i].Stamp.Identity;
+            keys[i] = ((long)identity.Device, (long)identity.FileId);
             order[i] = i;
         }
 
         Array.Sort(keys, order);
         Span<byte> buffer = stackalloc byte[EntryWithDigestSize];
-        using (var insert = Prepare(db, "INSERT OR REPLACE INTO files(dev, ino, entry) VALUES (?1, ?2, ?3)"))
+        foreach (var index in order)
         {
-            foreach (var index in order)
-            {
-                var upsert = upserts[index];
-                var entry = upsert with { Partition = Map(upsert.Partition), Class = Map(upsert.Class) };
-                raw.sqlite3_bind_int64(insert, 1, (long)entry.Stamp.Identity.Device);
-                raw.sqlite3_bind_int64(insert, 2, (long)entry.Stamp.Identity.FileId);
-                raw.sqlite3_bind_blob(insert, 3, Encode(entry, buffer));
-                Step(db, insert);
-            }
+            ref readonly var upsert = ref entries[index];
+            var entry = upsert with { Partition = ids.Map(upsert.Partition), Class = ids.Map(upsert.Class) };
+            raw.sqlite3_bind_int64(insert, 1, (long)entry.Stamp.Identity.Device);
+            raw.sqlite3_bind_int64(insert, 2, (long)entry.Stamp.Identity.FileId);
+            raw.sqlite3_bind_blob(insert, 3, Encode(entry, buffer));
+            Step(db, insert);
+        }
+    }
+
+    /// <summary>Deletes the rows of <paramref name="identities"/>.</summary>
+    internal static void Delete(sqlite3 db, IReadOnlyList<FileIdentity> identities)
+    {
+        if (identities.Count == 0)
+        {
+            return;
         }
 
-        SetMeta(connection, transaction, "next_id", nextId.ToString(CultureInfo.InvariantCulture));
-        cancellationToken.ThrowIfCancellationRequested();
-        transaction.Commit();
+        using var delete = Prepare(db, "DELETE FROM files WHERE dev = ?1 AND ino = ?2");
+        foreach (var identity in identities)
+        {
+            raw.sqlite3_bind_int64(delete, 1, (long)identity.Device);
+            raw.sqlite3_bind_int64(delete, 2, (long)identity.FileId);
+            Step(db, delete);
+        }
     }
 
     private static sqlite3_stmt Prepare(sqlite3 db, string sql)
@@ -216,9 +220,12 @@ internal static class SqliteStore
         }
     }
 
-    private static SqliteConnection Open(SqliteHashCache cache, bool readOnly = false)
+    /// <summary>The busy timeout, never negative.</summary>
+    internal static TimeSpan Timeout(SqliteHashCache cache) => cache.BusyTimeout < TimeSpan.Zero ? TimeSpan.Zero : cache.BusyTimeout;
+
+    internal static SqliteConnection Open(SqliteHashCache cache, bool readOnly = false)
     {
-        var timeout = cache.BusyTimeout < TimeSpan.Zero ? TimeSpan.Zero : cache.BusyTimeout;
+        var timeout = Timeout(cache);
         var builder = new SqliteConnectionStringBuilder
         {
             // Read-only: as an immutable file (no -shm to create); a WAL left by a crashed writer is not read, so the
@@ -247,7 +254,7 @@ internal static class SqliteStore
     /// schema or another application's database. <see langword="false"/> when an older schema could not be replaced
     /// because the file is read-only: nothing in it applies.
     /// </summary>
-    private static bool EnsureSchema(SqliteConnection connection, bool readOnly = false)
+    internal static bool EnsureSchema(SqliteConnection connection, bool readOnly = false)
     {
         var version = Convert.ToInt64(Scalar(connection, "PRAGMA user_version"), CultureInfo.InvariantCulture);
         var application = Convert.ToInt64(Scalar(connection, "PRAGMA application_id"), CultureInfo.InvariantCulture);
@@ -288,7 +295,7 @@ internal static class SqliteStore
         return true;
     }
 
-    private static string? GetMeta(SqliteConnection connection, SqliteTransaction? transaction, string key)
+    internal static string? GetMeta(SqliteConnection connection, SqliteTransaction? transaction, string key)
     {
         using var command = connection.CreateCommand();
         command.Transaction = transaction;
@@ -297,7 +304,7 @@ internal static class SqliteStore
         return command.ExecuteScalar() as string;
     }
 
-    private static void SetMeta(SqliteConnection connection, SqliteTransaction transaction, string key, string value)
+    internal static void SetMeta(SqliteConnection connection, SqliteTransaction? transaction, string key, string value)
     {
         using var command = connection.CreateCommand();
         command.Transaction = transaction;
@@ -315,7 +322,7 @@ internal static class SqliteStore
         return command.ExecuteScalar();
     }
 
-    private static void Execute(SqliteConnection connection, SqliteTransaction? transaction, string sql)
+    internal static void Execute(SqliteConnection connection, SqliteTransaction? transaction, string sql)
     {
         using var command = connection.CreateCommand();
         command.Transaction = transaction;

@@ -10,10 +10,11 @@ namespace Dedup.Core.Caching;
 
 /// <summary>
 /// One scan's use of a <see cref="HashCache"/>: every entry loaded at once when the folders have been listed (beside
-/// the size barrier), looked up in memory by identity, and the scan's changes written at its end in one save, with the entries
+/// the size barrier), looked up in memory by identity; the scan's new entries go to the store's writer on a thread of
+/// its own while the compare stage runs (<see cref="CacheWriteQueue"/>), committed at the scan's end with the entries
 /// of the same roots it did not see again pruned. Any failure of the store is a warning and the scan goes on without it.
 /// </summary>
-internal sealed class CacheSession
+internal sealed class CacheSession : IDisposable
 {
     /// <summary>What the probe keys mean; entries written under another format are ignored (and replaced).</summary>
     public static readonly string Format = $"v1;probe=xxh3-64;size={ProbeStage.ProbeSize};whole={ProbeStage.WholeReadLimit};suffix={ProbeStage.SuffixFrom}";
@@ -23,8 +24,10 @@ internal sealed class CacheSession
     private readonly DuplicateHashAlgorithm _algorithm;
     private readonly Action<string>? _log;
     private readonly ConcurrentQueue<string> _warnings = new();
-    private readonly ConcurrentQueue<HashCacheEntry> _upserts = new();
     private readonly ConcurrentDictionary<FileNode, ContentHash> _digests = new(); // until the file's entry is written
+    private readonly CacheWriteQueue _upserts;
+    private CancellationToken _cancellationToken;
+    private int _digestsHeld; // how many _digests holds: while none, Write looks nothing up (most files are never hashed)
     private Task<Table?>? _load;
     private long _hits;
     private long _misses;
@@ -44,12 +47,14 @@ internal sealed class CacheSession
         var key = string.Join("\n", roots.Select(r => r.ToString()).OrderBy(r => r, StringComparer.Ordinal));
         var bytes = Paths.KernelNames.TryGetBytes(key, out var exact) ? exact : Encoding.UTF8.GetBytes(key);
         _scope = new HashCacheScope(Format, (long)XxHash3.HashToUInt64(bytes));
+        _upserts = new CacheWriteQueue(cache, _scope, Warn);
     }
 
     /// <summary>Starts loading on a thread of its own, so the store is read while the size barrier sorts the listing.</summary>
     public void Start(CancellationToken cancellationToken)
     {
         _startedNs = (DateTime.UtcNow - DateTime.UnixEpoch).Ticks * 100;
+        _cancellationToken = cancellationToken;
         _load = Task.Factory.StartNew(() => Load(cancellationToken), cancellationToken, TaskCreationOptions.LongRunning, TaskScheduler.Default);
     }
 
@@ -119,7 +124,14 @@ internal sealed class CacheSession
     {
         if (IsUsable && !_readOnly)
         {
-            _digests[file] = digest;
+            if (_digests.TryAdd(file, digest))
+            {
+                Interlocked.Increment(ref _digestsHeld);
+            }
+            else
+            {
+                _digests[file] = digest;
+            }
         }
     }
 
@@ -142,11 +154,24 @@ internal sealed class CacheSession
     /// </summary>
     public void Write(FileNode file, ulong probe, long partition, long @class, in HashCacheEntry? previous = null)
     {
-        var hashed = _digests.TryRemove(file, out var digest); // first: the node is not held past its set
+        ContentHash digest = default;
+        var hashed = Volatile.Read(ref _digestsHeld) != 0 && _digests.TryRemove(file, out digest); // first: the node is not held past its set
+        if (hashed)
+        {
+            Interlocked.Decrement(ref _digestsHeld);
+        }
+
         var stamp = file.Stamp;
-        if (!stamp.IsComplete || file.Dropped || !IsUsable || _readOnly || stamp.ChangeTimeNs >= _startedNs - RacyWindowNs)
+        var table = Entries;
+        if (!stamp.IsComplete || file.Dropped || table is null || _readOnly || stamp.ChangeTimeNs >= _startedNs - RacyWindowNs)
         {
             return;
+        }
+
+        if (table.Index.Count != 0 && table.Index.TryGetValue(stamp.Identity, out var slot))
+        {
+            // Its old entry is replaced, not pruned (only changed files get here on a rescan; nothing on a first run).
+            table.Seen[slot] = true;
         }
 
         var entry = new HashCacheEntry(stamp, probe, partition, @class, _scope.Roots);
@@ -162,10 +187,10 @@ internal sealed class CacheSession
             entry = entry with { DigestAlgorithm = kept.DigestAlgorithm, Digest = kept.Digest };
         }
 
-        _upserts.Enqueue(entry);
+        _upserts.Add(entry, _cancellationToken);
     }
 
-    /// <summary>Saves the scan's changes and prunes what the same roots did not see again; call once, when the scan completed.</summary>
+    /// <summary>Commits the scan's changes and prunes what the same roots did not see again; call once, when the scan completed.</summary>
     public void Finish(CancellationToken cancellationToken)
     {
         var table = Entries;
@@ -174,35 +199,32 @@ internal sealed class CacheSession
             return;
         }
 
-        var upserts = _upserts.ToArray();
-        HashSet<FileIdentity>? written = null; // made only when an entry may be pruned: never on a first run
+        // Seen: unchanged (Find) or written anew (Write), so neither is pruned.
         var removals = new List<FileIdentity>();
         for (var i = 0; i < table.Items.Length; i++)
         {
             var item = table.Items[i];
-            if (!table.Seen[i] && item.Roots == _scope.Roots
-                && !(written ??= new HashSet<FileIdentity>(upserts.Select(e => e.Stamp.Identity))).Contains(item.Stamp.Identity))
+            if (!table.Seen[i] && item.Roots == _scope.Roots)
             {
                 removals.Add(item.Stamp.Identity);
             }
         }
 
-        if (upserts.Length == 0 && removals.Count == 0)
+        var written = _upserts.Added;
+        if (written == 0 && removals.Count == 0)
         {
             return;
         }
 
-        try
+        if (_upserts.Commit(removals, cancellationToken))
         {
-            _cache.Save(_scope, new HashCacheChanges(upserts, removals), cancellationToken);
             _pruned = removals.Count;
-            _written = upserts.Length;
-        }
-        catch (Exception ex) when (ex is not OperationCanceledException)
-        {
-            Warn($"cache '{_cache.Description}' not saved: {ex.Message}");
+            _written = written;
         }
     }
+
+    /// <summary>Discards an uncommitted save (a cancelled or failed scan) and waits for the writer's thread.</summary>
+    public void Dispose() => _upserts.Dispose();
 
     public CacheStatistics Statistics => new()
     {

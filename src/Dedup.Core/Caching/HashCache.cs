@@ -9,8 +9,9 @@ namespace Dedup.Core.Caching;
 /// the Dedup.Core.Sqlite package.
 /// </summary>
 /// <remarks>
-/// A scan calls <see cref="Load"/> once when the folders have been listed (on a thread of its own) and
-/// <see cref="Save"/> once when it completes; a cancelled or failed scan saves nothing. Any exception either throws
+/// A scan calls <see cref="Load"/> once when the folders have been listed (on a thread of its own) and, when it has
+/// something to write, <see cref="BeginSave"/> once: the writer gets the scan's entries while its compare stage runs and
+/// is committed when the scan completes; a cancelled or failed scan commits nothing. Any exception these throw
 /// (other than <see cref="OperationCanceledException"/>) becomes a one-line warning in
 /// <see cref="CacheStatistics.Warnings"/> and the scan goes on without the cache, with exact results.
 /// </remarks>
@@ -35,6 +36,14 @@ public abstract class HashCache
     /// <param name="changes">What to remove and write.</param>
     /// <param name="cancellationToken">Cancels the save.</param>
     public abstract void Save(HashCacheScope scope, HashCacheChanges changes, CancellationToken cancellationToken = default);
+
+    /// <summary>
+    /// Opens a save that takes a scan's entries while it runs, so a store can write them beside the compare stage rather
+    /// than all at its end. The default keeps the entries and calls <see cref="Save"/> with them at the commit.
+    /// </summary>
+    /// <param name="scope">The scan's format and roots, as given to <see cref="Load"/>.</param>
+    /// <returns>The writer; the scan disposes it.</returns>
+    public virtual HashCacheWriter BeginSave(HashCacheScope scope) => new BufferedHashCacheWriter(this, scope);
 }
 
 /// <summary>What a scan's entries mean and which scan wrote them.</summary>

@@ -64,6 +64,7 @@ internal static class DuplicateScanner
         {
             await scanCts.CancelAsync().ConfigureAwait(false);
             await WaitQuietlyAsync(compareTask).ConfigureAwait(false);
+            state.Cache?.Dispose(); // its writer's thread: an uncommitted save (cancel, failure) is discarded
             await WaitQuietlyAsync(catalogTask).ConfigureAwait(false);
             if (threads is not null)
             {
