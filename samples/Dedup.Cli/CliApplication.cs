@@ -20,7 +20,9 @@ internal static class CliApplication
         {
             version.Action = new PrintVersion();
         }
-        var result = root.Parse(args);
+        // No @response files: their text would be decoded by .NET, lossily for names that are not UTF-8, and an argument
+        // naming one would be opened by such a lossy name (a different file's arguments, --yes included).
+        var result = root.Parse(args, new ParserConfiguration { ResponseFileTokenReplacer = null });
         if (Selection.UsageCheck.Find(root, result) is { } mistake)
         {
             await Console.Error.WriteLineAsync($"dedup: {mistake} (see 'dedup --help')").ConfigureAwait(false);

@@ -17,9 +17,10 @@ internal static class ExactFileNames
             foreach (var token in result.Tokens)
             {
                 // KernelNames keeps a byte that is not UTF-8 as U+DC80 + byte: a lone surrogate no file API can encode.
-                if (token.Value.AsSpan().IndexOfAnyInRange('\uDC80', '\uDCFF') >= 0)
+                // U+FFFD is refused too: it is what is left of such a byte when the exact bytes could not be recovered.
+                if (token.Value.AsSpan().IndexOfAnyInRange('\uDC80', '\uDCFF') >= 0 || token.Value.Contains('\uFFFD', StringComparison.Ordinal))
                 {
-                    result.AddError($"{option.Name}: the file name has bytes that are not UTF-8, which this option cannot open exactly; give a name that is UTF-8 (scanned folders may have any name)");
+                    result.AddError($"{option.Name}: the file name has bytes that are not UTF-8 (or U+FFFD), which this option cannot open exactly; give a name that is UTF-8 (scanned folders may have any name)");
                     return;
                 }
             }

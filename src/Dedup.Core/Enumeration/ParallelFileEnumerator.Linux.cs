@@ -39,7 +39,7 @@ internal sealed partial class ParallelFileEnumerator
                 return;
             }
 
-            work.Listing = ListedFolder.TryHold(fd, _heldFolders);
+            work.Listing = ListedFolder.TryHold(fd, _heldFolders, _maxHeldFolders);
             try
             {
                 StatxBuffer dirStat;
@@ -116,8 +116,16 @@ internal sealed partial class ParallelFileEnumerator
         private unsafe int OpenFolder(DirectoryWork work, out int errno)
         {
             var flags = Libc.O_RDONLY | Libc.O_CLOEXEC | Libc.O_NONBLOCK | Libc.O_DIRECTORY;
+            if (work.Ancestors is not null && work.Path is not AbsolutePathSymlinkPoint)
+            {
+                // Listed as a folder, not a link being followed: a folder swapped for a link since must not be listed
+                // (its files would be reported under a path inside the roots). Roots may be links.
+                flags |= Libc.O_NOFOLLOW;
+            }
+
             errno = 0;
             var parent = work.OpenedFrom;
+            work.OpenedFrom = null; // released below, whatever happens
             try
             {
                 // Characters: at most 3 bytes each in UTF-8 (4 for a pair of 2); longer ones are measured by writing them.
@@ -334,10 +342,10 @@ internal sealed class ListedFolder
 
     public int Fd { get; }
 
-    /// <summary>Holds <paramref name="fd"/> for lending, or <see langword="null"/> (the caller closes it) when the walk holds <see cref="MaxHeld"/> already.</summary>
-    public static ListedFolder? TryHold(int fd, Counter held)
+    /// <summary>Holds <paramref name="fd"/> for lending, or <see langword="null"/> (the caller closes it) when the walk holds <paramref name="max"/> already.</summary>
+    public static ListedFolder? TryHold(int fd, Counter held, int max = MaxHeld)
     {
-        if (Interlocked.Increment(ref held.Value) > MaxHeld)
+        if (Interlocked.Increment(ref held.Value) > max)
         {
             Interlocked.Decrement(ref held.Value);
             return null;

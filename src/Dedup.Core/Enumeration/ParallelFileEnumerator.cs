@@ -75,7 +75,7 @@ internal sealed partial class ParallelFileEnumerator : IFileEnumerator
         /// name relative to it (one path component, not a walk of the whole path); <see langword="null"/> for a root, or
         /// when the walk already holds <see cref="ListedFolder.MaxHeld"/> of them.
         /// </summary>
-        public ListedFolder? OpenedFrom { get; init; }
+        public ListedFolder? OpenedFrom { get; set; }
 
         /// <summary>Linux: this folder's own descriptor while it is being listed, lent to the sub-folders it queues.</summary>
         public ListedFolder? Listing { get; set; }
@@ -110,6 +110,9 @@ internal sealed partial class ParallelFileEnumerator : IFileEnumerator
         private readonly bool _rememberFolders = context.Roots.Count > 1 || context.FollowSymbolicLinks;
         private readonly int _workers = Math.Max(1, context.MaxDegreeOfParallelism);
         private readonly ListedFolder.Counter _heldFolders = new();
+
+        // At most 256, and an eighth of the open-file limit: the walk's descriptors must leave room for the scan's reads.
+        private readonly int _maxHeldFolders = Math.Min(ListedFolder.MaxHeld, Interop.OpenFileLimit.Current / 8);
         private int _pending;
         private volatile bool _done;
 
@@ -217,6 +220,8 @@ internal sealed partial class ParallelFileEnumerator : IFileEnumerator
             }
             finally
             {
+                work.OpenedFrom?.Release(); // not opened (the sink failed first): the parent's descriptor is given back
+                work.OpenedFrom = null;
                 if (Interlocked.Decrement(ref _pending) == 0)
                 {
                     _done = true;

@@ -62,36 +62,45 @@ internal static class DuplicateScanner
         }
         finally
         {
+            // Every step runs even when background work failed (a failure skipping the rest leaked the scan's folder
+            // descriptors and threads in a long-lived host); the first failure is thrown at the end.
             await scanCts.CancelAsync().ConfigureAwait(false);
-            await WaitQuietlyAsync(compareTask).ConfigureAwait(false);
+            var failure = await WaitQuietlyAsync(compareTask).ConfigureAwait(false);
             state.Cache?.Dispose(); // its writer's thread: an uncommitted save (cancel, failure) is discarded
-            await WaitQuietlyAsync(catalogTask).ConfigureAwait(false);
+            failure ??= await WaitQuietlyAsync(catalogTask).ConfigureAwait(false);
             if (threads is not null)
             {
                 await threads.DisposeAsync().ConfigureAwait(false); // no scan thread outlives the scan
             }
 
-            await WaitQuietlyAsync(progressTask).ConfigureAwait(false);
+            failure ??= await WaitQuietlyAsync(progressTask).ConfigureAwait(false);
             state.Reader.Dispose();
             state.Summary = state.ToSummary(stopwatch.Elapsed);
             state.Progress?.Report(state.Snapshot());
+            failure?.Throw();
         }
     }
 
-    /// <summary>Waits for background work to stop; its cancellation or failure was already observed by the caller.</summary>
-    private static async Task WaitQuietlyAsync(Task? task)
+    /// <summary>Waits for background work to stop; returns its failure, cancellation aside (the caller rethrows it once cleanup is done).</summary>
+    private static async Task<System.Runtime.ExceptionServices.ExceptionDispatchInfo?> WaitQuietlyAsync(Task? task)
     {
         if (task is null)
         {
-            return;
+            return null;
         }
 
         try
         {
             await task.ConfigureAwait(false);
+            return null;
         }
         catch (OperationCanceledException)
         {
+            return null;
+        }
+        catch (Exception ex)
+        {
+            return System.Runtime.ExceptionServices.ExceptionDispatchInfo.Capture(ex);
         }
     }
 

@@ -24,7 +24,7 @@ internal sealed partial class FileReader : IDisposable
     private readonly IdentityCheck _identities;
     private readonly IReadObserver? _observer;
     private readonly uint _effectiveUid;
-    private readonly FolderHandles _folders = new();
+    private readonly FolderHandles _folders;
     private long _bytesRead;
     private int _noAtimeRefusals;
     private int _noAtimeOpens;
@@ -33,8 +33,10 @@ internal sealed partial class FileReader : IDisposable
     /// <param name="errors">Where failures are reported.</param>
     /// <param name="trustedIdentities">Whether listed identities come from the library's own enumerator (see <see cref="IdentityCheck"/>).</param>
     /// <param name="observer">Sees the bytes of every whole-file read except probes.</param>
-    public FileReader(BufferPool buffers, ScanErrorSink errors, bool trustedIdentities, IReadObserver? observer = null)
+    /// <param name="threads">How many threads read at once (the folder descriptor cache leaves room for their files).</param>
+    public FileReader(BufferPool buffers, ScanErrorSink errors, bool trustedIdentities, IReadObserver? observer = null, int threads = 1)
     {
+        _folders = new FolderHandles(threads);
         _buffers = buffers;
         _errors = errors;
         _identities = new IdentityCheck(trustedIdentities);

@@ -24,14 +24,23 @@ internal sealed unsafe class FolderHandles : IDisposable
     /// <summary>Marks a folder that could not be opened by its parent's descriptor: not tried again.</summary>
     private const int Unopenable = -2;
 
-    /// <summary>
-    /// At most a quarter of the open-file limit, so the cache never starves the scan's own opens (up to 96 per
-    /// comparison set) or the runtime; read once, after the runtime has raised the soft limit.
-    /// </summary>
-    private static readonly int s_capacity = ComputeCapacity();
+    private readonly int _capacity;
 
-    /// <summary>How many folder descriptors one scan keeps at most (tests).</summary>
-    internal static int Capacity => s_capacity;
+    /// <param name="threads">The scan's threads: each may hold up to <see cref="FileReader.LazyHandles.MaxOpen"/> files
+    /// open, which the cache leaves room for.</param>
+    public FolderHandles(int threads = 1) => _capacity = CapacityFor(threads);
+
+    /// <summary>How many folder descriptors this cache keeps at most (tests).</summary>
+    internal int Capacity => _capacity;
+
+    /// <summary>
+    /// Half of what the open-file limit leaves once every scan thread holds its most files open (and 256 for the walk
+    /// and the runtime), at most <see cref="MaxCapacity"/>: the cache never starves the scan's own opens. Zero (no
+    /// cache) under a low limit with many threads.
+    /// </summary>
+    internal static int CapacityFor(int threads) => OperatingSystem.IsLinux()
+        ? (int)Math.Min(MaxCapacity, Math.Max(0, (Interop.OpenFileLimit.Current - ((long)threads * FileReader.LazyHandles.MaxOpen) - 256) / 2))
+        : 0;
 
     // By value (the node's hash is precomputed, and equal nodes of one scan are usually the same reference): files of a
     // custom enumerator, whose folders are not shared nodes, still share their folders' descriptors.
@@ -102,7 +111,7 @@ internal sealed unsafe class FolderHandles : IDisposable
             return -1;
         }
 
-        if (Volatile.Read(ref _count) >= s_capacity)
+        if (Volatile.Read(ref _count) >= _capacity)
         {
             _full = true;
             return -1;
@@ -218,21 +227,5 @@ internal sealed unsafe class FolderHandles : IDisposable
         name.CopyTo(destination[offset..]);
         destination[offset + name.Length] = 0;
         return true;
-    }
-
-    private static int ComputeCapacity()
-    {
-        if (!OperatingSystem.IsLinux())
-        {
-            return 0;
-        }
-
-        Interop.RLimit limit;
-        if (Interop.Libc.GetRLimit(Interop.Libc.RLIMIT_NOFILE, &limit) != 0)
-        {
-            return 64;
-        }
-
-        return (int)Math.Min(MaxCapacity, limit.Current / 4);
     }
 }

@@ -31,7 +31,8 @@ internal sealed class ScanState
             options.Buffers,
             Errors,
             trustedIdentities: options.Enumerator is Enumeration.ParallelFileEnumerator,
-            observer);
+            observer,
+            options.MaxDegreeOfParallelism);
         if (options.Cache is { } cache)
         {
             var logger = options.Logger;

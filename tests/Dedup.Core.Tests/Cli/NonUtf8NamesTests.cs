@@ -221,6 +221,21 @@ public sealed class NonUtf8NamesTests
     }
 
     [LinuxFact]
+    public async Task An_argument_starting_with_an_at_sign_is_a_folder_name_not_a_response_file()
+    {
+        // A response file's text is decoded lossily and could carry other roots and --yes: the CLI reads none.
+        using var tree = new TempTree();
+        tree.Write("d/a", DecoyContent);
+        tree.Write("d/b", DecoyContent);
+        File.WriteAllText(tree.PathOf("args"), tree.PathOf("d"));
+
+        var (exit, stdout, stderr) = await ProcessRunner.RunAsync(CliProcess.Dotnet, [CliProcess.Dll, "find", "--format", "json", "@" + tree.PathOf("args")]);
+
+        Assert.True(exit == 2, $"exit {exit}; stdout: {stdout}; stderr: {stderr}");
+        Assert.Contains("@" + tree.PathOf("args"), stderr, StringComparison.Ordinal);
+    }
+
+    [LinuxFact]
     public void A_keep_rule_folder_named_with_a_non_utf8_byte_exists_and_its_lossy_twin_does_not_stand_in()
     {
         using var tree = new TempTree();

@@ -43,11 +43,11 @@ public sealed class FolderHandleTests
     public void The_cache_keeps_one_descriptor_per_folder_up_to_its_capacity_and_none_after_it_is_disposed()
     {
         using var tree = new TempTree();
-        var capacity = FolderHandles.Capacity;
+        var handles = new FolderHandles();
+        var capacity = handles.Capacity;
         Assert.InRange(capacity, 1, 4096);
         var root = AbsolutePath.Parse(tree.Root);
         var folders = Enumerable.Range(0, capacity + 20).Select(i => root.Child(Directory.CreateDirectory(tree.PathOf($"d{i}")).Name)).ToArray();
-        var handles = new FolderHandles();
 
         var fds = folders.Select(handles.Get).ToArray();
         var given = fds.TakeWhile(fd => fd >= 0).ToArray();
@@ -91,7 +91,7 @@ public sealed class FolderHandleTests
         Assert.Equal("x.bin", Written(buffer));
 
         // Full: a folder without a descriptor is reached from its nearest cached ancestor by the components below it.
-        for (var i = 0; handles.Count < FolderHandles.Capacity; i++)
+        for (var i = 0; handles.Count < handles.Capacity; i++)
         {
             Directory.CreateDirectory(tree.PathOf($"fill{i}"));
             Assert.True(handles.Get(root.Child($"fill{i}")) > 2);
@@ -124,6 +124,43 @@ public sealed class FolderHandleTests
         Assert.Equal("moved/x.bin", Written(buffer));
         Assert.Equal(-1, handles.Get(root.Child("moved")));
         Assert.DoesNotContain(tree.PathOf("real"), OpenDescriptors.Under(tree.Root, includeRoot: true));
+    }
+
+    [LinuxFact]
+    public void The_cache_leaves_room_for_every_scan_threads_open_files()
+    {
+        // 96 files open per thread at most: more threads, fewer cached folders; none when the limit leaves no room.
+        Assert.True(FolderHandles.CapacityFor(32) <= FolderHandles.CapacityFor(1));
+        Assert.Equal(0, FolderHandles.CapacityFor(int.MaxValue / 96));
+        var limit = Dedup.Core.Interop.OpenFileLimit.Current;
+        var capacity = FolderHandles.CapacityFor(8);
+        Assert.True(capacity == 0 || (capacity * 2) + (8 * 96) + 256 <= limit, $"capacity {capacity}, limit {limit}");
+    }
+
+    [LinuxFact]
+    public async Task A_scan_whose_comparer_fails_closes_its_folder_descriptors()
+    {
+        using var tree = BuildTree();
+        var finder = new DuplicateFinderBuilder().AddRoot(tree.Root).UseComparer(new Failing()).Build();
+
+        var failure = await Assert.ThrowsAnyAsync<Exception>(async () =>
+        {
+            await foreach (var group in finder.FindAsync())
+            {
+            }
+        });
+
+        Assert.Contains("the comparer failed", failure.ToString(), StringComparison.Ordinal);
+
+        Assert.Empty(OpenDescriptors.Under(tree.Root, includeRoot: true));
+    }
+
+    private sealed class Failing : Dedup.Core.Comparison.IComparerStrategy
+    {
+        public string Name => "failing";
+
+        public void Partition(Dedup.Core.Comparison.ComparisonSet set, CancellationToken cancellationToken = default) =>
+            throw new InvalidOperationException("the comparer failed");
     }
 
     private static string DescriptorTarget(int fd) => new FileInfo($"/proc/self/fd/{fd}").LinkTarget!;
