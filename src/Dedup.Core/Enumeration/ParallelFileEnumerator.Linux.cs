@@ -131,19 +131,11 @@ internal sealed partial class ParallelFileEnumerator
                 // Characters: at most 3 bytes each in UTF-8 (4 for a pair of 2); longer ones are measured by writing them.
                 if (parent is not null && work.Path.Length * 3 < PathMax)
                 {
-                    Span<byte> name = stackalloc byte[1024];
-                    if (KernelNames.TryEncode(work.Path.Name.AsSpan(), name[..^1], out var count) && count > 0)
+                    // A link being followed is followed here as it would be in a whole path (the chain of enclosing
+                    // folders still catches loops).
+                    var fd = Libc.OpenAtName(parent.Fd, work.Path.Name.AsSpan(), flags, out errno); // before the release, whose close would overwrite errno
+                    if (fd != int.MinValue)
                     {
-                        name[count] = 0;
-                        int fd;
-                        fixed (byte* p = name)
-                        {
-                            // A link being followed is followed here as it would be in a whole path (the chain of enclosing
-                            // folders still catches loops).
-                            fd = Libc.OpenAt(parent.Fd, p, flags, 0);
-                        }
-
-                        errno = fd < 0 ? Marshal.GetLastPInvokeError() : 0; // before the release, whose close would overwrite it
                         return fd;
                     }
                 }

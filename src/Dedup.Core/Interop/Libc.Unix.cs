@@ -68,7 +68,37 @@ internal static unsafe partial class Libc
     public static extern int Statx(int dirfd, byte* path, int flags, uint mask, StatxBuffer* buffer);
 #endif
 
-#if NET
+/// <summary>
+    /// Opens the entry named <paramref name="name"/> (one path component, as <see cref="Paths.KernelNames"/> maps it to
+    /// the kernel's bytes) relative to <paramref name="dirfd"/>: the one-component open of the walk and the folder cache.
+    /// </summary>
+    /// <returns>The descriptor; -1 with the error in <paramref name="errno"/>; <see cref="int.MinValue"/> when the name is
+    /// empty, holds a separator or cannot be encoded (open by path instead).</returns>
+    public static int OpenAtName(int dirfd, ReadOnlySpan<char> name, int flags, out int errno)
+    {
+        errno = 0;
+        Span<byte> bytes = stackalloc byte[1024];
+        if (!Paths.KernelNames.TryEncode(name, bytes[..^1], out var count) || count == 0 || bytes[..count].IndexOf((byte)'/') >= 0)
+        {
+            return int.MinValue;
+        }
+
+        bytes[count] = 0;
+        int fd;
+        fixed (byte* p = bytes)
+        {
+            fd = OpenAt(dirfd, p, flags, 0);
+        }
+
+        if (fd < 0)
+        {
+            errno = System.Runtime.InteropServices.Marshal.GetLastPInvokeError();
+        }
+
+        return fd;
+    }
+
+    #if NET
     [LibraryImport(LibraryName, EntryPoint = "openat", SetLastError = true)]
     public static partial int OpenAt(int dirfd, byte* path, int flags, int mode);
 #else

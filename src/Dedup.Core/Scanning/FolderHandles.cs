@@ -150,20 +150,8 @@ internal sealed unsafe class FolderHandles : IDisposable
     /// <summary>Opens the folder by its one name relative to its parent's descriptor, not following a link there.</summary>
     private int OpenChild(int parentFd, AbsolutePath folder)
     {
-        Span<byte> name = stackalloc byte[1024];
-        if (!KernelNames.TryEncode(folder.Name.AsSpan(), name[..^1], out var count) || count == 0 || name[..count].IndexOf((byte)'/') >= 0)
-        {
-            return OpenByPath(folder);
-        }
-
-        name[count] = 0;
-        int fd;
-        fixed (byte* p = name)
-        {
-            fd = Interop.Libc.OpenAt(parentFd, p, Interop.Libc.O_PATH | Interop.Libc.O_DIRECTORY | Interop.Libc.O_NOFOLLOW | Interop.Libc.O_CLOEXEC, 0);
-        }
-
-        return fd >= 0 ? fd : Failed();
+        var fd = Interop.Libc.OpenAtName(parentFd, folder.Name.AsSpan(), Interop.Libc.O_PATH | Interop.Libc.O_DIRECTORY | Interop.Libc.O_NOFOLLOW | Interop.Libc.O_CLOEXEC, out var errno);
+        return fd >= 0 ? fd : fd == int.MinValue ? OpenByPath(folder) : Failed(errno);
     }
 
     private int OpenByPath(AbsolutePath folder)
@@ -180,16 +168,15 @@ internal sealed unsafe class FolderHandles : IDisposable
             fd = Interop.Libc.OpenAt(Interop.Libc.AT_FDCWD, p, Interop.Libc.O_PATH | Interop.Libc.O_DIRECTORY | Interop.Libc.O_CLOEXEC, 0);
         }
 
-        return fd >= 0 ? fd : Failed();
+        return fd >= 0 ? fd : Failed(System.Runtime.InteropServices.Marshal.GetLastPInvokeError());
     }
 
     /// <summary>
     /// After a failed open: out of descriptors stops caching (-1); anything else (gone, a link, no access) marks the folder
     /// <see cref="Unopenable"/>, and its files are opened by a longer path, whose failure is then reported.
     /// </summary>
-    private int Failed()
+    private int Failed(int errno)
     {
-        var errno = System.Runtime.InteropServices.Marshal.GetLastPInvokeError();
         if (errno is Interop.Libc.EMFILE or Interop.Libc.ENFILE)
         {
             _full = true;

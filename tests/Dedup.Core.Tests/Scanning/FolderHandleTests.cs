@@ -138,10 +138,12 @@ public sealed class FolderHandleTests
     }
 
     [LinuxFact]
-    public async Task A_scan_whose_comparer_fails_closes_its_folder_descriptors()
+    public async Task A_scan_whose_progress_receiver_fails_still_closes_its_folder_descriptors()
     {
+        // The progress task fails while the comparer holds the scan for 400 ms: its failure reaches the caller only
+        // from the scan's cleanup, which must still close the folder descriptors (it stopped at the failure before).
         using var tree = BuildTree();
-        var finder = new DuplicateFinderBuilder().AddRoot(tree.Root).UseComparer(new Failing()).Build();
+        var finder = new DuplicateFinderBuilder().AddRoot(tree.Root).UseComparer(new Slow()).ReportProgress(new Failing()).Build();
 
         var failure = await Assert.ThrowsAnyAsync<Exception>(async () =>
         {
@@ -150,17 +152,28 @@ public sealed class FolderHandleTests
             }
         });
 
-        Assert.Contains("the comparer failed", failure.ToString(), StringComparison.Ordinal);
-
+        Assert.Contains("the progress receiver failed", failure.ToString(), StringComparison.Ordinal);
         Assert.Empty(OpenDescriptors.Under(tree.Root, includeRoot: true));
     }
 
-    private sealed class Failing : Dedup.Core.Comparison.IComparerStrategy
+    private sealed class Failing : IProgress<Dedup.Core.Reporting.ScanProgress>
     {
-        public string Name => "failing";
+        public void Report(Dedup.Core.Reporting.ScanProgress value) => throw new InvalidOperationException("the progress receiver failed");
+    }
 
-        public void Partition(Dedup.Core.Comparison.ComparisonSet set, CancellationToken cancellationToken = default) =>
-            throw new InvalidOperationException("the comparer failed");
+    private sealed class Slow : Dedup.Core.Comparison.IComparerStrategy
+    {
+        private int _slept;
+
+        public string Name => "slow";
+
+        public void Partition(Dedup.Core.Comparison.ComparisonSet set, CancellationToken cancellationToken = default)
+        {
+            if (Interlocked.Exchange(ref _slept, 1) == 0)
+            {
+                Thread.Sleep(400);
+            }
+        }
     }
 
     private static string DescriptorTarget(int fd) => new FileInfo($"/proc/self/fd/{fd}").LinkTarget!;
