@@ -6,8 +6,9 @@ namespace Dedup.Core.Caching;
 /// <summary>
 /// Hands a scan's new entries to a <see cref="HashCacheWriter"/> on a thread of its own while the compare stage runs,
 /// in batches through a bounded queue, so the store's work (encoding, SQLite) overlaps the comparisons instead of
-/// following them: on a first run the compare stage often reads with one thread (a rotational disk, or one big set)
-/// and the second core would otherwise idle. The writer is opened with the first full batch: a scan that writes
+/// following them. That helps where the compare stage leaves a core idle (a rotational disk read by one thread, one big
+/// set); on cores the compare keeps busy it only moves the work (session 9: the time after the last comparison
+/// 0.56 → 0.20 s, the first run's ratio unchanged). The writer is opened with the first full batch: a scan that writes
 /// nothing never opens the store for writing. A failing writer is a warning; the rest is drained and dropped.
 /// </summary>
 internal sealed class CacheWriteQueue(HashCache cache, HashCacheScope scope, Action<string> warn) : IDisposable
