@@ -175,12 +175,9 @@ internal sealed class CatalogHasher : IReadObserver
 
     private static byte[] Sha256(ReadOnlySpan<byte> bytes)
     {
-#if NET
-        return SHA256.HashData(bytes);
-#else
-        using var sha = SHA256.Create();
-        return sha.ComputeHash(bytes.ToArray());
-#endif
+        var digest = new byte[32];
+        SHA256.HashData(bytes, digest); // netstandard2.0: Compat/Polyfills.cs
+        return digest;
     }
 
     /// <summary>One file's digest as its bytes arrive in order; bytes read again (a strategy going over a file twice) are skipped.</summary>
