@@ -13,8 +13,17 @@ wine=$(command -v wine64 || { [ -x /usr/lib/wine/wine64 ] && echo /usr/lib/wine/
 command -v jq >/dev/null || fail "jq is not installed (.ci/run installs it)"
 
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
 export WINEDEBUG=-all WINEPREFIX="$work/prefix" WINEDLLOVERRIDES="mscoree,mshtml="  # no Mono/Gecko install prompts
+# The prefix's wineserver outlives the last wine command and may still write into the prefix: stop it (and wait) before
+# removing the folder. The clean-up never changes the script's verdict: under `set -e` a failed `rm` in the trap made a
+# passing run exit 1 (CI, session 10: "rm: cannot remove …/prefix: Directory not empty" after "wine-cli: passed").
+cleanup() {
+  local status=$?
+  { wineserver -k; wineserver -w; } >/dev/null 2>&1 || true
+  rm -rf "$work" 2>/dev/null || true
+  exit "$status"
+}
+trap cleanup EXIT
 
 dotnet publish samples/Dedup.Cli -c Release -r win-x64 -p:NativeAot=false -o "$work/publish" -v:q -nologo >"$work/publish.log" 2>&1 \
   || { cat "$work/publish.log" >&2; fail "dotnet publish -r win-x64 failed"; }
