@@ -26,6 +26,7 @@ internal sealed class CatalogSession(FileCatalog catalog, string machine, Action
     private long _hashed;
     private int _groups;
     private Dictionary<string, AbsolutePath?>? _folders;
+    private HashSet<FileIdentity>? _own;
 
     public string Machine => machine;
 
@@ -122,13 +123,13 @@ internal sealed class CatalogSession(FileCatalog catalog, string machine, Action
             var groups = new List<DuplicateGroup>();
             foreach (var group in found)
             {
-                if (ToGroup(group) is { } spanning)
+                if (ToGroup(group, rows) is { } spanning)
                 {
                     groups.Add(spanning);
                 }
             }
 
-            _folders = null;
+            (_folders, _own) = (null, null);
             Volatile.Write(ref _groups, groups.Count);
             return groups;
         }
@@ -188,9 +189,10 @@ internal sealed class CatalogSession(FileCatalog catalog, string machine, Action
     /// <summary>A catalog group as a scan reports it, or <see langword="null"/> when all its files are this machine's (those are byte-verified locally).</summary>
     /// <remarks>
     /// One pass over the files (sorted by machine, then path), no LINQ: a fleet's group read holds a group for nearly
-    /// every file. Names of one file (machine and identity) are folded as hard links.
+    /// every file. Names of one file (machine and identity) are folded as hard links; this machine's files are named from
+    /// the scan's own rows, not from the paths the catalog sends (it need send none).
     /// </remarks>
-    private DuplicateGroup? ToGroup(CatalogGroup group)
+    private DuplicateGroup? ToGroup(CatalogGroup group, CatalogRows rows)
     {
         var matches = group.Files;
         var others = false;
@@ -205,9 +207,23 @@ internal sealed class CatalogSession(FileCatalog catalog, string machine, Action
         }
 
         var folders = _folders ??= new Dictionary<string, AbsolutePath?>(StringComparer.Ordinal);
+        var own = _own ??= [];
+        own.Clear();
         var files = new List<(CatalogMatch First, List<AbsolutePath> Names)>(matches.Count);
         foreach (var match in matches)
         {
+            if (string.Equals(match.Machine, machine, StringComparison.Ordinal))
+            {
+                // This scan's own file: named from its listing by the whole stamp (the catalog need not send the paths
+                // it has from this scan), once per identity whatever the catalog sent.
+                if (own.Add(match.Stamp.Identity) && rows.NamesOf(match.Stamp) is { Count: > 0 } names)
+                {
+                    files.Add((match, names));
+                }
+
+                continue;
+            }
+
             if (TryParse(match.Path.Span, folders) is not { } path)
             {
                 continue;
