@@ -26,7 +26,6 @@ internal sealed class CatalogSession(FileCatalog catalog, string machine, Action
     private long _hashed;
     private int _groups;
     private Dictionary<string, AbsolutePath?>? _folders;
-    private HashSet<FileIdentity>? _own;
 
     public string Machine => machine;
 
@@ -129,7 +128,7 @@ internal sealed class CatalogSession(FileCatalog catalog, string machine, Action
                 }
             }
 
-            (_folders, _own) = (null, null);
+            _folders = null;
             Volatile.Write(ref _groups, groups.Count);
             return groups;
         }
@@ -207,8 +206,10 @@ internal sealed class CatalogSession(FileCatalog catalog, string machine, Action
         }
 
         var folders = _folders ??= new Dictionary<string, AbsolutePath?>(StringComparer.Ordinal);
-        var own = _own ??= [];
-        own.Clear();
+        // This machine's identities in the group: one in most groups, so a set only from the second on (a set kept
+        // across groups would clear its largest group's buckets for every group after it).
+        HashSet<FileIdentity>? own = null;
+        FileIdentity? firstOwn = null;
         var files = new List<(CatalogMatch First, List<AbsolutePath> Names)>(matches.Count);
         foreach (var match in matches)
         {
@@ -216,7 +217,18 @@ internal sealed class CatalogSession(FileCatalog catalog, string machine, Action
             {
                 // This scan's own file: named from its listing by the whole stamp (the catalog need not send the paths
                 // it has from this scan), once per identity whatever the catalog sent.
-                if (own.Add(match.Stamp.Identity) && rows.NamesOf(match.Stamp) is { Count: > 0 } names)
+                var identity = match.Stamp.Identity;
+                bool fresh;
+                if (firstOwn is not { } seen)
+                {
+                    (firstOwn, fresh) = (identity, true);
+                }
+                else
+                {
+                    fresh = (own ??= [seen]).Add(identity);
+                }
+
+                if (fresh && rows.NamesOf(match.Stamp) is { Count: > 0 } names)
                 {
                     files.Add((match, names));
                 }
