@@ -83,10 +83,12 @@ public sealed partial class PostgresCatalog
     /// <summary>
     /// Stores digests for a machine's files whose stamp equals the digest's (one per identity: every name of a
     /// hard-linked file has it). A digest whose stamp no file row has (the file changed after the scan stored it)
-    /// is ignored. A digest stays stored across rescans while the file's stamp is unchanged and complete.
+    /// is ignored. A digest stays stored across rescans while the file's stamp is unchanged and complete; one given
+    /// again for a file replaces it (of several given at once for one file, the first counts). One recording of a
+    /// machine runs at a time: another waits for it.
     /// </summary>
     /// <param name="machine">The machine's name.</param>
-    /// <param name="digests">The digests; enumerated once, streamed to the server (not at all for a machine the catalog does not know).</param>
+    /// <param name="digests">The digests; enumerated once, held and sorted in memory, then sent to the server (not enumerated at all for a machine the catalog does not know).</param>
     /// <param name="cancellationToken">Cancels the recording (rolled back).</param>
     /// <returns>How many files (identities) received a digest.</returns>
     public override Task<long> RecordDigestsAsync(string machine, IEnumerable<CatalogDigest> digests, CancellationToken cancellationToken = default)
