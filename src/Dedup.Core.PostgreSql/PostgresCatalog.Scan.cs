@@ -138,9 +138,9 @@ public sealed partial class PostgresCatalog
 
             await ExecuteAsync(connection, "ANALYZE dedup_incoming", token).ConfigureAwait(false);
             // A digest given again for an identity replaces the stored one (only when the new one will be stored: its
-            // stamp is a file row's): deleted, then inserted. Not INSERT … ON
-            // CONFLICT DO UPDATE: its speculative insertion probed and locked the key of every row (measured at 250k
-            // digests under load ~11: 5.4 s against 3.0 s for the plain insert).
+            // stamp is a file row's): deleted, then inserted. Not INSERT … ON CONFLICT DO UPDATE: its speculative
+            // insertion probed and locked the key of every row (measured at 250k digests under load ~11: 5.4 s against
+            // 3.0 s for the plain insert).
             await ExecuteAsync(
                 connection,
                 $"""
