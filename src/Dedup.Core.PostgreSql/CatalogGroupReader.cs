@@ -13,25 +13,38 @@ namespace Dedup.Core.PostgreSql;
 internal static class CatalogGroupReader
 {
     // Window count, not a self-join of a materialised CTE: the planner has no statistics for a CTE and chose a
-    // nested loop over it (measured: over 15 minutes at a million digests; this form 8-19 s).
-    private static readonly string AllSql = Sql(acrossMachinesOnly: false);
-    private static readonly string AcrossSql = Sql(acrossMachinesOnly: true);
-
-    // others: the group's files on other machines; a scan asks only for the groups that have some (its local ones
-    // are byte-verified by the scan itself), which spares reading the paths of every local group. The machine is an
-    // id ($1), not a name joined in: the planner then knows which digests are the machine's. Machines are numbers in
-    // the rows, named once per read.
-    private static string Sql(bool acrossMachinesOnly) => $"""
+    // nested loop over it (measured: over 15 minutes at a million digests; this form 8-19 s). The machine is an id
+    // ($1), not a name joined in: the planner then knows which digests are the machine's. Machines are numbers in the
+    // rows, named once per read.
+    private static readonly string AllSql = $"""
         WITH mine AS (SELECT DISTINCT d.size, d.sha256 FROM dedup.digests d WHERE d.machine_id = $1),
         -- A digest row is one identity (machine, device, inode): two rows are two files, not two names of one.
         candidates AS (
-          SELECT g.*, count(*) OVER w AS files, count(*) FILTER (WHERE g.machine_id <> $1) OVER w AS others
+          SELECT g.*, count(*) OVER w AS files
           FROM mine JOIN dedup.digests g ON g.size = mine.size AND g.sha256 = mine.sha256
           WINDOW w AS (PARTITION BY g.size, g.sha256))
         SELECT {PostgresCatalog.Columns("o")}, c.sha256, o.machine_id, o.path
         FROM candidates c
         JOIN dedup.files o ON o.machine_id = c.machine_id AND {PostgresCatalog.SameStamp("o", "c")}
-        WHERE c.files > 1{(acrossMachinesOnly ? " AND c.others > 0" : string.Empty)}
+        WHERE c.files > 1
+        """;
+
+    // Only the groups with files of other machines (a scan's local groups are byte-verified by the scan itself), and
+    // the machine's own files in them without their paths: the scan has their names (measured at 250k files matched
+    // on one other machine: half the 487k rows sent were the scan's own, each joined to its file row for a path).
+    // `theirs` is read twice, so it is materialised once.
+    private static readonly string AcrossSql = $"""
+        WITH mine AS (SELECT DISTINCT d.size, d.sha256 FROM dedup.digests d WHERE d.machine_id = $1),
+        theirs AS MATERIALIZED (
+          SELECT g.* FROM mine JOIN dedup.digests g ON g.size = mine.size AND g.sha256 = mine.sha256
+          WHERE g.machine_id <> $1)
+        SELECT {PostgresCatalog.Columns("o")}, t.sha256, o.machine_id, o.path
+        FROM theirs t
+        JOIN dedup.files o ON o.machine_id = t.machine_id AND {PostgresCatalog.SameStamp("o", "t")}
+        UNION ALL
+        SELECT {PostgresCatalog.Columns("d")}, d.sha256, d.machine_id, NULL
+        FROM dedup.digests d
+        WHERE d.machine_id = $1 AND EXISTS (SELECT 1 FROM theirs t WHERE t.size = d.size AND t.sha256 = d.sha256)
         """;
 
     public static async Task<IReadOnlyList<CatalogGroup>> ReadAsync(NpgsqlConnection connection, string machine, bool acrossMachinesOnly, CancellationToken cancellationToken)
@@ -79,7 +92,9 @@ internal static class CatalogGroupReader
                     groups.Add(key, group);
                 }
 
-                group.Files.Add(new CatalogMatch(names[reader.GetInt32(6)], reader.GetFieldValue<byte[]>(7), PostgresCatalog.ReadStamp(reader, 0)));
+                // No path: one of the machine's own files in a read of groups across machines.
+                var path = reader.IsDBNull(7) ? ReadOnlyMemory<byte>.Empty : reader.GetFieldValue<byte[]>(7);
+                group.Files.Add(new CatalogMatch(names[reader.GetInt32(6)], path, PostgresCatalog.ReadStamp(reader, 0)));
             }
         }
 
@@ -95,7 +110,7 @@ internal static class CatalogGroupReader
         return sorted;
     }
 
-    /// <summary>By machine name (ordinal), then path bytes.</summary>
+    /// <summary>By machine name (ordinal), then path bytes, then identity.</summary>
     private sealed class MatchOrder : IComparer<CatalogMatch>
     {
         public static readonly MatchOrder Instance = new();
@@ -103,7 +118,16 @@ internal static class CatalogGroupReader
         public int Compare(CatalogMatch? x, CatalogMatch? y)
         {
             int byMachine = string.CompareOrdinal(x!.Machine, y!.Machine);
-            return byMachine != 0 ? byMachine : x.Path.Span.SequenceCompareTo(y.Path.Span);
+            if (byMachine != 0)
+            {
+                return byMachine;
+            }
+
+            // Then by identity: the machine's own files of a read across machines have no path.
+            int byPath = x.Path.Span.SequenceCompareTo(y.Path.Span);
+            return byPath != 0 ? byPath : x.Stamp.Identity.Device != y.Stamp.Identity.Device
+                ? x.Stamp.Identity.Device.CompareTo(y.Stamp.Identity.Device)
+                : x.Stamp.Identity.FileId.CompareTo(y.Stamp.Identity.FileId);
         }
     }
 }

@@ -1,5 +1,6 @@
 using Dedup.Core.Caching;
 using Dedup.Core.Catalog;
+using Dedup.Core.Enumeration;
 using Npgsql;
 using NpgsqlTypes;
 
@@ -82,10 +83,12 @@ public sealed partial class PostgresCatalog
     /// <summary>
     /// Stores digests for a machine's files whose stamp equals the digest's (one per identity: every name of a
     /// hard-linked file has it). A digest whose stamp no file row has (the file changed after the scan stored it)
-    /// is ignored. A digest stays stored across rescans while the file's stamp is unchanged and complete.
+    /// is ignored. A digest stays stored across rescans while the file's stamp is unchanged and complete; one given
+    /// again for a file replaces it (of several given at once for one file, the first counts). One recording of a
+    /// machine runs at a time: another waits for it.
     /// </summary>
     /// <param name="machine">The machine's name.</param>
-    /// <param name="digests">The digests; enumerated once, streamed to the server (not at all for a machine the catalog does not know).</param>
+    /// <param name="digests">The digests; enumerated once, held and sorted in memory, then sent to the server (not enumerated at all for a machine the catalog does not know).</param>
     /// <param name="cancellationToken">Cancels the recording (rolled back).</param>
     /// <returns>How many files (identities) received a digest.</returns>
     public override Task<long> RecordDigestsAsync(string machine, IEnumerable<CatalogDigest> digests, CancellationToken cancellationToken = default)
@@ -95,23 +98,36 @@ public sealed partial class PostgresCatalog
         return RunAsync("recording digests", async (connection, token) =>
         {
             await using var transaction = await connection.BeginTransactionAsync(token).ConfigureAwait(false);
-            // FOR SHARE: waits for a rescan of this machine that is under way, in the same lock order as it.
-            int? id = await ScalarAsync<int?>(connection, "SELECT id FROM dedup.machines WHERE name = $1 FOR SHARE", token, machine).ConfigureAwait(false);
+            // FOR NO KEY UPDATE: waits for a rescan of this machine that is under way, in the same lock order as it, and
+            // lets one recording of a machine run at a time, so the delete below and the insert after it cannot
+            // interleave with another's (the primary key would refuse the second insert).
+            int? id = await ScalarAsync<int?>(connection, "SELECT id FROM dedup.machines WHERE name = $1 FOR NO KEY UPDATE", token, machine).ConfigureAwait(false);
             if (id is null)
             {
                 // An unknown machine has no file rows to match: nothing to stage.
                 return 0L;
             }
 
-            // The sort of DISTINCT ON and the hash of the stamp check spilled to disk under the default 4 MB (measured:
-            // 20 MB of temporary files at 250k digests).
+            // One digest per identity (the first given wins), sorted by identity: the rows then go into the primary key
+            // in its order.
+            var unique = new Dictionary<FileIdentity, CatalogDigest>();
+            foreach (CatalogDigest digest in digests)
+            {
+                ArgumentNullException.ThrowIfNull(digest, nameof(digests));
+                unique.TryAdd(digest.Stamp.Identity, digest);
+            }
+
+            var sorted = unique.Values.ToArray();
+            Array.Sort(sorted, static (a, b) => KeyOrder(a.Stamp.Identity, b.Stamp.Identity));
+
+            // The hash of the stamp check spilled to disk under the default 4 MB (measured: 20 MB of temporary files at
+            // 250k digests).
             await ExecuteAsync(connection, $"SET LOCAL work_mem = '64MB'; CREATE TEMP TABLE dedup_incoming ({FileColumnDefinitions}, sha256 bytea) ON COMMIT DROP", token).ConfigureAwait(false);
             var copy = await connection.BeginBinaryImportAsync($"COPY dedup_incoming ({FileColumns}, sha256) FROM STDIN (FORMAT BINARY)", token).ConfigureAwait(false);
             await using (copy.ConfigureAwait(false))
             {
-                foreach (CatalogDigest digest in digests)
+                foreach (CatalogDigest digest in sorted)
                 {
-                    ArgumentNullException.ThrowIfNull(digest, nameof(digests));
                     await copy.StartRowAsync(token).ConfigureAwait(false);
                     await CatalogWriter.WriteStampAsync(copy, digest.Stamp, token).ConfigureAwait(false);
                     await copy.WriteAsync(digest.Sha256, NpgsqlDbType.Bytea, token).ConfigureAwait(false);
@@ -121,20 +137,38 @@ public sealed partial class PostgresCatalog
             }
 
             await ExecuteAsync(connection, "ANALYZE dedup_incoming", token).ConfigureAwait(false);
+            // A digest given again for an identity replaces the stored one (only when the new one will be stored: its
+            // stamp is a file row's): deleted, then inserted. Not INSERT … ON CONFLICT DO UPDATE: its speculative
+            // insertion probed and locked the key of every row (measured at 250k digests under load ~11: 5.4 s against
+            // 3.0 s for the plain insert).
+            await ExecuteAsync(
+                connection,
+                $"""
+                DELETE FROM dedup.digests d USING dedup_incoming i
+                WHERE d.machine_id = $1 AND d.device = i.device AND d.inode = i.inode
+                  AND EXISTS (SELECT 1 FROM dedup.files f WHERE f.machine_id = $1 AND {SameStamp("f", "i")})
+                """,
+                token,
+                id.Value).ConfigureAwait(false);
             long recorded = await ExecuteAsync(
                 connection,
                 $"""
-                INSERT INTO dedup.digests AS d ({FileColumns}, machine_id, sha256)
-                SELECT DISTINCT ON (i.device, i.inode) {Columns("i")}, $1, i.sha256
+                INSERT INTO dedup.digests ({FileColumns}, machine_id, sha256)
+                SELECT {Columns("i")}, $1, i.sha256
                 FROM dedup_incoming i
                 WHERE EXISTS (SELECT 1 FROM dedup.files f WHERE f.machine_id = $1 AND {SameStamp("f", "i")})
-                ON CONFLICT (machine_id, device, inode) DO UPDATE SET size = excluded.size, mtime_ns = excluded.mtime_ns,
-                  ctime_ns = excluded.ctime_ns, sha256 = excluded.sha256
                 """,
                 token,
                 id.Value).ConfigureAwait(false);
             await transaction.CommitAsync(token).ConfigureAwait(false);
             return recorded;
         }, cancellationToken);
+    }
+
+    /// <summary>The order of <c>(device, inode)</c> in the primary key: signed, as the bigint columns hold them.</summary>
+    private static int KeyOrder(FileIdentity a, FileIdentity b)
+    {
+        int byDevice = unchecked((long)a.Device).CompareTo(unchecked((long)b.Device));
+        return byDevice != 0 ? byDevice : unchecked((long)a.FileId).CompareTo(unchecked((long)b.FileId));
     }
 }

@@ -194,7 +194,9 @@ public sealed partial class PostgresCatalog : FileCatalog, IAsyncDisposable, IDi
 
     /// <summary>
     /// The groups of <see cref="FindGroupsAsync"/> that hold files of another machine than <paramref name="machine"/>:
-    /// what a scan plugged in with <see cref="DuplicateFinderBuilder.UseCatalog"/> reports beside its own groups.
+    /// what a scan plugged in with <see cref="DuplicateFinderBuilder.UseCatalog"/> reports beside its own groups. The
+    /// files of <paramref name="machine"/> itself come with their stamps but an empty <see cref="CatalogMatch.Path"/>:
+    /// the scan knows their names, and a fleet's read would otherwise send every path of the machine back to it.
     /// </summary>
     /// <param name="machine">The machine's name.</param>
     /// <param name="cancellationToken">Cancels the query.</param>

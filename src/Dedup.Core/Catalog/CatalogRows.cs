@@ -16,6 +16,8 @@ internal sealed class CatalogRows
     private readonly FileRow[] _rows;
     private HashSet<long>? _shared;
     private long _recorded;
+    private Dictionary<FileIdentity, int>? _firstName;
+    private int[]? _nextName;
 
     private CatalogRows(FileTable table, FileRow[] rows)
     {
@@ -111,6 +113,38 @@ internal sealed class CatalogRows
         }
 
         return files;
+    }
+
+    /// <summary>
+    /// The paths of this scan's names of the file with <paramref name="stamp"/> (every name of a hard-linked file); none
+    /// when the scan listed no file with that whole stamp. The first call indexes the rows by identity.
+    /// </summary>
+    public List<AbsolutePath> NamesOf(FileStamp stamp)
+    {
+        if (_firstName is null || _nextName is null)
+        {
+            // One entry per identity and a chain through the rows of its other names: no list per file.
+            var first = new Dictionary<FileIdentity, int>(_rows.Length);
+            var next = new int[_rows.Length];
+            for (var i = _rows.Length - 1; i >= 0; i--)
+            {
+                next[i] = first.TryGetValue(_rows[i].Identity, out var after) ? after : -1;
+                first[_rows[i].Identity] = i;
+            }
+
+            (_firstName, _nextName) = (first, next);
+        }
+
+        var names = new List<AbsolutePath>(1);
+        for (var i = _firstName.TryGetValue(stamp.Identity, out var found) ? found : -1; i >= 0; i = _nextName[i])
+        {
+            if (StampOf(in _rows[i]) == stamp)
+            {
+                names.Add(PathOf(in _rows[i]));
+            }
+        }
+
+        return names;
     }
 
     private static bool Contains(IReadOnlyCollection<FileStamp> known, FileStamp stamp) =>

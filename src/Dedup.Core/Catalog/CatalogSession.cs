@@ -122,7 +122,7 @@ internal sealed class CatalogSession(FileCatalog catalog, string machine, Action
             var groups = new List<DuplicateGroup>();
             foreach (var group in found)
             {
-                if (ToGroup(group) is { } spanning)
+                if (ToGroup(group, rows) is { } spanning)
                 {
                     groups.Add(spanning);
                 }
@@ -188,9 +188,10 @@ internal sealed class CatalogSession(FileCatalog catalog, string machine, Action
     /// <summary>A catalog group as a scan reports it, or <see langword="null"/> when all its files are this machine's (those are byte-verified locally).</summary>
     /// <remarks>
     /// One pass over the files (sorted by machine, then path), no LINQ: a fleet's group read holds a group for nearly
-    /// every file. Names of one file (machine and identity) are folded as hard links.
+    /// every file. Names of one file (machine and identity) are folded as hard links; this machine's files are named from
+    /// the scan's own rows, not from the paths the catalog sends (it need send none).
     /// </remarks>
-    private DuplicateGroup? ToGroup(CatalogGroup group)
+    private DuplicateGroup? ToGroup(CatalogGroup group, CatalogRows rows)
     {
         var matches = group.Files;
         var others = false;
@@ -205,9 +206,36 @@ internal sealed class CatalogSession(FileCatalog catalog, string machine, Action
         }
 
         var folders = _folders ??= new Dictionary<string, AbsolutePath?>(StringComparer.Ordinal);
+        // This machine's identities in the group: one in most groups, so a set only from the second on (a set kept
+        // across groups would clear its largest group's buckets for every group after it).
+        HashSet<FileIdentity>? own = null;
+        FileIdentity? firstOwn = null;
         var files = new List<(CatalogMatch First, List<AbsolutePath> Names)>(matches.Count);
         foreach (var match in matches)
         {
+            if (string.Equals(match.Machine, machine, StringComparison.Ordinal))
+            {
+                // This scan's own file: named from its listing by the whole stamp (the catalog need not send the paths
+                // it has from this scan), once per identity whatever the catalog sent.
+                var identity = match.Stamp.Identity;
+                bool fresh;
+                if (firstOwn is not { } seen)
+                {
+                    (firstOwn, fresh) = (identity, true);
+                }
+                else
+                {
+                    fresh = (own ??= [seen]).Add(identity);
+                }
+
+                if (fresh && rows.NamesOf(match.Stamp) is { Count: > 0 } names)
+                {
+                    files.Add((match, names));
+                }
+
+                continue;
+            }
+
             if (TryParse(match.Path.Span, folders) is not { } path)
             {
                 continue;

@@ -61,7 +61,9 @@ public abstract class FileCatalog
     /// <summary>
     /// Every group of two or more distinct files (of any machines, as of their last scans) with the same size and
     /// SHA-256 as a file of <paramref name="machine"/> and holding files of another machine (groups of
-    /// <paramref name="machine"/>'s files alone may be left out: the scan finds those by comparing bytes).
+    /// <paramref name="machine"/>'s files alone may be left out: the scan finds those by comparing bytes). The files of
+    /// <paramref name="machine"/> may come without a path (an empty <see cref="CatalogMatch.Path"/>): the scan names
+    /// them from its own listing, by their stamps, whatever path they come with.
     /// </summary>
     /// <param name="machine">The scanning machine's name.</param>
     /// <param name="cancellationToken">Cancels the query.</param>

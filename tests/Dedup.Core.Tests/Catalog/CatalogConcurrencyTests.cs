@@ -68,6 +68,31 @@ public sealed class CatalogConcurrencyTests(PostgresFixture postgres)
         Assert.All(groups, group => Assert.True(group.SpansMachines));
     }
 
+    [PostgresFact]
+    public async Task Two_clients_recording_one_machines_digests_at_once_store_each_identity_once()
+    {
+        string database = postgres.NewDatabase("recordtwice");
+        await using var first = new PostgresCatalog(database);
+        await using var second = new PostgresCatalog(database);
+        var files = Files("host", 0, FilesPerMachine);
+        await first.ReplaceMachineFilesAsync("host", files);
+        var digests = files.Select(file => new CatalogDigest(file.Stamp, Sha($"{file.Stamp.Length}"))).ToList();
+
+        // Both clients replace the same identities' digests at once, several times: one recording must wait for the
+        // other (a delete and an insert of each interleaved would break the primary key or store a digest twice).
+        for (int round = 0; round < 4; round++)
+        {
+            var recorded = await Task.WhenAll(first.RecordDigestsAsync("host", digests), second.RecordDigestsAsync("host", digests)).WaitAsync(TimeSpan.FromMinutes(2));
+            Assert.Equal([(long)FilesPerMachine, FilesPerMachine], recorded);
+        }
+
+        Assert.Equal(FilesPerMachine, (await first.GetDigestedFilesAsync("host")).Count);
+        await using var connection = new NpgsqlConnection(database);
+        await connection.OpenAsync();
+        await using var command = new NpgsqlCommand("SELECT count(*) FROM dedup.digests", connection);
+        Assert.Equal((long)FilesPerMachine, await command.ExecuteScalarAsync());
+    }
+
     /// <summary>A scan's files: paths under "/round-N/", sizes shared across machines (1000 distinct sizes).</summary>
     private static List<CatalogFile> Files(string machine, int round, int count) =>
         Enumerable.Range(0, count)

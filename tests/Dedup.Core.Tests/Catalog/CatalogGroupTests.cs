@@ -48,9 +48,31 @@ public sealed class CatalogGroupTests(PostgresFixture postgres)
         await HashRequestedAsync(catalog, "beta", content);
 
         Assert.Equal(2, (await catalog.FindGroupsAsync("alpha")).Count); // X across machines, L on alpha alone
+        // The asking machine's own files come by stamp, without their paths (the scan has them), ordered by identity.
         var across = Assert.Single(await catalog.FindGroupsAcrossMachinesAsync("alpha"));
-        Assert.Equal(["alpha:/a/x", "alpha:/a/x2", "beta:/b/x"], Names(across));
-        Assert.Equal(new[] { "alpha:/a/x", "alpha:/a/x2", "beta:/b/x" }, Names(Assert.Single(await catalog.FindGroupsAcrossMachinesAsync("beta"))).Order(StringComparer.Ordinal));
+        Assert.Equal(["alpha:", "alpha:", "beta:/b/x"], Names(across));
+        Assert.Equal([Stamp(10, 1), Stamp(10, 2)], across.Files.Take(2).Select(file => file.Stamp));
+        Assert.Equal(["alpha:/a/x", "alpha:/a/x2", "beta:"], Names(Assert.Single(await catalog.FindGroupsAcrossMachinesAsync("beta"))));
+    }
+
+    [PostgresFact]
+    public async Task A_digest_recorded_again_replaces_the_stored_one_unless_its_stamp_has_no_row()
+    {
+        await using var catalog = postgres.NewCatalog("again");
+        var mine = File("/m/f", 10, 1);
+        await catalog.ReplaceMachineFilesAsync("m", [mine]);
+        await catalog.ReplaceMachineFilesAsync("o", [File("/o/a", 10, 1), File("/o/b", 10, 2)]);
+        await catalog.RecordDigestsAsync("o", [Digest(File("/o/a", 10, 1), "A"), Digest(File("/o/b", 10, 2), "B")]);
+
+        Assert.Equal(1, await catalog.RecordDigestsAsync("m", [Digest(mine, "A")]));
+        Assert.Equal(["m:/m/f", "o:/o/a"], Names(Assert.Single(await catalog.FindGroupsAsync("m"))));
+        // The same file's digest again (the first given of an identity counts): it replaces the stored one.
+        Assert.Equal(1, await catalog.RecordDigestsAsync("m", [Digest(mine, "B"), Digest(mine, "A")]));
+        Assert.Equal(["m:/m/f", "o:/o/b"], Names(Assert.Single(await catalog.FindGroupsAsync("m"))));
+        // A digest under a stamp the file no longer has is ignored and leaves the stored one.
+        Assert.Equal(0, await catalog.RecordDigestsAsync("m", [new CatalogDigest(Stamp(10, 1, mtime: 5), Sha("A"))]));
+        Assert.Equal(["m:/m/f", "o:/o/b"], Names(Assert.Single(await catalog.FindGroupsAsync("m"))));
+        Assert.Single(await catalog.GetDigestedFilesAsync("m"));
     }
 
     [PostgresFact]

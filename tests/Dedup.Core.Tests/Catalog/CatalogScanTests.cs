@@ -121,6 +121,14 @@ public sealed class CatalogScanTests(PostgresFixture postgres)
         var remote = Assert.Single(across.Files, f => f.Machine == "beta");
         Assert.Equal(link, remote.Path.ToString()); // the exact bytes (0xff kept as U+DCFF), not U+FFFD; first in path order
         Assert.Equal([file], remote.OtherLinks.Select(l => l.ToString())); // one file, its second name folded
+
+        // beta's own file in its group across machines: named from beta's listing (the catalog sends no path for it),
+        // both names, the exact bytes.
+        var (betaGroups, _) = await ScanAsync(catalog, "beta", beta);
+        var own = Assert.Single(Across(betaGroups, Installer).Files, f => f.Machine == "beta");
+        Assert.Equal(link, own.Path.ToString());
+        Assert.Equal([file], own.OtherLinks.Select(l => l.ToString()));
+        Assert.Equal(2, own.LinkCount);
     }
 
     [System.Runtime.InteropServices.DllImport("libc", EntryPoint = "link", SetLastError = true)]
