@@ -34,28 +34,20 @@ internal sealed class SqliteCacheWriter(SqliteHashCache cache, HashCacheScope sc
         }
     }
 
-    public override void Commit(IReadOnlyList<FileIdentity> removals, CancellationToken cancellationToken = default) =>
-        SqliteStore.Write(cache, scope, new HashCacheChanges(new Segmented(_segments, _count), removals), cancellationToken);
-
-    protected override void Dispose(bool disposing) => _segments.Clear();
-
-    /// <summary>The kept entries as one list, without copying them into one array.</summary>
-    private sealed class Segmented(List<HashCacheEntry[]> segments, int count) : IReadOnlyList<HashCacheEntry>
+    public override void Commit(IReadOnlyList<FileIdentity> removals, CancellationToken cancellationToken = default)
     {
-        public int Count => count;
-
-        public HashCacheEntry this[int index] => (uint)index < (uint)count
-            ? segments[index / SegmentSize][index % SegmentSize]
-            : throw new ArgumentOutOfRangeException(nameof(index));
-
-        public IEnumerator<HashCacheEntry> GetEnumerator()
+        // One array for the save: the chunk writer reads each entry several times (sort, sizes, encoding), and through
+        // a list's indexer each read copied the 96-byte entry (~140 perf samples at 242k entries, more than the SQLite work).
+        var entries = new HashCacheEntry[_count];
+        for (var s = 0; s < _segments.Count; s++)
         {
-            for (var i = 0; i < count; i++)
-            {
-                yield return this[i];
-            }
+            var start = s * SegmentSize;
+            _segments[s].AsSpan(0, Math.Min(SegmentSize, _count - start)).CopyTo(entries.AsSpan(start));
+            _segments[s] = [];
         }
 
-        System.Collections.IEnumerator System.Collections.IEnumerable.GetEnumerator() => GetEnumerator();
+        SqliteStore.Write(cache, scope, new HashCacheChanges(entries, removals), cancellationToken);
     }
+
+    protected override void Dispose(bool disposing) => _segments.Clear();
 }

@@ -130,7 +130,7 @@ internal static class SqliteChunks
     /// touched is dropped (its files are read again by the next scan). New entries' negative ids are mapped through
     /// <paramref name="ids"/>.
     /// </summary>
-    public static void Save(sqlite3 db, IReadOnlyList<HashCacheEntry> upserts, IReadOnlyList<FileIdentity> removals, ref SqliteIdMap ids)
+    public static void Save(sqlite3 db, HashCacheEntry[] upserts, IReadOnlyList<FileIdentity> removals, ref SqliteIdMap ids)
     {
         var order = SortedOrder(upserts, out var keys);
         var removed = new Key[removals.Count];
@@ -197,15 +197,15 @@ internal static class SqliteChunks
     }
 
     /// <summary>The positions of <paramref name="upserts"/> in key order, and their keys in that order.</summary>
-    private static int[] SortedOrder(IReadOnlyList<HashCacheEntry> upserts, out Key[] keys)
+    private static int[] SortedOrder(HashCacheEntry[] upserts, out Key[] keys)
     {
-        var order = new int[upserts.Count];
+        var order = new int[upserts.Length];
         keys = new Key[order.Length];
         var oneDevice = true;
         for (var i = 0; i < order.Length; i++)
         {
             order[i] = i;
-            keys[i] = Key.Of(upserts[i].Stamp.Identity);
+            keys[i] = Key.Of(upserts[i].Stamp.Identity); // by reference: no copy of the entry
             oneDevice &= keys[i].Device == keys[0].Device;
         }
 
@@ -306,7 +306,7 @@ internal static class SqliteChunks
     private static long Checksum(ReadOnlySpan<byte> bytes) => (long)(XxHash3.HashToUInt64(bytes) | 1);
 
     /// <summary>Cuts merged entries into chunks and inserts them, one reused buffer.</summary>
-    private sealed class ChunkWriter(sqlite3 db, sqlite3_stmt insert, IReadOnlyList<HashCacheEntry> upserts)
+    private sealed class ChunkWriter(sqlite3 db, sqlite3_stmt insert, HashCacheEntry[] upserts)
     {
         private byte[] _buffer = [];
 
@@ -328,7 +328,7 @@ internal static class SqliteChunks
             var size = HeaderSize + ChecksumSize;
             foreach (var source in sources)
             {
-                size += source.Upsert >= 0 ? FixedSize + (upserts[source.Upsert].Digest.IsEmpty ? 0 : DigestSize) : source.Length;
+                size += source.Upsert >= 0 ? FixedSize + (upserts[source.Upsert].Digest.IsEmpty ? 0 : DigestSize) : source.Length; // by reference: no copy
             }
 
             if (_buffer.Length < size)

@@ -76,7 +76,7 @@ internal static class SqliteStore
 
         var ids = new SqliteIdMap(long.Parse(GetMeta(connection, transaction, "next_id") ?? "1", CultureInfo.InvariantCulture));
         cancellationToken.ThrowIfCancellationRequested();
-        SqliteChunks.Save(connection.Handle!, changes.Upserts, changes.Removals, ref ids);
+        SqliteChunks.Save(connection.Handle!, changes.Upserts as HashCacheEntry[] ?? [.. changes.Upserts], changes.Removals, ref ids);
         SetMeta(connection, transaction, "next_id", ids.Next.ToString(CultureInfo.InvariantCulture));
         cancellationToken.ThrowIfCancellationRequested();
         transaction.Commit();
