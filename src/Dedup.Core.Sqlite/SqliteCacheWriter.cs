@@ -4,7 +4,7 @@ namespace Dedup.Core.Caching.Sqlite;
 
 /// <summary>
 /// A save of <see cref="SqliteHashCache"/>: the scan's entries are kept as they come (on the scan's writer thread) and
-/// written at the commit in one short transaction (<see cref="SqliteStore.Write"/>, waiting up to the busy timeout for
+/// written at the commit in one short transaction (<c>SqliteStore.Write</c>, waiting up to the busy timeout for
 /// another scan's). Schema 3 writes a first run's entries as a few dozen chunk blobs, so the write at the end costs
 /// less than the per-row inserts that session 9 moved beside the compare stage; nothing is locked while the scan compares.
 /// </summary>
@@ -34,20 +34,8 @@ internal sealed class SqliteCacheWriter(SqliteHashCache cache, HashCacheScope sc
         }
     }
 
-    public override void Commit(IReadOnlyList<FileIdentity> removals, CancellationToken cancellationToken = default)
-    {
-        // One array for the save: the chunk writer reads each entry several times (sort, sizes, encoding), and through
-        // a list's indexer each read copied the 96-byte entry (~140 perf samples at 242k entries, more than the SQLite work).
-        var entries = new HashCacheEntry[_count];
-        for (var s = 0; s < _segments.Count; s++)
-        {
-            var start = s * SegmentSize;
-            _segments[s].AsSpan(0, Math.Min(SegmentSize, _count - start)).CopyTo(entries.AsSpan(start));
-            _segments[s] = [];
-        }
-
-        SqliteStore.Write(cache, scope, new HashCacheChanges(entries, removals), cancellationToken);
-    }
+    public override void Commit(IReadOnlyList<FileIdentity> removals, CancellationToken cancellationToken = default) =>
+        SqliteStore.Write(cache, scope, new SqliteChunks.Entries([.. _segments], SegmentSize, _count), removals, cancellationToken);
 
     protected override void Dispose(bool disposing) => _segments.Clear();
 }

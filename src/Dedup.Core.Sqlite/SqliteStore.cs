@@ -1,5 +1,6 @@
 using System.Buffers.Binary;
 using System.Globalization;
+using Dedup.Core.Enumeration;
 using Microsoft.Data.Sqlite;
 using SQLitePCL;
 
@@ -65,6 +66,12 @@ internal static class SqliteStore
 
     public static void Write(SqliteHashCache cache, HashCacheScope scope, HashCacheChanges changes, CancellationToken cancellationToken)
     {
+        var upserts = changes.Upserts as HashCacheEntry[] ?? [.. changes.Upserts];
+        Write(cache, scope, new SqliteChunks.Entries([upserts], Math.Max(1, upserts.Length), upserts.Length), changes.Removals, cancellationToken);
+    }
+
+    public static void Write(SqliteHashCache cache, HashCacheScope scope, SqliteChunks.Entries upserts, IReadOnlyList<FileIdentity> removals, CancellationToken cancellationToken)
+    {
         using var connection = Open(cache);
         EnsureSchema(connection);
         using var transaction = connection.BeginTransaction(deferred: false); // BEGIN IMMEDIATE: one writer at a time
@@ -76,7 +83,7 @@ internal static class SqliteStore
 
         var ids = new SqliteIdMap(long.Parse(GetMeta(connection, transaction, "next_id") ?? "1", CultureInfo.InvariantCulture));
         cancellationToken.ThrowIfCancellationRequested();
-        SqliteChunks.Save(connection.Handle!, changes.Upserts as HashCacheEntry[] ?? [.. changes.Upserts], changes.Removals, ref ids);
+        SqliteChunks.Save(connection.Handle!, upserts, removals, ref ids);
         SetMeta(connection, transaction, "next_id", ids.Next.ToString(CultureInfo.InvariantCulture));
         cancellationToken.ThrowIfCancellationRequested();
         transaction.Commit();
