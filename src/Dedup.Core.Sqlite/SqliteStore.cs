@@ -38,8 +38,9 @@ internal static class SqliteStore
 
         // One read transaction, so the count and the rows agree while another process writes.
         using var transaction = connection.BeginTransaction(deferred: true);
-        var capacity = Convert.ToInt64(Scalar(connection, "SELECT coalesce(sum(count), 0) FROM chunks", transaction), CultureInfo.InvariantCulture);
-        var entries = new HashCacheEntry[(int)Math.Max(0, Math.Min(capacity, 1 << 24))]; // a damaged count only sizes the array
+        // The counts size the array exactly; the blobs' lengths bound it, so a damaged count cannot ask for more.
+        var capacity = Convert.ToInt64(Scalar(connection, $"SELECT min(coalesce(sum(count), 0), coalesce(sum(length(data)), 0) / {SqliteChunks.FixedSize}) FROM chunks", transaction), CultureInfo.InvariantCulture);
+        var entries = new HashCacheEntry[(int)Math.Max(0, Math.Min(capacity, int.MaxValue / 128))];
         var count = 0;
 
         // SQLitePCL directly: a few dozen blobs, each decoded in place (its digests in one array per chunk).

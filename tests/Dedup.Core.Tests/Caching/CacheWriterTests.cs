@@ -256,6 +256,43 @@ public sealed class CacheWriterTests : IDisposable
     }
 
     [LinuxFact]
+    public async Task A_rescan_after_edits_reads_only_the_changed_files_and_the_next_one_reads_nothing()
+    {
+        // More files than two chunks hold, so the edits' chunks are merged with entries they do not change.
+        var files = SqliteChunks.Max * 2 + 100;
+        for (var i = 0; i < files; i++)
+        {
+            _fixture.Tree.Write($"d{i % 16}/f{i}", BitConverter.GetBytes(i / 2)); // pairs of equal 4-byte files
+        }
+
+        await CacheFixture.LetSettleAsync();
+        var (_, first) = await _fixture.ScanAsync();
+        Assert.Equal(files, first.Cache!.Written);
+
+        // Two edits (one file of a pair gets bytes of its own, one a third copy's) and a deletion.
+        _fixture.Tree.Write("d0/f0", BitConverter.GetBytes(-1));
+        _fixture.Tree.Write("d5/f5", BitConverter.GetBytes(8 / 2)); // now equal to f8 and f9
+        File.Delete(_fixture.Tree.PathOf("d7/f7"));
+        await CacheFixture.LetSettleAsync();
+        var expected = await _fixture.BaselineAsync();
+
+        var (groups, rescan) = await _fixture.ScanAsync();
+        Assert.Equal(expected, Scan.Canonical(groups));
+        Assert.Equal(2, rescan.Cache!.Misses);
+        Assert.Equal(files - 3, rescan.Cache.Hits);
+        Assert.Equal(1, rescan.Cache.Pruned);
+        Assert.True(rescan.BytesRead <= 5 * 4, $"{rescan.BytesRead} bytes read"); // the edited files and f8, f9 at most
+        Assert.Empty(rescan.Cache.Warnings);
+
+        // The merged chunks kept every entry they did not change.
+        var (again, next) = await _fixture.ScanAsync();
+        Assert.Equal(expected, Scan.Canonical(again));
+        Assert.Equal(0, next.Cache!.Misses);
+        Assert.Equal(0, next.BytesRead);
+        Assert.Equal(files - 1, _fixture.CountEntries());
+    }
+
+    [LinuxFact]
     public async Task A_save_that_cannot_open_the_file_is_one_warning_and_the_results_stay_exact()
     {
         var content = TempTree.RandomBytes(20_000, 7);
