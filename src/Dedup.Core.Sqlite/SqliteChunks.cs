@@ -194,6 +194,11 @@ internal static partial class SqliteChunks
                 var rc = raw.sqlite3_step(select);
                 var old = rc == raw.SQLITE_ROW ? raw.sqlite3_column_blob(select, 0).ToArray() : [];
                 raw.sqlite3_reset(select);
+                if (rc is not (raw.SQLITE_ROW or raw.SQLITE_DONE))
+                {
+                    Microsoft.Data.Sqlite.SqliteException.ThrowExceptionForRC(rc, db); // not read: never rewritten as empty
+                }
+
                 var merged = Merge(old, keys.AsSpan(u, uEnd - u), order.AsSpan(u, uEnd - u), removed.AsSpan(r, rEnd - r));
                 raw.sqlite3_bind_int64(delete, 1, directory[c].Id);
                 SqliteStore.Step(db, delete);
