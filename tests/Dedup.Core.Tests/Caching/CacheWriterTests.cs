@@ -248,6 +248,7 @@ public sealed class CacheWriterTests : IDisposable
         Assert.Equal(files, summary.Cache!.Written);
         Assert.Empty(summary.Cache.Warnings);
         Assert.Equal(files, _fixture.CountEntries());
+        Assert.Equal((long)SqliteStore.PageSize, CacheFixture.Scalar(_fixture.CachePath, "PRAGMA page_size")); // a new file: large pages, few writes
 
         var (again, rescan) = await _fixture.ScanAsync();
         Assert.Equal(Scan.Canonical(groups), Scan.Canonical(again));
