@@ -5,8 +5,8 @@ namespace Dedup.Core.Caching.Sqlite;
 
 /// <summary>
 /// A <see cref="HashCache"/> in one SQLite file (WAL, versioned schema): safe when several processes use the same
-/// file at once, since each scan reads it once when it starts and writes its changes in one transaction, from its first
-/// new entry to its end (see <see cref="BeginSave"/>). See docs/cache.md for the schema and for what happens with a bad file.
+/// file at once, since each scan reads it once when it starts and writes its changes in one transaction at its end
+/// (see <see cref="BeginSave"/>). See docs/cache.md for the schema and for what happens with a bad file.
 /// </summary>
 /// <example>
 /// <code>
@@ -19,7 +19,7 @@ namespace Dedup.Core.Caching.Sqlite;
 public sealed class SqliteHashCache : HashCache
 {
     /// <summary>The schema this version reads and writes (<c>PRAGMA user_version</c>); a newer file is left untouched, an older one is emptied.</summary>
-    public const int SchemaVersion = 2;
+    public const int SchemaVersion = 3;
 
     /// <summary>Marks the file as a Dedup.Core cache (<c>PRAGMA application_id</c>, "DDUP").</summary>
     internal const int ApplicationId = 0x44445550;
@@ -60,14 +60,15 @@ public sealed class SqliteHashCache : HashCache
 
         try
         {
-            return new HashCacheSnapshot(SqliteStore.Read(this, scope, readOnly: false, cancellationToken));
+            var entries = SqliteStore.Read(this, scope, readOnly: false, out var damaged, cancellationToken);
+            return new HashCacheSnapshot(entries) { Warnings = Damaged(damaged) };
         }
         catch (SqliteException ex) when (ex.SqliteErrorCode is 8 or 14)
         {
             // SQLITE_READONLY or SQLITE_CANTOPEN: no write access to the file or its folder (WAL needs its -shm file).
             // Read as an immutable file: a scan may use what is there, and writes nothing.
-            var entries = SqliteStore.Read(this, scope, readOnly: true, cancellationToken);
-            return new HashCacheSnapshot(entries) { IsReadOnly = true, Warnings = [$"cache '{Path}' is read-only: used, not updated"] };
+            var entries = SqliteStore.Read(this, scope, readOnly: true, out var damaged, cancellationToken);
+            return new HashCacheSnapshot(entries) { IsReadOnly = true, Warnings = [$"cache '{Path}' is read-only: used, not updated", .. Damaged(damaged)] };
         }
         catch (SqliteException ex) when (SqliteStore.IsCorrupt(ex) && SqliteStore.IsOurs(Path))
         {
@@ -76,6 +77,9 @@ public sealed class SqliteHashCache : HashCache
             return new HashCacheSnapshot([]) { Warnings = [$"cache '{Path}' was damaged ({ex.Message}); starting a new one"] };
         }
     }
+
+    /// <summary>One line when chunks failed their checksum: their files are read again, and the next save rewrites them.</summary>
+    private string[] Damaged(int chunks) => chunks == 0 ? [] : [$"cache '{Path}' has {chunks} damaged chunk(s); their files are read again"];
 
     /// <inheritdoc />
     public override void Save(HashCacheScope scope, HashCacheChanges changes, CancellationToken cancellationToken = default)
@@ -87,9 +91,8 @@ public sealed class SqliteHashCache : HashCache
 
     /// <inheritdoc />
     /// <remarks>
-    /// Holds one write transaction from the first batch to the commit, so another process's save waits for it (up to its
-    /// <see cref="BusyTimeout"/>); when another process holds the lock at the first batch, the entries are kept and
-    /// written at the commit instead.
+    /// Keeps the entries while the scan runs and writes them in one transaction at the commit, waiting up to
+    /// <see cref="BusyTimeout"/> for another process's.
     /// </remarks>
     public override HashCacheWriter BeginSave(HashCacheScope scope)
     {

@@ -5,11 +5,12 @@ namespace Dedup.Core.Caching;
 
 /// <summary>
 /// Hands a scan's new entries to a <see cref="HashCacheWriter"/> on a thread of its own while the compare stage runs,
-/// in batches through a bounded queue, so the store's work (encoding, SQLite) overlaps the comparisons instead of
-/// following them. That helps where the compare stage leaves a core idle (a rotational disk read by one thread, one big
-/// set); on cores the compare keeps busy it only moves the work (session 9: the time after the last comparison
-/// 0.56 → 0.20 s, the first run's ratio unchanged). The writer is opened with the first full batch: a scan that writes
-/// nothing never opens the store for writing. A failing writer is a warning; the rest is drained and dropped.
+/// in batches through a bounded queue, so a store's work can overlap the comparisons instead of following them. That
+/// helps where the compare stage leaves a core idle; on cores the compare keeps busy it only moves the work (session 9:
+/// the time after the last comparison 0.56 → 0.20 s, the first run's ratio unchanged), so the SQLite store now only
+/// keeps the entries here and writes them cheaply at the commit (schema 3's chunks). The writer is opened with the
+/// first full batch: a scan that writes nothing never opens the store. A failing writer is a warning; the rest is
+/// drained and dropped.
 /// </summary>
 internal sealed class CacheWriteQueue(HashCache cache, HashCacheScope scope, Action<string> warn) : IDisposable
 {

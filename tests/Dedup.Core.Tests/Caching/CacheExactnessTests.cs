@@ -111,7 +111,7 @@ public sealed class CacheExactnessTests : IDisposable
         WriteTree();
         await CacheFixture.LetSettleAsync();
         await _fixture.ScanAsync();
-        var rows = _fixture.CountRows();
+        var rows = _fixture.CountEntries();
         Assert.Equal(8, rows);
 
         File.Delete(Tree.PathOf("large/c"));
@@ -121,7 +121,7 @@ public sealed class CacheExactnessTests : IDisposable
         Assert.Equal(expected, Scan.Canonical(groups));
         Assert.Equal(0, summary.BytesRead); // large/a and large/b stay verified; small/b and small/c differ by probe
         Assert.Equal(2, summary.Cache!.Pruned);
-        Assert.Equal(6, _fixture.CountRows());
+        Assert.Equal(6, _fixture.CountEntries());
     }
 
     [LinuxFact]
@@ -218,7 +218,7 @@ public sealed class CacheExactnessTests : IDisposable
         Assert.Equal(expected, Scan.Canonical(groups));
         Assert.Equal(0, summary.Cache!.Hits);
         Assert.Equal(0, summary.Cache.Pruned); // the first tree's entries belong to its own roots
-        Assert.Equal(8, _fixture.CountRows()); // the copy's files changed within the racy window: not cached yet
+        Assert.Equal(8, _fixture.CountEntries()); // the copy's files changed within the racy window: not cached yet
     }
 
     [LinuxFact]

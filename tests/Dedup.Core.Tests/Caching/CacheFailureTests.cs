@@ -86,20 +86,50 @@ public sealed class CacheFailureTests : IDisposable
     }
 
     [LinuxFact]
-    public async Task A_row_changed_on_disk_fails_its_checksum_and_is_read_again()
+    public async Task A_chunk_changed_on_disk_fails_its_checksum_is_one_warning_and_is_rewritten()
     {
         var expected = await WriteTreeAsync();
         await _fixture.ScanAsync();
 
-        // Put c in a's class without fixing the checksums: a cache that believed it would report a, b and c equal.
-        // The entry blob (docs/cache.md): size at bytes 16-23, partition 48-55, class 56-63, little-endian.
-        const string Sized = "substr(entry, 17, 8) = x'A086010000000000'"; // 100,000
-        const string Pair = $"SELECT substr(entry, 49, 16) FROM files WHERE {Sized} GROUP BY substr(entry, 57, 8) HAVING count(*) = 2";
-        CacheFixture.Execute(_fixture.CachePath, $"UPDATE files SET entry = CAST(substr(entry, 1, 48) || ({Pair}) || substr(entry, 65) AS BLOB) WHERE {Sized}");
-        Assert.Equal(1L, CacheFixture.Scalar(_fixture.CachePath, $"SELECT count(DISTINCT substr(entry, 57, 8)) FROM files WHERE {Sized}")); // the change took
+        // Put c in a's class without fixing the checksum: a cache that believed it would report a, b and c equal.
+        // The chunk blob (docs/cache.md): a 32-bit count, then entries of ten 64-bit fields (size the third, class the
+        // eighth) and a 32-byte digest when the tenth is not 0, then the checksum.
+        var blob = (byte[])CacheFixture.Scalar(_fixture.CachePath, "SELECT data FROM chunks")!;
+        var large = new List<int>();
+        for (var at = 4; at < blob.Length - 8; at += 80 + (BitConverter.ToInt64(blob, at + 72) != 0 ? 32 : 0))
+        {
+            if (BitConverter.ToInt64(blob, at + 16) == 100_000)
+            {
+                large.Add(at);
+            }
+        }
+
+        Assert.Equal(3, large.Count);
+        var classes = large.Select(at => BitConverter.ToInt64(blob, at + 56)).ToList();
+        var shared = classes.GroupBy(c => c).Single(g => g.Count() == 2).Key;
+        var alone = large[classes.FindIndex(c => c != shared)];
+        BitConverter.GetBytes(shared).CopyTo(blob, alone + 56);
+        using (var connection = new SqliteConnection(new SqliteConnectionStringBuilder { DataSource = _fixture.CachePath, Pooling = false }.ToString()))
+        {
+            connection.Open();
+            using var command = connection.CreateCommand();
+            command.CommandText = "UPDATE chunks SET data = $data";
+            command.Parameters.AddWithValue("$data", blob);
+            Assert.Equal(1, command.ExecuteNonQuery());
+        }
+
         var (groups, summary) = await _fixture.ScanAsync();
         Assert.Equal(expected, Scan.Canonical(groups));
-        Assert.Equal(1, summary.Cache!.Misses);
+        Assert.Equal(5, summary.Cache!.Misses); // the whole chunk is skipped
+        var warning = Assert.Single(summary.Cache.Warnings);
+        Assert.Contains("damaged chunk", warning, StringComparison.Ordinal);
+
+        // The scan wrote its entries over the damaged chunk: the next one reads nothing and warns of nothing.
+        (groups, summary) = await _fixture.ScanAsync();
+        Assert.Equal(expected, Scan.Canonical(groups));
+        Assert.Empty(summary.Cache!.Warnings);
+        Assert.Equal(5, summary.Cache.Hits);
+        Assert.Equal(0, summary.BytesRead);
     }
 
     [LinuxFact]
@@ -107,23 +137,22 @@ public sealed class CacheFailureTests : IDisposable
     {
         var expected = await WriteTreeAsync();
 
-        // Schema 1 (one column per field), with a row that would put c in a's group were it read.
+        // Schema 2 (one blob per file), with a row in it; schema 1 had the same table name, a column per field.
         CacheFixture.Execute(_fixture.CachePath, """
-            PRAGMA application_id = 1145328976; PRAGMA user_version = 1;
+            PRAGMA application_id = 1145328976; PRAGMA user_version = 2;
             CREATE TABLE meta(key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL) WITHOUT ROWID;
-            CREATE TABLE files(dev INTEGER NOT NULL, ino INTEGER NOT NULL, size INTEGER NOT NULL, mtime_ns INTEGER NOT NULL,
-                ctime_ns INTEGER NOT NULL, probe INTEGER NOT NULL, part INTEGER NOT NULL, class INTEGER NOT NULL, roots INTEGER NOT NULL,
-                digest_alg INTEGER NOT NULL, digest BLOB, checksum INTEGER NOT NULL, PRIMARY KEY (dev, ino)) WITHOUT ROWID;
+            CREATE TABLE files(dev INTEGER NOT NULL, ino INTEGER NOT NULL, entry BLOB NOT NULL, PRIMARY KEY (dev, ino)) WITHOUT ROWID;
             INSERT INTO meta VALUES ('next_id', '40');
-            INSERT INTO files VALUES (1, 2, 100000, 3, 4, 5, 6, 7, 8, 0, NULL, 9);
+            INSERT INTO files VALUES (1, 2, x'0102');
             """);
 
         var (groups, summary) = await _fixture.ScanAsync();
         Assert.Equal(expected, Scan.Canonical(groups));
         Assert.Empty(summary.Cache!.Warnings);
         Assert.Equal(0, summary.Cache.Hits);
-        Assert.Equal(2L, CacheFixture.Scalar(_fixture.CachePath, "PRAGMA user_version"));
-        Assert.Equal(5, _fixture.CountRows()); // the old row is gone, the scan's five are in the new table
+        Assert.Equal(3L, CacheFixture.Scalar(_fixture.CachePath, "PRAGMA user_version"));
+        Assert.Equal(0L, CacheFixture.Scalar(_fixture.CachePath, "SELECT count(*) FROM sqlite_master WHERE name = 'files'"));
+        Assert.Equal(5, _fixture.CountEntries()); // the old row is gone, the scan's five are in the new table
         var nextId = long.Parse((string)CacheFixture.Scalar(_fixture.CachePath, "SELECT value FROM meta WHERE key = 'next_id'")!, System.Globalization.CultureInfo.InvariantCulture);
         Assert.True(nextId > 40, $"next_id {nextId}"); // meta kept: ids are never reused
 
@@ -201,6 +230,6 @@ public sealed class CacheFailureTests : IDisposable
         Assert.Equal(5, summary.Cache!.Hits);
         var (_, otherSummary) = await _fixture.ScanAsync(root: other.Root);
         Assert.Equal(3, otherSummary.Cache!.Hits);
-        Assert.Equal(8, _fixture.CountRows());
+        Assert.Equal(8, _fixture.CountEntries());
     }
 }

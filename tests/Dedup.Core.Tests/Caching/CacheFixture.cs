@@ -38,12 +38,13 @@ public sealed class CacheFixture : IDisposable
         return Scan.Canonical(groups);
     }
 
-    public long CountRows()
+    /// <summary>The entries in the file (schema 3: the sum of its chunks' counts).</summary>
+    public long CountEntries()
     {
         using var connection = new SqliteConnection(new SqliteConnectionStringBuilder { DataSource = CachePath, Pooling = false }.ToString());
         connection.Open();
         using var command = connection.CreateCommand();
-        command.CommandText = "SELECT count(*) FROM files";
+        command.CommandText = "SELECT coalesce(sum(count), 0) FROM chunks";
         return (long)command.ExecuteScalar()!;
     }
 

@@ -30,7 +30,7 @@ public sealed class CacheRootsKeyTests : IDisposable
         (groups, summary) = await _fixture.ScanAsync(root: second);
         Assert.Single(groups);
         Assert.Equal(0, summary.Cache!.Pruned); // the first root's entries are not this scan's to prune
-        Assert.Equal(4, _fixture.CountRows());
+        Assert.Equal(4, _fixture.CountEntries());
 
         (groups, summary) = await _fixture.ScanAsync(root: first);
         Assert.Single(groups);

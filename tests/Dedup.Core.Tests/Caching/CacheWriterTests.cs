@@ -53,8 +53,8 @@ public sealed class CacheWriterTests : IDisposable
     [Fact]
     public void A_save_in_many_batches_keeps_every_entry_and_gives_equal_negative_ids_one_new_id()
     {
-        // More than two insert windows, so that rows are inserted before the commit and the last window at it.
-        var entries = Entries(SqliteCacheWriter.Window * 2 + 1000, 1, 1);
+        // More than two chunks' worth, in batches of the scan's size.
+        var entries = Entries(SqliteChunks.Max * 2 + 1000, 1, 1);
         using (var writer = Cache().BeginSave(Scope))
         {
             for (var start = 0; start < entries.Length; start += 4096)
@@ -111,13 +111,12 @@ public sealed class CacheWriterTests : IDisposable
 
         using (var writer = Cache().BeginSave(Scope))
         {
-            // A full window is inserted into the open transaction: still not visible to another reader.
-            writer.Write(Entries(SqliteCacheWriter.Window + 10, 10_000, 4));
+            writer.Write(Entries(SqliteChunks.Max + 10, 10_000, 4));
             Assert.Equal(100, Load().Count);
         }
 
         Assert.Equal(100, Load().Count);
-        Assert.Equal(100, _fixture.CountRows());
+        Assert.Equal(100, _fixture.CountEntries());
     }
 
     [Fact]
@@ -139,7 +138,7 @@ public sealed class CacheWriterTests : IDisposable
 
         var started = System.Diagnostics.Stopwatch.StartNew();
         using var save = Cache(busyTimeout: TimeSpan.FromSeconds(30)).BeginSave(Scope);
-        save.Write(Entries(SqliteCacheWriter.Window + 10, 10_000, 6));
+        save.Write(Entries(SqliteChunks.Max + 10, 10_000, 6));
         Assert.True(started.Elapsed < TimeSpan.FromSeconds(10), $"the save waited {started.Elapsed} for the other writer");
 
         using (var command = holder.CreateCommand())
@@ -151,8 +150,71 @@ public sealed class CacheWriterTests : IDisposable
         // Pruning still applies at the commit: one of the first save's entries goes.
         save.Commit([new FileIdentity(7, 1)]);
         var loaded = Load();
-        Assert.Equal(9 + SqliteCacheWriter.Window + 10, loaded.Count);
+        Assert.Equal(9 + SqliteChunks.Max + 10, loaded.Count);
         Assert.False(loaded.ContainsKey(new FileIdentity(7, 1)));
+    }
+
+    [Fact]
+    public void A_later_save_rewrites_only_the_chunks_its_changes_fall_in_and_splits_a_chunk_that_grew()
+    {
+        var target = SqliteChunks.Target;
+        Save(Entries(3 * target, 1, 7), []);
+        var before = Chunks();
+        Assert.Equal(3, before.Count); // more than one chunk holds: split evenly
+
+        // A changed file in the first chunk, a pruned one and a new one (past every range) in the last: the middle stays.
+        var changed = Entries(1, 5, 8)[0] with { Stamp = new FileStamp(new FileIdentity(7, 5), 1, 2, 3) };
+        var added = Entries(1, 10_000_000, 9)[0];
+        var pruned = new FileIdentity(7, (ulong)(2 * target) + 100);
+        Save([changed, added], [pruned]);
+        var after = Chunks();
+        Assert.Equal(3, after.Count);
+        Assert.Contains(before[1], after); // same row id, range and blob
+        Assert.DoesNotContain(before[0], after);
+        Assert.DoesNotContain(before[2], after);
+
+        var loaded = Load();
+        Assert.Equal(3 * target, loaded.Count);
+        Assert.Equal(changed.Stamp, loaded[changed.Stamp.Identity].Stamp);
+        Assert.True(loaded.ContainsKey(added.Stamp.Identity));
+        Assert.False(loaded.ContainsKey(pruned));
+
+        // Entries enough to push the last chunk past the maximum: it is split, the ranges stay disjoint and in order.
+        Save(Entries(SqliteChunks.Max, 20_000_000, 10), []);
+        var split = Chunks();
+        Assert.True(split.Count >= 5, $"{split.Count} chunks");
+        Assert.All(split, c => Assert.InRange(c.Count, 1, SqliteChunks.Max));
+        for (var i = 1; i < split.Count; i++)
+        {
+            Assert.True(split[i - 1].Last < split[i].First, $"chunk {i - 1} ends at {split[i - 1].Last}, chunk {i} starts at {split[i].First}");
+        }
+
+        Assert.Equal(3 * target + SqliteChunks.Max, Load().Count);
+        Assert.Equal(3 * target + SqliteChunks.Max, _fixture.CountEntries());
+    }
+
+    private void Save(HashCacheEntry[] entries, FileIdentity[] removals)
+    {
+        using var writer = Cache().BeginSave(Scope);
+        writer.Write(entries);
+        writer.Commit(removals);
+    }
+
+    /// <summary>The file's chunk rows by first inode (every test entry is on device 7): id, range, count and a hash of the blob.</summary>
+    private List<(long Id, long First, long Last, long Count, string Data)> Chunks()
+    {
+        using var connection = new SqliteConnection(new SqliteConnectionStringBuilder { DataSource = _fixture.CachePath, Pooling = false }.ToString());
+        connection.Open();
+        using var command = connection.CreateCommand();
+        command.CommandText = "SELECT id, first_ino, last_ino, count, data FROM chunks ORDER BY first_dev, first_ino";
+        using var reader = command.ExecuteReader();
+        var chunks = new List<(long, long, long, long, string)>();
+        while (reader.Read())
+        {
+            chunks.Add((reader.GetInt64(0), reader.GetInt64(1), reader.GetInt64(2), reader.GetInt64(3), Convert.ToHexString(System.Security.Cryptography.SHA256.HashData((byte[])reader[4]))));
+        }
+
+        return chunks;
     }
 
     [LinuxFact]
@@ -167,7 +229,7 @@ public sealed class CacheWriterTests : IDisposable
 
         await CacheFixture.LetSettleAsync();
 
-        // Cancelled while the writer holds its first batch: the rows it inserted are rolled back.
+        // Cancelled while the writer holds its first batch: nothing is written.
         using (var cts = new CancellationTokenSource())
         {
             var gated = new GatedCache(Cache());
@@ -179,18 +241,56 @@ public sealed class CacheWriterTests : IDisposable
             Assert.Equal(CacheWriteQueue.BatchSize, gated.Inserted);
         }
 
-        Assert.Equal(0, _fixture.CountRows());
+        Assert.False(File.Exists(_fixture.CachePath)); // the save opens the file only at its commit
 
         var (groups, summary) = await _fixture.ScanAsync();
         Assert.Equal(files / 2, groups.Count);
         Assert.Equal(files, summary.Cache!.Written);
         Assert.Empty(summary.Cache.Warnings);
-        Assert.Equal(files, _fixture.CountRows());
+        Assert.Equal(files, _fixture.CountEntries());
+        Assert.Equal((long)SqliteStore.PageSize, CacheFixture.Scalar(_fixture.CachePath, "PRAGMA page_size")); // a new file: large pages, few writes
 
         var (again, rescan) = await _fixture.ScanAsync();
         Assert.Equal(Scan.Canonical(groups), Scan.Canonical(again));
         Assert.Equal(files, rescan.Cache!.Hits);
         Assert.Equal(0, rescan.BytesRead);
+    }
+
+    [LinuxFact]
+    public async Task A_rescan_after_edits_reads_only_the_changed_files_and_the_next_one_reads_nothing()
+    {
+        // More files than two chunks hold, so the edits' chunks are merged with entries they do not change.
+        var files = SqliteChunks.Max * 2 + 100;
+        for (var i = 0; i < files; i++)
+        {
+            _fixture.Tree.Write($"d{i % 16}/f{i}", BitConverter.GetBytes(i / 2)); // pairs of equal 4-byte files
+        }
+
+        await CacheFixture.LetSettleAsync();
+        var (_, first) = await _fixture.ScanAsync();
+        Assert.Equal(files, first.Cache!.Written);
+
+        // Two edits (one file of a pair gets bytes of its own, one a third copy's) and a deletion.
+        _fixture.Tree.Write("d0/f0", BitConverter.GetBytes(-1));
+        _fixture.Tree.Write("d5/f5", BitConverter.GetBytes(8 / 2)); // now equal to f8 and f9
+        File.Delete(_fixture.Tree.PathOf("d7/f7"));
+        await CacheFixture.LetSettleAsync();
+        var expected = await _fixture.BaselineAsync();
+
+        var (groups, rescan) = await _fixture.ScanAsync();
+        Assert.Equal(expected, Scan.Canonical(groups));
+        Assert.Equal(2, rescan.Cache!.Misses);
+        Assert.Equal(files - 3, rescan.Cache.Hits);
+        Assert.Equal(1, rescan.Cache.Pruned);
+        Assert.True(rescan.BytesRead <= 5 * 4, $"{rescan.BytesRead} bytes read"); // the edited files and f8, f9 at most
+        Assert.Empty(rescan.Cache.Warnings);
+
+        // The merged chunks kept every entry they did not change.
+        var (again, next) = await _fixture.ScanAsync();
+        Assert.Equal(expected, Scan.Canonical(again));
+        Assert.Equal(0, next.Cache!.Misses);
+        Assert.Equal(0, next.BytesRead);
+        Assert.Equal(files - 1, _fixture.CountEntries());
     }
 
     [LinuxFact]
