@@ -1,0 +1,151 @@
+using Dedup.Core.Caching;
+using Dedup.Core.Caching.Sqlite;
+using Dedup.Core.Enumeration;
+using Microsoft.Data.Sqlite;
+
+namespace Dedup.Core.Tests.Caching;
+
+/// <summary>
+/// Review 10: schema 3's merge against a model. Random saves (upserts and removals in several chunks, between chunks'
+/// ranges, before the first and past the last, devices and inodes at and above 2^63) must leave exactly the model's
+/// entries, and chunk rows whose ranges match their blobs, sorted as SQLite sorts them and disjoint.
+/// </summary>
+public sealed class CacheChunkMergeTests : IDisposable
+{
+    private static readonly HashCacheScope Scope = new(CacheSession.Format, 42);
+
+    private readonly CacheFixture _fixture = new();
+
+    public void Dispose() => _fixture.Dispose();
+
+    private SqliteHashCache Cache() => new(_fixture.CachePath) { BusyTimeout = TimeSpan.FromSeconds(5) };
+
+    private static readonly ulong[] Devices = [7, 8, (1UL << 63) - 1, 1UL << 63, (1UL << 63) + 5, ulong.MaxValue];
+
+    private static FileIdentity RandomIdentity(Random random)
+    {
+        var device = Devices[random.Next(Devices.Length)];
+        var inode = random.Next(4) switch
+        {
+            0 => (ulong)random.Next(1, 200_000),
+            1 => (1UL << 63) - 100_000 + (ulong)random.Next(200_000), // across 2^63
+            2 => ulong.MaxValue - (ulong)random.Next(100_000),
+            _ => (ulong)random.NextInt64(),
+        };
+        return new FileIdentity(device, inode);
+    }
+
+    private static HashCacheEntry Entry(FileIdentity identity, Random random, int round)
+    {
+        var entry = new HashCacheEntry(new FileStamp(identity, random.Next(1, 1 << 20), round, round + 1), (ulong)random.NextInt64(), 0, 0, Scope.Roots);
+        if (random.Next(3) == 0)
+        {
+            var digest = new byte[32];
+            random.NextBytes(digest);
+            entry = entry with { DigestAlgorithm = Dedup.Core.Comparison.DuplicateHashAlgorithm.XxHash128, Digest = digest };
+        }
+
+        return entry;
+    }
+
+    [Theory]
+    [InlineData(1)]
+    [InlineData(2)]
+    [InlineData(3)]
+    public void Random_saves_across_chunks_and_signs_leave_exactly_the_models_entries_in_disjoint_sorted_chunks(int seed)
+    {
+        var random = new Random(seed);
+        var model = new Dictionary<FileIdentity, HashCacheEntry>();
+        for (var round = 0; round < 12; round++)
+        {
+            var upserts = new Dictionary<FileIdentity, HashCacheEntry>();
+            var removals = new HashSet<FileIdentity>();
+            var fresh = round == 0 ? 3 * SqliteChunks.Max + 123 : random.Next(0, round % 4 == 0 ? SqliteChunks.Max + 500 : 2000);
+            for (var i = 0; i < fresh; i++)
+            {
+                var id = RandomIdentity(random);
+                upserts[id] = Entry(id, random, round);
+            }
+
+            var existing = model.Keys.ToArray();
+            for (var i = 0; i < Math.Min(existing.Length, random.Next(0, 3000)); i++)
+            {
+                var id = existing[random.Next(existing.Length)];
+                if (random.Next(2) == 0)
+                {
+                    upserts[id] = Entry(id, random, round);
+                }
+                else if (!upserts.ContainsKey(id))
+                {
+                    removals.Add(id);
+                }
+            }
+
+            for (var i = 0; i < 200; i++)
+            {
+                var id = RandomIdentity(random);
+                if (!upserts.ContainsKey(id))
+                {
+                    removals.Add(id); // mostly not stored: between ranges, before the first, past the last
+                }
+            }
+
+            Cache().Save(Scope, new HashCacheChanges([.. upserts.Values], [.. removals]));
+            foreach (var id in removals)
+            {
+                model.Remove(id);
+            }
+
+            foreach (var (id, entry) in upserts)
+            {
+                model[id] = entry;
+            }
+
+            var loaded = Cache().Load(Scope).Entries;
+            Assert.Equal(model.Count, loaded.Count);
+            Assert.Equal(model.Count, loaded.Select(e => e.Stamp.Identity).Distinct().Count());
+            foreach (var entry in loaded)
+            {
+                Assert.True(model.TryGetValue(entry.Stamp.Identity, out var expected), $"round {round}: {entry.Stamp.Identity} kept");
+                Assert.Equal(expected.Stamp, entry.Stamp);
+                Assert.Equal(expected.Probe, entry.Probe);
+                Assert.Equal(expected.Digest.ToArray(), entry.Digest.ToArray());
+            }
+
+            AssertChunksWellFormed(round);
+        }
+    }
+
+    private void AssertChunksWellFormed(int round)
+    {
+        using var connection = new SqliteConnection(new SqliteConnectionStringBuilder { DataSource = _fixture.CachePath, Pooling = false }.ToString());
+        connection.Open();
+        using var command = connection.CreateCommand();
+        command.CommandText = "SELECT first_dev, first_ino, last_dev, last_ino, count, data FROM chunks ORDER BY first_dev, first_ino";
+        using var reader = command.ExecuteReader();
+        SqliteChunks.Key? previousLast = null;
+        while (reader.Read())
+        {
+            var first = new SqliteChunks.Key(reader.GetInt64(0), reader.GetInt64(1));
+            var last = new SqliteChunks.Key(reader.GetInt64(2), reader.GetInt64(3));
+            var entries = Array.Empty<HashCacheEntry>();
+            var n = 0;
+            Assert.True(SqliteChunks.TryDecode((byte[])reader[5], ref entries, ref n), $"round {round}: a chunk does not decode");
+            Assert.Equal(reader.GetInt64(4), n);
+            Assert.InRange(n, 1, SqliteChunks.Max);
+            Assert.Equal(first, SqliteChunks.Key.Of(entries[0].Stamp.Identity));
+            Assert.Equal(last, SqliteChunks.Key.Of(entries[n - 1].Stamp.Identity));
+            for (var i = 1; i < n; i++)
+            {
+                Assert.True(SqliteChunks.Key.Of(entries[i - 1].Stamp.Identity).CompareTo(SqliteChunks.Key.Of(entries[i].Stamp.Identity)) < 0, $"round {round}: a chunk's entries out of order at {i}");
+            }
+
+            if (previousLast is { } p)
+            {
+                Assert.True(p.CompareTo(first) < 0, $"round {round}: ranges overlap ({p} then {first})");
+            }
+
+            previousLast = last;
+        }
+    }
+}
