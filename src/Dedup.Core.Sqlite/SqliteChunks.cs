@@ -89,6 +89,9 @@ internal static partial class SqliteChunks
         return true;
     }
 
+    /// <summary>Whether a blob's checksum and layout are intact.</summary>
+    public static bool IsIntact(ReadOnlySpan<byte> blob) => TryValidate(blob, out _, out _);
+
     /// <summary>Whether a blob's checksum and layout are intact; its entry and digest counts.</summary>
     private static bool TryValidate(ReadOnlySpan<byte> blob, out int count, out int digests)
     {

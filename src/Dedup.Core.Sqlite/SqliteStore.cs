@@ -40,7 +40,7 @@ internal static class SqliteStore
         }
 
         // One read transaction, so the count and the rows agree while another process writes.
-        using var transaction = connection.BeginTransaction(deferred: true);
+        var transaction = connection.BeginTransaction(deferred: true);
         // The counts size the array exactly; the blobs' lengths bound it, so a damaged count cannot ask for more.
         var capacity = Convert.ToInt64(Scalar(connection, $"SELECT min(coalesce(sum(count), 0), coalesce(sum(length(data)), 0) / {SqliteChunks.FixedSize}) FROM chunks", transaction), CultureInfo.InvariantCulture);
         var entries = new HashCacheEntry[(int)Math.Max(0, Math.Min(capacity, int.MaxValue / 128))];
@@ -48,24 +48,74 @@ internal static class SqliteStore
 
         // SQLitePCL directly: a few dozen blobs, each decoded in place (its digests in one array per chunk).
         var db = connection.Handle!;
-        using var statement = Prepare(db, "SELECT data FROM chunks");
-        int rc;
-        while ((rc = raw.sqlite3_step(statement)) == raw.SQLITE_ROW)
+        var damagedIds = new List<long>();
+        using (transaction)
         {
-            cancellationToken.ThrowIfCancellationRequested();
-            if (!SqliteChunks.TryDecode(raw.sqlite3_column_blob(statement, 0), ref entries, ref count))
+            using var statement = Prepare(db, "SELECT id, data FROM chunks");
+            int rc;
+            while ((rc = raw.sqlite3_step(statement)) == raw.SQLITE_ROW)
             {
-                damaged++; // a damaged chunk is skipped, never believed
+                cancellationToken.ThrowIfCancellationRequested();
+                if (!SqliteChunks.TryDecode(raw.sqlite3_column_blob(statement, 1), ref entries, ref count))
+                {
+                    damagedIds.Add(raw.sqlite3_column_int64(statement, 0)); // a damaged chunk is skipped, never believed
+                }
+            }
+
+            if (rc != raw.SQLITE_DONE)
+            {
+                SqliteException.ThrowExceptionForRC(rc, db);
             }
         }
 
-        if (rc != raw.SQLITE_DONE)
+        damaged = damagedIds.Count;
+        if (!readOnly && damaged != 0)
         {
-            SqliteException.ThrowExceptionForRC(rc, db);
+            DropDamaged(connection, damagedIds);
         }
 
         Array.Resize(ref entries, count);
         return entries;
+    }
+
+    /// <summary>
+    /// Deletes the chunks a load found damaged, each only if it is still damaged (another process may have rewritten
+    /// that row since): its files are read again by this scan, and a save would touch it only when a change fell in its
+    /// range, so a chunk whose files are gone would stay, warned of by every scan and never pruned. Best effort: a
+    /// locked or read-only file keeps it for the next load.
+    /// </summary>
+    private static void DropDamaged(SqliteConnection connection, List<long> ids)
+    {
+        try
+        {
+            using var transaction = connection.BeginTransaction(deferred: false);
+            var db = connection.Handle!;
+            using var select = Prepare(db, "SELECT data FROM chunks WHERE id = ?1");
+            using var delete = Prepare(db, "DELETE FROM chunks WHERE id = ?1");
+            foreach (var id in ids)
+            {
+                raw.sqlite3_bind_int64(select, 1, id);
+                var rc = raw.sqlite3_step(select);
+                var stillDamaged = rc == raw.SQLITE_ROW && !SqliteChunks.IsIntact(raw.sqlite3_column_blob(select, 0));
+                raw.sqlite3_reset(select);
+                if (rc is not (raw.SQLITE_ROW or raw.SQLITE_DONE))
+                {
+                    SqliteException.ThrowExceptionForRC(rc, db);
+                }
+
+                if (stillDamaged)
+                {
+                    raw.sqlite3_bind_int64(delete, 1, id);
+                    Step(db, delete);
+                }
+            }
+
+            transaction.Commit();
+        }
+        catch (SqliteException)
+        {
+            // Busy, locked or read-only: the damaged chunk is skipped again next time.
+        }
     }
 
     public static void Write(SqliteHashCache cache, HashCacheScope scope, HashCacheChanges changes, CancellationToken cancellationToken)
