@@ -116,6 +116,35 @@ public sealed class CacheChunkMergeTests : IDisposable
         }
     }
 
+    [Fact]
+    public async Task A_load_never_returns_entries_another_format_wrote_while_it_read()
+    {
+        // Two versions of the library (two formats) share one file: each save of the other format empties it first.
+        var other = Scope with { Format = Scope.Format + ";other" };
+        HashCacheEntry[] Marked(ulong probe) => [.. Enumerable.Range(1, 50).Select(i => new HashCacheEntry(new FileStamp(new FileIdentity(7, (ulong)i), 1, 2, 3), probe, 0, 0, Scope.Roots))];
+        Cache().Save(Scope, new HashCacheChanges(Marked(1), []));
+        using var stop = new CancellationTokenSource(TimeSpan.FromSeconds(6));
+        var writer = Task.Run(() =>
+        {
+            while (!stop.IsCancellationRequested)
+            {
+                Cache().Save(other, new HashCacheChanges(Marked(2), []));
+                Cache().Save(Scope, new HashCacheChanges(Marked(1), []));
+            }
+        });
+
+        var loads = 0;
+        while (!stop.IsCancellationRequested)
+        {
+            var entries = Cache().Load(Scope).Entries;
+            loads++;
+            Assert.All(entries, e => Assert.Equal(1UL, e.Probe)); // probe 2 is the other format's key: never this scan's
+        }
+
+        await writer;
+        Assert.True(loads > 10, $"{loads} loads");
+    }
+
     private void AssertChunksWellFormed(int round)
     {
         using var connection = new SqliteConnection(new SqliteConnectionStringBuilder { DataSource = _fixture.CachePath, Pooling = false }.ToString());
