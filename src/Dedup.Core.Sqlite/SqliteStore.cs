@@ -34,13 +34,20 @@ internal static class SqliteStore
     {
         damaged = 0;
         using var connection = Open(cache, readOnly);
-        if (!EnsureSchema(connection, readOnly) || GetMeta(connection, null, "format") != scope.Format)
+        if (!EnsureSchema(connection, readOnly))
         {
+            return [];
+        }
+
+        // One read transaction, so the format, the count and the rows agree while another process writes (the format
+        // read before it let a save of another format, between the two, have its chunks read as this format's).
+        var transaction = connection.BeginTransaction(deferred: true);
+        if (GetMeta(connection, transaction, "format") != scope.Format)
+        {
+            transaction.Dispose();
             return []; // written by another version of the keys: none of it applies (the next save clears it)
         }
 
-        // One read transaction, so the count and the rows agree while another process writes.
-        var transaction = connection.BeginTransaction(deferred: true);
         // The counts size the array exactly; the blobs' lengths bound it, so a damaged count cannot ask for more.
         var capacity = Convert.ToInt64(Scalar(connection, $"SELECT min(coalesce(sum(count), 0), coalesce(sum(length(data)), 0) / {SqliteChunks.FixedSize}) FROM chunks", transaction), CultureInfo.InvariantCulture);
         var entries = new HashCacheEntry[(int)Math.Max(0, Math.Min(capacity, int.MaxValue / 128))];
