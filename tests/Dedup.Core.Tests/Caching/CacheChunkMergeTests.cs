@@ -190,6 +190,23 @@ public sealed class CacheChunkMergeTests : IDisposable
         AssertChunksWellFormed(-1);
     }
 
+    [Fact]
+    public void An_entry_whose_digest_algorithm_is_not_a_known_value_does_not_damage_its_chunk()
+    {
+        // HashCacheEntry is public: any enum value may come in. Stored as the value plus one, -1 became 0 ("no digest")
+        // while its 32 digest bytes were still written: the blob still passed its checksum and layout check, read back
+        // with that entry's digest gone and the next entry misread (device 0, inode 0, its stamp from the digest's zeros).
+        var random = new Random(5);
+        var entries = Enumerable.Range(1, 100).Select(i => Entry(new FileIdentity(7, (ulong)i), random, 0)).ToArray();
+        entries[50] = entries[50] with { DigestAlgorithm = (Dedup.Core.Comparison.DuplicateHashAlgorithm)(-1), Digest = new byte[32] };
+        Cache().Save(Scope, new HashCacheChanges(entries, []));
+
+        var snapshot = Cache().Load(Scope);
+        Assert.Empty(snapshot.Warnings);
+        Assert.Equal(entries.Select(e => e.Stamp).OrderBy(s => s.Identity.FileId), snapshot.Entries.Select(e => e.Stamp).OrderBy(s => s.Identity.FileId)); // no entry misread
+        Assert.Equal(entries[50].DigestAlgorithm, snapshot.Entries.Single(e => e.Stamp.Identity == entries[50].Stamp.Identity).DigestAlgorithm);
+    }
+
     private void AssertChunksWellFormed(int round)
     {
         using var connection = new SqliteConnection(new SqliteConnectionStringBuilder { DataSource = _fixture.CachePath, Pooling = false }.ToString());
