@@ -80,8 +80,9 @@ internal static partial class SqliteChunks
             BinaryPrimitives.WriteInt64LittleEndian(buffer[48..], ids.Map(entry.Partition));
             BinaryPrimitives.WriteInt64LittleEndian(buffer[56..], ids.Map(entry.Class));
             BinaryPrimitives.WriteInt64LittleEndian(buffer[64..], entry.Roots);
-            // A digest's algorithm is never 0 in a row that has one: the enum's values start at 0, so store it plus one.
-            BinaryPrimitives.WriteInt64LittleEndian(buffer[72..], digest.IsEmpty ? 0 : (long)entry.DigestAlgorithm + 1);
+            // A digest's algorithm is never 0 in a row that has one: the enum's values start at 0, so store it plus one, as an
+            // unsigned 32-bit value (a value of -1 plus one was 0: "no digest", its digest bytes misread as the next entry).
+            BinaryPrimitives.WriteInt64LittleEndian(buffer[72..], digest.IsEmpty ? 0 : (long)(uint)entry.DigestAlgorithm + 1); // never 0, -1 included
             digest.CopyTo(buffer[FixedSize..]);
             return FixedSize + digest.Length;
         }
