@@ -109,14 +109,7 @@ public sealed class CacheFailureTests : IDisposable
         var shared = classes.GroupBy(c => c).Single(g => g.Count() == 2).Key;
         var alone = large[classes.FindIndex(c => c != shared)];
         BitConverter.GetBytes(shared).CopyTo(blob, alone + 56);
-        using (var connection = new SqliteConnection(new SqliteConnectionStringBuilder { DataSource = _fixture.CachePath, Pooling = false }.ToString()))
-        {
-            connection.Open();
-            using var command = connection.CreateCommand();
-            command.CommandText = "UPDATE chunks SET data = $data";
-            command.Parameters.AddWithValue("$data", blob);
-            Assert.Equal(1, command.ExecuteNonQuery());
-        }
+        _fixture.ReplaceOnlyChunk(blob);
 
         var (groups, summary) = await _fixture.ScanAsync();
         Assert.Equal(expected, Scan.Canonical(groups));
@@ -143,14 +136,7 @@ public sealed class CacheFailureTests : IDisposable
         // no later save writes into its range, so only a load that drops it gets rid of it.
         var blob = (byte[])CacheFixture.Scalar(_fixture.CachePath, "SELECT data FROM chunks")!;
         blob[4 + 16] ^= 0x01;
-        using (var connection = new SqliteConnection(new SqliteConnectionStringBuilder { DataSource = _fixture.CachePath, Pooling = false }.ToString()))
-        {
-            connection.Open();
-            using var command = connection.CreateCommand();
-            command.CommandText = "UPDATE chunks SET data = $data";
-            command.Parameters.AddWithValue("$data", blob);
-            Assert.Equal(1, command.ExecuteNonQuery());
-        }
+        _fixture.ReplaceOnlyChunk(blob);
 
         foreach (var name in new[] { "a", "b", "c", "d", "e" })
         {

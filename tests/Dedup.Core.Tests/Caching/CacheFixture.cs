@@ -66,6 +66,17 @@ public sealed class CacheFixture : IDisposable
         return command.ExecuteScalar();
     }
 
+    /// <summary>Writes <paramref name="blob"/> over the cache's one chunk (damage tests); fails unless exactly one row changed.</summary>
+    public void ReplaceOnlyChunk(byte[] blob)
+    {
+        using var connection = new SqliteConnection(new SqliteConnectionStringBuilder { DataSource = CachePath, Pooling = false }.ToString());
+        connection.Open();
+        using var command = connection.CreateCommand();
+        command.CommandText = "UPDATE chunks SET data = $data";
+        command.Parameters.AddWithValue("$data", blob);
+        Assert.Equal(1, command.ExecuteNonQuery());
+    }
+
     public void Dispose()
     {
         Tree.Dispose();
