@@ -78,7 +78,7 @@ public sealed class SqliteHashCache : HashCache
         }
     }
 
-    /// <summary>One line when chunks failed their checksum: their files are read again, and the next save rewrites them.</summary>
+    /// <summary>One line when chunks failed their checksum: their files are read again, and the load that found them drops them.</summary>
     private string[] Damaged(int chunks) => chunks == 0 ? [] : [$"cache '{Path}' has {chunks} damaged chunk(s); their files are read again"];
 
     /// <inheritdoc />
