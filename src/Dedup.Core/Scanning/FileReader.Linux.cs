@@ -79,16 +79,18 @@ internal sealed unsafe partial class FileReader
         }
         else
         {
-            // By full path, not through the cached folder: a reported path must still lead to the file.
+            // By the path a report will show: relative to a folder descriptor only once it is known to be that
+            // folder's (FolderHandles.LocateAtPath). A link is followed, as the open followed it (--follow-symlinks).
             Span<byte> path = stackalloc byte[PathBufferSize];
-            if (file.Path.WriteUtf8(path) < 0)
+            var dirfd = Locate(file, path, atPath: true);
+            if (dirfd == InvalidName)
             {
                 return false;
             }
 
             fixed (byte* p = path)
             {
-                rc = Libc.Statx(Libc.AT_FDCWD, p, 0, Libc.STATX_BASIC_STATS, &stx);
+                rc = Libc.Statx(dirfd, p, 0, Libc.STATX_BASIC_STATS, &stx);
             }
         }
 
@@ -114,8 +116,9 @@ internal sealed unsafe partial class FileReader
     /// ancestor's: see <see cref="FolderHandles"/>), or whole with <see cref="Libc.AT_FDCWD"/>; <see cref="InvalidName"/>
     /// if it does not fit.
     /// </summary>
+    /// <remarks>With <paramref name="atPath"/>, for the last check before a report: see <see cref="FolderHandles.LocateAtPath"/>.</remarks>
     [SupportedOSPlatform("linux")]
-    private int Locate(ScannedFile file, Span<byte> destination)
+    private int Locate(ScannedFile file, Span<byte> destination, bool atPath = false)
     {
         if (file.Folder is not { } folder)
         {
@@ -126,12 +129,12 @@ internal sealed unsafe partial class FileReader
         var name = file.NameBytes;
         if (!name.IsEmpty)
         {
-            return _folders.Locate(folder, name, destination);
+            return atPath ? _folders.LocateAtPath(folder, name, destination) : _folders.Locate(folder, name, destination);
         }
 
         Span<byte> encoded = stackalloc byte[1024];
         return Paths.KernelNames.TryEncode(file.Path.Name.AsSpan(), encoded, out var count) && count > 0
-            ? _folders.Locate(folder, encoded[..count], destination)
+            ? (atPath ? _folders.LocateAtPath(folder, encoded[..count], destination) : _folders.Locate(folder, encoded[..count], destination))
             : InvalidName;
     }
 

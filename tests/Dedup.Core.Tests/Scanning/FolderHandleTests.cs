@@ -127,6 +127,68 @@ public sealed class FolderHandleTests
     }
 
     [LinuxFact]
+    public void The_last_check_goes_through_a_folder_descriptor_only_while_that_folder_is_still_at_its_path()
+    {
+        using var tree = new TempTree();
+        Directory.CreateDirectory(tree.PathOf("deep/a/b"));
+        var root = AbsolutePath.Parse(tree.Root);
+        var a = root.Child("deep").Child("a");
+        var b = a.Child("b");
+        var buffer = new byte[4096];
+
+        // Still where it was listed: one name below the folder's descriptor, as the open used.
+        using (var handles = new FolderHandles())
+        {
+            var fd = handles.Locate(a, "x.bin"u8, buffer);
+            Assert.Equal(fd, handles.LocateAtPath(a, "x.bin"u8, buffer));
+            Assert.Equal("x.bin", Written(buffer));
+        }
+
+        // The folder renamed after its descriptor was made, and another made at its path: the descriptor still reaches
+        // the old folder, so the check must go by the path the report will show.
+        using (var handles = new FolderHandles())
+        {
+            Assert.True(handles.Get(a) > 2);
+            Directory.Move(tree.PathOf("deep/a"), tree.PathOf("deep/moved"));
+            Directory.CreateDirectory(tree.PathOf("deep/a"));
+            Assert.Equal(Dedup.Core.Interop.Libc.AT_FDCWD, handles.LocateAtPath(a, "x.bin"u8, buffer));
+            Assert.Equal(tree.PathOf("deep/a/x.bin"), Written(buffer));
+        }
+
+        // An ancestor renamed: the folder's own descriptor is not at its path either.
+        using (var handles = new FolderHandles())
+        {
+            Directory.CreateDirectory(tree.PathOf("deep/a/b")); // in the folder made at the old path above
+            Assert.True(handles.Get(b) > 2);
+            Directory.Move(tree.PathOf("deep"), tree.PathOf("deep2"));
+            Directory.CreateDirectory(tree.PathOf("deep/a/b"));
+            Assert.Equal(Dedup.Core.Interop.Libc.AT_FDCWD, handles.LocateAtPath(b, "y.bin"u8, buffer));
+            Assert.Equal(tree.PathOf("deep/a/b/y.bin"), Written(buffer));
+        }
+    }
+
+    [LinuxFact]
+    public void The_last_check_opens_no_descriptor_and_climbs_only_to_an_ancestor_still_at_its_path()
+    {
+        using var tree = new TempTree();
+        Directory.CreateDirectory(tree.PathOf("deep/a/b"));
+        var root = AbsolutePath.Parse(tree.Root);
+        var deep = root.Child("deep");
+        var b = deep.Child("a").Child("b");
+        using var handles = new FolderHandles();
+        var buffer = new byte[4096];
+
+        Assert.Equal(Dedup.Core.Interop.Libc.AT_FDCWD, handles.LocateAtPath(b, "y.bin"u8, buffer));
+        Assert.Equal(tree.PathOf("deep/a/b/y.bin"), Written(buffer));
+        Assert.Equal(0, handles.Count);
+
+        // Only an ancestor has a descriptor: the components below it are written, as for an open.
+        var fd = handles.Get(deep);
+        Assert.Equal(fd, handles.LocateAtPath(b, "y.bin"u8, buffer));
+        Assert.Equal("a/b/y.bin", Written(buffer));
+    }
+
+    [LinuxFact]
     public void The_cache_leaves_room_for_every_scan_threads_open_files()
     {
         // 96 files open per thread at most: more threads, fewer cached folders; none when the limit leaves no room.
