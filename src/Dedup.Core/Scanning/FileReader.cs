@@ -66,6 +66,11 @@ internal sealed partial class FileReader : IDisposable
     /// its probe would only hold state it never needs. With a <paramref name="map"/> the offsets are content offsets.</remarks>
     public bool TryRead(FileNode node, long offset1, Span<byte> destination1, long offset2, Span<byte> destination2, bool recordPhysicalOffset = false, bool probe = false, IContentMap? map = null)
     {
+        if (OperatingSystem.IsLinux() && map is null && !(recordPhysicalOffset && node.PhysicalOffset < 0))
+        {
+            return TryReadOnceLinux(node, offset1, destination1, offset2, destination2, probe);
+        }
+
         using var handle = TryOpen(node.Primary, probe ? ReadHint.Random : ReadHint.None);
         if (handle is null)
         {

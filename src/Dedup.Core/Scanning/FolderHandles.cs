@@ -1,4 +1,3 @@
-using System.Collections.Concurrent;
 using Dedup.Core.Paths;
 
 namespace Dedup.Core.Scanning;
@@ -30,7 +29,11 @@ internal sealed unsafe class FolderHandles : IDisposable
 
     /// <param name="threads">The scan's threads: each may hold up to <see cref="FileReader.LazyHandles.MaxOpen"/> files
     /// open, which the cache leaves room for.</param>
-    public FolderHandles(int threads = 1) => _capacity = CapacityFor(threads);
+    public FolderHandles(int threads = 1)
+    {
+        _capacity = CapacityFor(threads);
+        _fds = new FolderDescriptorTable(_capacity);
+    }
 
     /// <summary>How many folder descriptors this cache keeps at most (tests).</summary>
     internal int Capacity => _capacity;
@@ -46,9 +49,8 @@ internal sealed unsafe class FolderHandles : IDisposable
 
     // By value (the node's hash is precomputed, and equal nodes of one scan are usually the same reference): files of a
     // custom enumerator, whose folders are not shared nodes, still share their folders' descriptors.
-    private readonly ConcurrentDictionary<AbsolutePath, int> _fds = new();
-    private readonly ConcurrentDictionary<AbsolutePath, bool> _atPath = new();
-    private int _count; // not _fds.Count: that takes every lock of the dictionary, and was a quarter of a warm scan's CPU (perf)
+    private readonly FolderDescriptorTable _fds;
+    private int _count; // descriptors held; not the table's count: that takes every lock of the dictionary, and was a quarter of a warm scan's CPU (perf)
     private volatile bool _disposed;
     private volatile bool _full;
 
@@ -100,12 +102,14 @@ internal sealed unsafe class FolderHandles : IDisposable
             var climbed = 0;
             for (var owner = folder; owner is not null && climbed <= MaxClimb; climbed++, owner = owner.Parent)
             {
-                if (!_fds.TryGetValue(owner, out var fd) || fd < 0)
+                var slot = _fds.Find(owner);
+                var fd = slot < 0 ? -1 : _fds.ValueAt(slot);
+                if (fd < 0)
                 {
                     continue;
                 }
 
-                if (!IsAtItsPath(owner, fd))
+                if (!IsAtItsPath(owner, slot, fd))
                 {
                     break;
                 }
@@ -119,12 +123,15 @@ internal sealed unsafe class FolderHandles : IDisposable
     }
 
     /// <summary>Whether the descriptor <paramref name="fd"/> of <paramref name="folder"/> is still the folder its full path leads to; asked once per folder.</summary>
-    private bool IsAtItsPath(AbsolutePath folder, int fd)
+    private bool IsAtItsPath(AbsolutePath folder, int slot, int fd)
     {
-        if (_atPath.TryGetValue(folder, out var atPath))
+        var known = _fds.AtPath(slot);
+        if (known != 0)
         {
-            return atPath;
+            return known > 0;
         }
+
+        bool atPath;
 
         Span<byte> path = stackalloc byte[4096];
         Interop.StatxBuffer byPath, held;
@@ -141,7 +148,7 @@ internal sealed unsafe class FolderHandles : IDisposable
             }
         }
 
-        return _atPath.GetOrAdd(folder, atPath);
+        return _fds.SetAtPath(slot, atPath);
     }
 
     /// <summary>A descriptor of <paramref name="folder"/> (tests), or -1 when it has none and none can be made.</summary>
@@ -151,9 +158,10 @@ internal sealed unsafe class FolderHandles : IDisposable
     public void Dispose()
     {
         _disposed = true;
-        foreach (var key in _fds.Keys)
+        foreach (var slot in _fds.Slots())
         {
-            if (_fds.TryRemove(key, out var fd) && fd >= 0)
+            var fd = _fds.Take(slot);
+            if (fd >= 0)
             {
                 _ = Interop.Libc.Close(fd);
             }
@@ -184,7 +192,7 @@ internal sealed unsafe class FolderHandles : IDisposable
         fd = parentFd >= 0 ? OpenChild(parentFd, folder) : OpenByPath(folder);
         if (fd == Unopenable)
         {
-            _fds.TryAdd(folder, Unopenable);
+            _ = _fds.TryAdd(folder, Unopenable, out _);
             return Unopenable;
         }
 
@@ -193,12 +201,19 @@ internal sealed unsafe class FolderHandles : IDisposable
             return -1;
         }
 
-        if (_fds.TryAdd(folder, fd))
+        var slot = _fds.TryAdd(folder, fd, out var existing);
+        if (slot >= 0)
         {
             Interlocked.Increment(ref _count);
-            if (_disposed && _fds.TryRemove(folder, out _))
+            if (_disposed)
             {
-                _ = Interop.Libc.Close(fd); // added while the scan was being torn down
+                // Added while the scan was being torn down: whichever of this and Dispose takes it closes it.
+                var taken = _fds.Take(slot);
+                if (taken >= 0)
+                {
+                    _ = Interop.Libc.Close(taken);
+                }
+
                 return -1;
             }
 
@@ -206,7 +221,12 @@ internal sealed unsafe class FolderHandles : IDisposable
         }
 
         _ = Interop.Libc.Close(fd);
-        return _fds.TryGetValue(folder, out var other) ? other : -1;
+        if (existing == FolderDescriptorTable.Closed)
+        {
+            _full = true; // the table refused it: as full as the cache
+        }
+
+        return existing; // another thread's descriptor of it, or a mark
     }
 
     /// <summary>Opens the folder by its one name relative to its parent's descriptor, not following a link there.</summary>
