@@ -1,3 +1,4 @@
+using System.Runtime.CompilerServices;
 using System.Runtime.InteropServices;
 using System.Runtime.Versioning;
 using Dedup.Core.Enumeration;
@@ -101,6 +102,7 @@ internal sealed unsafe partial class FileReader
 
     /// <summary>Opens the file and checks it is still the one listed: its descriptor, or -1 (the failure reported).</summary>
     [SupportedOSPlatform("linux")]
+    [SkipLocalsInit] // the path buffers are written, NUL-terminated, before use: zeroing 4 KiB per file showed in perf
     private int TryOpenDescriptorLinux(ScannedFile file)
     {
         Span<byte> path = stackalloc byte[PathBufferSize];
@@ -155,6 +157,7 @@ internal sealed unsafe partial class FileReader
     }
 
     [SupportedOSPlatform("linux")]
+    [SkipLocalsInit] // the path buffers are written, NUL-terminated, before use: zeroing 4 KiB per file showed in perf
     private bool IsUnchangedLinux(FileNode node, SafeFileHandle? handle)
     {
         var file = node.Primary;
@@ -206,6 +209,7 @@ internal sealed unsafe partial class FileReader
     /// </summary>
     /// <remarks>With <paramref name="atPath"/>, for the last check before a report: see <see cref="FolderHandles.LocateAtPath"/>.</remarks>
     [SupportedOSPlatform("linux")]
+    [SkipLocalsInit] // the path buffers are written, NUL-terminated, before use: zeroing 4 KiB per file showed in perf
     private int Locate(ScannedFile file, Span<byte> destination, bool atPath = false)
     {
         if (file.Folder is not { } folder)
