@@ -1,4 +1,5 @@
 using Dedup.Core.Comparison;
+using Microsoft.Win32.SafeHandles;
 
 namespace Dedup.Core.Scanning;
 
@@ -15,12 +16,14 @@ internal sealed class FileComparisonSet : ComparisonSet, IDisposable
     private readonly IContentMap?[]? _maps;
     private readonly FileReader.LazyHandles _handles;
     private readonly List<(int[] Members, bool Verified)> _groups = [];
+    private SafeFileHandle?[]? _kept;
 
     /// <param name="files">The files to compare.</param>
     /// <param name="length">The length of the content compared: each file's, or each map's.</param>
     /// <param name="state">The scan.</param>
     /// <param name="maps">When the content is not the whole file: each file's content map (all of them are mapped).</param>
-    public FileComparisonSet(IReadOnlyList<FileNode> files, long length, ScanState state, IReadOnlyDictionary<FileNode, IContentMap>? maps = null)
+    /// <param name="open">Handles the probe left open, by index, taken over (see <see cref="TakeKept"/>).</param>
+    public FileComparisonSet(IReadOnlyList<FileNode> files, long length, ScanState state, IReadOnlyDictionary<FileNode, IContentMap>? maps = null, SafeFileHandle?[]? open = null)
         : base(state.Options.HashAlgorithm, state.Options.TrustHashes, state.Options.ChunkSize, state.Options.Buffers)
     {
         _files = files;
@@ -35,7 +38,7 @@ internal sealed class FileComparisonSet : ComparisonSet, IDisposable
             }
         }
 
-        _handles = state.Reader.OpenLazily(files, _maps);
+        _handles = state.Reader.OpenLazily(files, _maps, open);
     }
 
     public override int Count => _files.Count;
@@ -79,6 +82,37 @@ internal sealed class FileComparisonSet : ComparisonSet, IDisposable
     /// </summary>
     public bool TryReadOnce(int index, long offset1, Span<byte> destination1, long offset2, Span<byte> destination2, bool probe)
         => _state.Reader.TryRead(_files[index], offset1, destination1, offset2, destination2, RecordPhysicalOffsets, probe, _maps?[index]);
+
+    /// <summary>
+    /// The probe of file <paramref name="index"/>, leaving it open (<see cref="FileReader.TryProbeKeepingOpen"/>) until
+    /// it is taken for the strategy (<see cref="TakeKept"/>) or this set is disposed: for sets probed on one thread.
+    /// </summary>
+    public bool TryProbeKeepingOpen(int index, Span<byte> prefix, long suffixOffset, Span<byte> suffix)
+    {
+        var handle = _state.Reader.TryProbeKeepingOpen(_files[index], 0, prefix, suffixOffset, suffix);
+        if (handle is null)
+        {
+            return false;
+        }
+
+        (_kept ??= new SafeFileHandle?[_files.Count])[index] = handle;
+        return true;
+    }
+
+    /// <summary>Whether the probe may keep files open: not for a rotational disk's physical order, nor through content maps.</summary>
+    public bool CanKeepProbesOpen => !RecordPhysicalOffsets && _maps is null;
+
+    /// <summary>The handle the probe left open for file <paramref name="index"/>, now the caller's; or <see langword="null"/>.</summary>
+    public SafeFileHandle? TakeKept(int index)
+    {
+        if (_kept?[index] is not { } handle)
+        {
+            return null;
+        }
+
+        _kept[index] = null;
+        return handle;
+    }
 
     /// <summary>Marks a file failed (its error was already reported): it drops out of this set and of the scan.</summary>
     public void MarkFailed(int index)
@@ -134,5 +168,15 @@ internal sealed class FileComparisonSet : ComparisonSet, IDisposable
         }
     }
 
-    public void Dispose() => _handles.Dispose();
+    public void Dispose()
+    {
+        _handles.Dispose();
+        if (_kept is not null)
+        {
+            foreach (var handle in _kept)
+            {
+                handle?.Dispose();
+            }
+        }
+    }
 }

@@ -4,8 +4,11 @@ namespace Dedup.Core.Scanning;
 
 internal sealed partial class FileReader
 {
-    /// <summary>Handles for reading a list of files front to back, each opened at its first read, through each one's content map if any.</summary>
-    public LazyHandles OpenLazily(IReadOnlyList<FileNode> files, IContentMap?[]? maps = null) => new(this, files, maps);
+    /// <summary>
+    /// Handles for reading a list of files front to back, each opened at its first read, through each one's content map
+    /// if any; <paramref name="open"/> are handles already open (the probe's, by index), which are taken over.
+    /// </summary>
+    public LazyHandles OpenLazily(IReadOnlyList<FileNode> files, IContentMap?[]? maps = null, SafeFileHandle?[]? open = null) => new(this, files, maps, open);
 
     /// <summary>
     /// The handles of one comparison set's files: each is opened at its first read (for sequential reading) and kept
@@ -23,12 +26,20 @@ internal sealed partial class FileReader
         private int _openCount;
         private int _clock;
 
-        public LazyHandles(FileReader reader, IReadOnlyList<FileNode> files, IContentMap?[]? maps)
+        public LazyHandles(FileReader reader, IReadOnlyList<FileNode> files, IContentMap?[]? maps, SafeFileHandle?[]? open = null)
         {
             _reader = reader;
             _files = files;
             _maps = maps;
-            _handles = new SafeFileHandle?[files.Count];
+            _handles = open ?? new SafeFileHandle?[files.Count];
+            foreach (var handle in _handles)
+            {
+                if (handle is not null)
+                {
+                    _openCount++;
+                    Advise(handle, ReadHint.Sequential); // opened for a probe: now read front to back
+                }
+            }
         }
 
         /// <summary>Reads exactly <paramref name="destination"/> at a content offset of file <paramref name="index"/>, opening it first if needed.</summary>

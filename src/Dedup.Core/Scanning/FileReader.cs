@@ -51,12 +51,21 @@ internal sealed partial class FileReader : IDisposable
     public SafeFileHandle? TryOpen(ScannedFile file, ReadHint hint = ReadHint.None)
     {
         var handle = OperatingSystem.IsLinux() ? TryOpenLinux(file) : TryOpenPortable(file);
-        if (handle is not null && hint != ReadHint.None && OperatingSystem.IsLinux())
+        if (handle is not null)
         {
-            AdviseLinux(handle, hint);
+            Advise(handle, hint);
         }
 
         return handle;
+    }
+
+    /// <summary>Tells the kernel how <paramref name="handle"/> will be read (Linux; a hint, failures ignored).</summary>
+    public static void Advise(SafeFileHandle handle, ReadHint hint)
+    {
+        if (hint != ReadHint.None && OperatingSystem.IsLinux())
+        {
+            AdviseLinux(handle, hint);
+        }
     }
 
     /// <summary>Opens the node's file, reads each (offset, destination) pair exactly, closes it.</summary>
@@ -97,6 +106,25 @@ internal sealed partial class FileReader : IDisposable
         }
 
         return true;
+    }
+
+    /// <summary>
+    /// A probe (as <see cref="TryRead(FileNode, long, Span{byte}, long, Span{byte}, bool, bool, IContentMap?)"/> with
+    /// <c>probe</c>, whole-file offsets) that leaves the file open: the handle is returned for the comparer strategy to
+    /// read on, should the probe not tell the file apart, instead of opening it again; <see langword="null"/> on failure
+    /// (reported).
+    /// </summary>
+    public SafeFileHandle? TryProbeKeepingOpen(FileNode node, long offset1, Span<byte> destination1, long offset2, Span<byte> destination2)
+    {
+        var handle = TryOpen(node.Primary, ReadHint.Random);
+        if (handle is not null
+            && (!ReadExactly(node, null, handle, offset1, destination1) || (!destination2.IsEmpty && !ReadExactly(node, null, handle, offset2, destination2))))
+        {
+            handle.Dispose();
+            return null;
+        }
+
+        return handle;
     }
 
     /// <summary>

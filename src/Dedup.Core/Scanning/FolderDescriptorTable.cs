@@ -9,17 +9,20 @@ namespace Dedup.Core.Scanning;
 /// here a probe reads one or two adjacent hash codes, and a key object only when its hash code matches (a miss no longer
 /// touches other folders' objects, which was most of the cost). Entries are never removed: the table is at most half
 /// full (room for twice the cache's capacity: descriptors and folders marked unopenable), so probes stay short; an add
-/// past that is refused and the caller goes on without it.
+/// past that is refused and the caller goes on without it. The arrays (~320 KB at the usual capacity) are made at the
+/// first add.
 /// </summary>
 internal sealed class FolderDescriptorTable
 {
     /// <summary>The value of a slot whose descriptor was given up (closed at disposal, or refused).</summary>
     public const int Closed = -1;
 
-    private readonly AbsolutePath?[] _keys;
-    private readonly int[] _hashes;
-    private readonly int[] _values;
-    private readonly int[] _atPath; // 0 not yet known, 1 at its path, -1 not
+    // Made at the first add (a scan that opens no folder allocates nothing); _keys is published last.
+    private AbsolutePath?[]? _keys;
+    private int[] _hashes = [];
+    private int[] _values = [];
+    private int[] _atPath = []; // 0 not yet known, 1 at its path, -1 not
+    private readonly int _size;
     private readonly int _mask;
     private readonly int _limit;
     private readonly object _gate = new();
@@ -28,23 +31,25 @@ internal sealed class FolderDescriptorTable
     public FolderDescriptorTable(int capacity)
     {
         var size = 16;
-        while (size < (4 * capacity) + 32) // at most half full with twice the capacity in it
+        while (size < (2 * capacity) + 16)
         {
             size *= 2;
         }
 
-        _keys = new AbsolutePath?[size];
-        _hashes = new int[size];
-        _values = new int[size];
-        _atPath = new int[size];
+        _size = size;
         _mask = size - 1;
-        _limit = size / 2;
+        _limit = size / 2; // at most half full: probes stay short
     }
 
     /// <summary>The slot of <paramref name="folder"/>, or -1 if it has none.</summary>
     public int Find(AbsolutePath folder)
     {
-        var keys = _keys;
+        var keys = Volatile.Read(ref _keys);
+        if (keys is null)
+        {
+            return -1;
+        }
+
         var hash = folder.GetHashCode();
         for (var i = hash & _mask; ; i = (i + 1) & _mask)
         {
@@ -81,9 +86,19 @@ internal sealed class FolderDescriptorTable
     {
         lock (_gate)
         {
+            var keys = _keys;
+            if (keys is null)
+            {
+                _hashes = new int[_size];
+                _values = new int[_size];
+                _atPath = new int[_size];
+                keys = new AbsolutePath?[_size];
+                Volatile.Write(ref _keys, keys);
+            }
+
             var hash = folder.GetHashCode();
             var i = hash & _mask;
-            for (; _keys[i] is { } key; i = (i + 1) & _mask)
+            for (; keys[i] is { } key; i = (i + 1) & _mask)
             {
                 if (_hashes[i] == hash && (ReferenceEquals(key, folder) || key.Equals(folder)))
                 {
@@ -100,7 +115,7 @@ internal sealed class FolderDescriptorTable
 
             _values[i] = value;
             _hashes[i] = hash;
-            Volatile.Write(ref _keys[i], folder); // value and hash first: a reader that sees the key sees them
+            Volatile.Write(ref keys[i], folder); // value and hash first: a reader that sees the key sees them
             _count++;
             existing = value;
             return i;
@@ -113,9 +128,10 @@ internal sealed class FolderDescriptorTable
     /// <summary>Every slot in use, for disposal.</summary>
     public IEnumerable<int> Slots()
     {
-        for (var i = 0; i < _keys.Length; i++)
+        var keys = Volatile.Read(ref _keys) ?? [];
+        for (var i = 0; i < keys.Length; i++)
         {
-            if (Volatile.Read(ref _keys[i]) is not null)
+            if (Volatile.Read(ref keys[i]) is not null)
             {
                 yield return i;
             }

@@ -121,6 +121,10 @@ internal static class ProbeStage
         var withSuffix = set.Length >= SuffixFrom;
         var keys = new ulong[set.Count];
         var ok = new bool[set.Count];
+
+        // A set probed on this thread keeps its files open: those the probe cannot tell apart are read on by the strategy
+        // through the same descriptors (WholeFileStage), not opened a second time (an open, a stat and a close per file).
+        var keepOpen = set.Count < ParallelFrom && set.CanKeepProbesOpen;
         ForEachFile(set, readers, cancellationToken, i =>
         {
             var buffer = set.Buffers.Rent(ProbeSize * 2);
@@ -128,7 +132,9 @@ internal static class ProbeStage
             {
                 var prefix = buffer.AsSpan(0, ProbeSize);
                 var suffix = withSuffix ? buffer.AsSpan(ProbeSize, ProbeSize) : default;
-                ok[i] = set.TryReadOnce(i, 0, prefix, set.Length - ProbeSize, suffix, probe: true);
+                ok[i] = keepOpen
+                    ? set.TryProbeKeepingOpen(i, prefix, set.Length - ProbeSize, suffix)
+                    : set.TryReadOnce(i, 0, prefix, set.Length - ProbeSize, suffix, probe: true);
                 if (ok[i])
                 {
                     // Prefix and suffix lie next to each other in the buffer: one hash keys both.

@@ -1,3 +1,5 @@
+using Microsoft.Win32.SafeHandles;
+
 namespace Dedup.Core.Scanning;
 
 /// <summary>
@@ -47,15 +49,28 @@ internal sealed class WholeFileStage(ScanState state)
     {
         var found = new List<SettledGroup>();
         var unsettled = new List<List<int>>();
+        SafeFileHandle?[][]? open = null; // per bucket, the handles its probe left open
         using (var set = new FileComparisonSet(files, size, state, maps) { RecordPhysicalOffsets = rotational, ProbeKeys = probeKeys })
         {
             ProbeStage.Run(set, readers, unsettled, cancellationToken);
             AddGroups(found, set);
-        }
+            if (set.CanKeepProbesOpen && unsettled.Count > 0)
+            {
+                open = new SafeFileHandle?[unsettled.Count][];
+                for (var b = 0; b < unsettled.Count; b++)
+                {
+                    open[b] = new SafeFileHandle?[unsettled[b].Count];
+                    for (var k = 0; k < unsettled[b].Count; k++)
+                    {
+                        open[b][k] = set.TakeKept(unsettled[b][k]);
+                    }
+                }
+            }
+        } // the rest of the probe's handles (files told apart) close here
 
         // Buckets are independent; a set with many (same size, same probes) must not keep one core busy
         // while the other idles, so they are compared in parallel within the device's reader limit.
-        void CompareBucket(List<int> bucket)
+        void CompareBucket(List<int> bucket, SafeFileHandle?[]? handles)
         {
             var subsetFiles = new List<FileNode>(bucket.Count);
             foreach (var index in bucket)
@@ -69,12 +84,28 @@ internal sealed class WholeFileStage(ScanState state)
                 subsetFiles.Sort(static (a, b) => a.PhysicalOffset.CompareTo(b.PhysicalOffset));
             }
 
-            using var subset = new FileComparisonSet(subsetFiles, size, state, maps);
+            using var subset = new FileComparisonSet(subsetFiles, size, state, maps, handles);
             state.Options.Strategy.Partition(subset, cancellationToken);
             AddGroups(found, subset);
         }
 
-        readers.For(unsettled.Count, i => CompareBucket(unsettled[i]), cancellationToken);
+        try
+        {
+            readers.For(unsettled.Count, i => CompareBucket(unsettled[i], open?[i]), cancellationToken);
+        }
+        finally
+        {
+            // Buckets never compared (cancelled, or a strategy that threw) still close what their probe left open;
+            // disposing a handle a bucket already closed does nothing.
+            foreach (var handles in open ?? [])
+            {
+                foreach (var handle in handles)
+                {
+                    handle?.Dispose();
+                }
+            }
+        }
+
         return found;
     }
 
