@@ -1,7 +1,6 @@
 using Dedup.Core.Catalog;
 using Dedup.Core.Caching;
 using Npgsql;
-using NpgsqlTypes;
 
 namespace Dedup.Core.PostgreSql;
 
@@ -39,17 +38,17 @@ internal static class CatalogWriter
 
     public static async Task<ulong> CopyFilesAsync(NpgsqlConnection connection, string table, int id, IEnumerable<CatalogFile> files, CancellationToken cancellationToken)
     {
-        var copy = await connection.BeginBinaryImportAsync(
-            $"COPY {table} ({PostgresCatalog.FileColumns}, machine_id, path) FROM STDIN (FORMAT BINARY)", cancellationToken).ConfigureAwait(false);
+        var copy = await BinaryCopyWriter.BeginAsync(
+            connection, $"COPY {table} ({PostgresCatalog.FileColumns}, machine_id, path) FROM STDIN (FORMAT BINARY)", cancellationToken).ConfigureAwait(false);
         await using (copy.ConfigureAwait(false))
         {
             foreach (CatalogFile file in files)
             {
                 ArgumentNullException.ThrowIfNull(file, nameof(files));
-                await copy.StartRowAsync(cancellationToken).ConfigureAwait(false);
-                await WriteStampAsync(copy, file.Stamp, cancellationToken).ConfigureAwait(false);
-                await copy.WriteAsync(id, NpgsqlDbType.Integer, cancellationToken).ConfigureAwait(false);
-                await copy.WriteAsync(file.Path, NpgsqlDbType.Bytea, cancellationToken).ConfigureAwait(false);
+                await copy.StartRowAsync(7, StampBytes + FieldBytes(sizeof(int)) + FieldBytes(file.Path.Length), cancellationToken).ConfigureAwait(false);
+                WriteStamp(copy, file.Stamp);
+                copy.WriteInt32(id);
+                copy.WriteBytes(file.Path.Span);
             }
 
             return await copy.CompleteAsync(cancellationToken).ConfigureAwait(false);
@@ -67,13 +66,19 @@ internal static class CatalogWriter
         return (reader.GetInt32(0), reader.GetInt64(1));
     }
 
-    public static async Task WriteStampAsync(NpgsqlBinaryImporter copy, FileStamp stamp, CancellationToken cancellationToken)
+    /// <summary>The encoded length of the stamp's five <c>bigint</c> fields in a binary COPY row.</summary>
+    public const int StampBytes = 5 * (sizeof(int) + sizeof(long));
+
+    /// <summary>The encoded length of a field of <paramref name="length"/> bytes in a binary COPY row.</summary>
+    public static int FieldBytes(int length) => sizeof(int) + length;
+
+    public static void WriteStamp(BinaryCopyWriter copy, FileStamp stamp)
     {
         // Device and inode are unsigned 64-bit; bigint keeps their bits.
-        await copy.WriteAsync(stamp.Length, NpgsqlDbType.Bigint, cancellationToken).ConfigureAwait(false);
-        await copy.WriteAsync(unchecked((long)stamp.Identity.Device), NpgsqlDbType.Bigint, cancellationToken).ConfigureAwait(false);
-        await copy.WriteAsync(unchecked((long)stamp.Identity.FileId), NpgsqlDbType.Bigint, cancellationToken).ConfigureAwait(false);
-        await copy.WriteAsync(stamp.LastWriteTimeNs, NpgsqlDbType.Bigint, cancellationToken).ConfigureAwait(false);
-        await copy.WriteAsync(stamp.ChangeTimeNs, NpgsqlDbType.Bigint, cancellationToken).ConfigureAwait(false);
+        copy.WriteInt64(stamp.Length);
+        copy.WriteInt64(unchecked((long)stamp.Identity.Device));
+        copy.WriteInt64(unchecked((long)stamp.Identity.FileId));
+        copy.WriteInt64(stamp.LastWriteTimeNs);
+        copy.WriteInt64(stamp.ChangeTimeNs);
     }
 }

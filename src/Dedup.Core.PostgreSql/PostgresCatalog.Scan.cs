@@ -2,7 +2,6 @@ using Dedup.Core.Caching;
 using Dedup.Core.Catalog;
 using Dedup.Core.Enumeration;
 using Npgsql;
-using NpgsqlTypes;
 
 namespace Dedup.Core.PostgreSql;
 
@@ -123,14 +122,14 @@ public sealed partial class PostgresCatalog
             // The hash of the stamp check spilled to disk under the default 4 MB (measured: 20 MB of temporary files at
             // 250k digests).
             await ExecuteAsync(connection, $"SET LOCAL work_mem = '64MB'; CREATE TEMP TABLE dedup_incoming ({FileColumnDefinitions}, sha256 bytea) ON COMMIT DROP", token).ConfigureAwait(false);
-            var copy = await connection.BeginBinaryImportAsync($"COPY dedup_incoming ({FileColumns}, sha256) FROM STDIN (FORMAT BINARY)", token).ConfigureAwait(false);
+            var copy = await BinaryCopyWriter.BeginAsync(connection, $"COPY dedup_incoming ({FileColumns}, sha256) FROM STDIN (FORMAT BINARY)", token).ConfigureAwait(false);
             await using (copy.ConfigureAwait(false))
             {
                 foreach (CatalogDigest digest in sorted)
                 {
-                    await copy.StartRowAsync(token).ConfigureAwait(false);
-                    await CatalogWriter.WriteStampAsync(copy, digest.Stamp, token).ConfigureAwait(false);
-                    await copy.WriteAsync(digest.Sha256, NpgsqlDbType.Bytea, token).ConfigureAwait(false);
+                    await copy.StartRowAsync(6, CatalogWriter.StampBytes + CatalogWriter.FieldBytes(CatalogDigest.Sha256Length), token).ConfigureAwait(false);
+                    CatalogWriter.WriteStamp(copy, digest.Stamp);
+                    copy.WriteBytes(digest.Sha256.Span);
                 }
 
                 await copy.CompleteAsync(token).ConfigureAwait(false);

@@ -24,7 +24,7 @@ public sealed partial class PostgresCatalog : FileCatalog, IAsyncDisposable, IDi
     /// <summary>The longest machine name accepted, in characters.</summary>
     public const int MaxMachineNameLength = 255;
 
-    /// <summary>The stamp's columns, in the order <see cref="ReadStamp"/> and <see cref="CatalogWriter.WriteStampAsync"/> use.</summary>
+    /// <summary>The stamp's columns, in the order <see cref="ReadStamp"/> and <see cref="CatalogWriter.WriteStamp"/> use.</summary>
     internal const string FileColumns = "size, device, inode, mtime_ns, ctime_ns";
 
     /// <summary>The stamp's columns as a temporary table's column definitions.</summary>

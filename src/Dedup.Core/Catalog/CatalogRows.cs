@@ -41,18 +41,23 @@ internal sealed class CatalogRows
         return new CatalogRows(table, rows);
     }
 
-    /// <summary>The rows as catalog files, made one at a time as the catalog reads them (nothing kept).</summary>
+    /// <summary>The rows as catalog files in identity order, made one at a time as the catalog reads them (nothing kept).</summary>
     /// <remarks>
-    /// Paths are the kernel's bytes (<see cref="AbsolutePath.WriteUtf8(Span{byte}, ReadOnlySpan{byte})"/>); a path past
+    /// <para>Paths are the kernel's bytes (<see cref="AbsolutePath.WriteUtf8(Span{byte}, ReadOnlySpan{byte})"/>); a path past
     /// the buffer, or a name the table keeps as text, takes its exact bytes from the path's text. A name with no byte
-    /// form at all (an unpaired surrogate on Windows) is not recorded: a lossy path would name another file.
+    /// form at all (an unpaired surrogate on Windows) is not recorded: a lossy path would name another file.</para>
+    /// <para>By (device, inode) as signed 64-bit numbers, the order of a catalog's identity index (PostgreSQL's
+    /// <c>bigint</c>): a first scan's rows then go into that index at its end instead of at random places (measured on
+    /// PostgreSQL 15 with 250,841 rows into a table with both of the catalog's file indexes: 1.56-1.81 s against
+    /// 1.92-2.12 s in listing order).</para>
     /// </remarks>
     public IEnumerable<CatalogFile> Rows()
     {
         var buffer = new byte[4096];
-        for (var i = 0; i < _rows.Length; i++)
+        var order = IdentityOrder();
+        for (var k = 0; k < order.Length; k++)
         {
-            var row = _rows[i];
+            var row = _rows[order[k]];
             var name = _table.Names.GetBytes(row.Name);
             var length = name.IsEmpty ? -1 : _table.GetFolder(row.Folder).WriteUtf8(buffer, name);
             byte[]? path = length >= 0 ? buffer.AsSpan(0, length).ToArray()
@@ -64,6 +69,30 @@ internal sealed class CatalogRows
                 yield return new CatalogFile(path, StampOf(in row));
             }
         }
+    }
+
+    /// <summary>The rows' indexes sorted by (device, inode), each compared as a signed 64-bit number.</summary>
+    private int[] IdentityOrder()
+    {
+        var keys = new (long Device, long Inode)[_rows.Length];
+        var order = new int[_rows.Length];
+        for (var i = 0; i < keys.Length; i++)
+        {
+            var identity = _rows[i].Identity;
+            keys[i] = (unchecked((long)identity.Device), unchecked((long)identity.FileId));
+            order[i] = i;
+        }
+
+        Array.Sort(keys, order, SignedIdentityOrder.Instance);
+        return order;
+    }
+
+    private sealed class SignedIdentityOrder : IComparer<(long Device, long Inode)>
+    {
+        public static readonly SignedIdentityOrder Instance = new();
+
+        public int Compare((long Device, long Inode) x, (long Device, long Inode) y) =>
+            x.Device != y.Device ? x.Device.CompareTo(y.Device) : x.Inode.CompareTo(y.Inode);
     }
 
     /// <summary>Sizes only one file (identity) of this scan has: the compare stage never reads those files.</summary>

@@ -1,3 +1,5 @@
+using Dedup.Core.Caching;
+using Dedup.Core.Enumeration;
 using Dedup.Core.Catalog;
 using Dedup.Core.PostgreSql;
 using static Dedup.Core.Tests.Catalog.CatalogData;
@@ -141,6 +143,48 @@ public sealed class CatalogGroupTests(PostgresFixture postgres)
         var group = Assert.Single(await catalog.FindGroupsAsync("m2"));
         Assert.Equal(latin1, group.Files[0].Path.ToArray());
         Assert.Equal(other, group.Files[1].Path.ToArray());
+    }
+
+    [PostgresFact]
+    public async Task Rows_and_digests_of_any_length_and_value_round_trip_through_the_binary_copy()
+    {
+        // The rows are encoded by the catalog itself into 64 KiB writes: thousands of rows cross the writes' boundaries,
+        // one path is longer than a write, and stamps hold the extremes of their bits (unsigned identities past
+        // long.MaxValue, negative times).
+        await using var catalog = postgres.NewCatalog("copy-format");
+        var files = new List<CatalogFile>();
+        for (var i = 0; i < 5_000; i++)
+        {
+            var path = new byte[8 + (i * 37 % 300)];
+            path.AsSpan().Fill((byte)('a' + (i % 26)));
+            path[0] = (byte)'/';
+            BitConverter.TryWriteBytes(path.AsSpan(1), i); // unique: the index's bytes, 0 and 0xFF among them
+            files.Add(new CatalogFile(path, new FileStamp(new FileIdentity(ulong.MaxValue - (ulong)(i % 3), (ulong)i + 1), 4096 + (i % 7), -1_000_000_007L * i, long.MinValue + i)));
+        }
+
+        var longPath = new byte[70_000];
+        longPath.AsSpan().Fill((byte)'x');
+        longPath[0] = (byte)'/';
+        files.Add(new CatalogFile(longPath, new FileStamp(new FileIdentity(1, ulong.MaxValue), long.MaxValue, long.MaxValue, 1)));
+        await catalog.ReplaceMachineFilesAsync("m", files);
+        var other = new CatalogFile("/other"u8.ToArray(), new FileStamp(new FileIdentity(2, 2), long.MaxValue, 0, 1));
+        await catalog.ReplaceMachineFilesAsync("n", [other]);
+
+        var toHash = await catalog.GetFilesToHashAsync("m");
+        Assert.Equal(files.Count, toHash.Count);
+        var byPath = files.ToDictionary(file => Convert.ToHexString(file.Path.Span));
+        foreach (var file in toHash)
+        {
+            Assert.Equal(byPath[Convert.ToHexString(file.Path.Span)].Stamp, file.Stamp);
+        }
+
+        Assert.Equal(files.Count, await catalog.RecordDigestsAsync("m", files.Select(file => new CatalogDigest(file.Stamp, Sha(file.Stamp.Length.ToString(System.Globalization.CultureInfo.InvariantCulture))))));
+        await catalog.RecordDigestsAsync("n", [new CatalogDigest(other.Stamp, Sha(long.MaxValue.ToString(System.Globalization.CultureInfo.InvariantCulture)))]);
+        var group = Assert.Single(await catalog.FindGroupsAsync("n"));
+        Assert.Equal(Sha(long.MaxValue.ToString(System.Globalization.CultureInfo.InvariantCulture)), group.Sha256.ToArray());
+        Assert.Equal(longPath, group.Files[0].Path.ToArray());
+        Assert.Equal(files[^1].Stamp, group.Files[0].Stamp);
+        Assert.Equal(8, (await catalog.FindGroupsAsync("m")).Count); // one per size of m, one with n
     }
 
     [PostgresFact]

@@ -118,6 +118,51 @@ public sealed class CatalogHashingTests(PostgresFixture postgres)
         return (groups, scan.Summary);
     }
 
+    [PostgresFact]
+    public async Task A_scans_rows_go_to_the_catalog_in_identity_order()
+    {
+        // Listed folder by folder, files are in no inode order; the catalog's identity index takes them in its own order.
+        await using var store = postgres.NewCatalog("identity-order");
+        using var tree = new TempTree();
+        for (var i = 0; i < 200; i++)
+        {
+            tree.Write($"d{i % 7}/f{(i * 53) % 200:D3}.bin", $"content {i % 50}");
+        }
+
+        var recording = new RecordingRows(store);
+        var (_, summary) = await ScanAsync(recording, "m", tree);
+
+        Assert.Null(summary.Catalog!.Error);
+        Assert.Equal(200, recording.Stamps.Count);
+        var sorted = recording.Stamps.OrderBy(stamp => unchecked((long)stamp.Identity.Device)).ThenBy(stamp => unchecked((long)stamp.Identity.FileId)).ToList();
+        Assert.Equal(sorted, recording.Stamps);
+    }
+
+    /// <summary>The real catalog; the stamps of the rows a scan hands to it, in the order it hands them.</summary>
+    private sealed class RecordingRows(PostgresCatalog store) : FileCatalog
+    {
+        public List<Core.Caching.FileStamp> Stamps { get; } = [];
+
+        public override Task<long> ReplaceFilesAsync(string machine, IEnumerable<CatalogFile> files, CancellationToken cancellationToken = default) =>
+            store.ReplaceFilesAsync(machine, files.Select(file =>
+            {
+                Stamps.Add(file.Stamp);
+                return file;
+            }), cancellationToken);
+
+        public override Task<IReadOnlyCollection<Core.Caching.FileStamp>> GetDigestedFilesAsync(string machine, CancellationToken cancellationToken = default) =>
+            store.GetDigestedFilesAsync(machine, cancellationToken);
+
+        public override Task<IReadOnlyCollection<long>> GetSizesOnOtherMachinesAsync(string machine, IReadOnlyCollection<long> sizes, CancellationToken cancellationToken = default) =>
+            store.GetSizesOnOtherMachinesAsync(machine, sizes, cancellationToken);
+
+        public override Task<long> RecordDigestsAsync(string machine, IEnumerable<CatalogDigest> digests, CancellationToken cancellationToken = default) =>
+            store.RecordDigestsAsync(machine, digests, cancellationToken);
+
+        public override Task<IReadOnlyList<CatalogGroup>> FindGroupsAcrossMachinesAsync(string machine, CancellationToken cancellationToken = default) =>
+            store.FindGroupsAcrossMachinesAsync(machine, cancellationToken);
+    }
+
     /// <summary>The real catalog; when the scan asks for its stored digests (at its size barrier, before it reads any file), one file is rewritten.</summary>
     /// <remarks>With no content the file is deleted.</remarks>
     private sealed class RewriteAtBarrier(PostgresCatalog store, string path, byte[]? content) : FileCatalog

@@ -223,6 +223,63 @@ public sealed class CatalogScanTests(PostgresFixture postgres)
         Assert.Equal(0, summary.Catalog.GroupsAcrossMachines);
     }
 
+    [LinuxFact] // Linux paths with bytes that are not UTF-8
+    public async Task Paths_of_other_machines_become_this_platforms_paths_or_are_left_out()
+    {
+        using var tree = new TempTree();
+        tree.Write("setup.exe", Installer);
+        byte[] odd = [.. "/srv/r"u8, 0xFF, .. "/n"u8, 0xE9, .. ".exe"u8];
+        byte[] sameFolder = [.. "/srv/r"u8, 0xFF, .. "/m.exe"u8];
+        var remote = new[]
+        {
+            "/root.exe"u8.ToArray(), odd, sameFolder, "/srv/other/a.exe"u8.ToArray(),
+            @"C:\Users\x\setup.exe"u8.ToArray(), "relative/setup.exe"u8.ToArray(), "/srv/trailing/"u8.ToArray(), "/srv/r/.."u8.ToArray(), "/srv/r/."u8.ToArray(),
+        };
+        var catalog = new OneGroup(remote);
+
+        var (groups, summary) = await ScanAsync(catalog, "alpha", tree);
+
+        Assert.Null(summary.Catalog!.Error);
+        var group = Assert.Single(groups);
+        Assert.Equal(
+            [
+                ("alpha", Path.Combine(tree.Root, "setup.exe")),
+                ("beta", "/root.exe"),
+                ("beta", "/srv/other/a.exe"),
+                ("beta", Dedup.Core.Paths.KernelNames.GetString(sameFolder)),
+                ("beta", Dedup.Core.Paths.KernelNames.GetString(odd)),
+            ],
+            Names(group));
+    }
+
+    /// <summary>A catalog whose only group holds the scan's one file and files of machine "beta" at the given paths, one identity each.</summary>
+    private sealed class OneGroup(byte[][] paths) : FileCatalog
+    {
+        private Core.Caching.FileStamp _own;
+
+        public override Task<long> ReplaceFilesAsync(string machine, IEnumerable<CatalogFile> files, CancellationToken cancellationToken = default)
+        {
+            _own = Assert.Single(files).Stamp;
+            return Task.FromResult(1L);
+        }
+
+        public override Task<IReadOnlyCollection<Core.Caching.FileStamp>> GetDigestedFilesAsync(string machine, CancellationToken cancellationToken = default) =>
+            Task.FromResult<IReadOnlyCollection<Core.Caching.FileStamp>>([]);
+
+        public override Task<IReadOnlyCollection<long>> GetSizesOnOtherMachinesAsync(string machine, IReadOnlyCollection<long> sizes, CancellationToken cancellationToken = default) =>
+            Task.FromResult<IReadOnlyCollection<long>>([.. sizes]);
+
+        public override Task<long> RecordDigestsAsync(string machine, IEnumerable<CatalogDigest> digests, CancellationToken cancellationToken = default) =>
+            Task.FromResult((long)digests.Count());
+
+        public override Task<IReadOnlyList<CatalogGroup>> FindGroupsAcrossMachinesAsync(string machine, CancellationToken cancellationToken = default)
+        {
+            var files = new List<CatalogMatch> { new(machine, ReadOnlyMemory<byte>.Empty, _own) };
+            files.AddRange(paths.Select((path, i) => new CatalogMatch("beta", path, new Core.Caching.FileStamp(new Enumeration.FileIdentity(7, (ulong)i + 1), _own.Length, 1, 2))));
+            return Task.FromResult<IReadOnlyList<CatalogGroup>>([new CatalogGroup(_own.Length, SHA256.HashData(Installer), files)]);
+        }
+    }
+
     private static async Task<(List<DuplicateGroup> Groups, Reporting.ScanSummary Summary)> ScanAsync(FileCatalog catalog, string machine, TempTree tree)
     {
         var scan = new DuplicateFinderBuilder().AddRoot(tree.Root).UseCatalog(catalog, machine).Build().FindAsync();
