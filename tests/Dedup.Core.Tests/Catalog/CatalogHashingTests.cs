@@ -139,38 +139,23 @@ public sealed class CatalogHashingTests(PostgresFixture postgres)
     }
 
     /// <summary>The real catalog; the stamps of the rows a scan hands to it, in the order it hands them.</summary>
-    private sealed class RecordingRows(PostgresCatalog store) : FileCatalog
+    private sealed class RecordingRows(PostgresCatalog store) : DelegatingCatalog(store)
     {
         public List<Core.Caching.FileStamp> Stamps { get; } = [];
 
         public override Task<long> ReplaceFilesAsync(string machine, IEnumerable<CatalogFile> files, CancellationToken cancellationToken = default) =>
-            store.ReplaceFilesAsync(machine, files.Select(file =>
+            Store.ReplaceFilesAsync(machine, files.Select(file =>
             {
                 Stamps.Add(file.Stamp);
                 return file;
             }), cancellationToken);
-
-        public override Task<IReadOnlyCollection<Core.Caching.FileStamp>> GetDigestedFilesAsync(string machine, CancellationToken cancellationToken = default) =>
-            store.GetDigestedFilesAsync(machine, cancellationToken);
-
-        public override Task<IReadOnlyCollection<long>> GetSizesOnOtherMachinesAsync(string machine, IReadOnlyCollection<long> sizes, CancellationToken cancellationToken = default) =>
-            store.GetSizesOnOtherMachinesAsync(machine, sizes, cancellationToken);
-
-        public override Task<long> RecordDigestsAsync(string machine, IEnumerable<CatalogDigest> digests, CancellationToken cancellationToken = default) =>
-            store.RecordDigestsAsync(machine, digests, cancellationToken);
-
-        public override Task<IReadOnlyList<CatalogGroup>> FindGroupsAcrossMachinesAsync(string machine, CancellationToken cancellationToken = default) =>
-            store.FindGroupsAcrossMachinesAsync(machine, cancellationToken);
     }
 
     /// <summary>The real catalog; when the scan asks for its stored digests (at its size barrier, before it reads any file), one file is rewritten.</summary>
     /// <remarks>With no content the file is deleted.</remarks>
-    private sealed class RewriteAtBarrier(PostgresCatalog store, string path, byte[]? content) : FileCatalog
+    private sealed class RewriteAtBarrier(PostgresCatalog store, string path, byte[]? content) : DelegatingCatalog(store)
     {
         public bool Rewritten { get; private set; }
-
-        public override Task<long> ReplaceFilesAsync(string machine, IEnumerable<CatalogFile> files, CancellationToken cancellationToken = default) =>
-            store.ReplaceFilesAsync(machine, files, cancellationToken);
 
         public override async Task<IReadOnlyCollection<Core.Caching.FileStamp>> GetDigestedFilesAsync(string machine, CancellationToken cancellationToken = default)
         {
@@ -178,7 +163,7 @@ public sealed class CatalogHashingTests(PostgresFixture postgres)
             {
                 File.Delete(path);
                 Rewritten = true;
-                return await store.GetDigestedFilesAsync(machine, cancellationToken);
+                return await Store.GetDigestedFilesAsync(machine, cancellationToken);
             }
 
             var written = File.GetLastWriteTimeUtc(path);
@@ -186,16 +171,7 @@ public sealed class CatalogHashingTests(PostgresFixture postgres)
             await File.WriteAllBytesAsync(path, content, cancellationToken);
             File.SetLastWriteTimeUtc(path, written);
             Rewritten = true;
-            return await store.GetDigestedFilesAsync(machine, cancellationToken);
+            return await Store.GetDigestedFilesAsync(machine, cancellationToken);
         }
-
-        public override Task<IReadOnlyCollection<long>> GetSizesOnOtherMachinesAsync(string machine, IReadOnlyCollection<long> sizes, CancellationToken cancellationToken = default) =>
-            store.GetSizesOnOtherMachinesAsync(machine, sizes, cancellationToken);
-
-        public override Task<long> RecordDigestsAsync(string machine, IEnumerable<CatalogDigest> digests, CancellationToken cancellationToken = default) =>
-            store.RecordDigestsAsync(machine, digests, cancellationToken);
-
-        public override Task<IReadOnlyList<CatalogGroup>> FindGroupsAcrossMachinesAsync(string machine, CancellationToken cancellationToken = default) =>
-            store.FindGroupsAcrossMachinesAsync(machine, cancellationToken);
     }
 }

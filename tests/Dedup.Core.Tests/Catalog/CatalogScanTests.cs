@@ -300,27 +300,15 @@ public sealed class CatalogScanTests(PostgresFixture postgres)
         group.Files.Select(file => (file.Machine, file.Path.ToString())).OrderBy(name => name.Machine, StringComparer.Ordinal).ThenBy(name => name.Item2, StringComparer.Ordinal).ToArray();
 
     /// <summary>The real catalog, but the server is stopped when the scan asks for its groups.</summary>
-    private sealed class StopBeforeGroups(PostgresCatalog store, PostgresCluster cluster) : FileCatalog
+    private sealed class StopBeforeGroups(PostgresCatalog store, PostgresCluster cluster) : DelegatingCatalog(store)
     {
         public bool Stopped { get; private set; }
-
-        public override Task<long> ReplaceFilesAsync(string machine, IEnumerable<CatalogFile> files, CancellationToken cancellationToken = default) =>
-            store.ReplaceFilesAsync(machine, files, cancellationToken);
-
-        public override Task<IReadOnlyCollection<Core.Caching.FileStamp>> GetDigestedFilesAsync(string machine, CancellationToken cancellationToken = default) =>
-            store.GetDigestedFilesAsync(machine, cancellationToken);
-
-        public override Task<IReadOnlyCollection<long>> GetSizesOnOtherMachinesAsync(string machine, IReadOnlyCollection<long> sizes, CancellationToken cancellationToken = default) =>
-            store.GetSizesOnOtherMachinesAsync(machine, sizes, cancellationToken);
-
-        public override Task<long> RecordDigestsAsync(string machine, IEnumerable<CatalogDigest> digests, CancellationToken cancellationToken = default) =>
-            store.RecordDigestsAsync(machine, digests, cancellationToken);
 
         public override Task<IReadOnlyList<CatalogGroup>> FindGroupsAcrossMachinesAsync(string machine, CancellationToken cancellationToken = default)
         {
             cluster.Stop();
             Stopped = true;
-            return store.FindGroupsAcrossMachinesAsync(machine, cancellationToken);
+            return Store.FindGroupsAcrossMachinesAsync(machine, cancellationToken);
         }
     }
 }
