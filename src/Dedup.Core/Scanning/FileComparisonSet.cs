@@ -102,6 +102,9 @@ internal sealed class FileComparisonSet : ComparisonSet, IDisposable
     /// <summary>Whether the probe may keep files open: not for a rotational disk's physical order, nor through content maps.</summary>
     public bool CanKeepProbesOpen => !RecordPhysicalOffsets && _maps is null;
 
+    /// <summary>Whether the probe left any file of this set open.</summary>
+    public bool KeptAny => _kept is not null;
+
     /// <summary>The handle the probe left open for file <paramref name="index"/>, now the caller's; or <see langword="null"/>.</summary>
     public SafeFileHandle? TakeKept(int index)
     {

@@ -54,7 +54,7 @@ internal sealed class WholeFileStage(ScanState state)
         {
             ProbeStage.Run(set, readers, unsettled, cancellationToken);
             AddGroups(found, set);
-            if (set.CanKeepProbesOpen && unsettled.Count > 0)
+            if (set.KeptAny && unsettled.Count > 0) // never with a rotational disk's order, which reorders a bucket's files
             {
                 open = new SafeFileHandle?[unsettled.Count][];
                 for (var b = 0; b < unsettled.Count; b++)
