@@ -51,13 +51,9 @@ internal sealed unsafe partial class FileReader
             _ = Libc.Close(fd);
         }
 
-        if (!probe && _observer is not null)
+        if (!probe)
         {
-            _observer.OnRead(node, offset1, destination1);
-            if (!destination2.IsEmpty)
-            {
-                _observer.OnRead(node, offset2, destination2);
-            }
+            ShowObserver(node, offset1, destination1, offset2, destination2);
         }
 
         return true;

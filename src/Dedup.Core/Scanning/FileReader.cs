@@ -96,7 +96,18 @@ internal sealed partial class FileReader : IDisposable
             return false;
         }
 
-        if (!probe && map is null && _observer is not null)
+        if (!probe && map is null)
+        {
+            ShowObserver(node, offset1, destination1, offset2, destination2);
+        }
+
+        return true;
+    }
+
+    /// <summary>Shows the observer a read of file offsets (one or two pieces), if there is one.</summary>
+    private void ShowObserver(FileNode node, long offset1, ReadOnlySpan<byte> destination1, long offset2, ReadOnlySpan<byte> destination2)
+    {
+        if (_observer is not null)
         {
             _observer.OnRead(node, offset1, destination1);
             if (!destination2.IsEmpty)
@@ -104,8 +115,6 @@ internal sealed partial class FileReader : IDisposable
                 _observer.OnRead(node, offset2, destination2);
             }
         }
-
-        return true;
     }
 
     /// <summary>
