@@ -17,6 +17,7 @@ internal sealed class FileComparisonSet : ComparisonSet, IDisposable
     private readonly FileReader.LazyHandles _handles;
     private readonly List<(int[] Members, bool Verified)> _groups = [];
     private SafeFileHandle?[]? _kept;
+    private int[]? _wholeReads; // descriptors of files read whole and left open for the last check, by index; -1 none
 
     /// <param name="files">The files to compare.</param>
     /// <param name="length">The length of the content compared: each file's, or each map's.</param>
@@ -99,6 +100,48 @@ internal sealed class FileComparisonSet : ComparisonSet, IDisposable
         return true;
     }
 
+    /// <summary>
+    /// Reads file <paramref name="index"/> whole and leaves it open (Linux, <see cref="FileReader.TryReadWholeKeepingOpen"/>)
+    /// until <see cref="CloseWholeReads"/>: a group settled from these bytes then makes its last check through the
+    /// descriptor that read them, not by a lookup of each file's name. For sets read on one thread.
+    /// </summary>
+    [System.Runtime.Versioning.SupportedOSPlatform("linux")]
+    public bool TryReadWholeKeepingOpen(int index, Span<byte> destination)
+    {
+        var fd = _state.Reader.TryReadWholeKeepingOpen(_files[index], destination);
+        if (fd < 0)
+        {
+            return false;
+        }
+
+        if (_wholeReads is null)
+        {
+            _wholeReads = new int[_files.Count];
+            _wholeReads.AsSpan().Fill(-1);
+        }
+
+        _wholeReads[index] = fd;
+        return true;
+    }
+
+    /// <summary>Closes the files <see cref="TryReadWholeKeepingOpen"/> left open.</summary>
+    public void CloseWholeReads()
+    {
+        if (_wholeReads is not { } fds || !OperatingSystem.IsLinux())
+        {
+            return;
+        }
+
+        for (var i = 0; i < fds.Length; i++)
+        {
+            if (fds[i] >= 0)
+            {
+                FileReader.Close(fds[i]);
+                fds[i] = -1;
+            }
+        }
+    }
+
     /// <summary>Whether the probe may keep files open: not for a rotational disk's physical order, nor through content maps.</summary>
     public bool CanKeepProbesOpen => !RecordPhysicalOffsets && _maps is null;
 
@@ -155,7 +198,7 @@ internal sealed class FileComparisonSet : ComparisonSet, IDisposable
         var count = 0;
         foreach (var index in indices)
         {
-            if (!_files[index].Dropped && _handles.IsUnchanged(index))
+            if (!_files[index].Dropped && IsUnchanged(index))
             {
                 kept[count++] = index;
             }
@@ -171,8 +214,14 @@ internal sealed class FileComparisonSet : ComparisonSet, IDisposable
         }
     }
 
+    private bool IsUnchanged(int index)
+        => OperatingSystem.IsLinux() && _wholeReads is { } fds && fds[index] >= 0
+            ? _state.Reader.IsUnchanged(_files[index], fds[index])
+            : _handles.IsUnchanged(index);
+
     public void Dispose()
     {
+        CloseWholeReads();
         _handles.Dispose();
         if (_kept is not null)
         {

@@ -59,6 +59,28 @@ internal sealed unsafe partial class FileReader
         return true;
     }
 
+    /// <summary>
+    /// <see cref="TryReadWholeKeepingOpen"/>: as <see cref="TryReadOnceLinux"/> for a whole read, without the close.
+    /// </summary>
+    [SupportedOSPlatform("linux")]
+    private int TryReadWholeKeepingOpenLinux(FileNode node, Span<byte> destination)
+    {
+        var fd = TryOpenDescriptorLinux(node.Primary);
+        if (fd < 0)
+        {
+            return -1;
+        }
+
+        if (!ReadExactlyLinux(node.Primary, fd, 0, destination))
+        {
+            _ = Libc.Close(fd);
+            return -1;
+        }
+
+        ShowObserver(node, 0, destination, 0, default);
+        return fd;
+    }
+
     /// <summary>As <see cref="ReadExactly"/> without a map, through a bare descriptor; errors are reported as it reports them.</summary>
     [SupportedOSPlatform("linux")]
     private bool ReadExactlyLinux(ScannedFile file, int fd, long offset, Span<byte> destination)
@@ -154,15 +176,15 @@ internal sealed unsafe partial class FileReader
 
     [SupportedOSPlatform("linux")]
     [SkipLocalsInit] // the path buffers are written, NUL-terminated, before use: zeroing 4 KiB per file showed in perf
-    private bool IsUnchangedLinux(FileNode node, SafeFileHandle? handle)
+    private bool IsUnchangedLinux(FileNode node, int fd)
     {
         var file = node.Primary;
         StatxBuffer stx;
         int rc;
-        if (handle is not null && !handle.IsClosed)
+        if (fd >= 0)
         {
             byte empty = 0;
-            rc = Libc.Statx((int)handle.DangerousGetHandle(), &empty, Libc.AT_EMPTY_PATH, Libc.STATX_BASIC_STATS, &stx);
+            rc = Libc.Statx(fd, &empty, Libc.AT_EMPTY_PATH, Libc.STATX_BASIC_STATS, &stx);
         }
         else
         {

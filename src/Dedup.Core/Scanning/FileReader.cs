@@ -137,6 +137,23 @@ internal sealed partial class FileReader : IDisposable
     }
 
     /// <summary>
+    /// Reads the node's file whole into <paramref name="destination"/>, as a whole read of <see cref="TryRead(FileNode,
+    /// long, Span{byte}, long, Span{byte}, bool, bool, IContentMap?)"/> does, and leaves it open (Linux): its descriptor,
+    /// to be checked by <see cref="IsUnchanged(FileNode, int)"/> and closed by <see cref="Close"/>; -1 on failure
+    /// (reported).
+    /// </summary>
+    [System.Runtime.Versioning.SupportedOSPlatform("linux")]
+    public int TryReadWholeKeepingOpen(FileNode node, Span<byte> destination) => TryReadWholeKeepingOpenLinux(node, destination);
+
+    /// <summary>The last check (<see cref="IsUnchanged(FileNode, SafeFileHandle?)"/>) through a descriptor from <see cref="TryReadWholeKeepingOpen"/>.</summary>
+    [System.Runtime.Versioning.SupportedOSPlatform("linux")]
+    public bool IsUnchanged(FileNode node, int descriptor) => IsUnchangedLinux(node, descriptor);
+
+    /// <summary>Closes a descriptor from <see cref="TryReadWholeKeepingOpen"/>.</summary>
+    [System.Runtime.Versioning.SupportedOSPlatform("linux")]
+    public static void Close(int descriptor) => _ = Libc.Close(descriptor);
+
+    /// <summary>
     /// Reads exactly <paramref name="destination"/> at an offset of <paramref name="node"/> through an open handle: a
     /// file offset, or a content offset of <paramref name="map"/>. The observer sees file bytes at file offsets only,
     /// so mapped reads are not shown to it.
@@ -175,7 +192,29 @@ internal sealed partial class FileReader : IDisposable
     /// the files about to be reported, rather than kept for every enumerated file.</remarks>
     public bool IsUnchanged(FileNode node, SafeFileHandle? handle)
     {
-        return OperatingSystem.IsLinux() ? IsUnchangedLinux(node, handle) : IsUnchangedPortable(node.Primary);
+        if (!OperatingSystem.IsLinux())
+        {
+            return IsUnchangedPortable(node.Primary);
+        }
+
+        if (handle is null || handle.IsClosed)
+        {
+            return IsUnchangedLinux(node, -1);
+        }
+
+        var added = false;
+        try
+        {
+            handle.DangerousAddRef(ref added);
+            return IsUnchangedLinux(node, (int)handle.DangerousGetHandle());
+        }
+        finally
+        {
+            if (added)
+            {
+                handle.DangerousRelease();
+            }
+        }
     }
 
     /// <summary>Closes the folder descriptors; called once the scan's readers have stopped.</summary>

@@ -1,0 +1,106 @@
+using Dedup.Core.Enumeration;
+using Dedup.Core.Scanning;
+using Dedup.Core.Tests.Infrastructure;
+using Xunit;
+
+namespace Dedup.Core.Tests.Scanning;
+
+/// <summary>
+/// Small files read whole by the probe and settled from their bytes: a set read on one thread keeps its files open
+/// until it is settled, so a group's last check is a stat of the descriptor that read the bytes; it still catches a
+/// file changed after its read, and leaves nothing open.
+/// </summary>
+public sealed class WholeReadTests
+{
+    [LinuxFact]
+    public async Task Files_read_whole_stay_open_until_their_set_is_settled_and_no_longer()
+    {
+        using var tree = new TempTree();
+        var content = TempTree.RandomBytes(100, 1);
+        foreach (var name in new[] { "a.bin", "b.bin", "c.bin" })
+        {
+            tree.Write(name, content);
+        }
+
+        var openAtEachRead = new List<List<string>>();
+        var observer = new Hook((_, _) => openAtEachRead.Add(OpenDescriptors.Under(tree.Root, includeRoot: false)));
+        var (set, _) = await SetAsync(tree, observer);
+        using (set)
+        {
+            var unsettled = new List<List<int>>();
+            ProbeStage.Run(set, ReaderFanOut.Single, unsettled, CancellationToken.None);
+
+            Assert.Empty(unsettled);
+            var group = Assert.Single(set.Groups);
+            Assert.Equal([0, 1, 2], group.Members);
+            Assert.True(group.Verified);
+        }
+
+        // Each read saw the files read before it still open (the one being read, too: 1, 2, 3 descriptors).
+        Assert.Equal([1, 2, 3], openAtEachRead.Select(open => open.Count));
+        Assert.Empty(OpenDescriptors.Under(tree.Root, includeRoot: false));
+    }
+
+    [LinuxFact]
+    public async Task A_file_changed_after_its_whole_read_is_left_out_of_the_group()
+    {
+        using var tree = new TempTree();
+        var content = TempTree.RandomBytes(100, 2);
+        foreach (var name in new[] { "a.bin", "b.bin", "c.bin" })
+        {
+            tree.Write(name, content);
+        }
+
+        // Once b's bytes are read (and before the group's last check), b is rewritten in place with other bytes of
+        // the same size and a later time: the same inode, so only the stat of its descriptor can tell.
+        var b = tree.PathOf("b.bin");
+        var changed = false;
+        var observer = new Hook((node, _) =>
+        {
+            if (!changed && node.Primary.Path.ToString() == b)
+            {
+                changed = true;
+                using (var stream = new FileStream(b, FileMode.Open, FileAccess.Write))
+                {
+                    stream.Write(TempTree.RandomBytes(100, 3));
+                }
+
+                File.SetLastWriteTimeUtc(b, DateTime.UtcNow.AddMinutes(1));
+            }
+        });
+        var (set, state) = await SetAsync(tree, observer);
+        using (set)
+        {
+            ProbeStage.Run(set, ReaderFanOut.Single, [], CancellationToken.None);
+
+            Assert.True(changed);
+            var group = Assert.Single(set.Groups);
+            Assert.Equal([0, 2], group.Members);
+            Assert.True(set[1].Dropped);
+        }
+
+        var error = Assert.Single(state.Errors.ToArray());
+        Assert.Equal(b, error.Path);
+        Assert.Equal(Dedup.Core.Reporting.ScanErrorKind.Changed, error.Kind);
+        Assert.Empty(OpenDescriptors.Under(tree.Root, includeRoot: false));
+    }
+
+    private static async Task<(FileComparisonSet Set, ScanState State)> SetAsync(TempTree tree, IReadObserver observer)
+    {
+        var finder = new DuplicateFinderBuilder().AddRoot(tree.Root).Build();
+        var files = new List<ScannedFile>();
+        await foreach (var scanned in new ParallelFileEnumerator().EnumerateAsync(EnumerationContexts.Create(finder.Options, new Dedup.Core.Reporting.ScanErrorSink())))
+        {
+            files.Add(scanned);
+        }
+
+        var nodes = files.OrderBy(f => f.Path.ToString(), StringComparer.Ordinal).Select(f => new FileNode(f)).ToList();
+        var state = new ScanState(finder.Options, observer);
+        return (new FileComparisonSet(nodes, nodes[0].Primary.Length, state), state);
+    }
+
+    private sealed class Hook(Action<FileNode, long> onRead) : IReadObserver
+    {
+        public void OnRead(FileNode node, long offset, ReadOnlySpan<byte> bytes) => onRead(node, offset);
+    }
+}
