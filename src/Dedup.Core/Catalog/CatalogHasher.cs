@@ -14,19 +14,39 @@ namespace Dedup.Core.Catalog;
 /// read whole (told apart early, or of a size only another machine has) are read and hashed here afterwards.
 /// </summary>
 /// <remarks>
-/// A digest is kept under the file's listed stamp only when a check after its last read found the file unchanged,
-/// its change time (ctime) included: a file rewritten with its size and modification time put back still gets none.
+/// <para>A digest is kept under the file's listed stamp only when a check after its last read found the file unchanged,
+/// its change time (ctime) included: a file rewritten with its size and modification time put back still gets none.</para>
+/// <para>Digests are handed on while the compare stage runs: every <see cref="HandOnEvery"/> completed digests, the
+/// reading thread that completes one checks those completed a round before (by then the compare's own last check has
+/// usually looked at the files it groups) and hands them to the catalog, which stores them beside the comparison
+/// instead of after it. The rest are checked and handed on by <see cref="TakeDigests"/>.</para>
 /// </remarks>
 internal sealed class CatalogHasher : IReadObserver
 {
     private const int ReadSize = 256 * 1024;
 
     private readonly ConcurrentDictionary<FileNode, Progress> _progress = new(ReferenceEqualityComparer.Instance);
+    private readonly ConcurrentQueue<Completed> _completed = new();
+    private readonly object _handOnLock = new();
+    private List<Completed> _aged = [];
     private IReadOnlyCollection<FileStamp>? _known;
+    private ScanState? _state;
+    private Action<CatalogDigest>? _handOn;
+    private int _completions;
     private volatile bool _stopped;
 
-    /// <summary>Starts hashing what the compare stage reads, but for the files whose stamp has a digest stored.</summary>
-    public void Start(IReadOnlyCollection<FileStamp> known) => Volatile.Write(ref _known, known);
+    /// <summary>How many digests complete between two hand-ons during the compare stage.</summary>
+    internal int HandOnEvery { get; init; } = 4096;
+
+    /// <summary>
+    /// Starts hashing what the compare stage reads, but for the files whose stamp has a digest stored; with
+    /// <paramref name="handOn"/>, checked digests go to it while the compare runs (through <paramref name="state"/>'s reader).
+    /// </summary>
+    public void Start(IReadOnlyCollection<FileStamp> known, ScanState? state = null, Action<CatalogDigest>? handOn = null)
+    {
+        (_state, _handOn) = (state, handOn);
+        Volatile.Write(ref _known, known);
+    }
 
     /// <summary>Stops hashing (the catalog failed): later reads are not looked at.</summary>
     public void Stop() => _stopped = true;
@@ -50,14 +70,81 @@ internal sealed class CatalogHasher : IReadObserver
             if (bytes.Length == length)
             {
                 // Read whole at once (small files): one-shot hashing, no hash object.
-                _progress.TryAdd(node, new Progress(length) { Sha = Sha256(bytes) });
+                var whole = new Progress(length) { Sha = Sha256(bytes) };
+                if (_progress.TryAdd(node, whole))
+                {
+                    OnCompleted(node, whole);
+                }
+
                 return;
             }
 
             progress = _progress.GetOrAdd(node, static n => new Progress(n.Primary.Length));
         }
 
-        progress.Feed(offset, bytes);
+        if (progress.Feed(offset, bytes))
+        {
+            OnCompleted(node, progress);
+        }
+    }
+
+    /// <summary>Queues a completed digest; every <see cref="HandOnEvery"/>th completion hands on those of the round before.</summary>
+    private void OnCompleted(FileNode node, Progress progress)
+    {
+        if (_handOn is null)
+        {
+            return;
+        }
+
+        // The change time the node carries now: a later one means the compare checked the file after this read.
+        _completed.Enqueue(new Completed(node, progress, node.LastChangeTimeUtc));
+        if (Interlocked.Increment(ref _completions) % HandOnEvery == 0)
+        {
+            HandOnAged();
+        }
+    }
+
+    private void HandOnAged()
+    {
+        if (_state is not { } state || _handOn is not { } handOn || !Monitor.TryEnter(_handOnLock))
+        {
+            return; // another thread is handing on: this round waits for the next
+        }
+
+        try
+        {
+            var aged = _aged;
+            _aged = new List<Completed>(HandOnEvery);
+            while (_completed.TryDequeue(out var completed))
+            {
+                _aged.Add(completed);
+            }
+
+            foreach (var (node, progress, seen) in aged)
+            {
+                if (_stopped)
+                {
+                    return;
+                }
+
+                if (progress.TryTake() is not { } sha || node.Dropped)
+                {
+                    continue;
+                }
+
+                // A check by the compare after this file's last read stands (the change time moved from what it was
+                // then); otherwise the file is looked at now.
+                var now = node.LastChangeTimeUtc;
+                if (StillListed(state, node, handle: null, checkedBefore: now != seen && now != DateTime.MinValue))
+                {
+                    handOn(new CatalogDigest(node.Stamp, sha));
+                }
+            }
+        }
+        finally
+        {
+            Monitor.Exit(_handOnLock);
+        }
     }
 
     /// <summary>
@@ -73,10 +160,10 @@ internal sealed class CatalogHasher : IReadObserver
         {
             var (node, progress) = (entry.Key, entry.Value);
             progress.Dispose();
-            if (progress.Sha is { } sha)
+            if (progress.Sha is not null)
             {
                 readWhole.Add(node.Primary.Identity);
-                if (!node.Dropped)
+                if (progress.TryTake() is { } sha && !node.Dropped)
                 {
                     done.Add((node, sha));
                 }
@@ -84,6 +171,10 @@ internal sealed class CatalogHasher : IReadObserver
         }
 
         _progress.Clear();
+        _aged = [];
+        while (_completed.TryDequeue(out _))
+        {
+        }
 
         // The checks of files no group check looked at are a stat each, by path: spread over the scan's threads.
         var digests = new List<CatalogDigest>(done.Count);
@@ -180,22 +271,42 @@ internal sealed class CatalogHasher : IReadObserver
         return digest;
     }
 
+    /// <summary>A digest completed during the compare stage, with the node's change time as it was then.</summary>
+    private readonly record struct Completed(FileNode Node, Progress Progress, DateTime Seen);
+
     /// <summary>One file's digest as its bytes arrive in order; bytes read again (a strategy going over a file twice) are skipped.</summary>
     private sealed class Progress(long length) : IDisposable
     {
         private IncrementalHash? _hash;
         private long _next;
+        private bool _taken;
 
         /// <summary>The whole file's SHA-256, once every byte was fed in order.</summary>
         public byte[]? Sha { get; set; }
 
-        public void Feed(long offset, ReadOnlySpan<byte> bytes)
+        /// <summary>The digest, the first time it is asked for once complete (it is checked and handed on once).</summary>
+        public byte[]? TryTake()
+        {
+            lock (this)
+            {
+                if (Sha is null || _taken)
+                {
+                    return null;
+                }
+
+                _taken = true;
+                return Sha;
+            }
+        }
+
+        /// <summary>Hashes the bytes; whether they completed the digest.</summary>
+        public bool Feed(long offset, ReadOnlySpan<byte> bytes)
         {
             lock (this)
             {
                 if (Sha is not null || _next < 0 || offset < _next)
                 {
-                    return; // done, given up, or bytes already hashed
+                    return false; // done, given up, or bytes already hashed
                 }
 
                 if (offset > _next)
@@ -203,7 +314,7 @@ internal sealed class CatalogHasher : IReadObserver
                     // A gap (never for the built-in strategies): this file is hashed by a read of its own later.
                     Release();
                     _next = -1;
-                    return;
+                    return false;
                 }
 
                 _hash ??= IncrementalHash.CreateHash(HashAlgorithmName.SHA256);
@@ -217,7 +328,10 @@ internal sealed class CatalogHasher : IReadObserver
                 {
                     Sha = _hash.GetHashAndReset();
                     Release();
+                    return true;
                 }
+
+                return false;
             }
         }
 

@@ -59,6 +59,39 @@ public abstract class FileCatalog
     public abstract Task<long> RecordDigestsAsync(string machine, IEnumerable<CatalogDigest> digests, CancellationToken cancellationToken = default);
 
     /// <summary>
+    /// <see cref="ReplaceFilesAsync"/>, then <see cref="RecordDigestsAsync"/>, as one call: what a scan calls at its size
+    /// barrier. The digests arrive while the scan compares its files (each once its file was read and checked), so a
+    /// catalog can store them meanwhile, in the same transaction as the files, instead of all at once after the
+    /// comparison. The default makes the two calls, collecting the digests in between.
+    /// </summary>
+    /// <param name="machine">The scanning machine's name.</param>
+    /// <param name="files">Every file of the scan; enumerated once, before <paramref name="digests"/>.</param>
+    /// <param name="digests">SHA-256s of some of those files, each under the stamp the file had when it was read; ends when the scan has no more.</param>
+    /// <param name="cancellationToken">Cancels the replacement and the recording.</param>
+    /// <returns>How many files were stored.</returns>
+    public virtual async Task<long> ReplaceFilesAndRecordDigestsAsync(string machine, IEnumerable<CatalogFile> files, IAsyncEnumerable<CatalogDigest> digests, CancellationToken cancellationToken = default)
+    {
+        if (digests is null)
+        {
+            throw new ArgumentNullException(nameof(digests));
+        }
+
+        var stored = await ReplaceFilesAsync(machine, files, cancellationToken).ConfigureAwait(false);
+        var all = new List<CatalogDigest>();
+        await foreach (var digest in digests.WithCancellation(cancellationToken).ConfigureAwait(false))
+        {
+            all.Add(digest);
+        }
+
+        if (all.Count > 0)
+        {
+            await RecordDigestsAsync(machine, all, cancellationToken).ConfigureAwait(false);
+        }
+
+        return stored;
+    }
+
+    /// <summary>
     /// Every group of two or more distinct files (of any machines, as of their last scans) with the same size and
     /// SHA-256 as a file of <paramref name="machine"/> and holding files of another machine (groups of
     /// <paramref name="machine"/>'s files alone may be left out: the scan finds those by comparing bytes). The files of
