@@ -25,7 +25,10 @@ internal sealed class CatalogHasher : IReadObserver
 {
     private const int ReadSize = 256 * 1024;
 
-    private readonly ConcurrentDictionary<FileNode, Progress> _progress = new(ReferenceEqualityComparer.Instance);
+    // By identity, and a completed file's entry is the shared Progress.Complete: the nodes (and their files) are held
+    // only for the round between their digest's completion and its check, not to the end of the compare stage
+    // (measured in a 250k-file first scan: the digests' progress entries and the nodes they kept were promoted).
+    private readonly ConcurrentDictionary<FileIdentity, Progress> _progress = new();
     private readonly ConcurrentQueue<Completed> _completed = new();
     private readonly object _handOnLock = new();
     private List<Completed> _aged = [];
@@ -58,7 +61,8 @@ internal sealed class CatalogHasher : IReadObserver
             return;
         }
 
-        if (!_progress.TryGetValue(node, out var progress))
+        var identity = node.Primary.Identity;
+        if (!_progress.TryGetValue(identity, out var progress))
         {
             // Only a read from the start begins a digest; a file with a digest stored under its stamp needs none.
             if (offset != 0 || Contains(known, node.Stamp))
@@ -70,35 +74,30 @@ internal sealed class CatalogHasher : IReadObserver
             if (bytes.Length == length)
             {
                 // Read whole at once (small files): one-shot hashing, no hash object.
-                var whole = new Progress(length) { Sha = Sha256(bytes) };
-                if (_progress.TryAdd(node, whole))
+                if (_progress.TryAdd(identity, Progress.Complete))
                 {
-                    OnCompleted(node, whole);
+                    OnCompleted(node, Sha256(bytes));
                 }
 
                 return;
             }
 
-            progress = _progress.GetOrAdd(node, static n => new Progress(n.Primary.Length));
+            progress = _progress.GetOrAdd(identity, static (_, length) => new Progress(length), length);
         }
 
-        if (progress.Feed(offset, bytes))
+        if (progress.Feed(offset, bytes) is { } sha)
         {
-            OnCompleted(node, progress);
+            _progress[identity] = Progress.Complete;
+            OnCompleted(node, sha);
         }
     }
 
     /// <summary>Queues a completed digest; every <see cref="HandOnEvery"/>th completion hands on those of the round before.</summary>
-    private void OnCompleted(FileNode node, Progress progress)
+    private void OnCompleted(FileNode node, byte[] sha)
     {
-        if (_handOn is null)
-        {
-            return;
-        }
-
         // The change time the node carries now: a later one means the compare checked the file after this read.
-        _completed.Enqueue(new Completed(node, progress, node.LastChangeTimeUtc));
-        if (Interlocked.Increment(ref _completions) % HandOnEvery == 0)
+        _completed.Enqueue(new Completed(node, sha, node.LastChangeTimeUtc));
+        if (_handOn is not null && Interlocked.Increment(ref _completions) % HandOnEvery == 0)
         {
             HandOnAged();
         }
@@ -120,22 +119,19 @@ internal sealed class CatalogHasher : IReadObserver
                 _aged.Add(completed);
             }
 
-            foreach (var (node, progress, seen) in aged)
+            foreach (var (node, sha, seen) in aged)
             {
                 if (_stopped)
                 {
                     return;
                 }
 
-                if (progress.TryTake() is not { } sha || node.Dropped)
+                if (node.Dropped)
                 {
                     continue;
                 }
 
-                // A check by the compare after this file's last read stands (the change time moved from what it was
-                // then); otherwise the file is looked at now.
-                var now = node.LastChangeTimeUtc;
-                if (StillListed(state, node, handle: null, checkedBefore: now != seen && now != DateTime.MinValue))
+                if (CheckedAfterRead(state, new Completed(node, sha, seen)))
                 {
                     handOn(new CatalogDigest(node.Stamp, sha));
                 }
@@ -154,33 +150,34 @@ internal sealed class CatalogHasher : IReadObserver
     /// </summary>
     public (List<CatalogDigest> Digests, HashSet<FileIdentity> ReadWhole) TakeDigests(ScanState state, ScanThreads threads, CancellationToken cancellationToken)
     {
-        var done = new List<(FileNode Node, byte[] Sha)>(_progress.Count);
         var readWhole = new HashSet<FileIdentity>();
         foreach (var entry in _progress)
         {
-            var (node, progress) = (entry.Key, entry.Value);
-            progress.Dispose();
-            if (progress.Sha is not null)
+            entry.Value.Dispose();
+            if (entry.Value.Sha is not null)
             {
-                readWhole.Add(node.Primary.Identity);
-                if (progress.TryTake() is { } sha && !node.Dropped)
-                {
-                    done.Add((node, sha));
-                }
+                readWhole.Add(entry.Key);
             }
         }
 
         _progress.Clear();
-        _aged = [];
-        while (_completed.TryDequeue(out _))
+        List<Completed> done;
+        lock (_handOnLock)
         {
+            (done, _aged) = (_aged, []);
+            while (_completed.TryDequeue(out var completed))
+            {
+                done.Add(completed);
+            }
         }
+
+        done.RemoveAll(static completed => completed.Node.Dropped);
 
         // The checks of files no group check looked at are a stat each, by path: spread over the scan's threads.
         var digests = new List<CatalogDigest>(done.Count);
         threads.ForEach(done, file =>
         {
-            if (StillListed(state, file.Node, handle: null, checkedBefore: true))
+            if (CheckedAfterRead(state, file))
             {
                 lock (digests)
                 {
@@ -189,6 +186,16 @@ internal sealed class CatalogHasher : IReadObserver
             }
         }, cancellationToken);
         return (digests, readWhole);
+    }
+
+    /// <summary>
+    /// Whether a completed digest's file is still as listed: a check by the compare after the digest's last read stands
+    /// (the node's change time moved from what it was then); otherwise the file is looked at now.
+    /// </summary>
+    private static bool CheckedAfterRead(ScanState state, Completed completed)
+    {
+        var now = completed.Node.LastChangeTimeUtc;
+        return StillListed(state, completed.Node, handle: null, checkedBefore: now != completed.Seen && now != DateTime.MinValue);
     }
 
     /// <summary>Reads and hashes one whole file; <see langword="null"/> when it failed or changed (a read failure is reported).</summary>
@@ -272,41 +279,28 @@ internal sealed class CatalogHasher : IReadObserver
     }
 
     /// <summary>A digest completed during the compare stage, with the node's change time as it was then.</summary>
-    private readonly record struct Completed(FileNode Node, Progress Progress, DateTime Seen);
+    private readonly record struct Completed(FileNode Node, byte[] Sha, DateTime Seen);
 
     /// <summary>One file's digest as its bytes arrive in order; bytes read again (a strategy going over a file twice) are skipped.</summary>
     private sealed class Progress(long length) : IDisposable
     {
         private IncrementalHash? _hash;
         private long _next;
-        private bool _taken;
+
+        /// <summary>The entry of every file whose digest is complete (the digest itself waits in the queue to be checked).</summary>
+        public static readonly Progress Complete = new(0) { Sha = [] };
 
         /// <summary>The whole file's SHA-256, once every byte was fed in order.</summary>
-        public byte[]? Sha { get; set; }
+        public byte[]? Sha { get; private set; }
 
-        /// <summary>The digest, the first time it is asked for once complete (it is checked and handed on once).</summary>
-        public byte[]? TryTake()
-        {
-            lock (this)
-            {
-                if (Sha is null || _taken)
-                {
-                    return null;
-                }
-
-                _taken = true;
-                return Sha;
-            }
-        }
-
-        /// <summary>Hashes the bytes; whether they completed the digest.</summary>
-        public bool Feed(long offset, ReadOnlySpan<byte> bytes)
+        /// <summary>Hashes the bytes; the digest when they completed it.</summary>
+        public byte[]? Feed(long offset, ReadOnlySpan<byte> bytes)
         {
             lock (this)
             {
                 if (Sha is not null || _next < 0 || offset < _next)
                 {
-                    return false; // done, given up, or bytes already hashed
+                    return null; // done, given up, or bytes already hashed
                 }
 
                 if (offset > _next)
@@ -314,7 +308,7 @@ internal sealed class CatalogHasher : IReadObserver
                     // A gap (never for the built-in strategies): this file is hashed by a read of its own later.
                     Release();
                     _next = -1;
-                    return false;
+                    return null;
                 }
 
                 _hash ??= IncrementalHash.CreateHash(HashAlgorithmName.SHA256);
@@ -328,10 +322,10 @@ internal sealed class CatalogHasher : IReadObserver
                 {
                     Sha = _hash.GetHashAndReset();
                     Release();
-                    return true;
+                    return Sha;
                 }
 
-                return false;
+                return null;
             }
         }
 
