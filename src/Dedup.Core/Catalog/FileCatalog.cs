@@ -9,13 +9,13 @@ namespace Dedup.Core.Catalog;
 /// Dedup.Core.PostgreSql package.
 /// </summary>
 /// <remarks>
-/// <para>A scan calls, once each: at its size barrier <see cref="ReplaceFilesAsync"/> with every file it enumerated
-/// (unique sizes included), and meanwhile <see cref="GetDigestedFilesAsync"/> and <see cref="GetSizesOnOtherMachinesAsync"/>
-/// (with the sizes only one of its files has), from which it knows which files need a SHA-256: those whose size another
-/// file of the catalog (this machine's or another's) shares, and that have no digest under their unchanged stamp. It
-/// compares its files while the replacement runs, computing the SHA-256 of those it reads whole from the same bytes.
-/// Then <see cref="RecordDigestsAsync"/>, then <see cref="FindGroupsAcrossMachinesAsync"/> once its own groups are
-/// found. Files of different machines are
+/// <para>A scan calls, once each: at its size barrier <see cref="ReplaceFilesAndRecordDigestsAsync"/> with every file it
+/// enumerated (unique sizes included) and the digests it will make, and meanwhile <see cref="GetDigestedFilesAsync"/>
+/// and <see cref="GetSizesOnOtherMachinesAsync"/> (with the sizes only one of its files has), from which it knows which
+/// files need a SHA-256: those whose size another file of the catalog (this machine's or another's) shares, and that
+/// have no digest under their unchanged stamp. It compares its files while the replacement runs, computing the SHA-256
+/// of those it reads whole from the same bytes and handing each on once checked; then
+/// <see cref="FindGroupsAcrossMachinesAsync"/> once its own groups are found. Files of different machines are
 /// matched by size and SHA-256 (a digest no client can craft a collision for), never byte by byte.</para>
 /// <para>Any exception these throw (other than <see cref="OperationCanceledException"/>) ends the scan's use of the
 /// catalog: the scan still reports its own byte-verified groups, and the failure is in
