@@ -36,7 +36,8 @@ internal static class CatalogWriter
         return rows;
     }
 
-    public static async Task<ulong> CopyFilesAsync(NpgsqlConnection connection, string table, int id, IEnumerable<CatalogFile> files, CancellationToken cancellationToken)
+    /// <summary>Copies the rows into <paramref name="table"/>; their stamps are added to <paramref name="stamps"/> when given.</summary>
+    public static async Task<ulong> CopyFilesAsync(NpgsqlConnection connection, string table, int id, IEnumerable<CatalogFile> files, CancellationToken cancellationToken, HashSet<FileStamp>? stamps = null)
     {
         var copy = await BinaryCopyWriter.BeginAsync(
             connection, $"COPY {table} ({PostgresCatalog.FileColumns}, machine_id, path) FROM STDIN (FORMAT BINARY)", cancellationToken).ConfigureAwait(false);
@@ -47,6 +48,7 @@ internal static class CatalogWriter
                 ArgumentNullException.ThrowIfNull(file, nameof(files));
                 await copy.StartRowAsync(7, StampBytes + FieldBytes(sizeof(int)) + FieldBytes(file.Path.Length), cancellationToken).ConfigureAwait(false);
                 WriteStamp(copy, file.Stamp);
+                stamps?.Add(file.Stamp);
                 copy.WriteInt32(id);
                 copy.WriteBytes(file.Path.Span);
             }

@@ -112,15 +112,7 @@ public sealed partial class PostgresCatalog : FileCatalog, IAsyncDisposable, IDi
                 ? await CatalogWriter.CopyFilesAsync(connection, "dedup.files", id, files, token).ConfigureAwait(false)
                 : await CatalogWriter.ReplaceByDifferenceAsync(connection, id, files, token).ConfigureAwait(false);
 
-            // Digests stay valid only under an unchanged, complete stamp (a ctime of 0 is never trusted).
-            await ExecuteAsync(
-                connection,
-                $"""
-                DELETE FROM dedup.digests d WHERE d.machine_id = $1 AND (d.ctime_ns = 0 OR NOT EXISTS (
-                  SELECT 1 FROM dedup.files f WHERE f.machine_id = $1 AND {SameStamp("f", "d")}))
-                """,
-                token,
-                id).ConfigureAwait(false);
+            await DropStaleDigestsAsync(connection, id, token).ConfigureAwait(false);
             long kept = await ScalarAsync<long>(connection, "SELECT count(*) FROM dedup.digests WHERE machine_id = $1", token, id).ConfigureAwait(false);
             await ExecuteAsync(connection, "UPDATE dedup.machines SET scanned_at = now(), file_count = $2 WHERE id = $1", token, id, (long)rows).ConfigureAwait(false);
             await transaction.CommitAsync(token).ConfigureAwait(false);
@@ -251,6 +243,17 @@ public sealed partial class PostgresCatalog : FileCatalog, IAsyncDisposable, IDi
 
     /// <inheritdoc />
     public void Dispose() => _dataSource.Dispose();
+
+    /// <summary>After a machine's files were replaced: digests stay valid only under an unchanged, complete stamp (a ctime of 0 is never trusted).</summary>
+    internal static Task<int> DropStaleDigestsAsync(NpgsqlConnection connection, int id, CancellationToken token) =>
+        ExecuteAsync(
+            connection,
+            $"""
+            DELETE FROM dedup.digests d WHERE d.machine_id = $1 AND (d.ctime_ns = 0 OR NOT EXISTS (
+              SELECT 1 FROM dedup.files f WHERE f.machine_id = $1 AND {SameStamp("f", "d")}))
+            """,
+            token,
+            id);
 
     // This machine's sizes that another file shares: another identity on this machine (min/max differ) or any row of
     // another machine (the size index answers that without reading the rows).

@@ -9,13 +9,13 @@ namespace Dedup.Core.Catalog;
 /// Dedup.Core.PostgreSql package.
 /// </summary>
 /// <remarks>
-/// <para>A scan calls, once each: at its size barrier <see cref="ReplaceFilesAsync"/> with every file it enumerated
-/// (unique sizes included), and meanwhile <see cref="GetDigestedFilesAsync"/> and <see cref="GetSizesOnOtherMachinesAsync"/>
-/// (with the sizes only one of its files has), from which it knows which files need a SHA-256: those whose size another
-/// file of the catalog (this machine's or another's) shares, and that have no digest under their unchanged stamp. It
-/// compares its files while the replacement runs, computing the SHA-256 of those it reads whole from the same bytes.
-/// Then <see cref="RecordDigestsAsync"/>, then <see cref="FindGroupsAcrossMachinesAsync"/> once its own groups are
-/// found. Files of different machines are
+/// <para>A scan calls, once each: at its size barrier <see cref="ReplaceFilesAndRecordDigestsAsync"/> with every file it
+/// enumerated (unique sizes included) and the digests it will make, and meanwhile <see cref="GetDigestedFilesAsync"/>
+/// and <see cref="GetSizesOnOtherMachinesAsync"/> (with the sizes only one of its files has), from which it knows which
+/// files need a SHA-256: those whose size another file of the catalog (this machine's or another's) shares, and that
+/// have no digest under their unchanged stamp. It compares its files while the replacement runs, computing the SHA-256
+/// of those it reads whole from the same bytes and handing each on once checked; then
+/// <see cref="FindGroupsAcrossMachinesAsync"/> once its own groups are found. Files of different machines are
 /// matched by size and SHA-256 (a digest no client can craft a collision for), never byte by byte.</para>
 /// <para>Any exception these throw (other than <see cref="OperationCanceledException"/>) ends the scan's use of the
 /// catalog: the scan still reports its own byte-verified groups, and the failure is in
@@ -57,6 +57,39 @@ public abstract class FileCatalog
     /// <param name="cancellationToken">Cancels the recording.</param>
     /// <returns>How many files (identities) received a digest.</returns>
     public abstract Task<long> RecordDigestsAsync(string machine, IEnumerable<CatalogDigest> digests, CancellationToken cancellationToken = default);
+
+    /// <summary>
+    /// <see cref="ReplaceFilesAsync"/>, then <see cref="RecordDigestsAsync"/>, as one call: what a scan calls at its size
+    /// barrier. The digests arrive while the scan compares its files (each once its file was read and checked), so a
+    /// catalog can store them meanwhile, in the same transaction as the files, instead of all at once after the
+    /// comparison. The default makes the two calls, collecting the digests in between.
+    /// </summary>
+    /// <param name="machine">The scanning machine's name.</param>
+    /// <param name="files">Every file of the scan; enumerated once, before <paramref name="digests"/>.</param>
+    /// <param name="digests">SHA-256s of some of those files, each under the stamp the file had when it was read; ends when the scan has no more.</param>
+    /// <param name="cancellationToken">Cancels the replacement and the recording.</param>
+    /// <returns>How many files were stored.</returns>
+    public virtual async Task<long> ReplaceFilesAndRecordDigestsAsync(string machine, IEnumerable<CatalogFile> files, IAsyncEnumerable<CatalogDigest> digests, CancellationToken cancellationToken = default)
+    {
+        if (digests is null)
+        {
+            throw new ArgumentNullException(nameof(digests));
+        }
+
+        var stored = await ReplaceFilesAsync(machine, files, cancellationToken).ConfigureAwait(false);
+        var all = new List<CatalogDigest>();
+        await foreach (var digest in digests.WithCancellation(cancellationToken).ConfigureAwait(false))
+        {
+            all.Add(digest);
+        }
+
+        if (all.Count > 0)
+        {
+            await RecordDigestsAsync(machine, all, cancellationToken).ConfigureAwait(false);
+        }
+
+        return stored;
+    }
 
     /// <summary>
     /// Every group of two or more distinct files (of any machines, as of their last scans) with the same size and

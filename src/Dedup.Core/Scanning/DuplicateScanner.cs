@@ -138,7 +138,7 @@ internal static class DuplicateScanner
         if (state.Catalog is { } catalog)
         {
             // Every file, unique sizes included: another machine may have one of the same size.
-            await catalog.ReplaceAsync(table, cancellationToken).ConfigureAwait(false);
+            await catalog.ReplaceAsync(state, table, cancellationToken).ConfigureAwait(false);
         }
 
         var sets = SizeBarrier.Split(table, keepSingles);
