@@ -85,6 +85,67 @@ public sealed class WholeReadTests
         Assert.Empty(OpenDescriptors.Under(tree.Root, includeRoot: false));
     }
 
+    [LinuxFact]
+    public async Task A_set_disposed_after_its_whole_reads_were_closed_closes_no_descriptor_of_another_file()
+    {
+        using var tree = new TempTree();
+        var content = TempTree.RandomBytes(100, 4);
+        tree.Write("a.bin", content);
+        tree.Write("b.bin", content);
+        tree.Write("other/c.txt", TempTree.RandomBytes(10, 5));
+
+        // The descriptor numbers the set reads through, seen while they are open.
+        var numbers = new HashSet<int>();
+        var observer = new Hook((_, _) => numbers.UnionWith(DescriptorsUnder(tree.Root)));
+        var (set, _) = await SetAsync(tree, observer);
+        var held = new List<Microsoft.Win32.SafeHandles.SafeFileHandle>();
+        try
+        {
+            ProbeStage.Run(set, ReaderFanOut.Single, [], CancellationToken.None);
+            Assert.Single(set.Groups);
+            Assert.NotEmpty(numbers);
+
+            // Closed once settled: the numbers are free, and the next opens take them (the lowest free number first).
+            for (var i = 0; i < 64 && !numbers.IsSubsetOf(held.Select(h => (int)h.DangerousGetHandle())); i++)
+            {
+                held.Add(File.OpenHandle(tree.PathOf("other/c.txt")));
+            }
+
+            set.Dispose(); // must not close those numbers again: they are other files' now
+            var buffer = new byte[10];
+            foreach (var handle in held)
+            {
+                Assert.Equal(10, RandomAccess.Read(handle, buffer, 0));
+            }
+        }
+        finally
+        {
+            set.Dispose();
+            held.ForEach(h => h.Dispose());
+        }
+    }
+
+    private static IEnumerable<int> DescriptorsUnder(string root)
+    {
+        foreach (var fd in Directory.EnumerateFileSystemEntries("/proc/self/fd"))
+        {
+            string? target = null;
+            try
+            {
+                target = new FileInfo(fd).LinkTarget;
+            }
+            catch (IOException)
+            {
+                // Closed while listing.
+            }
+
+            if (target is not null && target.StartsWith(root + "/", StringComparison.Ordinal) && !target.EndsWith(".txt", StringComparison.Ordinal))
+            {
+                yield return int.Parse(Path.GetFileName(fd), System.Globalization.CultureInfo.InvariantCulture);
+            }
+        }
+    }
+
     private static async Task<(FileComparisonSet Set, ScanState State)> SetAsync(TempTree tree, IReadObserver observer)
     {
         var finder = new DuplicateFinderBuilder().AddRoot(tree.Root).Build();
