@@ -210,6 +210,7 @@ public sealed class CacheExactnessTests : IDisposable
 
         // cp -a keeps names, sizes and mtimes: only identities and change times differ. Then make the copy differ.
         using var other = new TempTree();
+        var copied = System.Diagnostics.Stopwatch.StartNew();
         TempTree.Run("cp", "-a", Tree.Root + "/.", other.Root);
         File.WriteAllBytes(Path.Combine(other.Root, "small/b"), TempTree.RandomBytes(3000, 9));
         File.SetLastWriteTimeUtc(Path.Combine(other.Root, "small/b"), File.GetLastWriteTimeUtc(Tree.PathOf("small/b")));
@@ -218,7 +219,19 @@ public sealed class CacheExactnessTests : IDisposable
         Assert.Equal(expected, Scan.Canonical(groups));
         Assert.Equal(0, summary.Cache!.Hits);
         Assert.Equal(0, summary.Cache.Pruned); // the first tree's entries belong to its own roots
-        Assert.Equal(8, _fixture.CountEntries()); // the copy's files changed within the racy window: not cached yet
+
+        // The copy's files changed within the racy window (1 s before the end of the listing) are not cached yet: when
+        // the copy and both scans took under a second, none of them is; on a loaded machine some may be (CI under a
+        // concurrent mutation run: 15), which is as exact, and then only the first tree's 8 entries are certain.
+        var entries = _fixture.CountEntries();
+        if (copied.Elapsed < TimeSpan.FromSeconds(1))
+        {
+            Assert.Equal(8, entries);
+        }
+        else
+        {
+            Assert.InRange(entries, 8, 15);
+        }
     }
 
     [LinuxFact]
