@@ -125,6 +125,36 @@ public sealed class WholeReadTests
         }
     }
 
+    [LinuxFact]
+    public async Task A_file_gone_before_its_read_leaves_no_descriptor_to_check_or_close()
+    {
+        using var tree = new TempTree();
+        var content = TempTree.RandomBytes(100, 6);
+        foreach (var name in new[] { "a.bin", "b.bin", "c.bin" })
+        {
+            tree.Write(name, content);
+        }
+
+        var (set, state) = await SetAsync(tree, new Hook((_, _) => { }));
+        File.Delete(tree.PathOf("b.bin")); // listed, then gone: its slot never gets a descriptor
+        var standard = StandardDescriptors();
+        using (set)
+        {
+            ProbeStage.Run(set, ReaderFanOut.Single, [], CancellationToken.None);
+            Assert.Equal([0, 2], Assert.Single(set.Groups).Members);
+            Assert.True(set[1].Dropped);
+        }
+
+        // An empty slot is not a descriptor: closing the set closed none of the process's own (0, 1, 2 are never a file read here).
+        Assert.Equal(standard, StandardDescriptors());
+        Assert.Single(state.Errors.ToArray());
+        Assert.Empty(OpenDescriptors.Under(tree.Root, includeRoot: false));
+    }
+
+    /// <summary>What descriptors 0, 1 and 2 lead to (a closed one, or one reused by a later open, shows as changed).</summary>
+    private static string[] StandardDescriptors() =>
+        [.. new[] { 0, 1, 2 }.Select(fd => File.Exists($"/proc/self/fd/{fd}") ? new FileInfo($"/proc/self/fd/{fd}").LinkTarget ?? "?" : "closed")];
+
     private static IEnumerable<int> DescriptorsUnder(string root)
     {
         foreach (var fd in Directory.EnumerateFileSystemEntries("/proc/self/fd"))
