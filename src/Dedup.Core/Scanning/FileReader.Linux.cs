@@ -27,57 +27,59 @@ internal sealed unsafe partial class FileReader
     [SupportedOSPlatform("linux")]
     private bool TryReadOnceLinux(FileNode node, long offset1, Span<byte> destination1, long offset2, Span<byte> destination2, bool probe)
     {
-        var file = node.Primary;
-        var fd = TryOpenDescriptorLinux(file);
+        var fd = TryOpenAndReadLinux(node, offset1, destination1, offset2, destination2, probe);
         if (fd < 0)
         {
             return false;
         }
 
-        try
-        {
-            if (probe)
-            {
-                _ = Libc.FAdvise(fd, 0, 0, Libc.POSIX_FADV_RANDOM);
-            }
-
-            if (!ReadExactlyLinux(file, fd, offset1, destination1) || (!destination2.IsEmpty && !ReadExactlyLinux(file, fd, offset2, destination2)))
-            {
-                return false;
-            }
-        }
-        finally
-        {
-            _ = Libc.Close(fd);
-        }
-
-        if (!probe)
-        {
-            ShowObserver(node, offset1, destination1, offset2, destination2);
-        }
-
+        _ = Libc.Close(fd);
         return true;
     }
 
-    /// <summary>
-    /// <see cref="TryReadWholeKeepingOpen"/>: as <see cref="TryReadOnceLinux"/> for a whole read, without the close.
-    /// </summary>
+    /// <summary><see cref="TryReadWholeKeepingOpen"/>: as <see cref="TryReadOnceLinux"/> for a whole read, without the close.</summary>
     [SupportedOSPlatform("linux")]
     private int TryReadWholeKeepingOpenLinux(FileNode node, Span<byte> destination)
+        => TryOpenAndReadLinux(node, 0, destination, 0, default, probe: false);
+
+    /// <summary>
+    /// Opens the node's file, reads each (offset, destination) pair exactly and shows the observer the reads (not a
+    /// probe's); the open descriptor, or -1 on failure (reported; nothing left open).
+    /// </summary>
+    [SupportedOSPlatform("linux")]
+    private int TryOpenAndReadLinux(FileNode node, long offset1, Span<byte> destination1, long offset2, Span<byte> destination2, bool probe)
     {
-        var fd = TryOpenDescriptorLinux(node.Primary);
+        var file = node.Primary;
+        var fd = TryOpenDescriptorLinux(file);
         if (fd < 0)
         {
             return -1;
         }
 
-        if (!ReadExactlyLinux(node.Primary, fd, 0, destination))
+        if (probe)
+        {
+            _ = Libc.FAdvise(fd, 0, 0, Libc.POSIX_FADV_RANDOM);
+        }
+
+        if (!ReadExactlyLinux(file, fd, offset1, destination1) || (!destination2.IsEmpty && !ReadExactlyLinux(file, fd, offset2, destination2)))
         {
             _ = Libc.Close(fd);
             return -1;
         }
 
-        ShowObserver(node, 0, destination, 0, default);
+        if (!probe)
+        {
+            try
+            {
+                ShowObserver(node, offset1, destination1, offset2, destination2);
+            }
+            catch
+            {
+                _ = Libc.Close(fd); // an observer that throws leaves no descriptor behind
+                throw;
+            }
+        }
+
         return fd;
     }
 
