@@ -124,6 +124,19 @@ internal static class NativeLibrary
     }
 }
 
+/// <summary>Bit counting (the size barrier's row ranks).</summary>
+internal static class BitOperations
+{
+    public static int PopCount(ulong value)
+    {
+        // The classic SWAR count: no hardware instruction is reachable from netstandard2.0.
+        value -= (value >> 1) & 0x5555555555555555UL;
+        value = (value & 0x3333333333333333UL) + ((value >> 2) & 0x3333333333333333UL);
+        value = (value + (value >> 4)) & 0x0F0F0F0F0F0F0F0FUL;
+        return (int)((value * 0x0101010101010101UL) >> 56);
+    }
+}
+
 /// <summary>The libc calls only the netstandard2.0 stand-ins need.</summary>
 internal static unsafe class CompatLibc
 {

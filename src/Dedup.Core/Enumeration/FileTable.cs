@@ -150,24 +150,25 @@ internal sealed unsafe partial class FileTable
         _counts.Clear();
         _counts.AddRange(counts);
         _sealed = true;
-        Count = Pack(keep: null, renumber: default);
+        Count = Pack(keep: null);
     }
 
     /// <summary>
-    /// Drops every row not marked in <paramref name="keep"/>, moving the kept ones down in place (no second copy of the
-    /// table) and freeing the blocks left empty; <paramref name="renumber"/> receives each kept row's new number.
+    /// Drops every row whose bit in <paramref name="keep"/> (row <c>r</c> is bit <c>r % 64</c> of word <c>r / 64</c>) is
+    /// clear, moving the kept ones down in place (no second copy of the table) and freeing the blocks left empty. A kept
+    /// row's new number is the count of kept rows before it.
     /// </summary>
-    public void Retain(bool[] keep, Span<int> renumber)
+    public void Retain(ulong[] keep)
     {
         if (!_sealed)
         {
             throw new InvalidOperationException("The table is not sealed.");
         }
 
-        Count = Pack(keep, renumber);
+        Count = Pack(keep);
     }
 
-    private int Pack(bool[]? keep, Span<int> renumber)
+    private int Pack(ulong[]? keep)
     {
         var write = 0;
         var read = 0;
@@ -176,14 +177,9 @@ internal sealed unsafe partial class FileTable
             var block = Rows(_blocks[b]);
             for (var i = 0; i < _counts[b]; i++, read++)
             {
-                if (keep is not null && !keep[read])
+                if (keep is not null && (keep[read >> 6] & (1UL << read)) == 0)
                 {
                     continue;
-                }
-
-                if (!renumber.IsEmpty)
-                {
-                    renumber[read] = write;
                 }
 
                 // The write position never passes the read position, so no row is overwritten before it is read.

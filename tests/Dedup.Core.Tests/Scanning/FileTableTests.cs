@@ -227,6 +227,55 @@ public sealed class FileTableTests
         }
     }
 
+    [Theory]
+    [InlineData(false, null)]           // placed by counting sizes
+    [InlineData(false, 0)]              // sorted: too many sizes to count
+    [InlineData(true, null)]
+    [InlineData(true, 0)]
+    public void The_size_barrier_keeps_exactly_the_rows_that_can_have_a_duplicate_whether_it_counts_or_sorts(bool keepSingles, int? maxSizesCounted)
+    {
+        // Three blocks and more of rows: few shared sizes, lone sizes, hard-link pairs alone in their size or beside a
+        // copy, in an order unrelated to size, so that kept rows are spread over every 64-row word of the keep bits.
+        var random = new Random(17);
+        var model = new List<(string Name, long Size, ulong Inode)>();
+        var table = new FileTable();
+        var writer = table.CreateWriter();
+        var folder = table.AddFolder(Folder);
+        for (var i = 0; i < (3 * FileTable.BlockSize) + 777; i++)
+        {
+            var (size, inode) = random.Next(10) switch
+            {
+                < 4 => (random.Next(1, 300), (ulong)i + 1),                  // shared sizes
+                < 8 => (1_000_000L + i, (ulong)i + 1),                       // a size of its own
+                8 => (2_000_000L + (i / 2), 10_000_000UL + (ulong)(i / 2)),  // two names of one file, alone in their size
+                _ => (random.Next(1, 300), 20_000_000UL + (ulong)random.Next(50)), // links among the shared sizes
+            };
+            var name = $"n{i}";
+            model.Add((name, size, inode));
+            writer.Add(folder, System.Text.Encoding.UTF8.GetBytes(name), Row(size, inode));
+        }
+
+        writer.Complete();
+        var sets = SizeBarrier.Split(table, keepSingles, maxSizesCounted);
+
+        var expected = model.GroupBy(f => f.Size)
+            .Where(g => keepSingles || g.Select(f => f.Inode).Distinct().Count() >= 2)
+            .OrderBy(g => g.Key)
+            .Select(g => (g.Key, Names: g.OrderBy(f => f.Inode).ThenBy(f => int.Parse(f.Name.AsSpan(1), System.Globalization.CultureInfo.InvariantCulture)).Select(f => f.Name).ToArray()))
+            .ToList();
+        Assert.Equal(expected.Select(e => e.Key), sets.Select(s => s.Size));
+        Assert.Equal(expected.Sum(e => e.Names.Length), table.Count);
+        for (var s = 0; s < sets.Count; s++)
+        {
+            // Rows renumbered after the drop still address their own files, in identity then listing order.
+            Assert.Equal(expected[s].Names, sets[s].Rows.ToArray().Select(table.GetName));
+            Assert.All(sets[s].Rows.ToArray(), r => Assert.Equal(sets[s].Size, table[r].Length));
+            Assert.Equal(expected[s].Names.Length, sets[s].Files.Sum(n => 1 + (n.OtherNames?.Count ?? 0)));
+        }
+
+        Assert.Equal(model.Count, keepSingles ? table.Count : model.Count); // nothing dropped when every size is kept
+    }
+
     [LinuxFact(RequiresRoot = true)]
     public async Task A_folder_bind_mounted_inside_itself_is_listed_once_without_the_folder_set()
     {
