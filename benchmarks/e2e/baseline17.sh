@@ -30,6 +30,8 @@ run() { # mode run tool
   esac
   read -r e m i x u s < <(tail -1 "$t")
   printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$d" "$mode" "$r" "$tool" "$e" "$m" "$i" "$x" "$load" "$u" "$s" | tee -a "$tsv" >&2
+  # A "warm" run that read from disk (more than 64 MiB) measured the disk, not the program: say so where it is seen.
+  [ "$mode" != cold ] && [ "${i:-0}" -gt 131072 ] && echo "WARNING: warm run $r of $tool read $((i / 2048)) MiB from disk: not warm (is DAMON reclaim on? see docs/benchmarks.md)" >&2
 }
 prewarm; for tool in ${WARM_TOOLS:-dedup jdupes embedded}; do run warmup 0 $tool; done
 for r in $(seq 1 "$warm"); do for tool in ${WARM_TOOLS:-dedup jdupes embedded}; do run warm "$r" $tool; done; done
