@@ -228,9 +228,10 @@ public sealed class FileTableTests
     }
 
     [Theory]
-    [InlineData(false, null)]           // placed by counting sizes
+    [InlineData(false, int.MaxValue)]   // placed by counting sizes
     [InlineData(false, 0)]              // sorted: too many sizes to count
-    [InlineData(true, null)]
+    [InlineData(false, null)]           // the default: this tree has more sizes than an eighth of its rows, so sorted
+    [InlineData(true, int.MaxValue)]
     [InlineData(true, 0)]
     public void The_size_barrier_keeps_exactly_the_rows_that_can_have_a_duplicate_whether_it_counts_or_sorts(bool keepSingles, int? maxSizesCounted)
     {
