@@ -101,9 +101,13 @@ public sealed class CatalogHasherTests
             hasher.OnRead(node, 0, bytes.AsSpan(0, 1000), OpenFile.Of((int)handle.DangerousGetHandle()));
             Assert.Empty(handed);
             hasher.OnRead(node, 1000, bytes.AsSpan(1000), OpenFile.Of((int)handle.DangerousGetHandle()));
+            // Read again, whole or in pieces: hashed once.
+            hasher.OnRead(node, 0, bytes, OpenFile.Of((int)handle.DangerousGetHandle()));
+            hasher.OnRead(node, 0, bytes.AsSpan(0, 1000), OpenFile.Of((int)handle.DangerousGetHandle()));
         }
 
         Assert.Equal([node.Stamp], handed.Select(digest => digest.Stamp));
+        Assert.Equal([node.Primary.Identity], hasher.TakeReadWhole());
         Assert.Equal(System.Security.Cryptography.SHA256.HashData(File.ReadAllBytes(tree.PathOf("e/a.bin"))), handed[0].Sha256.ToArray());
         Assert.Equal(0, state.Errors.Count);
     }
