@@ -55,6 +55,12 @@ internal static class CatalogSchema
         -- Groups: digests by size and content.
         CREATE INDEX digests_content ON dedup.digests (size, sha256);
         """,
+        // 2: no content index. The group reads join the digests by hash (CatalogGroupReader: no nested loops), never
+        // through it (EXPLAIN at 2 × 250k digests); its random inserts were ~0.9 s of the server's CPU in a 250k-digest
+        // first scan, about half the digests' COPY (#19 session 13).
+        """
+        DROP INDEX IF EXISTS dedup.digests_content;
+        """,
     ];
 
     /// <summary>The version this library writes.</summary>

@@ -53,22 +53,43 @@ internal sealed class CatalogRows
     /// </remarks>
     public IEnumerable<CatalogFile> Rows()
     {
-        var buffer = new byte[4096];
+        var buffer = new byte[PathBufferSize];
+        // Each folder's bytes (with the separator) once, not its every ancestor encoded again per row (#19 session 13).
+        var prefixes = new byte[]?[_table.FolderCount];
         var order = IdentityOrder();
         for (var k = 0; k < order.Length; k++)
         {
             var row = _rows[order[k]];
             var name = _table.Names.GetBytes(row.Name);
-            var length = name.IsEmpty ? -1 : _table.GetFolder(row.Folder).WriteUtf8(buffer, name);
-            byte[]? path = length >= 0 ? buffer.AsSpan(0, length).ToArray()
-                : KernelNames.TryGetBytes(PathOf(in row).ToString(), out var exact) ? exact
-                : null;
+            var prefix = prefixes[row.Folder] ??= FolderPrefix(row.Folder, buffer);
+            byte[]? path = null;
+            if (!name.IsEmpty && prefix.Length > 0 && prefix.Length + name.Length < PathBufferSize)
+            {
+                // What the folder's WriteUtf8(buffer, name) writes, made straight into the row's array.
+                path = new byte[prefix.Length + name.Length];
+                prefix.CopyTo(path, 0);
+                name.CopyTo(path.AsSpan(prefix.Length));
+            }
+            else if (KernelNames.TryGetBytes(PathOf(in row).ToString(), out var exact))
+            {
+                path = exact;
+            }
+
             if (path is not null)
             {
                 Interlocked.Increment(ref _recorded);
                 yield return new CatalogFile(path, StampOf(in row));
             }
         }
+    }
+
+    private const int PathBufferSize = 4096;
+
+    /// <summary>The folder's path bytes ending in a separator, as a child's path starts; empty when they do not fit or cannot be made.</summary>
+    private byte[] FolderPrefix(int folder, byte[] buffer)
+    {
+        var length = _table.GetFolder(folder).WriteUtf8(buffer, []);
+        return length > 0 ? buffer.AsSpan(0, length).ToArray() : [];
     }
 
     /// <summary>The rows' indexes sorted by (device, inode), each compared as a signed 64-bit number.</summary>

@@ -105,14 +105,7 @@ internal sealed class CatalogSession(FileCatalog catalog, string machine, Action
             // Its failure is the scan's, observed by the scan: here only its end matters.
             await Task.WhenAny(compare).ConfigureAwait(false);
             cancellationToken.ThrowIfCancellationRequested();
-            (List<CatalogDigest> Digests, HashSet<FileIdentity> ReadWhole) taken = ([], []);
-            await threads.RunAsync(() => taken = _hasher.TakeDigests(state, threads, cancellationToken)).ConfigureAwait(false);
-            foreach (var digest in taken.Digests)
-            {
-                HandOn(digest);
-            }
-
-            var leftovers = rows.ToHash(_known, uniqueShared: null, taken.ReadWhole);
+            var leftovers = rows.ToHash(_known, uniqueShared: null, _hasher.TakeReadWhole());
             if (state.Errors.Count > 0)
             {
                 // A file the compare stage could not read is reported once: the catalog does not try it again.

@@ -71,7 +71,7 @@ internal sealed unsafe partial class FileReader
         {
             try
             {
-                ShowObserver(node, offset1, destination1, offset2, destination2);
+                ShowObserver(node, offset1, destination1, offset2, destination2, OpenFile.Of(fd));
             }
             catch
             {

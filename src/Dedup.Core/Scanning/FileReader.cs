@@ -98,21 +98,21 @@ internal sealed partial class FileReader : IDisposable
 
         if (!probe && map is null)
         {
-            ShowObserver(node, offset1, destination1, offset2, destination2);
+            ShowObserver(node, offset1, destination1, offset2, destination2, OpenFile.Of(handle));
         }
 
         return true;
     }
 
     /// <summary>Shows the observer a read of file offsets (one or two pieces), if there is one.</summary>
-    private void ShowObserver(FileNode node, long offset1, ReadOnlySpan<byte> destination1, long offset2, ReadOnlySpan<byte> destination2)
+    private void ShowObserver(FileNode node, long offset1, ReadOnlySpan<byte> destination1, long offset2, ReadOnlySpan<byte> destination2, OpenFile file)
     {
         if (_observer is not null)
         {
-            _observer.OnRead(node, offset1, destination1);
+            _observer.OnRead(node, offset1, destination1, file);
             if (!destination2.IsEmpty)
             {
-                _observer.OnRead(node, offset2, destination2);
+                _observer.OnRead(node, offset2, destination2, file);
             }
         }
     }
@@ -167,7 +167,7 @@ internal sealed partial class FileReader : IDisposable
 
         if (map is null)
         {
-            _observer?.OnRead(node, offset, destination);
+            _observer?.OnRead(node, offset, destination, OpenFile.Of(handle));
         }
 
         return true;
@@ -216,6 +216,13 @@ internal sealed partial class FileReader : IDisposable
             }
         }
     }
+
+    /// <summary>
+    /// <see cref="IsUnchanged(FileNode, SafeFileHandle?)"/> through the open file a read observer was shown (a
+    /// <c>statx</c> of its descriptor on Linux, no walk of its path), or by path for <see cref="OpenFile.None"/>.
+    /// </summary>
+    public bool IsUnchanged(FileNode node, OpenFile file) =>
+        file.Descriptor >= 0 && OperatingSystem.IsLinux() ? IsUnchangedLinux(node, file.Descriptor) : IsUnchanged(node, file.Handle);
 
     /// <summary>Closes the folder descriptors; called once the scan's readers have stopped.</summary>
     public void Dispose() => _folders.Dispose();

@@ -43,10 +43,10 @@ internal sealed class ScanState
     /// <summary>Two observers of the same reads (media's PNG walk and the catalog's hashing).</summary>
     private sealed class BothObservers(IReadObserver first, IReadObserver second) : IReadObserver
     {
-        public void OnRead(FileNode node, long offset, ReadOnlySpan<byte> bytes)
+        public void OnRead(FileNode node, long offset, ReadOnlySpan<byte> bytes, OpenFile file)
         {
-            first.OnRead(node, offset, bytes);
-            second.OnRead(node, offset, bytes);
+            first.OnRead(node, offset, bytes, file);
+            second.OnRead(node, offset, bytes, file);
         }
     }
 

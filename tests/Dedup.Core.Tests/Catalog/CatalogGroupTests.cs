@@ -222,4 +222,45 @@ public sealed class CatalogGroupTests(PostgresFixture postgres)
         Assert.Equal(CatalogErrorKind.SchemaTooNew, error.Kind);
         Assert.Contains("version 99", error.Message, StringComparison.Ordinal);
     }
+
+    [PostgresFact]
+    public async Task A_version_1_catalog_loses_the_content_index_and_keeps_its_groups()
+    {
+        string database = postgres.NewDatabase("schema2");
+        await using (var catalog = new PostgresCatalog(database))
+        {
+            await catalog.ReplaceFilesAsync("a", [File("/a/x", 10, 1), File("/a/y", 20, 2)]);
+            await catalog.ReplaceFilesAsync("b", [File("/b/x", 10, 3)]);
+            await catalog.RecordDigestsAsync("a", [new CatalogDigest(Stamp(10, 1), Sha("A"))]);
+            await catalog.RecordDigestsAsync("b", [new CatalogDigest(Stamp(10, 3), Sha("A"))]);
+        }
+
+        // Back to version 1 as an older library left it: its content index, no step 2.
+        await ExecuteAsync(database, "CREATE INDEX digests_content ON dedup.digests (size, sha256); DELETE FROM dedup.schema_version WHERE version > 1");
+        Assert.Equal(1L, await ScalarAsync(database, "SELECT count(*) FROM pg_indexes WHERE schemaname = 'dedup' AND indexname = 'digests_content'"));
+
+        await using (var catalog = new PostgresCatalog(database))
+        {
+            Assert.Equal(1, await catalog.MigrateAsync());
+            Assert.Equal(0L, await ScalarAsync(database, "SELECT count(*) FROM pg_indexes WHERE schemaname = 'dedup' AND indexname = 'digests_content'"));
+            var group = Assert.Single(await catalog.FindGroupsAsync("a"));
+            Assert.Equal(["a", "b"], group.Files.Select(file => file.Machine));
+        }
+    }
+
+    private static async Task ExecuteAsync(string database, string sql)
+    {
+        await using var connection = new Npgsql.NpgsqlConnection(database);
+        await connection.OpenAsync();
+        await using var command = new Npgsql.NpgsqlCommand(sql, connection);
+        await command.ExecuteNonQueryAsync();
+    }
+
+    private static async Task<long> ScalarAsync(string database, string sql)
+    {
+        await using var connection = new Npgsql.NpgsqlConnection(database);
+        await connection.OpenAsync();
+        await using var command = new Npgsql.NpgsqlCommand(sql, connection);
+        return (long)(await command.ExecuteScalarAsync())!;
+    }
 }

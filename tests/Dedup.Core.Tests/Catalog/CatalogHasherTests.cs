@@ -7,13 +7,13 @@ using Dedup.Core.Tests.Infrastructure;
 namespace Dedup.Core.Tests.Catalog;
 
 /// <summary>
-/// <see cref="CatalogHasher"/> hands checked digests on while the compare stage still reads, a round after they
-/// completed, so the catalog can store them meanwhile; a file changed after its read gets none.
+/// <see cref="CatalogHasher"/> checks a digest as the read that completes it ends, through the descriptor that read went
+/// through (still open), and hands it on at once; a file changed before that check gets none.
 /// </summary>
 public sealed class CatalogHasherTests
 {
     [Fact]
-    public async Task Digests_are_handed_on_a_round_after_they_complete_and_the_rest_when_taken()
+    public async Task Digests_are_checked_and_handed_on_as_they_complete()
     {
         using var tree = new TempTree();
         for (var i = 0; i < 5; i++)
@@ -23,56 +23,100 @@ public sealed class CatalogHasherTests
 
         var (nodes, state) = await NodesAsync(tree);
         var handed = new List<CatalogDigest>();
-        var hasher = new CatalogHasher { HandOnEvery = 2 };
+        var hasher = new CatalogHasher();
         hasher.Start([], state, handed.Add);
 
         foreach (var node in nodes)
         {
-            hasher.OnRead(node, 0, File.ReadAllBytes(node.Primary.Path.ToString()));
+            using var handle = File.OpenHandle(node.Primary.Path.ToString());
+            hasher.OnRead(node, 0, ReadAll(handle, node), OpenFile.Of(handle));
+            Assert.Equal(node.Stamp, handed[^1].Stamp); // handed on by the read that completed it
         }
 
-        // Five completed: the second completion ages the first two, the fourth hands them on; the other three wait.
-        Assert.Equal(nodes.Take(2).Select(node => node.Stamp), handed.Select(digest => digest.Stamp));
-        await using var threads = new ScanThreads(2);
-        var (rest, readWhole) = hasher.TakeDigests(state, threads, CancellationToken.None);
-        Assert.Equal(nodes.Skip(2).Select(node => node.Stamp).Order(ByInode.Instance), rest.Select(digest => digest.Stamp).Order(ByInode.Instance));
-        Assert.Equal(5, readWhole.Count);
-        Assert.All(handed.Concat(rest), digest => Assert.Equal(
+        Assert.Equal(nodes.Select(node => node.Stamp), handed.Select(digest => digest.Stamp));
+        Assert.Equal(5, hasher.TakeReadWhole().Count);
+        Assert.All(handed, digest => Assert.Equal(
             System.Security.Cryptography.SHA256.HashData(File.ReadAllBytes(nodes.Single(node => node.Stamp == digest.Stamp).Primary.Path.ToString())),
             digest.Sha256.ToArray()));
         Assert.Equal(0, state.Errors.Count);
     }
 
-    [Fact]
-    public async Task A_file_rewritten_after_its_digest_completed_is_not_handed_on()
+    [Theory]
+    [InlineData(false)]
+    [InlineData(true)]
+    public async Task A_file_rewritten_between_its_read_and_the_check_gets_no_digest(bool byDescriptor)
     {
         using var tree = new TempTree();
-        for (var i = 0; i < 4; i++)
-        {
-            tree.Write($"f{i}.bin", TempTree.RandomBytes(1000, 200 + i));
-        }
-
+        tree.Write("a.bin", TempTree.RandomBytes(1000, 200));
+        tree.Write("b.bin", TempTree.RandomBytes(1000, 201));
         var (nodes, state) = await NodesAsync(tree);
         var handed = new List<CatalogDigest>();
-        var hasher = new CatalogHasher { HandOnEvery = 2 };
+        var hasher = new CatalogHasher();
         hasher.Start([], state, handed.Add);
 
         var first = nodes[0];
-        hasher.OnRead(first, 0, File.ReadAllBytes(first.Primary.Path.ToString()));
-        // Rewritten with its size and modification time put back: only the change time tells.
-        var written = File.GetLastWriteTimeUtc(first.Primary.Path.ToString());
-        await Task.Delay(50); // past the kernel's coarse clock: the change time moves
-        await File.WriteAllBytesAsync(first.Primary.Path.ToString(), TempTree.RandomBytes(1000, 300));
-        File.SetLastWriteTimeUtc(first.Primary.Path.ToString(), written);
-        foreach (var node in nodes.Skip(1))
+        var path = first.Primary.Path.ToString();
+        using (var handle = File.OpenHandle(path))
         {
-            hasher.OnRead(node, 0, File.ReadAllBytes(node.Primary.Path.ToString()));
+            var bytes = ReadAll(handle, first);
+            // Rewritten in place (same inode) with its size and modification time put back: only the change time tells.
+            var written = File.GetLastWriteTimeUtc(path);
+            await Task.Delay(50); // past the kernel's coarse clock: the change time moves
+            using (var rewrite = new FileStream(path, FileMode.Open, FileAccess.Write))
+            {
+                rewrite.Write(TempTree.RandomBytes(1000, 300));
+            }
+
+            File.SetLastWriteTimeUtc(path, written);
+            hasher.OnRead(first, 0, bytes, byDescriptor ? OpenFile.Of((int)handle.DangerousGetHandle()) : OpenFile.Of(handle));
+        }
+
+        using (var handle = File.OpenHandle(nodes[1].Primary.Path.ToString()))
+        {
+            hasher.OnRead(nodes[1], 0, ReadAll(handle, nodes[1]), OpenFile.Of(handle));
         }
 
         Assert.Equal([nodes[1].Stamp], handed.Select(digest => digest.Stamp));
-        await using var threads = new ScanThreads(1);
-        var (rest, _) = hasher.TakeDigests(state, threads, CancellationToken.None);
-        Assert.Equal(nodes.Skip(2).Select(node => node.Stamp).Order(ByInode.Instance), rest.Select(digest => digest.Stamp).Order(ByInode.Instance));
+        Assert.Equal(2, hasher.TakeReadWhole().Count); // the rewritten one is not read again either
+    }
+
+    [Fact]
+    public async Task The_check_goes_through_the_open_descriptor_not_the_path()
+    {
+        // Its folder renamed after its read (the file's own change time stays): the bytes read are still the listed
+        // file's, so its digest stands; a check by path would have found nothing there and reported the file.
+        using var tree = new TempTree();
+        tree.Write("d/a.bin", TempTree.RandomBytes(3000, 400));
+        var (nodes, state) = await NodesAsync(tree);
+        var handed = new List<CatalogDigest>();
+        var hasher = new CatalogHasher();
+        hasher.Start([], state, handed.Add);
+
+        var node = nodes[0];
+        using (var handle = File.OpenHandle(node.Primary.Path.ToString()))
+        {
+            var bytes = ReadAll(handle, node);
+            Directory.Move(tree.PathOf("d"), tree.PathOf("e"));
+            // Fed in two reads: the second completes the digest and is checked.
+            hasher.OnRead(node, 0, bytes.AsSpan(0, 1000), OpenFile.Of((int)handle.DangerousGetHandle()));
+            Assert.Empty(handed);
+            hasher.OnRead(node, 1000, bytes.AsSpan(1000), OpenFile.Of((int)handle.DangerousGetHandle()));
+            // Read again, whole or in pieces: hashed once.
+            hasher.OnRead(node, 0, bytes, OpenFile.Of((int)handle.DangerousGetHandle()));
+            hasher.OnRead(node, 0, bytes.AsSpan(0, 1000), OpenFile.Of((int)handle.DangerousGetHandle()));
+        }
+
+        Assert.Equal([node.Stamp], handed.Select(digest => digest.Stamp));
+        Assert.Equal([node.Primary.Identity], hasher.TakeReadWhole());
+        Assert.Equal(System.Security.Cryptography.SHA256.HashData(File.ReadAllBytes(tree.PathOf("e/a.bin"))), handed[0].Sha256.ToArray());
+        Assert.Equal(0, state.Errors.Count);
+    }
+
+    private static byte[] ReadAll(Microsoft.Win32.SafeHandles.SafeFileHandle handle, FileNode node)
+    {
+        var bytes = new byte[node.Primary.Length];
+        Assert.Equal(bytes.Length, RandomAccess.Read(handle, bytes, 0));
+        return bytes;
     }
 
     /// <summary>The tree's files as compare-stage nodes, in name order, and a scan state to check them with.</summary>
@@ -86,12 +130,5 @@ public sealed class CatalogHasherTests
         }
 
         return (files.OrderBy(file => file.Path.ToString(), StringComparer.Ordinal).Select(file => new FileNode(file)).ToList(), new ScanState(finder.Options));
-    }
-
-    private sealed class ByInode : IComparer<Core.Caching.FileStamp>
-    {
-        public static readonly ByInode Instance = new();
-
-        public int Compare(Core.Caching.FileStamp x, Core.Caching.FileStamp y) => x.Identity.FileId.CompareTo(y.Identity.FileId);
     }
 }

@@ -96,6 +96,6 @@ public sealed class FileReaderTests
     {
         public List<(long Offset, int Length)> Reads { get; } = [];
 
-        public void OnRead(FileNode node, long offset, ReadOnlySpan<byte> bytes) => Reads.Add((offset, bytes.Length));
+        public void OnRead(FileNode node, long offset, ReadOnlySpan<byte> bytes, OpenFile file) => Reads.Add((offset, bytes.Length));
     }
 }

@@ -195,6 +195,6 @@ public sealed class WholeReadTests
 
     private sealed class Hook(Action<FileNode, long> onRead) : IReadObserver
     {
-        public void OnRead(FileNode node, long offset, ReadOnlySpan<byte> bytes) => onRead(node, offset);
+        public void OnRead(FileNode node, long offset, ReadOnlySpan<byte> bytes, OpenFile file) => onRead(node, offset);
     }
 }

@@ -18,7 +18,7 @@ internal sealed class PngFollower(MediaOptions options) : IReadObserver
 
     private readonly MediaOptions _options = options;
 
-    public void OnRead(FileNode node, long offset, ReadOnlySpan<byte> bytes)
+    public void OnRead(FileNode node, long offset, ReadOnlySpan<byte> bytes, OpenFile file)
     {
         if (!_streams.TryGetValue(node, out var stream))
         {
