@@ -67,6 +67,60 @@ public sealed class ReportFileTests
         Assert.Equal(["report.json"], Directory.GetFiles(tree.PathOf("out")).Select(Path.GetFileName));
     }
 
+    [LinuxFact(RequiresRoot = true)]
+    public async Task A_report_to_a_device_is_written_to_it_and_leaves_the_device_in_place()
+    {
+        // A private /dev/null (the same device numbers) in the test's folder: renaming over it, as a regular report
+        // is published, would have replaced the device node with a plain file (it did, to /dev/null, before).
+        using var tree = ManyGroups();
+        var device = tree.PathOf("out/null");
+        Directory.CreateDirectory(tree.PathOf("out"));
+        TempTree.Run("mknod", device, "c", "1", "3");
+
+        var (exit, _, stderr) = await CliProcess.RunAsync(["find", "--format", "json", "-o", device, tree.PathOf("data")]);
+
+        Assert.True(exit == 0, stderr);
+        Assert.Equal("character special file", FileType(device));
+        Assert.Equal(["null"], Directory.GetFileSystemEntries(tree.PathOf("out")).Select(Path.GetFileName)); // no temporary left
+    }
+
+    [LinuxFact]
+    public async Task A_report_to_a_fifo_reaches_its_reader_and_the_fifo_stays()
+    {
+        using var tree = ManyGroups();
+        Directory.CreateDirectory(tree.PathOf("out"));
+        var fifo = tree.PathOf("out/pipe");
+        TempTree.Run("mkfifo", fifo);
+        var reader = Task.Run(() => File.ReadAllText(fifo)); // blocks until the CLI opens the other end
+
+        var (exit, _, stderr) = await CliProcess.RunAsync(["find", "--format", "json", "-o", fifo, tree.PathOf("data")]);
+
+        Assert.True(exit == 0, stderr);
+        using var json = JsonDocument.Parse(await reader.WaitAsync(TimeSpan.FromSeconds(60)));
+        Assert.True(json.RootElement.GetProperty("groups").GetArrayLength() > 0);
+        Assert.Equal("fifo", FileType(fifo));
+    }
+
+    [LinuxFact]
+    public async Task A_report_to_a_symbolic_link_replaces_its_target_and_keeps_the_link()
+    {
+        using var tree = ManyGroups();
+        tree.Write("reports/latest.json", "the previous report");
+        Directory.CreateDirectory(tree.PathOf("out"));
+        var link = tree.PathOf("out/report.json");
+        File.CreateSymbolicLink(link, tree.PathOf("reports/latest.json"));
+
+        var (exit, _, stderr) = await CliProcess.RunAsync(["find", "--format", "json", "-o", link, tree.PathOf("data")]);
+
+        Assert.True(exit == 0, stderr);
+        Assert.Equal(tree.PathOf("reports/latest.json"), new FileInfo(link).LinkTarget);
+        using var json = JsonDocument.Parse(await File.ReadAllTextAsync(tree.PathOf("reports/latest.json")));
+        Assert.True(json.RootElement.GetProperty("groups").GetArrayLength() > 0);
+        Assert.Equal(["latest.json"], Directory.GetFiles(tree.PathOf("reports")).Select(Path.GetFileName));
+    }
+
+    private static string FileType(string path) => ProcessRunner.RunChecked("stat", ["-c", "%F", path]).Trim();
+
     [LinuxFact]
     public async Task Ctrl_C_leaves_the_previous_report_untouched_and_says_so()
     {
