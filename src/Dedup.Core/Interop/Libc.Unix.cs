@@ -98,7 +98,38 @@ internal static unsafe partial class Libc
         return fd;
     }
 
-    #if NET
+        /// <summary><c>openat2</c>'s <c>RESOLVE_NO_MAGICLINKS | RESOLVE_NO_SYMLINKS</c>: no component of the path may be a link.</summary>
+    public const ulong RESOLVE_NO_LINKS = 0x02 | 0x04;
+
+    // openat2 (Linux 5.6) has the same number on every architecture; glibc 2.36 has no wrapper for it.
+    private const long SYS_openat2 = 437;
+
+    [StructLayout(LayoutKind.Sequential)]
+    private struct OpenHow
+    {
+        public ulong Flags;
+        public ulong Mode;
+        public ulong Resolve;
+    }
+
+    /// <summary><c>openat2</c> with <paramref name="resolve"/> flags; -1 with <c>ENOSYS</c> on a kernel before 5.6.</summary>
+    public static int OpenAt2(int dirfd, byte* path, int flags, ulong resolve)
+    {
+        var how = new OpenHow { Flags = (ulong)(uint)flags, Resolve = resolve };
+        return (int)Syscall(SYS_openat2, dirfd, path, &how, (nuint)sizeof(OpenHow));
+    }
+
+    // Variadic in C; the call passes every argument in a register on x86-64 and arm64 alike, and glibc's syscall()
+    // only moves them into place.
+#if NET
+    [LibraryImport(LibraryName, EntryPoint = "syscall", SetLastError = true)]
+    private static partial long Syscall(long number, int dirfd, byte* path, OpenHow* how, nuint size);
+#else
+    [DllImport(LibraryName, EntryPoint = "syscall", SetLastError = true, ExactSpelling = true)]
+    private static extern long Syscall(long number, int dirfd, byte* path, OpenHow* how, nuint size);
+#endif
+
+#if NET
     [LibraryImport(LibraryName, EntryPoint = "openat", SetLastError = true)]
     public static partial int OpenAt(int dirfd, byte* path, int flags, int mode);
 #else

@@ -126,25 +126,28 @@ internal sealed unsafe partial class FileReader
     private int TryOpenDescriptorLinux(ScannedFile file)
     {
         Span<byte> path = stackalloc byte[PathBufferSize];
-        var dirfd = Locate(file, path);
+        var dirfd = Locate(file, path, out var beneathRoot);
         if (dirfd == InvalidName)
         {
             ReportError(file.Path.ToString(), ScanErrorKind.InvalidName, "Path too long to open");
             return -1;
         }
 
-        // O_NONBLOCK: should a FIFO have replaced the file since it was listed, open must not hang.
-        const int Flags = Libc.O_RDONLY | Libc.O_CLOEXEC | Libc.O_NONBLOCK;
+        // O_NONBLOCK: should a FIFO have replaced the file since it was listed, open must not hang. Not following
+        // links, a link now on the path is one swapped in since the listing: it is not opened through (a device's
+        // open alone can act), at the file's name (O_NOFOLLOW) nor, below a root's descriptor, on the way (openat2).
+        var flags = Libc.O_RDONLY | Libc.O_CLOEXEC | Libc.O_NONBLOCK | (_refuseLinks ? Libc.O_NOFOLLOW : 0);
+        var noLinks = _refuseLinks && beneathRoot;
         int fd;
         fixed (byte* p = path)
         {
             var noAtime = AskNoAtime(file);
-            fd = Libc.OpenAt(dirfd, p, noAtime ? Flags | Libc.O_NOATIME : Flags, 0);
+            fd = Open(dirfd, p, noAtime ? flags | Libc.O_NOATIME : flags, noLinks);
             if (fd < 0 && noAtime && Marshal.GetLastPInvokeError() == Libc.EPERM)
             {
                 // O_NOATIME is only allowed on files we own (or with CAP_FOWNER).
                 Interlocked.Increment(ref _noAtimeRefusals);
-                fd = Libc.OpenAt(dirfd, p, Flags, 0);
+                fd = Open(dirfd, p, flags, noLinks);
             }
             else if (fd >= 0 && noAtime)
             {
@@ -154,7 +157,16 @@ internal sealed unsafe partial class FileReader
 
         if (fd < 0)
         {
-            ReportErrno(file.Path.ToString(), Marshal.GetLastPInvokeError());
+            var errno = Marshal.GetLastPInvokeError();
+            if (errno == Libc.ELOOP && _refuseLinks)
+            {
+                ReportChanged(file, "a symbolic link now stands on its path; not followed");
+            }
+            else
+            {
+                ReportErrno(file.Path.ToString(), errno);
+            }
+
             return -1;
         }
 
@@ -174,6 +186,33 @@ internal sealed unsafe partial class FileReader
         }
 
         return fd;
+    }
+
+    /// <summary>Set once <c>openat2</c> proved missing (a kernel before 5.6, or a seccomp filter that refuses it).</summary>
+    private static volatile bool s_noOpenAt2;
+
+    /// <summary>
+    /// <c>openat</c>, or with <paramref name="noLinks"/> <c>openat2</c> refusing a link on any component (<c>ELOOP</c>);
+    /// without <c>openat2</c>, <c>openat</c> (<c>O_NOFOLLOW</c> in <paramref name="flags"/> still guards the last name).
+    /// </summary>
+    [SupportedOSPlatform("linux")]
+    private static int Open(int dirfd, byte* path, int flags, bool noLinks)
+    {
+        if (noLinks && !s_noOpenAt2)
+        {
+            var fd = Libc.OpenAt2(dirfd, path, flags, Libc.RESOLVE_NO_LINKS);
+            var errno = fd < 0 ? Marshal.GetLastPInvokeError() : 0;
+
+            // EPERM for a plain read-only open is a seccomp filter's answer, not the file's (that would be EACCES).
+            if (fd >= 0 || !(errno == Libc.ENOSYS || (errno == Libc.EPERM && (flags & Libc.O_NOATIME) == 0)))
+            {
+                return fd;
+            }
+
+            s_noOpenAt2 = true;
+        }
+
+        return Libc.OpenAt(dirfd, path, flags, 0);
     }
 
     [SupportedOSPlatform("linux")]
@@ -230,8 +269,14 @@ internal sealed unsafe partial class FileReader
     /// <remarks>With <paramref name="atPath"/>, for the last check before a report: see <see cref="FolderHandles.LocateAtPath"/>.</remarks>
     [SupportedOSPlatform("linux")]
     [SkipLocalsInit] // the path buffers are written, NUL-terminated, before use: zeroing 4 KiB per file showed in perf
-    private int Locate(ScannedFile file, Span<byte> destination, bool atPath = false)
+    private int Locate(ScannedFile file, Span<byte> destination, bool atPath = false) => Locate(file, destination, out _, atPath);
+
+    // As above; beneathRoot as FolderHandles.Locate gives it.
+    [SupportedOSPlatform("linux")]
+    [SkipLocalsInit]
+    private int Locate(ScannedFile file, Span<byte> destination, out bool beneathRoot, bool atPath = false)
     {
+        beneathRoot = false;
         if (file.Folder is not { } folder)
         {
             return file.Path.WriteUtf8(destination) < 0 ? InvalidName : Libc.AT_FDCWD;
@@ -241,12 +286,12 @@ internal sealed unsafe partial class FileReader
         var name = file.NameBytes;
         if (!name.IsEmpty)
         {
-            return atPath ? _folders.LocateAtPath(folder, name, destination) : _folders.Locate(folder, name, destination);
+            return atPath ? _folders.LocateAtPath(folder, name, destination) : _folders.Locate(folder, name, destination, out beneathRoot);
         }
 
         Span<byte> encoded = stackalloc byte[1024];
         return Paths.KernelNames.TryEncode(file.Path.Name.AsSpan(), encoded, out var count) && count > 0
-            ? (atPath ? _folders.LocateAtPath(folder, encoded[..count], destination) : _folders.Locate(folder, encoded[..count], destination))
+            ? (atPath ? _folders.LocateAtPath(folder, encoded[..count], destination) : _folders.Locate(folder, encoded[..count], destination, out beneathRoot))
             : InvalidName;
     }
 

@@ -25,6 +25,7 @@ internal sealed partial class FileReader : IDisposable
     private readonly IReadObserver? _observer;
     private readonly uint _effectiveUid;
     private readonly FolderHandles _folders;
+    private readonly bool _refuseLinks;
     private long _bytesRead;
     private int _noAtimeRefusals;
     private int _noAtimeOpens;
@@ -34,9 +35,13 @@ internal sealed partial class FileReader : IDisposable
     /// <param name="trustedIdentities">Whether listed identities come from the library's own enumerator (see <see cref="IdentityCheck"/>).</param>
     /// <param name="observer">Sees the bytes of every whole-file read except probes.</param>
     /// <param name="threads">How many threads read at once (the folder descriptor cache leaves room for their files).</param>
-    public FileReader(BufferPool buffers, ScanErrorSink errors, bool trustedIdentities, IReadObserver? observer = null, int threads = 1)
+    /// <param name="roots">The scan's roots (see <see cref="FolderHandles"/>).</param>
+    /// <param name="refuseLinks">Whether a symbolic link on a file's path is one swapped in since the listing, never to
+    /// be opened through: the library's own enumerator, not following links.</param>
+    public FileReader(BufferPool buffers, ScanErrorSink errors, bool trustedIdentities, IReadObserver? observer = null, int threads = 1, IEnumerable<Paths.AbsolutePath>? roots = null, bool refuseLinks = false)
     {
-        _folders = new FolderHandles(threads);
+        _folders = new FolderHandles(threads, roots);
+        _refuseLinks = refuseLinks;
         _buffers = buffers;
         _errors = errors;
         _identities = new IdentityCheck(trustedIdentities);

@@ -22,6 +22,7 @@ internal sealed class FolderDescriptorTable
     private int[] _hashes = [];
     private int[] _values = [];
     private int[] _atPath = []; // 0 not yet known, 1 at its path, -1 not
+    private bool[] _beneath = [];
     private readonly int _size;
     private readonly int _mask;
     private readonly int _limit;
@@ -82,7 +83,7 @@ internal sealed class FolderDescriptorTable
     /// (<paramref name="existing"/> is then its value) or the table is full (<paramref name="existing"/> is
     /// <see cref="Closed"/>).
     /// </summary>
-    public int TryAdd(AbsolutePath folder, int value, out int existing)
+    public int TryAdd(AbsolutePath folder, int value, out int existing, bool beneath = false)
     {
         lock (_gate)
         {
@@ -92,6 +93,7 @@ internal sealed class FolderDescriptorTable
                 _hashes = new int[_size];
                 _values = new int[_size];
                 _atPath = new int[_size];
+                _beneath = new bool[_size];
                 keys = new AbsolutePath?[_size];
                 Volatile.Write(ref _keys, keys);
             }
@@ -115,6 +117,7 @@ internal sealed class FolderDescriptorTable
 
             _values[i] = value;
             _hashes[i] = hash;
+            _beneath[i] = beneath;
             Volatile.Write(ref keys[i], folder); // value and hash first: a reader that sees the key sees them
             _count++;
             existing = value;
@@ -137,6 +140,12 @@ internal sealed class FolderDescriptorTable
             }
         }
     }
+
+    /// <summary>
+    /// Whether the descriptor in <paramref name="slot"/> is a scan root's, or was opened from one one name at a time
+    /// without following links: every path below it then names only folders the scan listed (<see cref="FolderHandles"/>).
+    /// </summary>
+    public bool IsBeneathRoot(int slot) => _beneath[slot];
 
     /// <summary>Whether the folder in <paramref name="slot"/> was found at its path: 1 yes, -1 no, 0 not asked yet.</summary>
     public int AtPath(int slot) => Volatile.Read(ref _atPath[slot]);

@@ -12,7 +12,7 @@ namespace Dedup.Core.Scanning;
 /// identity, and a folder is opened with <c>O_NOFOLLOW</c> (a folder replaced by a link is reached by path instead).
 /// The last check before a group is reported (<see cref="LocateAtPath"/>) goes through a descriptor only once its folder
 /// was found, by full path, to be still where the report will say it is.
-/// Linux only; elsewhere <see cref="Locate"/> writes the full path.
+/// Linux only; elsewhere <see cref="Locate"/> writes the full path. A root is opened by its path and never through a folder above it, and every folder below one by its name from its parent's descriptor: a path written below such a descriptor holds only folders the scan listed, so a link on it is one put there since, and is refused when the scan does not follow links (<see cref="FileReader"/>).
 /// </summary>
 internal sealed unsafe class FolderHandles : IDisposable
 {
@@ -29,11 +29,16 @@ internal sealed unsafe class FolderHandles : IDisposable
 
     /// <param name="threads">The scan's threads: each may hold up to <see cref="FileReader.LazyHandles.MaxOpen"/> files
     /// open, which the cache leaves room for.</param>
-    public FolderHandles(int threads = 1)
+    /// <param name="roots">The scan's roots: opened by their paths (links followed, as the listing did), never
+    /// through a folder above them, so the folders below one are reached from it one listed name at a time.</param>
+    public FolderHandles(int threads = 1, IEnumerable<AbsolutePath>? roots = null)
     {
         _capacity = CapacityFor(threads);
         _fds = new FolderDescriptorTable(_capacity);
+        _roots = roots is null ? null : new HashSet<AbsolutePath>(roots);
     }
+
+    private readonly HashSet<AbsolutePath>? _roots;
 
     /// <summary>How many folder descriptors this cache keeps at most (tests).</summary>
     internal int Capacity => _capacity;
@@ -61,12 +66,19 @@ internal sealed unsafe class FolderHandles : IDisposable
     /// Writes the NUL-terminated path of the entry named <paramref name="name"/> (the kernel's bytes) in
     /// <paramref name="folder"/>, relative to the returned descriptor, or whole with <c>AT_FDCWD</c>.
     /// </summary>
+    /// <param name="folder">The folder holding the entry.</param>
+    /// <param name="name">The entry's name.</param>
+    /// <param name="destination">Receives the path.</param>
+    /// <param name="beneathRoot">Whether the descriptor returned is a root's or reached from one without links (see
+    /// <see cref="FolderDescriptorTable.IsBeneathRoot"/>): a link anywhere on the path written is then none the scan
+    /// listed, and may be refused (<c>openat2</c>'s <c>RESOLVE_NO_SYMLINKS</c>).</param>
     /// <returns>The descriptor to open with; <see cref="int.MinValue"/> if the path does not fit or cannot be encoded.</returns>
-    public int Locate(AbsolutePath folder, ReadOnlySpan<byte> name, Span<byte> destination)
+    public int Locate(AbsolutePath folder, ReadOnlySpan<byte> name, Span<byte> destination, out bool beneathRoot)
     {
+        beneathRoot = false;
         if (OperatingSystem.IsLinux())
         {
-            var fd = GetOrOpen(folder, MaxClimb);
+            var fd = GetOrOpen(folder, MaxClimb, out beneathRoot);
             if (fd >= 0)
             {
                 return Terminate(destination, 0, name) ? fd : int.MinValue;
@@ -76,14 +88,18 @@ internal sealed unsafe class FolderHandles : IDisposable
             var ancestor = folder.Parent;
             for (var climbed = 0; ancestor is not null && climbed < MaxClimb; climbed++, ancestor = ancestor.Parent)
             {
-                if (_fds.TryGetValue(ancestor, out fd) && fd >= 0)
+                var slot = _fds.Find(ancestor);
+                fd = slot < 0 ? -1 : _fds.ValueAt(slot);
+                if (fd >= 0)
                 {
+                    beneathRoot = _fds.IsBeneathRoot(slot);
                     var written = WriteBelow(ancestor, folder, destination);
                     return written >= 0 && Terminate(destination, written, name) ? fd : int.MinValue;
                 }
             }
         }
 
+        beneathRoot = false;
         return folder.WriteUtf8(destination, name) >= 0 ? Interop.Libc.AT_FDCWD : int.MinValue;
     }
 
@@ -150,7 +166,7 @@ internal sealed unsafe class FolderHandles : IDisposable
     }
 
     /// <summary>A descriptor of <paramref name="folder"/> (tests), or -1 when it has none and none can be made.</summary>
-    internal int Get(AbsolutePath folder) => OperatingSystem.IsLinux() ? Math.Max(-1, GetOrOpen(folder, MaxClimb)) : -1;
+    internal int Get(AbsolutePath folder) => OperatingSystem.IsLinux() ? Math.Max(-1, GetOrOpen(folder, MaxClimb, out _)) : -1;
 
     /// <summary>Closes every descriptor; called once the scan's readers have stopped.</summary>
     public void Dispose()
@@ -167,11 +183,14 @@ internal sealed unsafe class FolderHandles : IDisposable
     }
 
     /// <summary>The folder's descriptor, opening it (and its uncached ancestors, up to <paramref name="budget"/> of them) while there is room.</summary>
-    private int GetOrOpen(AbsolutePath folder, int budget)
+    private int GetOrOpen(AbsolutePath folder, int budget, out bool beneathRoot)
     {
-        if (_fds.TryGetValue(folder, out var fd))
+        beneathRoot = false;
+        var found = _fds.Find(folder);
+        if (found >= 0)
         {
-            return fd;
+            beneathRoot = _fds.IsBeneathRoot(found);
+            return _fds.ValueAt(found);
         }
 
         if (_disposed || _full || budget <= 0)
@@ -185,9 +204,24 @@ internal sealed unsafe class FolderHandles : IDisposable
             return -1;
         }
 
+        // A root is opened by its path, as the listing opened it; a folder below one from its parent, by its name and
+        // without following a link, so it stays beneath the root only if its parent is.
         var parent = folder.Parent;
-        var parentFd = parent is null ? -1 : GetOrOpen(parent, budget - 1);
-        fd = parentFd >= 0 ? OpenChild(parentFd, folder) : OpenByPath(folder);
+        var isRoot = _roots?.Contains(folder) == true;
+        var parentBeneath = false;
+        var parentFd = parent is null || isRoot ? -1 : GetOrOpen(parent, budget - 1, out parentBeneath);
+        int fd;
+        if (parentFd >= 0)
+        {
+            fd = OpenChild(parentFd, folder, out var byName);
+            beneathRoot = byName && parentBeneath;
+        }
+        else
+        {
+            fd = OpenByPath(folder);
+            beneathRoot = isRoot;
+        }
+
         if (fd == Unopenable)
         {
             _ = _fds.TryAdd(folder, Unopenable, out _);
@@ -199,7 +233,7 @@ internal sealed unsafe class FolderHandles : IDisposable
             return -1;
         }
 
-        var slot = _fds.TryAdd(folder, fd, out var existing);
+        var slot = _fds.TryAdd(folder, fd, out var existing, beneathRoot);
         if (slot >= 0)
         {
             Interlocked.Increment(ref _count);
@@ -222,15 +256,24 @@ internal sealed unsafe class FolderHandles : IDisposable
         if (existing == FolderDescriptorTable.Closed)
         {
             _full = true; // the table refused it: as full as the cache
+            beneathRoot = false;
+            return existing;
         }
 
-        return existing; // another thread's descriptor of it, or a mark
+        // Another thread's descriptor of it, or a mark.
+        var other = _fds.Find(folder);
+        beneathRoot = other >= 0 && _fds.IsBeneathRoot(other);
+        return existing;
     }
 
     /// <summary>Opens the folder by its one name relative to its parent's descriptor, not following a link there.</summary>
-    private int OpenChild(int parentFd, AbsolutePath folder)
+    /// <param name="parentFd">The parent's descriptor.</param>
+    /// <param name="folder">The folder.</param>
+    /// <param name="byName">Whether it was opened by its name (else by its path: a name that cannot be encoded).</param>
+    private int OpenChild(int parentFd, AbsolutePath folder, out bool byName)
     {
         var fd = Interop.Libc.OpenAtName(parentFd, folder.Name.AsSpan(), Interop.Libc.O_PATH | Interop.Libc.O_DIRECTORY | Interop.Libc.O_NOFOLLOW | Interop.Libc.O_CLOEXEC, out var errno);
+        byName = fd >= 0;
         return fd >= 0 ? fd : fd == int.MinValue ? OpenByPath(folder) : Failed(errno);
     }
 

@@ -32,7 +32,9 @@ internal sealed class ScanState
             Errors,
             trustedIdentities: options.Enumerator is Enumeration.ParallelFileEnumerator,
             observer,
-            options.MaxDegreeOfParallelism);
+            options.MaxDegreeOfParallelism,
+            options.Roots,
+            refuseLinks: options.Enumerator is Enumeration.ParallelFileEnumerator && !options.FollowSymbolicLinks);
         if (options.Cache is { } cache)
         {
             var logger = options.Logger;

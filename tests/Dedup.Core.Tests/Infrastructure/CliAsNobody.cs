@@ -40,7 +40,7 @@ public sealed class CliAsNobody : IDisposable
         string[] asNobody = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", dotnet, _copy.PathOf("dedup.dll"), .. args];
         return straceLog is null
             ? ProcessRunner.RunAsync(asNobody[0], asNobody[1..])
-            : ProcessRunner.RunAsync("strace", ["-f", "-qq", "-e", "trace=openat", "-o", straceLog, .. asNobody]);
+            : ProcessRunner.RunAsync("strace", ["-f", "-qq", "-e", "trace=openat,openat2", "-o", straceLog, .. asNobody]);
     }
 
     /// <summary>Opens a folder and its ancestors up to the temp folder for others (755), so nobody can reach it.</summary>

@@ -86,7 +86,7 @@ public sealed class FolderHandleTests
         var buffer = new byte[4096];
 
         // Room left: the folder gets its own descriptor, and the name alone is written.
-        var fd = handles.Locate(deep, "x.bin"u8, buffer);
+        var fd = handles.Locate(deep, "x.bin"u8, buffer, out _);
         Assert.Equal(tree.PathOf("deep"), DescriptorTarget(fd));
         Assert.Equal("x.bin", Written(buffer));
 
@@ -97,13 +97,13 @@ public sealed class FolderHandleTests
             Assert.True(handles.Get(root.Child($"fill{i}")) > 2);
         }
 
-        fd = handles.Locate(b, "y.bin"u8, buffer);
+        fd = handles.Locate(b, "y.bin"u8, buffer, out _);
         Assert.Equal(tree.PathOf("deep"), DescriptorTarget(fd));
         Assert.Equal("a/b/y.bin", Written(buffer));
         Assert.Equal(-1, handles.Get(b));
 
         // A name that does not fit is refused, not cut.
-        Assert.Equal(int.MinValue, handles.Locate(b, new byte[4092], buffer));
+        Assert.Equal(int.MinValue, handles.Locate(b, new byte[4092], buffer, out _));
     }
 
     [LinuxFact]
@@ -116,7 +116,7 @@ public sealed class FolderHandleTests
         using var handles = new FolderHandles();
         var buffer = new byte[4096];
 
-        var fd = handles.Locate(root.Child("moved"), "x.bin"u8, buffer);
+        var fd = handles.Locate(root.Child("moved"), "x.bin"u8, buffer, out _);
 
         // The link is not followed to make a descriptor: the open goes through the parent's, where the kernel's walk (and
         // then the identity check of the file opened) applies.
@@ -139,7 +139,7 @@ public sealed class FolderHandleTests
         // Still where it was listed: one name below the folder's descriptor, as the open used.
         using (var handles = new FolderHandles())
         {
-            var fd = handles.Locate(a, "x.bin"u8, buffer);
+            var fd = handles.Locate(a, "x.bin"u8, buffer, out _);
             Assert.Equal(fd, handles.LocateAtPath(a, "x.bin"u8, buffer));
             Assert.Equal("x.bin", Written(buffer));
         }

@@ -1,0 +1,175 @@
+using System.Runtime.InteropServices;
+using Dedup.Core.Comparison;
+using Dedup.Core.Reporting;
+using Dedup.Core.Tests.Infrastructure;
+using Xunit;
+
+namespace Dedup.Core.Tests.Scanning;
+
+/// <summary>
+/// A hostile user swaps a listed file, or a folder on its way, for a symbolic link between the listing and the read:
+/// without <c>--follow-symlinks</c> the scan must not open what the link points to (a device's open alone can act:
+/// a tape rewinds), only report the file changed. The link's target is watched with inotify for any open.
+/// </summary>
+public sealed class SwappedLinksTests
+{
+    [LinuxFact]
+    public async Task A_file_swapped_for_a_symbolic_link_after_listing_is_not_opened_through_it()
+    {
+        using var tree = new TempTree();
+        using var outside = new TempTree();
+        var small = TempTree.RandomBytes(100, 1);
+        var keep = new[] { tree.Write("keep1", small), tree.Write("keep2", small) };
+        var victim = tree.Write("victim", small);
+        var target = outside.Write("target", small);
+
+        var (groups, summary, opens) = await ScanSwappingAsync(tree, target, () =>
+        {
+            File.Delete(victim);
+            File.CreateSymbolicLink(victim, target);
+        });
+
+        Assert.Equal(0, opens);
+        Assert.Contains(string.Join(" | ", keep.Order(StringComparer.Ordinal)), Scan.Canonical(groups));
+        var error = Assert.Single(summary.Errors);
+        Assert.Equal((victim, ScanErrorKind.Changed), (error.Path, error.Kind));
+    }
+
+    [LinuxFact]
+    public async Task A_folder_swapped_for_a_symbolic_link_after_listing_is_not_walked_through()
+    {
+        using var tree = new TempTree();
+        using var outside = new TempTree();
+        var small = TempTree.RandomBytes(100, 2);
+        var keep = new[] { tree.Write("keep1", small), tree.Write("keep2", small) };
+        var victim = tree.Write("sub/victim", small);
+        var target = outside.Write("victim", small);
+
+        var (groups, summary, opens) = await ScanSwappingAsync(tree, target, () =>
+        {
+            Directory.Move(tree.PathOf("sub"), tree.PathOf("sub.moved"));
+            Directory.CreateSymbolicLink(tree.PathOf("sub"), outside.Root);
+        });
+
+        Assert.Equal(0, opens);
+        Assert.Contains(string.Join(" | ", keep.Order(StringComparer.Ordinal)), Scan.Canonical(groups));
+        var error = Assert.Single(summary.Errors);
+        Assert.Equal((victim, ScanErrorKind.Changed), (error.Path, error.Kind));
+    }
+
+    [LinuxFact]
+    public async Task A_root_reached_through_symbolic_links_is_scanned_as_before()
+    {
+        // Links above a root, and the root itself a link: the root is opened by its path, links followed, as the
+        // listing opened it; only links below it are refused.
+        using var tree = new TempTree();
+        var small = TempTree.RandomBytes(100, 4);
+        var big = TempTree.RandomBytes(100_000, 5);
+        var expected = new[]
+        {
+            new[] { tree.Write("real/data/a/s1", small), tree.Write("real/data/b/s2", small) },
+            [tree.Write("real/data/a/b1", big), tree.Write("real/data/c/d/b2", big)],
+        };
+        Directory.CreateSymbolicLink(tree.PathOf("via"), tree.PathOf("real"));
+        Directory.CreateSymbolicLink(tree.PathOf("data-link"), tree.PathOf("via/data"));
+
+        foreach (var root in new[] { tree.PathOf("via/data"), tree.PathOf("data-link") })
+        {
+            var (groups, summary) = await Scan.RunAsync(f => f.AddRoot(root));
+
+            Assert.Empty(summary.Errors);
+            Assert.Equal(
+                Expect.Groups(expected.Select(g => g.Select(p => root + p[tree.PathOf("real/data").Length..]).ToArray()).ToArray()),
+                Scan.Canonical(groups));
+        }
+    }
+
+    /// <summary>
+    /// Scans <paramref name="tree"/> plus two 1 MiB copies on one thread: their set costs most, so it is compared first,
+    /// and the strategy's first read of it runs <paramref name="swap"/> before any small file is opened. Returns the opens
+    /// of <paramref name="watched"/> seen meanwhile.
+    /// </summary>
+    private static async Task<(List<DuplicateGroup> Groups, ScanSummary Summary, int Opens)> ScanSwappingAsync(TempTree tree, string watched, Action swap)
+    {
+        var big = TempTree.RandomBytes(1024 * 1024, 3);
+        tree.Write("big1", big);
+        tree.Write("big2", big);
+        var strategy = new SwappingStrategy(swap);
+        using var watch = new OpenWatch(watched);
+        using var cts = new CancellationTokenSource(TimeSpan.FromSeconds(30));
+        var (groups, summary) = await Scan.RunAsync(f => f.AddRoot(tree.Root).UseComparer(strategy).WithMaxDegreeOfParallelism(1), cts.Token);
+
+        Assert.True(strategy.Swapped, "The strategy never ran, so nothing was swapped.");
+        var opens = watch.Opens();
+        _ = File.ReadAllBytes(watched);
+        Assert.Equal(1, watch.Opens()); // the watch sees an open: a count of 0 above is not a blind watch
+        return (groups, summary, opens);
+    }
+
+    /// <summary>The real Hybrid strategy; its first call runs the swap.</summary>
+    private sealed class SwappingStrategy(Action swap) : IComparerStrategy
+    {
+        public bool Swapped { get; private set; }
+
+        public string Name => "swapping";
+
+        public void Partition(ComparisonSet set, CancellationToken cancellationToken = default)
+        {
+            if (!Swapped)
+            {
+                Swapped = true;
+                swap();
+            }
+
+            ComparerStrategies.Hybrid.Partition(set, cancellationToken);
+        }
+    }
+
+    /// <summary>Counts opens of one file with inotify (<c>IN_OPEN</c>).</summary>
+    private sealed class OpenWatch : IDisposable
+    {
+        private const int InOpen = 0x20;
+        private const int InNonBlock = 0x800;
+        private readonly int _fd;
+
+        public OpenWatch(string path)
+        {
+            _fd = InotifyInit1(InNonBlock);
+            Assert.True(_fd >= 0, $"inotify_init1: errno {Marshal.GetLastPInvokeError()}");
+            Assert.True(InotifyAddWatch(_fd, path, InOpen) >= 0, $"inotify_add_watch: errno {Marshal.GetLastPInvokeError()}");
+        }
+
+        /// <summary>Opens seen so far (each event is 16 bytes: no name, the watch is on a file).</summary>
+        public unsafe int Opens()
+        {
+            var buffer = stackalloc byte[4096];
+            var events = 0;
+            nint read;
+            while ((read = Read(_fd, buffer, 4096)) > 0)
+            {
+                for (var offset = 0; offset < read; events++)
+                {
+                    var mask = *(uint*)(buffer + offset + 4);
+                    Assert.True((mask & InOpen) != 0, $"unexpected inotify event {mask:x}");
+                    offset += 16 + (int)*(uint*)(buffer + offset + 12);
+                }
+            }
+
+            return events;
+        }
+
+        public void Dispose() => _ = Close(_fd);
+
+        [DllImport("libc", EntryPoint = "inotify_init1", SetLastError = true)]
+        private static extern int InotifyInit1(int flags);
+
+        [DllImport("libc", EntryPoint = "inotify_add_watch", SetLastError = true)]
+        private static extern int InotifyAddWatch(int fd, string path, int mask);
+
+        [DllImport("libc", EntryPoint = "read", SetLastError = true)]
+        private static extern unsafe nint Read(int fd, byte* buffer, nint count);
+
+        [DllImport("libc", EntryPoint = "close")]
+        private static extern int Close(int fd);
+    }
+}
