@@ -25,7 +25,7 @@ internal static class CatalogDigestWriter
         }
 
         var sorted = unique.Values.ToArray();
-        Array.Sort(sorted, static (a, b) => KeyOrder(a.Stamp.Identity, b.Stamp.Identity));
+        Array.Sort(sorted, static (a, b) => CopiedStamps.KeyOrder(a.Stamp.Identity, b.Stamp.Identity));
 
         // The hash of the stamp check spilled to disk under the default 4 MB (measured: 20 MB of temporary files at
         // 250k digests).
@@ -81,16 +81,15 @@ internal static class CatalogDigestWriter
     /// <c>INSERT … SELECT</c> with its stamp check (a hash semi-join with the machine's file rows) took 1.7–3.5 s after
     /// the compare stage; a COPY fed while the compare runs leaves the server only the index inserts, beside it.
     /// </remarks>
-    public static async Task<long> CopyAsync(NpgsqlConnection connection, int id, IAsyncEnumerable<CatalogDigest> digests, HashSet<FileStamp> stamps, CancellationToken token)
+    public static async Task<long> CopyAsync(NpgsqlConnection connection, int id, IAsyncEnumerable<CatalogDigest> digests, CopiedStamps stamps, CancellationToken token)
     {
-        var seen = new HashSet<FileIdentity>();
         var copy = await BinaryCopyWriter.BeginAsync(connection, $"COPY dedup.digests ({PostgresCatalog.FileColumns}, machine_id, sha256) FROM STDIN (FORMAT BINARY)", token).ConfigureAwait(false);
         await using (copy.ConfigureAwait(false))
         {
             await foreach (CatalogDigest digest in digests.WithCancellation(token).ConfigureAwait(false))
             {
                 ArgumentNullException.ThrowIfNull(digest, nameof(digests));
-                if (!stamps.Contains(digest.Stamp) || !seen.Add(digest.Stamp.Identity))
+                if (!stamps.TryTake(digest.Stamp))
                 {
                     continue;
                 }
@@ -103,12 +102,5 @@ internal static class CatalogDigestWriter
 
             return (long)await copy.CompleteAsync(token).ConfigureAwait(false);
         }
-    }
-
-    /// <summary>The order of <c>(device, inode)</c> in the primary key: signed, as the bigint columns hold them.</summary>
-    private static int KeyOrder(FileIdentity a, FileIdentity b)
-    {
-        int byDevice = unchecked((long)a.Device).CompareTo(unchecked((long)b.Device));
-        return byDevice != 0 ? byDevice : unchecked((long)a.FileId).CompareTo(unchecked((long)b.FileId));
     }
 }
