@@ -16,7 +16,8 @@ internal static class CatalogWriter
             connection,
             $"CREATE TEMP TABLE dedup_staging ({PostgresCatalog.FileColumnDefinitions}, machine_id int, path bytea) ON COMMIT DROP",
             cancellationToken).ConfigureAwait(false);
-        ulong rows = await CopyFilesAsync(connection, "dedup_staging", id, files, cancellationToken).ConfigureAwait(false);
+        var sizes = new HashSet<long>();
+        ulong rows = await CopyFilesAsync(connection, "dedup_staging", id, files, sizes, null, cancellationToken).ConfigureAwait(false);
         await PostgresCatalog.ExecuteAsync(connection, "ANALYZE dedup_staging", cancellationToken).ConfigureAwait(false);
         string same = $"s.path = f.path AND {PostgresCatalog.SameStamp("s", "f")}";
         await PostgresCatalog.ExecuteAsync(
@@ -33,11 +34,54 @@ internal static class CatalogWriter
             """,
             cancellationToken,
             id).ConfigureAwait(false);
+        await ReplaceSizesAsync(connection, id, sizes, cancellationToken).ConfigureAwait(false);
         return rows;
     }
 
-    /// <summary>Copies the rows into <paramref name="table"/>; their stamps are added to <paramref name="stamps"/> when given.</summary>
-    public static async Task<ulong> CopyFilesAsync(NpgsqlConnection connection, string table, int id, IEnumerable<CatalogFile> files, CancellationToken cancellationToken, HashSet<FileStamp>? stamps = null)
+    /// <summary>A machine's first scan: its rows copied straight into the catalog, and its sizes.</summary>
+    public static async Task<ulong> CopyFirstAsync(NpgsqlConnection connection, int id, IEnumerable<CatalogFile> files, CopiedStamps? stamps, CancellationToken cancellationToken)
+    {
+        var sizes = new HashSet<long>();
+        ulong rows = await CopyFilesAsync(connection, "dedup.files", id, files, sizes, stamps, cancellationToken).ConfigureAwait(false);
+        await ReplaceSizesAsync(connection, id, sizes, cancellationToken).ConfigureAwait(false);
+        return rows;
+    }
+
+    /// <summary>
+    /// Makes the machine's rows of <c>dedup.machine_sizes</c> its scan's distinct sizes: only the sizes that come or go
+    /// are written (a rescan of an unchanged tree writes none).
+    /// </summary>
+    private static async Task ReplaceSizesAsync(NpgsqlConnection connection, int id, HashSet<long> sizes, CancellationToken cancellationToken)
+    {
+        // Sorted: the rows go into the (size, machine_id) key in its order.
+        var sorted = sizes.ToArray();
+        Array.Sort(sorted);
+        await PostgresCatalog.ExecuteAsync(
+            connection,
+            """
+            DELETE FROM dedup.machine_sizes m WHERE m.machine_id = $1
+              AND NOT EXISTS (SELECT 1 FROM unnest($2::bigint[]) AS s(size) WHERE s.size = m.size)
+            """,
+            cancellationToken,
+            id,
+            sorted).ConfigureAwait(false);
+        await PostgresCatalog.ExecuteAsync(
+            connection,
+            """
+            INSERT INTO dedup.machine_sizes (size, machine_id)
+            SELECT s.size, $1 FROM unnest($2::bigint[]) AS s(size)
+            WHERE NOT EXISTS (SELECT 1 FROM dedup.machine_sizes m WHERE m.size = s.size AND m.machine_id = $1)
+            """,
+            cancellationToken,
+            id,
+            sorted).ConfigureAwait(false);
+    }
+
+    /// <summary>
+    /// Copies the rows into <paramref name="table"/>; their distinct sizes are added to <paramref name="sizes"/>, and
+    /// their stamps to <paramref name="stamps"/> when given.
+    /// </summary>
+    private static async Task<ulong> CopyFilesAsync(NpgsqlConnection connection, string table, int id, IEnumerable<CatalogFile> files, HashSet<long> sizes, CopiedStamps? stamps, CancellationToken cancellationToken)
     {
         var copy = await BinaryCopyWriter.BeginAsync(
             connection, $"COPY {table} ({PostgresCatalog.FileColumns}, machine_id, path) FROM STDIN (FORMAT BINARY)", cancellationToken).ConfigureAwait(false);
@@ -48,6 +92,7 @@ internal static class CatalogWriter
                 ArgumentNullException.ThrowIfNull(file, nameof(files));
                 await copy.StartRowAsync(7, StampBytes + FieldBytes(sizeof(int)) + FieldBytes(file.Path.Length), cancellationToken).ConfigureAwait(false);
                 WriteStamp(copy, file.Stamp);
+                sizes.Add(file.Stamp.Length);
                 stamps?.Add(file.Stamp);
                 copy.WriteInt32(id);
                 copy.WriteBytes(file.Path.Span);

@@ -46,8 +46,8 @@ public sealed partial class PostgresCatalog
             ulong rows;
             if (previous == 0)
             {
-                var stamps = new HashSet<FileStamp>();
-                rows = await CatalogWriter.CopyFilesAsync(connection, "dedup.files", id, files, token, stamps).ConfigureAwait(false);
+                var stamps = new CopiedStamps();
+                rows = await CatalogWriter.CopyFirstAsync(connection, id, files, stamps, token).ConfigureAwait(false);
                 // None is expected (a machine without files has no digests); deleted so the COPY below cannot collide.
                 await ExecuteAsync(connection, "DELETE FROM dedup.digests WHERE machine_id = $1", token, id).ConfigureAwait(false);
                 await CatalogDigestWriter.CopyAsync(connection, id, digests, stamps, token).ConfigureAwait(false);
@@ -87,12 +87,12 @@ public sealed partial class PostgresCatalog
         return RunAsync<IReadOnlyCollection<long>>("querying sizes of other machines", async (connection, token) =>
         {
             var shared = new HashSet<long>();
-            // One array parameter, answered by the size index; ids start at 1, so 0 stands for a machine not known yet.
+            // One array parameter, answered by the machines' sizes (their primary key); ids start at 1, so 0 stands for a machine not known yet.
             await using var command = Command(
                 connection,
                 """
                 SELECT s.size FROM unnest($2::bigint[]) AS s(size)
-                WHERE EXISTS (SELECT 1 FROM dedup.files o WHERE o.size = s.size
+                WHERE EXISTS (SELECT 1 FROM dedup.machine_sizes o WHERE o.size = s.size
                   AND o.machine_id <> coalesce((SELECT id FROM dedup.machines WHERE name = $1), 0))
                 """,
                 machine,

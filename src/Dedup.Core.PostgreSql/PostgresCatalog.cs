@@ -109,7 +109,7 @@ public sealed partial class PostgresCatalog : FileCatalog, IAsyncDisposable, IDi
             // file_count is the previous scan's: the update below leaves it alone.
             var (id, previous) = await CatalogWriter.MachineRowAsync(connection, machine, token).ConfigureAwait(false);
             ulong rows = previous == 0
-                ? await CatalogWriter.CopyFilesAsync(connection, "dedup.files", id, files, token).ConfigureAwait(false)
+                ? await CatalogWriter.CopyFirstAsync(connection, id, files, stamps: null, token).ConfigureAwait(false)
                 : await CatalogWriter.ReplaceByDifferenceAsync(connection, id, files, token).ConfigureAwait(false);
 
             await DropStaleDigestsAsync(connection, id, token).ConfigureAwait(false);
@@ -231,6 +231,7 @@ public sealed partial class PostgresCatalog : FileCatalog, IAsyncDisposable, IDi
             {
                 await ExecuteAsync(connection, "DELETE FROM dedup.files WHERE machine_id = $1", token, id.Value).ConfigureAwait(false);
                 await ExecuteAsync(connection, "DELETE FROM dedup.digests WHERE machine_id = $1", token, id.Value).ConfigureAwait(false);
+                await ExecuteAsync(connection, "DELETE FROM dedup.machine_sizes WHERE machine_id = $1", token, id.Value).ConfigureAwait(false);
             }
 
             await transaction.CommitAsync(token).ConfigureAwait(false);
@@ -255,8 +256,8 @@ public sealed partial class PostgresCatalog : FileCatalog, IAsyncDisposable, IDi
             token,
             id);
 
-    // This machine's sizes that another file shares: another identity on this machine (min/max differ) or any row of
-    // another machine (the size index answers that without reading the rows).
+    // This machine's sizes that another file shares: another identity on this machine (min/max differ) or any file of
+    // another machine (its machine's sizes row).
     private const string SharedSizesSql = """
         WITH me AS (SELECT id FROM dedup.machines WHERE name = $1),
         mine AS (
@@ -264,7 +265,7 @@ public sealed partial class PostgresCatalog : FileCatalog, IAsyncDisposable, IDi
           FROM dedup.files f, me WHERE f.machine_id = me.id GROUP BY f.size),
         shared AS (
           SELECT mine.size FROM mine, me
-          WHERE mine.local OR EXISTS (SELECT 1 FROM dedup.files o WHERE o.size = mine.size AND o.machine_id <> me.id))
+          WHERE mine.local OR EXISTS (SELECT 1 FROM dedup.machine_sizes o WHERE o.size = mine.size AND o.machine_id <> me.id))
         """;
 
     /// <summary>After <see cref="SharedSizesSql"/>: the machine's rows of a shared size without a digest under their stamp.</summary>

@@ -62,6 +62,12 @@ public sealed class CatalogConcurrencyTests(PostgresFixture postgres)
         Assert.Contains(counts["host-0"].Rows, new long[] { FilesPerMachine, FilesPerMachine / 2 });
         Assert.Equal(counts["host-0"].Rows, counts["host-0"].Paths);
 
+        // Each machine's sizes are those of its files as committed, whichever of host-0's scans won.
+        await using (var sizes = new NpgsqlCommand(CatalogGroupTests.SizesMismatchSql, connection))
+        {
+            Assert.Equal(0L, (long)(await sizes.ExecuteScalarAsync())!);
+        }
+
         // Every machine's files of a shared size and content group with the other machines'.
         var groups = await catalog.FindGroupsAsync("host-3");
         Assert.NotEmpty(groups);

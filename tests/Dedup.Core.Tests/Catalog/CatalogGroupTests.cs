@@ -235,8 +235,8 @@ public sealed class CatalogGroupTests(PostgresFixture postgres)
             await catalog.RecordDigestsAsync("b", [new CatalogDigest(Stamp(10, 3), Sha("A"))]);
         }
 
-        // Back to version 1 as an older library left it: its content index, no step 2.
-        await ExecuteAsync(database, "CREATE INDEX digests_content ON dedup.digests (size, sha256); DELETE FROM dedup.schema_version WHERE version > 1");
+        // Back to version 1 as an older library left it: its content index and size index, no step 2 or later.
+        await ExecuteAsync(database, "CREATE INDEX digests_content ON dedup.digests (size, sha256); DROP TABLE dedup.machine_sizes; CREATE INDEX files_size ON dedup.files (size, machine_id); DELETE FROM dedup.schema_version WHERE version > 1");
         Assert.Equal(1L, await ScalarAsync(database, "SELECT count(*) FROM pg_indexes WHERE schemaname = 'dedup' AND indexname = 'digests_content'"));
 
         await using (var catalog = new PostgresCatalog(database))
@@ -246,6 +246,91 @@ public sealed class CatalogGroupTests(PostgresFixture postgres)
             var group = Assert.Single(await catalog.FindGroupsAsync("a"));
             Assert.Equal(["a", "b"], group.Files.Select(file => file.Machine));
         }
+    }
+
+    [PostgresFact]
+    public async Task A_version_2_catalog_gets_the_machines_sizes_from_its_files_and_keeps_its_groups()
+    {
+        string database = postgres.NewDatabase("schema3");
+        await using (var catalog = new PostgresCatalog(database))
+        {
+            await catalog.ReplaceFilesAsync("a", [File("/a/x", 10, 1), File("/a/y", 20, 2), File("/a/z", 20, 3)]);
+            await catalog.ReplaceFilesAsync("b", [File("/b/x", 10, 3), File("/b/w", 30, 4)]);
+            await catalog.RecordDigestsAsync("a", [new CatalogDigest(Stamp(10, 1), Sha("A"))]);
+            await catalog.RecordDigestsAsync("b", [new CatalogDigest(Stamp(10, 3), Sha("A"))]);
+        }
+
+        // Back to version 2 as the previous library left it: the size index on the files, no sizes table.
+        await ExecuteAsync(database, "DROP TABLE dedup.machine_sizes; CREATE INDEX files_size ON dedup.files (size, machine_id); DELETE FROM dedup.schema_version WHERE version > 2");
+
+        await using (var catalog = new PostgresCatalog(database))
+        {
+            Assert.Equal(2, await catalog.MigrateAsync());
+            Assert.Equal(3, PostgresCatalog.SchemaVersion);
+            Assert.Equal(0L, await ScalarAsync(database, "SELECT count(*) FROM pg_indexes WHERE schemaname = 'dedup' AND indexname = 'files_size'"));
+            // One row per (size, machine) of the files: a's 20 once though two files have it.
+            Assert.Equal(4L, await ScalarAsync(database, "SELECT count(*) FROM dedup.machine_sizes"));
+            Assert.Equal(0L, await ScalarAsync(database, SizesMismatchSql));
+            var group = Assert.Single(await catalog.FindGroupsAsync("a"));
+            Assert.Equal(["a", "b"], group.Files.Select(file => file.Machine));
+            Assert.Equal([10L, 30L], (await catalog.GetSizesOnOtherMachinesAsync("a", [10, 20, 30])).Order());
+            Assert.Equal([10L, 20L], (await catalog.GetSizesOnOtherMachinesAsync("b", [10, 20, 30])).Order());
+            Assert.Equal([10L, 20L], (await catalog.GetSharedSizesAsync("a")).Order());
+        }
+    }
+
+    [PostgresFact]
+    public async Task A_machines_sizes_follow_its_rescans_and_go_with_it()
+    {
+        string database = postgres.NewDatabase("sizes");
+        await using var catalog = new PostgresCatalog(database);
+        await catalog.ReplaceMachineFilesAsync("a", [File("/a/x", 10, 1), File("/a/y", 20, 2)]);
+        await catalog.ReplaceMachineFilesAsync("b", [File("/b/x", 10, 3)]);
+        Assert.Equal([10L, 20L], (await catalog.GetSizesOnOtherMachinesAsync("c", [10, 20, 30])).Order());
+
+        // A rescan: 20 gone, 30 new, 10 kept (its row stays the same row: only sizes that come or go are written).
+        string kept = await TextAsync(database, "SELECT ctid::text FROM dedup.machine_sizes WHERE size = 10 AND machine_id = (SELECT id FROM dedup.machines WHERE name = 'a')");
+        await catalog.ReplaceMachineFilesAsync("a", [File("/a/x", 10, 1), File("/a/z", 30, 4), File("/a/w", 30, 5)]);
+        Assert.Equal([10L, 30L], (await catalog.GetSizesOnOtherMachinesAsync("b", [10, 20, 30])).Order());
+        Assert.Equal([10L, 30L], (await catalog.GetSizesOnOtherMachinesAsync("c", [10, 20, 30])).Order());
+        Assert.Equal(kept, await TextAsync(database, "SELECT ctid::text FROM dedup.machine_sizes WHERE size = 10 AND machine_id = (SELECT id FROM dedup.machines WHERE name = 'a')"));
+        Assert.Equal(0L, await ScalarAsync(database, SizesMismatchSql));
+
+        // Through the scan's own call too, first scan and rescan.
+        await catalog.ReplaceFilesAndRecordDigestsAsync("c", [File("/c/x", 40, 1)], Empty());
+        Assert.Equal([40L], await catalog.GetSizesOnOtherMachinesAsync("a", [40, 50]));
+        await catalog.ReplaceFilesAndRecordDigestsAsync("c", [File("/c/y", 50, 2)], Empty());
+        Assert.Equal([50L], await catalog.GetSizesOnOtherMachinesAsync("a", [40, 50]));
+        Assert.Equal(0L, await ScalarAsync(database, SizesMismatchSql));
+
+        // An empty rescan leaves the machine no sizes; a deleted machine leaves none behind.
+        await catalog.ReplaceMachineFilesAsync("c", []);
+        Assert.Empty(await catalog.GetSizesOnOtherMachinesAsync("a", [40, 50]));
+        Assert.True(await catalog.DeleteMachineAsync("a"));
+        Assert.Empty(await catalog.GetSizesOnOtherMachinesAsync("b", [10, 20, 30]));
+        Assert.Equal(0L, await ScalarAsync(database, SizesMismatchSql));
+        Assert.Equal(1L, await ScalarAsync(database, "SELECT count(*) FROM dedup.machine_sizes"));
+
+        static async IAsyncEnumerable<CatalogDigest> Empty()
+        {
+            await Task.Yield();
+            yield break;
+        }
+    }
+
+    /// <summary>Rows of <c>dedup.machine_sizes</c> that the files do not have, and sizes of the files it lacks.</summary>
+    internal const string SizesMismatchSql = """
+        SELECT count(*) FROM (SELECT DISTINCT size, machine_id FROM dedup.files) f
+        FULL JOIN dedup.machine_sizes s ON s.size = f.size AND s.machine_id = f.machine_id
+        WHERE s.size IS NULL OR f.size IS NULL
+        """;
+
+    private static async Task<string> TextAsync(string database, string sql)
+    {
+        await using var connection = new Npgsql.NpgsqlConnection(database);
+        await connection.OpenAsync();
+        await using var command = new Npgsql.NpgsqlCommand(sql, connection);
+        return (string)(await command.ExecuteScalarAsync())!;
     }
 
     private static async Task ExecuteAsync(string database, string sql)

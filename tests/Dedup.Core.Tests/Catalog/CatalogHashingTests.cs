@@ -50,6 +50,51 @@ public sealed class CatalogHashingTests(PostgresFixture postgres)
     }
 
     [PostgresFact]
+    public async Task Only_files_of_a_size_another_file_has_here_or_on_another_machine_get_a_sha256()
+    {
+        string database = postgres.NewDatabase("which");
+        await using var catalog = new PostgresCatalog(database);
+        var x = TempTree.RandomBytes(1_000, 51);
+        var z = TempTree.RandomBytes(3_000, 53);
+        using var beta = new TempTree();
+        beta.Write("x.bin", x);
+        beta.Write("z.bin", z);
+        beta.Write("v.bin", TempTree.RandomBytes(4_000, 54));
+        await ScanAsync(catalog, "beta", beta);
+
+        // alpha: x's size only beta has; y's size nobody else has; z's size two files here (and beta) have.
+        using var alpha = new TempTree();
+        alpha.Write("x.bin", x);
+        alpha.Write("y.bin", TempTree.RandomBytes(2_000, 52));
+        alpha.Write("z1.bin", z);
+        alpha.Write("z2.bin", z);
+        var (groups, summary) = await ScanAsync(catalog, "alpha", alpha);
+
+        Assert.Null(summary.Catalog!.Error);
+        Assert.Equal(3, summary.Catalog.FilesHashed); // x (read for it), z1 and z2 (from the compare's reads); not y
+        await using var connection = new Npgsql.NpgsqlConnection(database);
+        await connection.OpenAsync();
+        await using var command = new Npgsql.NpgsqlCommand(
+            "SELECT d.size FROM dedup.digests d JOIN dedup.machines m ON m.id = d.machine_id WHERE m.name = 'alpha' ORDER BY d.size", connection);
+        var sizes = new List<long>();
+        await using (var reader = await command.ExecuteReaderAsync())
+        {
+            while (await reader.ReadAsync())
+            {
+                sizes.Add(reader.GetInt64(0));
+            }
+        }
+
+        Assert.Equal([1_000L, 3_000L, 3_000L], sizes);
+        Assert.Single(groups); // z1 and z2, byte-verified: beta's files have no digests yet
+
+        // beta's rescan hashes its x and z (now shared with alpha), not v, and finds both groups.
+        var (betaGroups, betaSummary) = await ScanAsync(catalog, "beta", beta);
+        Assert.Equal(2, betaSummary.Catalog!.FilesHashed);
+        Assert.Equal(2, betaGroups.Count);
+    }
+
+    [PostgresFact]
     public async Task A_file_rewritten_after_the_listing_with_its_size_and_time_put_back_gets_no_digest()
     {
         await using var store = postgres.NewCatalog("rewritten");

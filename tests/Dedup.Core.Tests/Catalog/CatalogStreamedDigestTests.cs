@@ -59,6 +59,35 @@ public sealed class CatalogStreamedDigestTests(PostgresFixture postgres)
     }
 
     [PostgresFact]
+    public async Task A_first_scans_digests_are_checked_against_its_files_in_identity_order_or_not()
+    {
+        // In identity order (as a scan hands them over), across several of the check's chunks; then the same out of order.
+        var ordered = Enumerable.Range(1, 3_000).Select(i => File($"/m/{i}", 100 + (i % 7), (ulong)i)).ToList();
+        foreach (var (name, files) in new[] { ("ordered", ordered), ("shuffled", ordered.OrderBy(file => (file.Stamp.Identity.FileId * 7919) % 3001).ToList()) })
+        {
+            await using var catalog = postgres.NewCatalog($"streamed-{name}");
+            // Every even file once, in reverse; every fourth twice (the first counts); a stale stamp of file 3; files past the last.
+            var digests = ordered.Where(file => file.Stamp.Identity.FileId % 2 == 0).Reverse().Select(file => Digest(file, "x"))
+                .Concat(ordered.Where(file => file.Stamp.Identity.FileId % 4 == 0).Select(file => Digest(file, "other")))
+                .Append(Digest(File("/m/3", 100 + 3, 3, mtime: 5), "x"))
+                .Append(Digest(File("/m/9000", 100, 9_000), "x"))
+                .Append(Digest(File("/m/0", 100, 0), "x"))
+                .ToArray();
+
+            Assert.Equal(3_000, await catalog.ReplaceFilesAndRecordDigestsAsync("m", files, ToAsync(digests)));
+
+            var stored = await catalog.GetDigestedFilesAsync("m");
+            Assert.Equal(ordered.Where(file => file.Stamp.Identity.FileId % 2 == 0).Select(file => file.Stamp.Identity.FileId), stored.Select(stamp => stamp.Identity.FileId).Order());
+            Assert.All(stored, stamp => Assert.Equal(ordered[(int)stamp.Identity.FileId - 1].Stamp, stamp));
+            await catalog.ReplaceMachineFilesAsync("n", [File("/n/x", 104, 1)]);
+            await catalog.RecordDigestsAsync("n", [Digest(File("/n/x", 104, 1), "x")]);
+            // The files of size 104 with digest "x": the even ones whose first digest was "x" (all of them).
+            var group = Assert.Single(await catalog.FindGroupsAsync("n"));
+            Assert.Equal(1 + ordered.Count(file => file.Stamp.Length == 104 && file.Stamp.Identity.FileId % 2 == 0), group.Files.Count);
+        }
+    }
+
+    [PostgresFact]
     public async Task A_rescan_through_the_one_call_keeps_unchanged_digests_and_records_new_ones()
     {
         await using var catalog = postgres.NewCatalog("streamed-rescan");
