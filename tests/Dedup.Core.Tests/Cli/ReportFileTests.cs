@@ -136,8 +136,10 @@ public sealed class ReportFileTests
             file.SetLength(64L << 30);
         }
 
-        var start = new ProcessStartInfo(CliProcess.Dotnet) { RedirectStandardError = true, RedirectStandardOutput = true };
-        foreach (var arg in new[] { CliProcess.Dll, "find", "-o", tree.PathOf("out/report.txt"), tree.PathOf("data") })
+        // Through env --default-signal: a test run started in the background by a shell without job control inherits
+        // SIGINT ignored, and so would the CLI, which the runtime then never tells of the signal.
+        var start = new ProcessStartInfo("env") { RedirectStandardError = true, RedirectStandardOutput = true };
+        foreach (var arg in new[] { "--default-signal=INT", CliProcess.Dotnet, CliProcess.Dll, "find", "-o", tree.PathOf("out/report.txt"), tree.PathOf("data") })
         {
             start.ArgumentList.Add(arg);
         }
