@@ -40,7 +40,7 @@ internal sealed partial class FileReader : IDisposable
     /// be opened through: the library's own enumerator, not following links.</param>
     public FileReader(BufferPool buffers, ScanErrorSink errors, bool trustedIdentities, IReadObserver? observer = null, int threads = 1, IEnumerable<Paths.AbsolutePath>? roots = null, bool refuseLinks = false)
     {
-        _folders = new FolderHandles(threads, roots);
+        _folders = new FolderHandles(threads, roots, refuseLinks);
         _refuseLinks = refuseLinks;
         _buffers = buffers;
         _errors = errors;

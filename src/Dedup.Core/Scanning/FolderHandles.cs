@@ -31,14 +31,18 @@ internal sealed unsafe class FolderHandles : IDisposable
     /// open, which the cache leaves room for.</param>
     /// <param name="roots">The scan's roots: opened by their paths (links followed, as the listing did), never
     /// through a folder above them, so the folders below one are reached from it one listed name at a time.</param>
-    public FolderHandles(int threads = 1, IEnumerable<AbsolutePath>? roots = null)
+    /// <param name="refuseLinks">Whether the scan does not follow links: a folder below one that could not be opened by
+    /// its name (gone, or now a link) is not opened by its path either, which would follow a link swapped in above it.</param>
+    public FolderHandles(int threads = 1, IEnumerable<AbsolutePath>? roots = null, bool refuseLinks = false)
     {
         _capacity = CapacityFor(threads);
         _fds = new FolderDescriptorTable(_capacity);
         _roots = roots is null ? null : new HashSet<AbsolutePath>(roots);
+        _refuseLinks = refuseLinks;
     }
 
     private readonly HashSet<AbsolutePath>? _roots;
+    private readonly bool _refuseLinks;
 
     /// <summary>How many folder descriptors this cache keeps at most (tests).</summary>
     internal int Capacity => _capacity;
@@ -211,7 +215,11 @@ internal sealed unsafe class FolderHandles : IDisposable
         var parentBeneath = false;
         var parentFd = parent is null || isRoot ? -1 : GetOrOpen(parent, budget - 1, out parentBeneath);
         int fd;
-        if (parentFd >= 0)
+        if (parentFd == Unopenable && _refuseLinks)
+        {
+            fd = Unopenable; // its files are opened below the nearest ancestor that has a descriptor, links refused
+        }
+        else if (parentFd >= 0)
         {
             fd = OpenChild(parentFd, folder, out var byName);
             beneathRoot = byName && parentBeneath;

@@ -58,6 +58,29 @@ public sealed class SwappedLinksTests
     }
 
     [LinuxFact]
+    public async Task A_folder_swapped_for_a_symbolic_link_is_not_walked_through_to_files_further_down()
+    {
+        // The swapped folder cannot be opened by its name; the folder below it must not then be opened by its path.
+        using var tree = new TempTree();
+        using var outside = new TempTree();
+        var small = TempTree.RandomBytes(100, 6);
+        var keep = new[] { tree.Write("keep1", small), tree.Write("keep2", small) };
+        var victim = tree.Write("sub/deeper/victim", small);
+        var target = outside.Write("deeper/victim", small);
+
+        var (groups, summary, opens) = await ScanSwappingAsync(tree, target, () =>
+        {
+            Directory.Move(tree.PathOf("sub"), tree.PathOf("sub.moved"));
+            Directory.CreateSymbolicLink(tree.PathOf("sub"), outside.Root);
+        });
+
+        Assert.Equal(0, opens);
+        Assert.Contains(string.Join(" | ", keep.Order(StringComparer.Ordinal)), Scan.Canonical(groups));
+        var error = Assert.Single(summary.Errors);
+        Assert.Equal((victim, ScanErrorKind.Changed), (error.Path, error.Kind));
+    }
+
+    [LinuxFact]
     public async Task A_root_reached_through_symbolic_links_is_scanned_as_before()
     {
         // Links above a root, and the root itself a link: the root is opened by its path, links followed, as the
