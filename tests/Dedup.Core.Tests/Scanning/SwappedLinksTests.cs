@@ -14,65 +14,44 @@ namespace Dedup.Core.Tests.Scanning;
 public sealed class SwappedLinksTests
 {
     [LinuxFact]
-    public async Task A_file_swapped_for_a_symbolic_link_after_listing_is_not_opened_through_it()
-    {
-        using var tree = new TempTree();
-        using var outside = new TempTree();
-        var small = TempTree.RandomBytes(100, 1);
-        var keep = new[] { tree.Write("keep1", small), tree.Write("keep2", small) };
-        var victim = tree.Write("victim", small);
-        var target = outside.Write("target", small);
-
-        var (groups, summary, opens) = await ScanSwappingAsync(tree, target, () =>
+    public Task A_file_swapped_for_a_symbolic_link_after_listing_is_not_opened_through_it() =>
+        AssertSwapNotFollowedAsync("victim", "target", (tree, outside, victim, target) =>
         {
             File.Delete(victim);
             File.CreateSymbolicLink(victim, target);
         });
 
-        Assert.Equal(0, opens);
-        Assert.Contains(string.Join(" | ", keep.Order(StringComparer.Ordinal)), Scan.Canonical(groups));
-        var error = Assert.Single(summary.Errors);
-        Assert.Equal((victim, ScanErrorKind.Changed), (error.Path, error.Kind));
-    }
+    [LinuxFact]
+    public Task A_folder_swapped_for_a_symbolic_link_after_listing_is_not_walked_through() =>
+        AssertSwapNotFollowedAsync("sub/victim", "victim", SwapFolder);
 
     [LinuxFact]
-    public async Task A_folder_swapped_for_a_symbolic_link_after_listing_is_not_walked_through()
-    {
-        using var tree = new TempTree();
-        using var outside = new TempTree();
-        var small = TempTree.RandomBytes(100, 2);
-        var keep = new[] { tree.Write("keep1", small), tree.Write("keep2", small) };
-        var victim = tree.Write("sub/victim", small);
-        var target = outside.Write("victim", small);
-
-        var (groups, summary, opens) = await ScanSwappingAsync(tree, target, () =>
-        {
-            Directory.Move(tree.PathOf("sub"), tree.PathOf("sub.moved"));
-            Directory.CreateSymbolicLink(tree.PathOf("sub"), outside.Root);
-        });
-
-        Assert.Equal(0, opens);
-        Assert.Contains(string.Join(" | ", keep.Order(StringComparer.Ordinal)), Scan.Canonical(groups));
-        var error = Assert.Single(summary.Errors);
-        Assert.Equal((victim, ScanErrorKind.Changed), (error.Path, error.Kind));
-    }
-
-    [LinuxFact]
-    public async Task A_folder_swapped_for_a_symbolic_link_is_not_walked_through_to_files_further_down()
-    {
+    public Task A_folder_swapped_for_a_symbolic_link_is_not_walked_through_to_files_further_down() =>
         // The swapped folder cannot be opened by its name; the folder below it must not then be opened by its path.
+        AssertSwapNotFollowedAsync("sub/deeper/victim", "deeper/victim", SwapFolder);
+
+    /// <summary>Folder <c>sub</c> moved away and replaced by a link to the folder outside the root.</summary>
+    private static void SwapFolder(TempTree tree, TempTree outside, string victim, string target)
+    {
+        Directory.Move(tree.PathOf("sub"), tree.PathOf("sub.moved"));
+        Directory.CreateSymbolicLink(tree.PathOf("sub"), outside.Root);
+    }
+
+    /// <summary>
+    /// A victim and two copies of its bytes in the tree, the same bytes at <paramref name="targetPath"/> outside it; after
+    /// the listing, <paramref name="swap"/> puts a link on the victim's way to the target. The target must never be
+    /// opened, the copies still grouped, and the victim reported changed.
+    /// </summary>
+    private static async Task AssertSwapNotFollowedAsync(string victimPath, string targetPath, Action<TempTree, TempTree, string, string> swap)
+    {
         using var tree = new TempTree();
         using var outside = new TempTree();
-        var small = TempTree.RandomBytes(100, 6);
+        var small = TempTree.RandomBytes(100, victimPath.Length);
         var keep = new[] { tree.Write("keep1", small), tree.Write("keep2", small) };
-        var victim = tree.Write("sub/deeper/victim", small);
-        var target = outside.Write("deeper/victim", small);
+        var victim = tree.Write(victimPath, small);
+        var target = outside.Write(targetPath, small);
 
-        var (groups, summary, opens) = await ScanSwappingAsync(tree, target, () =>
-        {
-            Directory.Move(tree.PathOf("sub"), tree.PathOf("sub.moved"));
-            Directory.CreateSymbolicLink(tree.PathOf("sub"), outside.Root);
-        });
+        var (groups, summary, opens) = await ScanSwappingAsync(tree, target, () => swap(tree, outside, victim, target));
 
         Assert.Equal(0, opens);
         Assert.Contains(string.Join(" | ", keep.Order(StringComparer.Ordinal)), Scan.Canonical(groups));
