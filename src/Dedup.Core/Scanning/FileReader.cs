@@ -49,6 +49,9 @@ internal sealed partial class FileReader : IDisposable
         _effectiveUid = OperatingSystem.IsLinux() ? Libc.GetEuid() : ScannedFile.UnknownOwner;
     }
 
+    /// <summary>Gives the folders holding the most of <paramref name="sets"/>' files their descriptors first (see <see cref="FolderHandles.OpenBusiest"/>).</summary>
+    public void OpenBusiestFolders(Enumeration.FileTable table, IReadOnlyList<CandidateSet> sets) => _folders.OpenBusiest(table, sets);
+
     /// <summary>Bytes read from files so far, by every stage of the scan.</summary>
     public long BytesRead => Volatile.Read(ref _bytesRead);
 

@@ -16,8 +16,12 @@ namespace Dedup.Core.Scanning;
 /// </summary>
 internal sealed unsafe class FolderHandles : IDisposable
 {
-    /// <summary>Folders beyond this many are not given descriptors, keeping descriptor use bounded.</summary>
-    private const int MaxCapacity = 4096;
+    /// <summary>
+    /// Folders beyond this many are not given descriptors, keeping descriptor use bounded (the open-file limit bounds it
+    /// further: 9,488 under a limit of 20,000). 4,096 and 16,384 measured alike while the cache was first come, first
+    /// served; with the busiest folders opened first (<see cref="OpenBusiest"/>) more of them pay.
+    /// </summary>
+    private const int MaxCapacity = 16384;
 
     /// <summary>Most uncached ancestors opened, or climbed past, for one file; deeper chains use the full path.</summary>
     private const int MaxClimb = 32;
@@ -33,9 +37,10 @@ internal sealed unsafe class FolderHandles : IDisposable
     /// through a folder above them, so the folders below one are reached from it one listed name at a time.</param>
     /// <param name="refuseLinks">Whether the scan does not follow links: a folder below one that could not be opened by
     /// its name (gone, or now a link) is not opened by its path either, which would follow a link swapped in above it.</param>
-    public FolderHandles(int threads = 1, IEnumerable<AbsolutePath>? roots = null, bool refuseLinks = false)
+    /// <param name="capacity">At most this many descriptors (tests); by default <see cref="CapacityFor"/>.</param>
+    public FolderHandles(int threads = 1, IEnumerable<AbsolutePath>? roots = null, bool refuseLinks = false, int? capacity = null)
     {
-        _capacity = CapacityFor(threads);
+        _capacity = Math.Min(capacity ?? CapacityInThisFlow.Value ?? int.MaxValue, CapacityFor(threads));
         _fds = new FolderDescriptorTable(_capacity);
         _roots = roots is null ? null : new HashSet<AbsolutePath>(roots);
         _refuseLinks = refuseLinks;
@@ -43,6 +48,9 @@ internal sealed unsafe class FolderHandles : IDisposable
 
     private readonly HashSet<AbsolutePath>? _roots;
     private readonly bool _refuseLinks;
+
+    /// <summary>Tests: caps the capacity of the caches of scans started in this async flow (a scan's own constructor takes no capacity).</summary>
+    internal static readonly AsyncLocal<int?> CapacityInThisFlow = new();
 
     /// <summary>How many folder descriptors this cache keeps at most (tests).</summary>
     internal int Capacity => _capacity;
@@ -167,6 +175,71 @@ internal sealed unsafe class FolderHandles : IDisposable
         }
 
         return _fds.SetAtPath(slot, atPath);
+    }
+
+    /// <summary>
+    /// Opens descriptors for the folders holding the most of <paramref name="sets"/>' files first, until the cache is
+    /// full; called once the candidates are known, before the compare. A cache filled first come, first served held
+    /// whichever folders the first sets touched: 4,096 of a 1 M-file tree's 244,614 folders, so most files were opened
+    /// below an ancestor, and the kernel's walk of the components between was 11 % of a warm scan's CPU (perf).
+    /// Folders are taken by their count of candidates, ties in table order; their uncached ancestors are opened with
+    /// them, as for any open.
+    /// </summary>
+    /// <param name="table">The table the sets' rows are in.</param>
+    /// <param name="sets">The candidate sets the compare will read.</param>
+    public void OpenBusiest(Enumeration.FileTable table, IReadOnlyList<CandidateSet> sets)
+    {
+        if (!OperatingSystem.IsLinux() || _capacity == 0 || table.FolderCount == 0)
+        {
+            return;
+        }
+
+        var counts = new int[table.FolderCount];
+        foreach (var set in sets)
+        {
+            foreach (var row in set.Rows)
+            {
+                counts[table[row].Folder]++;
+            }
+        }
+
+        // Counts from Busy up are one bucket. Every folder counting at least `fits` fits in the cache (a histogram, not
+        // a sort: no array per folder beyond the counts); those first, then those one below while there is room.
+        const int Busy = 1024;
+        var histogram = new int[Busy + 1];
+        foreach (var count in counts)
+        {
+            histogram[Math.Min(count, Busy)]++;
+        }
+
+        var fits = Busy + 1;
+        for (var taken = 0; fits > 1 && taken + histogram[fits - 1] <= _capacity; fits--)
+        {
+            taken += histogram[fits - 1];
+        }
+
+        OpenCounting(table, counts, fits, Busy, Busy);
+        OpenCounting(table, counts, fits - 1, fits - 1, Busy);
+    }
+
+    /// <summary>Opens the folders whose count (at most <paramref name="busy"/>) lies in [<paramref name="least"/>, <paramref name="most"/>], in table order, while there is room.</summary>
+    private void OpenCounting(Enumeration.FileTable table, int[] counts, int least, int most, int busy)
+    {
+        for (var folder = 0; folder < counts.Length && least >= 1; folder++)
+        {
+            var count = Math.Min(counts[folder], busy);
+            if (count < least || count > most)
+            {
+                continue;
+            }
+
+            if (_full || _disposed || Volatile.Read(ref _count) >= _capacity)
+            {
+                return;
+            }
+
+            _ = GetOrOpen(table.GetFolder(folder), MaxClimb, out _);
+        }
     }
 
     /// <summary>A descriptor of <paramref name="folder"/> (tests), or -1 when it has none and none can be made.</summary>

@@ -1,3 +1,5 @@
+using Dedup.Core.Comparison;
+using Dedup.Core.Enumeration;
 using Dedup.Core.Paths;
 using Dedup.Core.Scanning;
 using Dedup.Core.Tests.Infrastructure;
@@ -45,7 +47,7 @@ public sealed class FolderHandleTests
         using var tree = new TempTree();
         var handles = new FolderHandles();
         var capacity = handles.Capacity;
-        Assert.InRange(capacity, 1, 4096);
+        Assert.InRange(capacity, 1, 16384);
         var root = AbsolutePath.Parse(tree.Root);
         var folders = Enumerable.Range(0, capacity + 20).Select(i => root.Child(Directory.CreateDirectory(tree.PathOf($"d{i}")).Name)).ToArray();
 
@@ -245,9 +247,10 @@ public sealed class FolderHandleTests
     [LinuxFact]
     public async Task More_folders_than_the_descriptor_cache_holds_are_opened_by_full_path()
     {
-        // 4,200 folders (the cache keeps 4,096): files in the rest are opened by full path, same results.
+        // More folders than the cache holds (at most 16,384, fewer under this process's open-file limit): files in the
+        // rest are opened by full path, or below an ancestor, same results.
         using var tree = new TempTree();
-        const int Folders = 4200;
+        var Folders = (FolderHandles.CapacityFor(1) + 200) / 2 * 2;
         for (var i = 0; i < Folders; i++)
         {
             // Folders i and i + Folders/2 hold files of one size and the same bytes (probed, then compared).
@@ -263,6 +266,83 @@ public sealed class FolderHandleTests
         Assert.All(groups, g => Assert.Equal(2, g.Files.Count));
         Assert.Empty(summary.Errors);
         Assert.Empty(OpenDescriptors.Under(tree.Root, includeRoot: true));
+    }
+
+    [LinuxFact]
+    public void The_folders_with_the_most_candidates_get_descriptors_first_and_folders_without_candidates_none()
+    {
+        // One folder of 9 candidates, three of 5, ten of 1 and one holding only a file of a unique size; room for the
+        // tree's root and its ancestors, then six folders: the busiest four, then the first two of the ten.
+        using var tree = new TempTree();
+        var root = AbsolutePath.Parse(tree.Root);
+        var table = new FileTable();
+        var writer = table.CreateWriter();
+        ulong inode = 0;
+        AbsolutePath Add(string name, int files, long size)
+        {
+            var folder = root.Child(Directory.CreateDirectory(tree.PathOf(name)).Name);
+            var number = table.AddFolder(folder);
+            for (var i = 0; i < files; i++)
+            {
+                writer.Add(number, System.Text.Encoding.UTF8.GetBytes($"f{i}"), new FileRow { Identity = new FileIdentity(1, ++inode), Length = size, LinkCount = 1 });
+            }
+
+            writer.EndFolder();
+            return folder;
+        }
+
+        var quiet = Enumerable.Range(0, 10).Select(i => Add($"quiet{i}", 1, 10)).ToArray();
+        var lonely = Add("lonely", 1, 11);
+        var busy = Enumerable.Range(0, 3).Select(i => Add($"busy{i}", 5, 10)).ToArray();
+        var busiest = Add("busiest", 9, 10);
+        writer.Complete();
+        var sets = SizeBarrier.Split(table, keepSingles: false);
+        var ancestors = root.ToString().Count(c => c == '/') + 1;
+
+        using var handles = new FolderHandles(capacity: ancestors + 6);
+        handles.OpenBusiest(table, sets);
+
+        Assert.Equal(ancestors + 6, handles.Count); // full: Get opens nothing more, and answers -1 for a folder without one
+        Assert.All(busy.Append(busiest).Concat(quiet.Take(2)), f => Assert.True(handles.Get(f) > 2, $"{f} has no descriptor"));
+        Assert.All(quiet.Skip(2).Append(lonely), f => Assert.Equal(-1, handles.Get(f)));
+        Assert.Equal(7, OpenDescriptors.Under(tree.Root, includeRoot: true).Count); // the six and the root
+    }
+
+    [LinuxFact]
+    public async Task A_scan_opens_its_candidates_folders_before_it_compares()
+    {
+        // On one thread the 1 MiB pair is compared first; when the strategy reads it, the folder of the small pair,
+        // not read yet, already has its descriptor.
+        using var tree = new TempTree();
+        var big = TempTree.RandomBytes(1024 * 1024, 8);
+        tree.Write("first/big1", big);
+        tree.Write("first/big2", big);
+        var small = TempTree.RandomBytes(100, 9);
+        tree.Write("later/small1", small);
+        tree.Write("later/small2", small);
+        tree.Write("none/unique", TempTree.RandomBytes(77, 10));
+        List<string>? seen = null;
+        var strategy = new Watching(() => seen ??= OpenDescriptors.Under(tree.Root, includeRoot: true));
+
+        var (groups, summary) = await Scan.RunAsync(f => f.AddRoot(tree.Root).UseComparer(strategy).WithMaxDegreeOfParallelism(1));
+
+        Assert.Empty(summary.Errors);
+        Assert.Equal(2, groups.Count);
+        Assert.NotNull(seen);
+        Assert.Contains(tree.PathOf("later"), seen);
+        Assert.DoesNotContain(tree.PathOf("none"), seen);
+    }
+
+    /// <summary>The real Hybrid strategy; runs an action on each call.</summary>
+    private sealed class Watching(Action onCall) : IComparerStrategy
+    {
+        public string Name => "watching";
+
+        public void Partition(Dedup.Core.Comparison.ComparisonSet set, CancellationToken cancellationToken = default)
+        {
+            onCall();
+            ComparerStrategies.Hybrid.Partition(set, cancellationToken);
+        }
     }
 
     [LinuxFact(Tool = "prlimit")]

@@ -42,6 +42,12 @@ public sealed class SwappedLinksTests
     /// the listing, <paramref name="swap"/> puts a link on the victim's way to the target. The target must never be
     /// opened, the copies still grouped, and the victim reported changed.
     /// </summary>
+    /// <remarks>
+    /// The folder-descriptor cache holds only the root: the folders below it are not opened
+    /// before the compare (<c>FolderHandles.OpenBusiest</c>), so the victim is opened by a path below the root's
+    /// descriptor, after the swap, and the link on it must be refused. A cache holding the victim's folder from before
+    /// the swap reads it through that folder, the one listed: <see cref="A_swap_after_the_folders_were_opened_is_not_followed_either"/>.
+    /// </remarks>
     private static async Task AssertSwapNotFollowedAsync(string victimPath, string targetPath, Action<TempTree, TempTree, string, string> swap)
     {
         using var tree = new TempTree();
@@ -51,12 +57,34 @@ public sealed class SwappedLinksTests
         var victim = tree.Write(victimPath, small);
         var target = outside.Write(targetPath, small);
 
+        Dedup.Core.Scanning.FolderHandles.CapacityInThisFlow.Value = 1; // the root, opened by its path
         var (groups, summary, opens) = await ScanSwappingAsync(tree, target, () => swap(tree, outside, victim, target));
 
         Assert.Equal(0, opens);
         Assert.Contains(string.Join(" | ", keep.Order(StringComparer.Ordinal)), Scan.Canonical(groups));
         var error = Assert.Single(summary.Errors);
         Assert.Equal((victim, ScanErrorKind.Changed), (error.Path, error.Kind));
+    }
+
+    [LinuxFact]
+    public async Task A_swap_after_the_folders_were_opened_is_not_followed_either()
+    {
+        // The default cache opens every folder with candidates before the compare: the swap comes after, so files are
+        // read through the folders listed, and the link's target is still never opened.
+        foreach (var (victimPath, targetPath) in new[] { ("sub/victim", "victim"), ("sub/deeper/victim", "deeper/victim") })
+        {
+            using var tree = new TempTree();
+            using var outside = new TempTree();
+            var small = TempTree.RandomBytes(100, victimPath.Length);
+            var keep = new[] { tree.Write("keep1", small), tree.Write("keep2", small) };
+            var victim = tree.Write(victimPath, small);
+            var target = outside.Write(targetPath, small);
+
+            var (groups, _, opens) = await ScanSwappingAsync(tree, target, () => SwapFolder(tree, outside, victim, target));
+
+            Assert.Equal(0, opens);
+            Assert.Contains(Scan.Canonical(groups), g => keep.All(k => g.Contains(k, StringComparison.Ordinal)));
+        }
     }
 
     [LinuxFact]
