@@ -3,9 +3,10 @@ using Dedup.Core.Paths;
 namespace Dedup.Core.Enumeration;
 
 /// <summary>
-/// The folder tree, kept only when <see cref="TracksFolders"/> is set (folder mode): every listed folder is numbered
-/// when its listing starts, with its parent's number, so empty folders are known; folders whose listing was not
-/// complete (an error, a skipped mount, a special file) are marked; symbolic links are kept as links.
+/// The folder tree: the built-in enumerator numbers every listed folder when its listing starts, with its parent's
+/// number (a parent's number is below its children's), so empty folders are known. Only when <see cref="TracksFolders"/>
+/// is set (folder mode) are folders whose listing was not complete (an error, a skipped mount, a special file) marked and
+/// symbolic links kept as links.
 /// </summary>
 internal sealed partial class FileTable
 {

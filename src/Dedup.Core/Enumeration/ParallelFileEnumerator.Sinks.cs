@@ -24,7 +24,7 @@ internal sealed partial class ParallelFileEnumerator
         /// <summary>Whether the folder tree is kept (folder mode): folders, links and incomplete listings are recorded.</summary>
         public virtual bool TracksFolders => false;
 
-        /// <summary>A folder's listing starts (folder mode: it is numbered now, with its parent, even if it stays empty).</summary>
+        /// <summary>A folder's listing starts (the table's sink numbers it now, with its parent, even if it stays empty).</summary>
         public virtual void BeginFolder(DirectoryWork work)
         {
         }
@@ -55,9 +55,11 @@ internal sealed partial class ParallelFileEnumerator
 
         public override bool TracksFolders => table.TracksFolders;
 
+        // Every listed folder is numbered with its parent, files or not: folder mode needs the tree, and the reader's
+        // folder descriptors are chosen by the files below each folder (FolderHandles.OpenBusiest).
         public override void BeginFolder(DirectoryWork work)
         {
-            if (table.TracksFolders && work.Folder < 0)
+            if (work.Folder < 0)
             {
                 work.Folder = table.AddFolder(work.Path, work.ParentFolder);
             }

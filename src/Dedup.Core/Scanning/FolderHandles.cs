@@ -178,68 +178,87 @@ internal sealed unsafe class FolderHandles : IDisposable
     }
 
     /// <summary>
-    /// Opens descriptors for the folders holding the most of <paramref name="sets"/>' files first, until the cache is
-    /// full; called once the candidates are known, before the compare. A cache filled first come, first served held
-    /// whichever folders the first sets touched: 4,096 of a 1 M-file tree's 244,614 folders, so most files were opened
-    /// below an ancestor, and the kernel's walk of the components between was 11 % of a warm scan's CPU (perf).
-    /// Folders are taken by their count of candidates, ties in table order; their uncached ancestors are opened with
-    /// them, as for any open.
+    /// Opens descriptors first for the folders with the most of <paramref name="sets"/>' files at or below them, until
+    /// the cache is full; called once the candidates are known, before the compare. A file is opened below its nearest
+    /// cached ancestor, walking the components between, and a folder above many files saves a walk for each: on the 1 M
+    /// file tree (244,614 folders, 9,488 descriptors under an open-file limit of 20,000) the components walked, counted,
+    /// were 4.59 M from the roots, 2.14 M with the folders busiest by their own files, 1.52 M with this. The cache used to
+    /// be filled first come, first served, with whichever folders the first sets touched.
     /// </summary>
-    /// <param name="table">The table the sets' rows are in.</param>
+    /// <param name="table">The table the sets' rows are in, with its folders' parents (a table filled by a custom
+    /// enumerator has none: each folder then weighs its own files).</param>
     /// <param name="sets">The candidate sets the compare will read.</param>
     public void OpenBusiest(Enumeration.FileTable table, IReadOnlyList<CandidateSet> sets)
     {
-        if (!OperatingSystem.IsLinux() || _capacity == 0 || table.FolderCount == 0)
+        var folders = table.FolderCount;
+        if (!OperatingSystem.IsLinux() || _capacity == 0 || folders == 0)
         {
             return;
         }
 
-        var counts = new int[table.FolderCount];
+        var weights = new int[folders];
         foreach (var set in sets)
         {
             foreach (var row in set.Rows)
             {
-                counts[table[row].Folder]++;
+                weights[table[row].Folder]++;
             }
         }
 
-        // Counts from Busy up are one bucket. Every folder counting at least `fits` fits in the cache (a histogram, not
-        // a sort: no array per folder beyond the counts); those first, then those one below while there is room.
-        const int Busy = 1024;
-        var histogram = new int[Busy + 1];
-        foreach (var count in counts)
+        // A parent is numbered before its children, so one pass from the last folder adds each to its parent.
+        for (var folder = folders - 1; folder > 0; folder--)
         {
-            histogram[Math.Min(count, Busy)]++;
+            var parent = table.GetParent(folder);
+            if (parent >= 0 && parent < folder)
+            {
+                weights[parent] += weights[folder];
+            }
         }
 
-        var fits = Busy + 1;
-        for (var taken = 0; fits > 1 && taken + histogram[fits - 1] <= _capacity; fits--)
+        // The least weight taken: every folder weighing at least that fits (a parent weighs at least as much as its
+        // child, so it is taken too, and first: each is opened by one name from its parent's descriptor).
+        var least = LeastWeightTaken(weights, _capacity);
+        for (var folder = 0; folder < folders; folder++)
         {
-            taken += histogram[fits - 1];
-        }
+            if (weights[folder] >= least)
+            {
+                if (_full || _disposed || Volatile.Read(ref _count) >= _capacity)
+                {
+                    return;
+                }
 
-        OpenCounting(table, counts, fits, Busy, Busy);
-        OpenCounting(table, counts, fits - 1, fits - 1, Busy);
+                _ = GetOrOpen(table.GetFolder(folder), MaxClimb, out _);
+            }
+        }
     }
 
-    /// <summary>Opens the folders whose count (at most <paramref name="busy"/>) lies in [<paramref name="least"/>, <paramref name="most"/>], in table order, while there is room.</summary>
-    private void OpenCounting(Enumeration.FileTable table, int[] counts, int least, int most, int busy)
+    /// <summary>The least weight (at least 1) such that no more than <paramref name="room"/> folders weigh that much or more: a binary search, no sort.</summary>
+    internal static int LeastWeightTaken(int[] weights, int room)
     {
-        for (var folder = 0; folder < counts.Length && least >= 1; folder++)
+        int low = 1, high = int.MaxValue; // answer in [low, high]
+        while (low < high)
         {
-            var count = Math.Min(counts[folder], busy);
-            if (count < least || count > most)
+            var middle = low + ((high - low) / 2);
+            var count = 0;
+            foreach (var weight in weights)
             {
-                continue;
+                if (weight >= middle && ++count > room)
+                {
+                    break;
+                }
             }
 
-            if (_full || _disposed || Volatile.Read(ref _count) >= _capacity)
+            if (count <= room)
             {
-                return;
+                high = middle;
             }
-
-            _ = GetOrOpen(table.GetFolder(folder), MaxClimb, out _);
+            else
+            {
+                low = middle + 1;
+            }
         }
+
+        return low;
     }
 
     /// <summary>A descriptor of <paramref name="folder"/> (tests), or -1 when it has none and none can be made.</summary>

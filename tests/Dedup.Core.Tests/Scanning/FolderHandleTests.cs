@@ -269,43 +269,86 @@ public sealed class FolderHandleTests
     }
 
     [LinuxFact]
-    public void The_folders_with_the_most_candidates_get_descriptors_first_and_folders_without_candidates_none()
+    public void Folders_without_a_parent_weigh_their_own_candidates_and_only_those_that_fit_are_opened()
     {
-        // One folder of 9 candidates, three of 5, ten of 1 and one holding only a file of a unique size; room for the
-        // tree's root and its ancestors, then six folders: the busiest four, then the first two of the ten.
+        // A custom enumerator's table has no parents. One folder of 9 candidates, three of 5, ten of 1, one with only a
+        // file of a unique size; room for 6 folders beyond the tree's ancestors: the four of 5 or more fit, the ten of 1
+        // do not all fit and none is taken, and the cache opens nothing for a folder without candidates.
         using var tree = new TempTree();
         var root = AbsolutePath.Parse(tree.Root);
         var table = new FileTable();
         var writer = table.CreateWriter();
         ulong inode = 0;
-        AbsolutePath Add(string name, int files, long size)
+        foreach (var (name, files, size) in Enumerable.Range(0, 10).Select(i => ($"quiet{i}", 1, 10L))
+            .Append(("lonely", 1, 11L)).Concat(Enumerable.Range(0, 3).Select(i => ($"busy{i}", 5, 10L))).Append(("busiest", 9, 10L)))
         {
-            var folder = root.Child(Directory.CreateDirectory(tree.PathOf(name)).Name);
-            var number = table.AddFolder(folder);
-            for (var i = 0; i < files; i++)
-            {
-                writer.Add(number, System.Text.Encoding.UTF8.GetBytes($"f{i}"), new FileRow { Identity = new FileIdentity(1, ++inode), Length = size, LinkCount = 1 });
-            }
-
-            writer.EndFolder();
-            return folder;
+            var number = table.AddFolder(root.Child(Directory.CreateDirectory(tree.PathOf(name)).Name));
+            AddFiles(writer, number, files, size, ref inode);
         }
 
-        var quiet = Enumerable.Range(0, 10).Select(i => Add($"quiet{i}", 1, 10)).ToArray();
-        var lonely = Add("lonely", 1, 11);
-        var busy = Enumerable.Range(0, 3).Select(i => Add($"busy{i}", 5, 10)).ToArray();
-        var busiest = Add("busiest", 9, 10);
         writer.Complete();
-        var sets = SizeBarrier.Split(table, keepSingles: false);
         var ancestors = root.ToString().Count(c => c == '/') + 1;
 
         using var handles = new FolderHandles(capacity: ancestors + 6);
-        handles.OpenBusiest(table, sets);
+        handles.OpenBusiest(table, SizeBarrier.Split(table, keepSingles: false));
 
-        Assert.Equal(ancestors + 6, handles.Count); // full: Get opens nothing more, and answers -1 for a folder without one
-        Assert.All(busy.Append(busiest).Concat(quiet.Take(2)), f => Assert.True(handles.Get(f) > 2, $"{f} has no descriptor"));
-        Assert.All(quiet.Skip(2).Append(lonely), f => Assert.Equal(-1, handles.Get(f)));
-        Assert.Equal(7, OpenDescriptors.Under(tree.Root, includeRoot: true).Count); // the six and the root
+        Assert.Equal(ancestors + 4, handles.Count);
+        Assert.Equal(
+            new[] { tree.Root.TrimEnd('/'), tree.PathOf("busiest"), tree.PathOf("busy0"), tree.PathOf("busy1"), tree.PathOf("busy2") },
+            OpenDescriptors.Under(tree.Root.TrimEnd('/'), includeRoot: true).Order(StringComparer.Ordinal));
+    }
+
+    [LinuxFact]
+    public void A_folder_weighs_the_candidates_below_it_so_one_above_many_is_opened_before_one_holding_more_itself()
+    {
+        // top holds no file and five folders of 2 candidates; solo holds 5. Room for the tree's root and one more: top
+        // (10 below it) is opened, solo (5) is not; by their own files alone solo would be first and top never.
+        using var tree = new TempTree();
+        var root = AbsolutePath.Parse(tree.Root);
+        var table = new FileTable();
+        var writer = table.CreateWriter();
+        ulong inode = 0;
+        var rootNumber = table.AddFolder(root, -1);
+        var top = table.AddFolder(root.Child(Directory.CreateDirectory(tree.PathOf("top")).Name), rootNumber);
+        for (var i = 0; i < 5; i++)
+        {
+            var folder = AbsolutePath.Parse(Directory.CreateDirectory(tree.PathOf($"top/f{i}")).FullName);
+            AddFiles(writer, table.AddFolder(folder, top), 2, 10, ref inode);
+        }
+
+        AddFiles(writer, table.AddFolder(root.Child(Directory.CreateDirectory(tree.PathOf("solo")).Name), rootNumber), 5, 10, ref inode);
+        writer.Complete();
+        var ancestors = root.ToString().Count(c => c == '/') + 1; // the root and the folders above it
+
+        using var handles = new FolderHandles(capacity: ancestors + 1);
+        handles.OpenBusiest(table, SizeBarrier.Split(table, keepSingles: false));
+
+        Assert.Equal(
+            new[] { tree.Root.TrimEnd('/'), tree.PathOf("top") },
+            OpenDescriptors.Under(tree.Root.TrimEnd('/'), includeRoot: true).Order(StringComparer.Ordinal));
+    }
+
+    [Fact]
+    public void The_least_weight_taken_is_the_least_that_no_more_folders_than_there_is_room_for_reach()
+    {
+        int[] weights = [0, 7, 3, 3, 9, 1, 3];
+        Assert.Equal(10, FolderHandles.LeastWeightTaken(weights, 0));
+        Assert.Equal(8, FolderHandles.LeastWeightTaken(weights, 1)); // the least threshold: no folder weighs 8
+        Assert.Equal(4, FolderHandles.LeastWeightTaken(weights, 2)); // 9 and 7; three of 3 would not fit in 3 or 4
+        Assert.Equal(4, FolderHandles.LeastWeightTaken(weights, 4));
+        Assert.Equal(2, FolderHandles.LeastWeightTaken(weights, 5)); // 9, 7 and the three of 3
+        Assert.Equal(1, FolderHandles.LeastWeightTaken(weights, 6)); // never a folder of weight 0
+        Assert.Equal(1, FolderHandles.LeastWeightTaken(weights, 100));
+    }
+
+    private static void AddFiles(FileTable.Writer writer, int folder, int files, long size, ref ulong inode)
+    {
+        for (var i = 0; i < files; i++)
+        {
+            writer.Add(folder, System.Text.Encoding.UTF8.GetBytes($"f{i}"), new FileRow { Identity = new FileIdentity(1, ++inode), Length = size, LinkCount = 1 });
+        }
+
+        writer.EndFolder();
     }
 
     [LinuxFact]
