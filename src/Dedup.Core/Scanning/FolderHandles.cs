@@ -1,3 +1,4 @@
+using System.Runtime.InteropServices;
 using Dedup.Core.Paths;
 
 namespace Dedup.Core.Scanning;
@@ -196,7 +197,23 @@ internal sealed unsafe class FolderHandles : IDisposable
             return;
         }
 
-        var weights = new int[folders];
+        // Outside the GC heap, and given back at the end: a scan's peak memory is near its end, when this is long gone.
+        var memory = Marshal.AllocHGlobal((IntPtr)((long)folders * sizeof(int)));
+        try
+        {
+            var weights = new Span<int>((void*)memory, folders);
+            weights.Clear();
+            OpenHeaviest(table, sets, weights);
+        }
+        finally
+        {
+            Marshal.FreeHGlobal(memory);
+        }
+    }
+
+    private void OpenHeaviest(Enumeration.FileTable table, IReadOnlyList<CandidateSet> sets, Span<int> weights)
+    {
+        var folders = weights.Length;
         foreach (var set in sets)
         {
             foreach (var row in set.Rows)
@@ -233,7 +250,7 @@ internal sealed unsafe class FolderHandles : IDisposable
     }
 
     /// <summary>The least weight (at least 1) such that no more than <paramref name="room"/> folders weigh that much or more: a binary search, no sort.</summary>
-    internal static int LeastWeightTaken(int[] weights, int room)
+    internal static int LeastWeightTaken(ReadOnlySpan<int> weights, int room)
     {
         int low = 1, high = int.MaxValue; // answer in [low, high]
         while (low < high)
