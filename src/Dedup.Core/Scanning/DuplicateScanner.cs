@@ -142,7 +142,7 @@ internal static class DuplicateScanner
         }
 
         var sets = SizeBarrier.Split(table, keepSingles);
-        state.Reader.OpenBusiestFolders(table, sets);
+        state.Reader.OpenBusiestFolders(table);
 
         // Longest work first, so one big set does not finish last on a single thread.
         sets.Sort(static (a, b) => b.Cost.CompareTo(a.Cost));

@@ -49,8 +49,9 @@ internal sealed partial class FileReader : IDisposable
         _effectiveUid = OperatingSystem.IsLinux() ? Libc.GetEuid() : ScannedFile.UnknownOwner;
     }
 
-    /// <summary>Gives the folders holding the most of <paramref name="sets"/>' files their descriptors first (see <see cref="FolderHandles.OpenBusiest"/>).</summary>
-    public void OpenBusiestFolders(Enumeration.FileTable table, IReadOnlyList<CandidateSet> sets) => _folders.OpenBusiest(table, sets);
+    /// <summary>Gives the folders with the most candidates at or below them their descriptors first (see <see cref="FolderHandles.OpenBusiest"/>).</summary>
+    /// <param name="table">The table once past the size barrier: only the candidates are left in it.</param>
+    public void OpenBusiestFolders(Enumeration.FileTable table) => _folders.OpenBusiest(table);
 
     /// <summary>Bytes read from files so far, by every stage of the scan.</summary>
     public long BytesRead => Volatile.Read(ref _bytesRead);
