@@ -10,7 +10,11 @@ namespace Dedup.Core.Enumeration;
 /// </summary>
 internal sealed partial class FileTable
 {
-    private readonly List<int> _parents = [];
+    // Parent numbers in chunks of 4,096 (16 KiB each): a list doubling to a million folders would leave its outgrown
+    // arrays on the large-object heap until a full collection, a megabyte at the scan's peak.
+    private const int ParentChunk = 4096;
+    private readonly List<int[]> _parents = [];
+    private int _parentCount;
     private readonly HashSet<int> _incomplete = [];
     private readonly List<FolderLink> _links = [];
 
@@ -28,12 +32,12 @@ internal sealed partial class FileTable
             ThrowIfSealed();
             _folders.Add(folder);
             // Folders added without a parent (files of a custom enumerator) leave gaps: they are roots here.
-            while (_parents.Count < _folders.Count - 1)
+            while (_parentCount < _folders.Count - 1)
             {
-                _parents.Add(-1);
+                AppendParent(-1);
             }
 
-            _parents.Add(parent);
+            AppendParent(parent);
             return _folders.Count - 1;
         }
     }
@@ -43,8 +47,19 @@ internal sealed partial class FileTable
     {
         lock (_gate)
         {
-            return folder < _parents.Count ? _parents[folder] : -1;
+            return folder < _parentCount ? _parents[folder / ParentChunk][folder % ParentChunk] : -1;
         }
+    }
+
+    private void AppendParent(int parent)
+    {
+        if (_parentCount % ParentChunk == 0)
+        {
+            _parents.Add(new int[ParentChunk]);
+        }
+
+        _parents[_parentCount / ParentChunk][_parentCount % ParentChunk] = parent;
+        _parentCount++;
     }
 
     /// <summary>Marks a folder whose listing is not known to be complete: it cannot equal another folder.</summary>
