@@ -194,14 +194,6 @@ internal static unsafe partial class Libc
 #endif
 
 #if NET
-    [LibraryImport(LibraryName, EntryPoint = "fstatfs", SetLastError = true)]
-    public static partial int FStatFs(int fd, byte* buffer);
-#else
-    [DllImport(LibraryName, EntryPoint = "fstatfs", SetLastError = true, ExactSpelling = true)]
-    public static extern int FStatFs(int fd, byte* buffer);
-#endif
-
-#if NET
     [LibraryImport(LibraryName, EntryPoint = "readlinkat", SetLastError = true)]
     public static partial nint ReadLinkAt(int dirfd, byte* path, byte* buffer, nuint size);
 #else
