@@ -271,25 +271,27 @@ public sealed class FolderHandleTests
     [LinuxFact]
     public void Folders_without_a_parent_weigh_their_own_candidates_and_only_those_that_fit_are_opened()
     {
-        // A custom enumerator's table has no parents. One folder of 9 candidates, three of 5, ten of 1, one with only a
-        // file of a unique size; room for 6 folders beyond the tree's ancestors: the four of 5 or more fit, the ten of 1
-        // do not all fit and none is taken, and the cache opens nothing for a folder without candidates.
+        // A custom enumerator's table has no parents. One folder of 9 candidates, three of 5, more of 4 than the tree
+        // has ancestors, ten of 1, one with only a file of a unique size. Room for the ancestors and 4 more: 5 is the
+        // least weight taken (with the folders of 4 there would be more than the room), so the four of 5 or more are
+        // opened, those of 4 not, and no folder without candidates.
         using var tree = new TempTree();
         var root = AbsolutePath.Parse(tree.Root);
+        var ancestors = root.ToString().Count(c => c == '/') + 1;
         var table = new FileTable();
         var writer = table.CreateWriter();
         ulong inode = 0;
         foreach (var (name, files, size) in Enumerable.Range(0, 10).Select(i => ($"quiet{i}", 1, 10L))
-            .Append(("lonely", 1, 11L)).Concat(Enumerable.Range(0, 3).Select(i => ($"busy{i}", 5, 10L))).Append(("busiest", 9, 10L)))
+            .Append(("lonely", 1, 11L)).Concat(Enumerable.Range(0, ancestors + 1).Select(i => ($"middling{i}", 4, 10L)))
+            .Concat(Enumerable.Range(0, 3).Select(i => ($"busy{i}", 5, 10L))).Append(("busiest", 9, 10L)))
         {
             var number = table.AddFolder(root.Child(Directory.CreateDirectory(tree.PathOf(name)).Name));
             AddFiles(writer, number, files, size, ref inode);
         }
 
         writer.Complete();
-        var ancestors = root.ToString().Count(c => c == '/') + 1;
 
-        using var handles = new FolderHandles(capacity: ancestors + 6);
+        using var handles = new FolderHandles(capacity: ancestors + 4);
         _ = SizeBarrier.Split(table, keepSingles: false);
         handles.OpenBusiest(table);
 
