@@ -19,7 +19,8 @@ internal sealed unsafe partial class FolderHandles : IDisposable
     /// <summary>
     /// Folders beyond this many are not given descriptors, keeping descriptor use bounded (the open-file limit bounds it
     /// further: 9,488 under a limit of 20,000). 4,096 and 16,384 measured alike while the cache was first come, first
-    /// served; with the busiest folders opened first (<see cref="OpenBusiest"/>) more of them pay.
+    /// served. With the heaviest folders opened first (<see cref="OpenBusiest"/>), more descriptors mean fewer components
+    /// walked (counted on the 1 M tree: 1.52 M at 9,488, 1.19 M at 18,976); no wall-time gain was measurable here.
     /// </summary>
     private const int MaxCapacity = 16384;
 
