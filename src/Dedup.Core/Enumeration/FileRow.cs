@@ -3,10 +3,11 @@ using System.Runtime.InteropServices;
 namespace Dedup.Core.Enumeration;
 
 /// <summary>
-/// One scanned file as the <see cref="FileTable"/> keeps it: 56 bytes of plain data in a block of rows, with its folder
+/// One scanned file as the <see cref="FileTable"/> keeps it: 60 bytes of plain data in a block of rows, with its folder
 /// as a number and its name as an address in the table's <see cref="NameArena"/> (no object per file, none per name).
+/// Packed to 4 bytes: the last <c>uint</c> would otherwise pad every row to 64.
 /// </summary>
-[StructLayout(LayoutKind.Sequential)]
+[StructLayout(LayoutKind.Sequential, Pack = 4)]
 internal struct FileRow
 {
     public FileIdentity Identity;
@@ -29,4 +30,7 @@ internal struct FileRow
 
     /// <summary>See <see cref="ScannedFile.OwnerId"/>.</summary>
     public uint OwnerId;
+
+    /// <summary>A hash of a small file's bytes read while its folder was listed; 0 when not read.</summary>
+    public uint ContentKey;
 }

@@ -24,16 +24,30 @@ internal sealed unsafe partial class FileTable
     private readonly Dictionary<AbsolutePath, int> _folderNumbers = [];
     private readonly bool _includeEmptyFiles;
     private readonly Action<long>? _filesAdded;
+    private readonly Action<long>? _bytesRead;
     private Writer? _single;
     private bool _sealed;
 
     /// <param name="includeEmptyFiles">Whether files of length 0 are kept (they are counted either way).</param>
     /// <param name="filesAdded">Told how many files were enumerated, per folder (progress).</param>
-    public FileTable(bool includeEmptyFiles = true, Action<long>? filesAdded = null)
+    /// <param name="bytesRead">Told how many bytes were read to key files (<see cref="KeyedLength"/>), per folder.</param>
+    public FileTable(bool includeEmptyFiles = true, Action<long>? filesAdded = null, Action<long>? bytesRead = null)
     {
         _includeEmptyFiles = includeEmptyFiles;
         _filesAdded = filesAdded;
+        _bytesRead = bytesRead;
     }
+
+    /// <summary>
+    /// Files of at most this many bytes are read whole by the built-in enumerator while their folder is listed, through
+    /// the folder's descriptor, and keyed by a hash of their bytes (<see cref="FileRow.ContentKey"/>); 0 (the default)
+    /// reads none. The size barrier then drops the files whose key no other file of their size has: most small files of
+    /// a tree are never opened again (docs/benchmarks.md, #17 session 16). Set before enumeration.
+    /// </summary>
+    public int KeyedLength { get; init; }
+
+    /// <summary>The most <see cref="KeyedLength"/> can be: a key's read is one buffer on the listing thread's stack.</summary>
+    public const int MaxKeyedLength = 8192;
 
     public NameArena Names { get; } = new();
 
@@ -247,6 +261,7 @@ internal sealed unsafe partial class FileTable
         private NativeBlock? _block;
         private int _count;
         private long _seen;
+        private long _keyedBytes;
 
         public Writer(FileTable table)
         {
@@ -276,6 +291,11 @@ internal sealed unsafe partial class FileTable
         private bool Counts(in FileRow row)
         {
             _seen++;
+            if (row.ContentKey != 0)
+            {
+                _keyedBytes += row.Length;
+            }
+
             return row.Length != 0 || _table._includeEmptyFiles;
         }
 
@@ -294,6 +314,12 @@ internal sealed unsafe partial class FileTable
             {
                 _table._filesAdded?.Invoke(_seen);
                 _seen = 0;
+            }
+
+            if (_keyedBytes > 0)
+            {
+                _table._bytesRead?.Invoke(_keyedBytes);
+                _keyedBytes = 0;
             }
         }
 

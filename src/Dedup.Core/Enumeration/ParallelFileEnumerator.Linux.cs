@@ -257,7 +257,7 @@ internal sealed partial class ParallelFileEnumerator
                 return;
             }
 
-            sink.Add(work, name, new FileRow
+            var row = new FileRow
             {
                 Identity = new FileIdentity(stx.Device, stx.Ino),
                 Length = (long)stx.Size,
@@ -265,7 +265,15 @@ internal sealed partial class ParallelFileEnumerator
                 ChangeTimeNs = stx.ChangeTimeNs,
                 LinkCount = (int)stx.NLink,
                 OwnerId = stx.Uid,
-            });
+            };
+
+            // A link being followed is not read here: O_NOFOLLOW would refuse it, and its row stays without a key.
+            if (stx.Size != 0 && stx.Size <= (ulong)sink.KeyedLength && type != Libc.DT_LNK)
+            {
+                row.ContentKey = ContentKeys.Read(dirFd, namePtr, &stx);
+            }
+
+            sink.Add(work, name, row);
         }
 
         private bool IsIncluded(string relativeFolder, ReadOnlySpan<char> name)

@@ -24,6 +24,9 @@ internal sealed partial class ParallelFileEnumerator
         /// <summary>Whether the folder tree is kept (folder mode): folders, links and incomplete listings are recorded.</summary>
         public virtual bool TracksFolders => false;
 
+        /// <summary>Files of at most this many bytes are read and keyed while listed (see <see cref="FileTable.KeyedLength"/>); 0: none.</summary>
+        public virtual int KeyedLength => 0;
+
         /// <summary>A folder's listing starts (the table's sink numbers it now, with its parent, even if it stays empty).</summary>
         public virtual void BeginFolder(DirectoryWork work)
         {
@@ -54,6 +57,8 @@ internal sealed partial class ParallelFileEnumerator
         public override void Complete() => _writer.Complete();
 
         public override bool TracksFolders => table.TracksFolders;
+
+        public override int KeyedLength => table.KeyedLength;
 
         // Every listed folder is numbered with its parent, files or not: folder mode needs the tree, and the reader's
         // folder descriptors are chosen by the files below each folder (FolderHandles.OpenBusiest).

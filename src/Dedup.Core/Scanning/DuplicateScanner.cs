@@ -27,7 +27,7 @@ internal static class DuplicateScanner
         ScanThreads? threads = null;
         try
         {
-            var candidates = await CollectCandidatesAsync(state, stage.KeepsSingles, token).ConfigureAwait(false);
+            var candidates = await CollectCandidatesAsync(state, stage, token).ConfigureAwait(false);
             state.Phase = ScanPhase.Comparing;
 
             var channel = Channel.CreateUnbounded<DuplicateGroup>(new UnboundedChannelOptions { SingleReader = true });
@@ -105,14 +105,19 @@ internal static class DuplicateScanner
     }
 
     /// <param name="state">The scan.</param>
-    /// <param name="keepSingles">Keep files of a unique size too (see <see cref="ICompareStage.KeepsSingles"/>).</param>
+    /// <param name="stage">What compares the candidates (whether it keeps files of a unique size, whether small files may be keyed while listed).</param>
     /// <param name="cancellationToken">Stops the enumeration.</param>
-    private static async Task<List<CandidateSet>> CollectCandidatesAsync(ScanState state, bool keepSingles, CancellationToken cancellationToken)
+    private static async Task<List<CandidateSet>> CollectCandidatesAsync(ScanState state, ICompareStage stage, CancellationToken cancellationToken)
     {
         var options = state.Options;
+        var keepSingles = stage.KeepsSingles;
         var context = EnumerationContexts.Create(options, state.Errors);
         // Folder mode needs the whole tree: empty files and folders count, and every folder's parent.
-        var table = new FileTable(options.IncludeEmptyFiles || options.FolderMode, state.AddFilesScanned) { TracksFolders = options.FolderMode };
+        var table = new FileTable(options.IncludeEmptyFiles || options.FolderMode, state.AddFilesScanned, state.AddBytesReadWhileListing)
+        {
+            TracksFolders = options.FolderMode,
+            KeyedLength = KeysWhileListing(state, stage) ? Math.Min(ProbeStage.WholeReadLimit, FileTable.MaxKeyedLength) : 0,
+        };
         if (options.Enumerator is ParallelFileEnumerator builtIn)
         {
             // The built-in walk writes rows straight into the table: no object per file or name.
@@ -147,6 +152,33 @@ internal static class DuplicateScanner
         // Longest work first, so one big set does not finish last on a single thread.
         sets.Sort(static (a, b) => b.Cost.CompareTo(a.Cost));
         return sets;
+    }
+
+    /// <summary>
+    /// Whether the built-in enumerator should read small files while listing them (<see cref="FileTable.KeyedLength"/>):
+    /// only for whole-file comparison of a plain scan. Not with a cache, whose point is not to read unchanged files, nor a
+    /// catalog or an observer, which must see every candidate's bytes (another machine may hold a file's twin), nor media
+    /// or folder mode, which do not compare whole files alone; and not where a root is on a rotational disk, whose reads
+    /// follow the disk's order in the compare stage, not the listing's.
+    /// </summary>
+    internal static bool KeysWhileListing(ScanState state, ICompareStage stage)
+    {
+        if (!OperatingSystem.IsLinux() || stage is not WholeFileScan || stage.KeepsSingles || stage.Observer is not null
+            || state.Options.Enumerator is not ParallelFileEnumerator || state.Cache is not null || state.Catalog is not null
+            || state.Options.FolderMode)
+        {
+            return false;
+        }
+
+        foreach (var root in state.Roots)
+        {
+            if (state.Drives.Topology.GetDevice(root.Identity.Device).Kind == Topology.DriveKind.Hdd)
+            {
+                return false;
+            }
+        }
+
+        return true;
     }
 
     /// <summary>Runs the compare stage to the end, then completes the channel (with its failure, if any).</summary>

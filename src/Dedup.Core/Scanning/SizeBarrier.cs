@@ -10,7 +10,8 @@ namespace Dedup.Core.Scanning;
 /// The barrier between enumeration and comparison: the table's rows grouped by size, then sorted by identity within a
 /// size (hard links become runs of one identity), each size with two distinct files becoming a <see cref="CandidateSet"/>
 /// (a range of the grouped row numbers). Rows that can have no duplicate (a unique size, or only links to one file) are
-/// dropped from the table.
+/// dropped from the table. Where every row of a size was keyed while listed (<see cref="FileTable.KeyedLength"/>), the
+/// size is split by key first: each key with two distinct files is a set, and a file whose key no other has is dropped.
 /// </summary>
 /// <remarks>
 /// The barrier is the scan's memory peak: every row is alive and the grouping arrays are made beside them. Trees hold
@@ -37,13 +38,38 @@ internal static class SizeBarrier
         var keep = new ulong[(count + 63) >> 6];
         var byIdentity = new IdentityOrder(table);
         var kept = 0;
+        KeyOrder? byKey = null;
         foreach (var (size, start, rows) in runs)
         {
+            if (!keepSingles && rows >= 2 && size <= table.KeyedLength && AllKeyed(table, order, start, rows))
+            {
+                Array.Sort(order, start, rows, byKey ??= new KeyOrder(table));
+                for (var from = start; from < start + rows;)
+                {
+                    var to = from + 1;
+                    while (to < start + rows && table[order[to]].ContentKey == table[order[from]].ContentKey)
+                    {
+                        to++;
+                    }
+
+                    Keep(size, from, to - from);
+                    from = to;
+                }
+
+                continue;
+            }
+
             if (rows >= 2)
             {
                 Array.Sort(order, start, rows, byIdentity);
             }
 
+            Keep(size, start, rows);
+        }
+
+        // A run of rows (by identity within it) becomes a set when it holds two distinct files (or always, keepSingles).
+        void Keep(long size, int start, int rows)
+        {
             var distinct = CountDistinct(table, order, start, start + rows);
             if (distinct >= 2 || keepSingles)
             {
@@ -199,6 +225,32 @@ internal static class SizeBarrier
         }
 
         return distinct;
+    }
+
+    /// <summary>Whether every row of the run has a key: one without could equal any of them, so the size is not split.</summary>
+    private static bool AllKeyed(FileTable table, int[] order, int start, int rows)
+    {
+        for (var k = start; k < start + rows; k++)
+        {
+            if (table[order[k]].ContentKey == 0)
+            {
+                return false;
+            }
+        }
+
+        return true;
+    }
+
+    /// <summary>Orders row numbers by key, then as <see cref="IdentityOrder"/> within a key.</summary>
+    private sealed class KeyOrder(FileTable table) : IComparer<int>
+    {
+        private readonly IdentityOrder _byIdentity = new(table);
+
+        public int Compare(int x, int y)
+        {
+            var c = table[x].ContentKey.CompareTo(table[y].ContentKey);
+            return c != 0 ? c : _byIdentity.Compare(x, y);
+        }
     }
 
     /// <summary>Orders row numbers by device and inode, then by row number (enumeration order) for a stable primary name.</summary>

@@ -36,10 +36,12 @@ public sealed class CatalogHashingTests(PostgresFixture postgres)
 
         var (_, first) = await ScanAsync(catalog, "alpha", alpha);
 
-        // Every file of alpha is read whole by the comparison: the catalog's digests cost no byte more.
+        // Every file of alpha is read whole by the comparison: the catalog's digests cost no byte more. The plain scan
+        // reads the small pair twice, once to key each file while listing and once to compare them; a catalog scan does
+        // not key files while listing (every file's digest comes from the compare stage), so it reads them once.
         Assert.Null(first.Catalog!.Error);
         Assert.Equal(4, first.Catalog.FilesHashed);
-        Assert.Equal(plain.Summary.BytesRead, first.BytesRead);
+        Assert.Equal(plain.Summary.BytesRead - (2 * Small.Length), first.BytesRead);
 
         // The digests are the files' SHA-256s: beta's files, hashed by reads of their own (unique sizes on beta), match them.
         var (groups, summary) = await ScanAsync(catalog, "beta", beta);
