@@ -7,7 +7,7 @@ namespace Dedup.Core.Catalog;
 /// <summary>
 /// The scan's rows as of its size barrier, kept for the catalog: the barrier then drops the rows of unique sizes from
 /// the table, while the catalog still streams every row to the server (beside the compare stage) and later hashes
-/// some of those files. The rows are plain structs (56 bytes each); names and folders stay in the table, which only
+/// some of those files. The rows are plain structs (60 bytes each); names and folders stay in the table, which only
 /// ever adds to them.
 /// </summary>
 internal sealed class CatalogRows

@@ -14,8 +14,9 @@ namespace Dedup.Core.Enumeration;
 /// <remarks>
 /// The key only tells files apart: files of one size with equal keys are still compared byte for byte by the compare
 /// stage. A key is given only when the file read is the file listed (same device, inode, size and modification time by
-/// <c>fstat</c> of the descriptor) and it read exactly as many bytes as listed; otherwise the row has none, and the
-/// compare stage reads it as before (reporting any error then, once).
+/// <c>fstat</c> of the descriptor) and it read exactly as many bytes as listed, all from the page cache; otherwise the row
+/// has none, and the compare stage reads it as before (reporting any error then, once). A size with a row without a key
+/// is not split by key at the barrier.
 /// </remarks>
 [SupportedOSPlatform("linux")]
 internal static unsafe class ContentKeys
@@ -69,9 +70,13 @@ internal static unsafe class ContentKeys
                 return 0;
             }
 
-            // One byte more than listed: a file that grew since reads long and gets no key.
+            // One byte more than listed: a file that grew since reads long and gets no key. Only from the page cache
+            // (RWF_NOWAIT): a cold tree's small files are left to the compare stage, whose readers the device's token
+            // count and read-ahead serve better than the walk's threads waiting on one block each (a cold 1 M scan took
+            // 257 s reading them here, against 123 s; docs/benchmarks.md, #17 session 16).
             var buffer = stackalloc byte[MaxLength + 1];
-            var read = Libc.PRead(fd, buffer, (nuint)(length + 1), 0);
+            var iov = new IoVec { Base = buffer, Length = (nuint)(length + 1) };
+            var read = Libc.PReadV2(fd, &iov, 1, 0, Libc.RWF_NOWAIT);
             return read == length ? Of(new ReadOnlySpan<byte>(buffer, length)) : 0;
         }
         finally

@@ -5,7 +5,7 @@ namespace Dedup.Core.Enumeration;
 /// <summary>
 /// Every file a scan enumerated, as rows of plain data in blocks of <see cref="BlockSize"/> outside the GC heap (see
 /// <see cref="FileRow"/> and <see cref="NativeBlock"/>),
-/// folders as numbers (<see cref="GetFolder"/>) and names as bytes in a <see cref="NameArena"/>. About 56 bytes plus the
+/// folders as numbers (<see cref="GetFolder"/>) and names as bytes in a <see cref="NameArena"/>. About 60 bytes plus the
 /// name per file, where an object per file, per path node and per name cost about 185. Filled concurrently through one
 /// <see cref="Writer"/> per enumeration thread; read once enumeration has ended (<see cref="Seal"/>), when a row is
 /// addressed by its number. Paths and <see cref="ScannedFile"/> objects are made only for the files a stage compares.
