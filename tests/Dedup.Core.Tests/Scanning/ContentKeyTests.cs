@@ -44,6 +44,55 @@ public sealed class ContentKeyTests
         var plain = new FileTable();
         await Fill(tree, plain);
         Assert.All(Keys(plain).Values, key => Assert.Equal(0u, key));
+        Assert.Empty(OpenDescriptors.Under(tree.Root, includeRoot: true)); // every key's descriptor is closed
+    }
+
+    [LinuxFact]
+    public async Task A_file_of_exactly_the_largest_keyed_length_is_keyed()
+    {
+        using var tree = new TempTree();
+        var largest = TempTree.RandomBytes(FileTable.MaxKeyedLength, 7);
+        tree.Write("largest", largest);
+        tree.Write("larger", TempTree.RandomBytes(FileTable.MaxKeyedLength + 1, 8));
+
+        var table = new FileTable { KeyedLength = FileTable.MaxKeyedLength };
+        await Fill(tree, table);
+
+        Assert.Equal(ContentKeys.Of(largest), Keys(table)["largest"]);
+        Assert.Equal(0u, Keys(table)["larger"]);
+    }
+
+    [LinuxFact(RequiresRoot = true, Tool = "strace")]
+    public async Task An_unprivileged_scan_keys_small_files_asking_for_O_NOATIME_on_its_own_files_only()
+    {
+        // Run as nobody: pairs owned by root and pairs owned by nobody, all small enough to be keyed while listed. Each
+        // file is opened twice (its key, then the byte comparison of its pair); no open is refused.
+        using var tree = new TempTree();
+        using var cli = new CliAsNobody();
+        for (var i = 0; i < 10; i++)
+        {
+            var foreign = TempTree.RandomBytes(3000 + i, i);
+            tree.Write($"data/root/a{i}.bin", foreign);
+            tree.Write($"data/root/b{i}.bin", foreign);
+            var own = TempTree.RandomBytes(2000 + i, 100 + i);
+            tree.Write($"data/own/own-a{i}.bin", own);
+            tree.Write($"data/own/own-b{i}.bin", own);
+        }
+
+        TempTree.Run("chown", "-R", "65534:65534", tree.PathOf("data/own"));
+        CliAsNobody.MakeTraversable(tree.PathOf("data/root"));
+        CliAsNobody.MakeTraversable(tree.PathOf("data/own"));
+        var log = tree.PathOf("openat.log");
+
+        var (exitCode, stdout, stderr) = await cli.RunAsync(["find", tree.PathOf("data"), "--format", "json"], straceLog: log);
+
+        Assert.True(exitCode == 0, $"exit code {exitCode}; stderr: {stderr}");
+        using var json = System.Text.Json.JsonDocument.Parse(stdout);
+        Assert.Equal(20, json.RootElement.GetProperty("groups").GetArrayLength());
+        var opens = File.ReadAllLines(log).Where(l => l.Contains(".bin\"", StringComparison.Ordinal)).ToList();
+        Assert.True(opens.Count == 80, $"{opens.Count} opens of the 40 data files were traced");
+        Assert.DoesNotContain(opens, l => l.Contains("EPERM", StringComparison.Ordinal));
+        Assert.All(opens, l => Assert.Equal(l.Contains("\"own-", StringComparison.Ordinal), l.Contains("O_NOATIME", StringComparison.Ordinal)));
     }
 
     [LinuxFact]
@@ -124,14 +173,22 @@ public sealed class ContentKeyTests
         Add("c3", 300, 8, 5);
         Add("d1", 2000, 9, 1); // beyond the keyed length: by size alone
         Add("d2", 2000, 10, 2);
+        Add("e1", 400, 11, 1); // a size of two files with different keys: both dropped
+        Add("e2", 400, 12, 2);
+        Add("f1", 1000, 13, 1); // the keyed length itself is split too
+        Add("f2", 1000, 14, 2);
+        Add("g1", 500, 15, 6); // two names of one file apart in listing order, and another file of the same key
+        Add("g2", 500, 16, 6);
+        Add("g3", 500, 15, 6);
         writer.Complete();
 
         var sets = SizeBarrier.Split(table, keepSingles: false);
 
         var byName = sets.Select(s => string.Join(",", s.Files.SelectMany(n => (n.OtherNames ?? []).Prepend(n.Primary.Path)).Select(p => p.Name).Order(StringComparer.Ordinal)))
             .Order(StringComparer.Ordinal).ToList();
-        Assert.Equal(["a1,a2", "c1,c2,c3", "d1,d2"], byName);
-        Assert.Equal(7, table.Count); // a3, a4, b1 and b2 dropped
+        Assert.Equal(["a1,a2", "c1,c2,c3", "d1,d2", "g1,g2,g3"], byName);
+        Assert.Equal(10, table.Count); // a3, a4, b1, b2, e1, e2, f1 and f2 dropped
+        Assert.Equal(2, sets.Single(s => s.Size == 500).Files.Count); // g1 and g3 are one file with two names
     }
 
     [Fact]
