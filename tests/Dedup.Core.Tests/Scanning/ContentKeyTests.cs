@@ -1,4 +1,3 @@
-using System.Runtime.InteropServices;
 using Dedup.Core.Enumeration;
 using Dedup.Core.Interop;
 using Dedup.Core.Paths;
@@ -60,39 +59,6 @@ public sealed class ContentKeyTests
 
         Assert.Equal(ContentKeys.Of(largest), Keys(table)["largest"]);
         Assert.Equal(0u, Keys(table)["larger"]);
-    }
-
-    [LinuxFact(RequiresRoot = true, Tool = "strace")]
-    public async Task An_unprivileged_scan_keys_small_files_asking_for_O_NOATIME_on_its_own_files_only()
-    {
-        // Run as nobody: pairs owned by root and pairs owned by nobody, all small enough to be keyed while listed. Each
-        // file is opened twice (its key, then the byte comparison of its pair); no open is refused.
-        using var tree = new TempTree();
-        using var cli = new CliAsNobody();
-        for (var i = 0; i < 10; i++)
-        {
-            var foreign = TempTree.RandomBytes(3000 + i, i);
-            tree.Write($"data/root/a{i}.bin", foreign);
-            tree.Write($"data/root/b{i}.bin", foreign);
-            var own = TempTree.RandomBytes(2000 + i, 100 + i);
-            tree.Write($"data/own/own-a{i}.bin", own);
-            tree.Write($"data/own/own-b{i}.bin", own);
-        }
-
-        TempTree.Run("chown", "-R", "65534:65534", tree.PathOf("data/own"));
-        CliAsNobody.MakeTraversable(tree.PathOf("data/root"));
-        CliAsNobody.MakeTraversable(tree.PathOf("data/own"));
-        var log = tree.PathOf("openat.log");
-
-        var (exitCode, stdout, stderr) = await cli.RunAsync(["find", tree.PathOf("data"), "--format", "json"], straceLog: log);
-
-        Assert.True(exitCode == 0, $"exit code {exitCode}; stderr: {stderr}");
-        using var json = System.Text.Json.JsonDocument.Parse(stdout);
-        Assert.Equal(20, json.RootElement.GetProperty("groups").GetArrayLength());
-        var opens = File.ReadAllLines(log).Where(l => l.Contains(".bin\"", StringComparison.Ordinal)).ToList();
-        Assert.True(opens.Count == 80, $"{opens.Count} opens of the 40 data files were traced");
-        Assert.DoesNotContain(opens, l => l.Contains("EPERM", StringComparison.Ordinal));
-        Assert.All(opens, l => Assert.Equal(l.Contains("\"own-", StringComparison.Ordinal), l.Contains("O_NOATIME", StringComparison.Ordinal)));
     }
 
     [LinuxFact]
@@ -218,7 +184,7 @@ public sealed class ContentKeyTests
 
         tree.Write("copy05", "content 05");
         tree.Write("copy17", "content 17");
-        using var opens = new FolderOpens(tree.Root);
+        using var opens = new OpenEvents(tree.Root);
 
         var (groups, summary) = await Scan.RunAsync(f => f.AddRoot(tree.Root));
 
@@ -272,57 +238,4 @@ public sealed class ContentKeyTests
 
     private static Dictionary<string, uint> Keys(FileTable table) =>
         Enumerable.Range(0, table.Count).ToDictionary(r => table.GetName(r), r => table[r].ContentKey);
-
-    /// <summary>Counts opens of each file in one folder with inotify (<c>IN_OPEN</c> on the folder: events carry names).</summary>
-    private sealed class FolderOpens : IDisposable
-    {
-        private const int InOpen = 0x20;
-        private const int InNonBlock = 0x800;
-        private readonly int _fd;
-
-        public FolderOpens(string folder)
-        {
-            _fd = InotifyInit1(InNonBlock);
-            Assert.True(_fd >= 0, $"inotify_init1: errno {Marshal.GetLastPInvokeError()}");
-            Assert.True(InotifyAddWatch(_fd, folder, InOpen) >= 0, $"inotify_add_watch: errno {Marshal.GetLastPInvokeError()}");
-        }
-
-        public unsafe Dictionary<string, int> Counts()
-        {
-            var counts = new Dictionary<string, int>();
-            var buffer = stackalloc byte[64 * 1024];
-            nint read;
-            while ((read = Read(_fd, buffer, 64 * 1024)) > 0)
-            {
-                for (var offset = 0; offset < read;)
-                {
-                    var nameLength = (int)*(uint*)(buffer + offset + 12);
-                    var name = MemoryMarshal.CreateReadOnlySpanFromNullTerminated(buffer + offset + 16);
-                    if (nameLength > 0)
-                    {
-                        var key = System.Text.Encoding.UTF8.GetString(name);
-                        counts[key] = counts.GetValueOrDefault(key) + 1;
-                    }
-
-                    offset += 16 + nameLength;
-                }
-            }
-
-            return counts;
-        }
-
-        public void Dispose() => _ = Close(_fd);
-
-        [DllImport("libc", EntryPoint = "inotify_init1", SetLastError = true)]
-        private static extern int InotifyInit1(int flags);
-
-        [DllImport("libc", EntryPoint = "inotify_add_watch", SetLastError = true)]
-        private static extern int InotifyAddWatch(int fd, string path, int mask);
-
-        [DllImport("libc", EntryPoint = "read", SetLastError = true)]
-        private static extern unsafe nint Read(int fd, byte* buffer, nint count);
-
-        [DllImport("libc", EntryPoint = "close", SetLastError = true)]
-        private static extern int Close(int fd);
-    }
 }

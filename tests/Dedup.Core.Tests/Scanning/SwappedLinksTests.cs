@@ -1,4 +1,3 @@
-using System.Runtime.InteropServices;
 using Dedup.Core.Comparison;
 using Dedup.Core.Reporting;
 using Dedup.Core.Tests.Infrastructure;
@@ -124,7 +123,7 @@ public sealed class SwappedLinksTests
         tree.Write("big1", big);
         tree.Write("big2", big);
         var strategy = new SwappingStrategy(swap);
-        using var watch = new OpenWatch(watched);
+        using var watch = new OpenEvents(watched);
         using var cts = new CancellationTokenSource(TimeSpan.FromSeconds(30));
         var (groups, summary) = await Scan.RunAsync(f => f.AddRoot(tree.Root).UseComparer(strategy).WithMaxDegreeOfParallelism(1), cts.Token);
 
@@ -152,53 +151,5 @@ public sealed class SwappedLinksTests
 
             ComparerStrategies.Hybrid.Partition(set, cancellationToken);
         }
-    }
-
-    /// <summary>Counts opens of one file with inotify (<c>IN_OPEN</c>).</summary>
-    private sealed class OpenWatch : IDisposable
-    {
-        private const int InOpen = 0x20;
-        private const int InNonBlock = 0x800;
-        private readonly int _fd;
-
-        public OpenWatch(string path)
-        {
-            _fd = InotifyInit1(InNonBlock);
-            Assert.True(_fd >= 0, $"inotify_init1: errno {Marshal.GetLastPInvokeError()}");
-            Assert.True(InotifyAddWatch(_fd, path, InOpen) >= 0, $"inotify_add_watch: errno {Marshal.GetLastPInvokeError()}");
-        }
-
-        /// <summary>Opens seen so far (each event is 16 bytes: no name, the watch is on a file).</summary>
-        public unsafe int Opens()
-        {
-            var buffer = stackalloc byte[4096];
-            var events = 0;
-            nint read;
-            while ((read = Read(_fd, buffer, 4096)) > 0)
-            {
-                for (var offset = 0; offset < read; events++)
-                {
-                    var mask = *(uint*)(buffer + offset + 4);
-                    Assert.True((mask & InOpen) != 0, $"unexpected inotify event {mask:x}");
-                    offset += 16 + (int)*(uint*)(buffer + offset + 12);
-                }
-            }
-
-            return events;
-        }
-
-        public void Dispose() => _ = Close(_fd);
-
-        [DllImport("libc", EntryPoint = "inotify_init1", SetLastError = true)]
-        private static extern int InotifyInit1(int flags);
-
-        [DllImport("libc", EntryPoint = "inotify_add_watch", SetLastError = true)]
-        private static extern int InotifyAddWatch(int fd, string path, int mask);
-
-        [DllImport("libc", EntryPoint = "read", SetLastError = true)]
-        private static extern unsafe nint Read(int fd, byte* buffer, nint count);
-
-        [DllImport("libc", EntryPoint = "close")]
-        private static extern int Close(int fd);
     }
 }
