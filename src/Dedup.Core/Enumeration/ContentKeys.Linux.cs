@@ -1,4 +1,5 @@
 using System.IO.Hashing;
+using System.Runtime.CompilerServices;
 using System.Runtime.InteropServices;
 using System.Runtime.Versioning;
 using Dedup.Core.Interop;
@@ -33,6 +34,7 @@ internal static unsafe class ContentKeys
     }
 
     /// <summary>Reads the file <paramref name="name"/> of the folder <paramref name="dirFd"/>, listed as <paramref name="listed"/>; its key, or 0.</summary>
+    [SkipLocalsInit] // only the bytes read are hashed: zeroing 8 KiB per small file would be ~7 GB of memset on 1 M files
     public static uint Read(int dirFd, byte* name, StatxBuffer* listed)
     {
         var length = (int)listed->Size;

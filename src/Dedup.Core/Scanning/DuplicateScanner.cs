@@ -163,9 +163,10 @@ internal static class DuplicateScanner
     /// </summary>
     internal static bool KeysWhileListing(ScanState state, ICompareStage stage)
     {
-        if (!OperatingSystem.IsLinux() || stage is not WholeFileScan || stage.KeepsSingles || stage.Observer is not null
-            || state.Options.Enumerator is not ParallelFileEnumerator || state.Cache is not null || state.Catalog is not null
-            || state.Options.FolderMode)
+        // Media and folder mode are other stages (folder mode's options are checked too: its table keeps every file);
+        // whole-file mode keeps no singles and has no observer of its own.
+        if (!OperatingSystem.IsLinux() || stage is not WholeFileScan || state.Options.FolderMode
+            || state.Options.Enumerator is not ParallelFileEnumerator || state.Cache is not null || state.Catalog is not null)
         {
             return false;
         }
