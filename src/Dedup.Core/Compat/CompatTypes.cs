@@ -124,9 +124,12 @@ internal static class NativeLibrary
     }
 }
 
-/// <summary>Bit counting (the size barrier's row ranks).</summary>
+/// <summary>Bit counting (the size barrier's row ranks, the key pass's row mask).</summary>
 internal static class BitOperations
 {
+    /// <summary>The number of zero bits below the lowest set bit (64 for 0).</summary>
+    public static int TrailingZeroCount(ulong value) => value == 0 ? 64 : PopCount((value & (0 - value)) - 1);
+
     public static int PopCount(ulong value)
     {
         // The classic SWAR count: no hardware instruction is reachable from netstandard2.0.

@@ -33,20 +33,34 @@ internal static unsafe class ContentKeys
         return key == 0 ? 1 : key;
     }
 
-    /// <summary>Reads the file <paramref name="name"/> of the folder <paramref name="dirFd"/>, listed as <paramref name="listed"/>; its key, or 0.</summary>
-    [SkipLocalsInit] // only the bytes read are hashed: zeroing 8 KiB per small file would be ~7 GB of memset on 1 M files
+    /// <summary>
+    /// Reads the file <paramref name="name"/> of the folder <paramref name="dirFd"/>, listed as <paramref name="listed"/>,
+    /// from the page cache only; its key, or 0.
+    /// </summary>
     public static uint Read(int dirFd, byte* name, StatxBuffer* listed)
+        => Read(dirFd, name, listed->Device, listed->Ino, (long)listed->Size, listed->LastWriteTimeNs, listed->Uid, cachedOnly: true);
+
+    /// <summary>
+    /// Reads the file <paramref name="name"/> of the folder <paramref name="dirFd"/>, listed as <paramref name="row"/>,
+    /// waiting for the disk if it must (<see cref="Scanning.KeyPass"/>); its key, or 0.
+    /// </summary>
+    public static uint Read(int dirFd, byte* name, in FileRow row)
+        => Read(dirFd, name, row.Identity.Device, row.Identity.FileId, row.Length, row.LastWriteTimeNs, row.OwnerId, cachedOnly: false);
+
+    [SkipLocalsInit] // only the bytes read are hashed: zeroing 8 KiB per small file would be ~7 GB of memset on 1 M files
+    private static uint Read(int dirFd, byte* name, ulong device, ulong inode, long size, long lastWriteTimeNs, uint owner, bool cachedOnly)
     {
-        var length = (int)listed->Size;
-        if (length <= 0 || length > MaxLength)
+        if (size <= 0 || size > MaxLength)
         {
             return 0;
         }
 
+        var length = (int)size;
+
         // As the compare stage opens: O_NONBLOCK so a FIFO swapped in since the listing cannot hang the walk, O_NOFOLLOW
         // so a link swapped in is not followed, O_NOATIME where the kernel allows it (files we own, or as root).
         var flags = Libc.O_RDONLY | Libc.O_CLOEXEC | Libc.O_NONBLOCK | Libc.O_NOFOLLOW;
-        var noAtime = s_effectiveUid == 0 || listed->Uid == s_effectiveUid;
+        var noAtime = s_effectiveUid == 0 || owner == s_effectiveUid;
         var fd = Libc.OpenAt(dirFd, name, noAtime ? flags | Libc.O_NOATIME : flags, 0);
         if (fd < 0 && noAtime && Marshal.GetLastPInvokeError() == Libc.EPERM)
         {
@@ -64,21 +78,32 @@ internal static unsafe class ContentKeys
             byte empty = 0;
             if (Libc.Statx(fd, &empty, Libc.AT_EMPTY_PATH | Libc.AT_STATX_DONT_SYNC, Libc.STATX_BASIC_STATS, &opened) != 0
                 || !opened.IsRegularFile
-                || opened.Ino != listed->Ino
-                || opened.Device != listed->Device
-                || opened.Size != listed->Size
-                || opened.LastWriteTimeNs != listed->LastWriteTimeNs)
+                || opened.Ino != inode
+                || opened.Device != device
+                || opened.Size != (ulong)size
+                || opened.LastWriteTimeNs != lastWriteTimeNs)
             {
                 return 0;
             }
 
-            // One byte more than listed: a file that grew since reads long and gets no key. Only from the page cache
-            // (RWF_NOWAIT): a cold tree's small files are left to the compare stage, whose readers the device's token
-            // count and read-ahead serve better than the walk's threads waiting on one block each (a cold 1 M scan took
-            // 257 s reading them here, against 123 s; docs/benchmarks.md, #17 session 16).
+            // One byte more than listed: a file that grew since reads long and gets no key. While listing, only from the
+            // page cache (RWF_NOWAIT): the walk's threads waiting on one block each made a cold 1 M scan take 257 s,
+            // against 123 s; a read that fails there still starts the kernel's read-ahead, so the pages are mostly in
+            // memory by the time the key pass reads them (docs/benchmarks.md, #17 sessions 16 and 17).
             var buffer = stackalloc byte[MaxLength + 1];
-            var iov = new IoVec { Base = buffer, Length = (nuint)(length + 1) };
-            var read = Libc.PReadV2(fd, &iov, 1, 0, Libc.RWF_NOWAIT);
+            nint read;
+            if (cachedOnly)
+            {
+                var iov = new IoVec { Base = buffer, Length = (nuint)(length + 1) };
+                read = Libc.PReadV2(fd, &iov, 1, 0, Libc.RWF_NOWAIT);
+            }
+            else
+            {
+                while ((read = Libc.PRead(fd, buffer, (nuint)(length + 1), 0)) < 0 && Marshal.GetLastPInvokeError() == Libc.EINTR)
+                {
+                }
+            }
+
             return read == length ? Of(new ReadOnlySpan<byte>(buffer, length)) : 0;
         }
         finally

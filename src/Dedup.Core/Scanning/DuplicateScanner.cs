@@ -27,12 +27,13 @@ internal static class DuplicateScanner
         ScanThreads? threads = null;
         try
         {
-            var candidates = await CollectCandidatesAsync(state, stage, token).ConfigureAwait(false);
+            // What blocks (the key pass's and the compare stage's reads, device tokens): on the scan's own threads, not
+            // the host's pool.
+            threads = new ScanThreads(options.MaxDegreeOfParallelism);
+            var candidates = await CollectCandidatesAsync(state, stage, threads, token).ConfigureAwait(false);
             state.Phase = ScanPhase.Comparing;
 
             var channel = Channel.CreateUnbounded<DuplicateGroup>(new UnboundedChannelOptions { SingleReader = true });
-            // The compare stage blocks (reads, device tokens): on the scan's own threads, not the host's pool.
-            threads = new ScanThreads(options.MaxDegreeOfParallelism);
             compareTask = threads.RunAsync(() => Compare(state, stage, candidates, channel.Writer, token));
             if (state.Catalog is { } catalog)
             {
@@ -106,14 +107,15 @@ internal static class DuplicateScanner
 
     /// <param name="state">The scan.</param>
     /// <param name="stage">What compares the candidates (whether it keeps files of a unique size, whether small files may be keyed while listed).</param>
+    /// <param name="threads">The scan's threads: the key pass reads there.</param>
     /// <param name="cancellationToken">Stops the enumeration.</param>
-    private static async Task<List<CandidateSet>> CollectCandidatesAsync(ScanState state, ICompareStage stage, CancellationToken cancellationToken)
+    private static async Task<List<CandidateSet>> CollectCandidatesAsync(ScanState state, ICompareStage stage, ScanThreads threads, CancellationToken cancellationToken)
     {
         var options = state.Options;
         var keepSingles = stage.KeepsSingles;
         var context = EnumerationContexts.Create(options, state.Errors);
         // Folder mode needs the whole tree: empty files and folders count, and every folder's parent.
-        var table = new FileTable(options.IncludeEmptyFiles || options.FolderMode, state.AddFilesScanned, state.AddBytesReadWhileListing)
+        var table = new FileTable(options.IncludeEmptyFiles || options.FolderMode, state.AddFilesScanned, state.AddKeyedBytes)
         {
             TracksFolders = options.FolderMode,
             KeyedLength = KeysWhileListing(state, stage) ? Math.Min(ProbeStage.WholeReadLimit, FileTable.MaxKeyedLength) : 0,
@@ -146,13 +148,33 @@ internal static class DuplicateScanner
             await catalog.ReplaceAsync(state, table, cancellationToken).ConfigureAwait(false);
         }
 
-        var sets = SizeBarrier.Split(table, keepSingles);
+        List<CandidateSet>? sets = null;
+        if (table.KeyedLength > 0)
+        {
+            // The files the listing could not key from the page cache are keyed before sizes are split (KeyPass), on the
+            // scan's threads: the reads block.
+            await threads.RunAsync(() => sets = OperatingSystem.IsLinux()
+                ? SplitKeyingMissing(state, table, keepSingles, threads, cancellationToken)
+                : SizeBarrier.Split(table, keepSingles)).ConfigureAwait(false);
+        }
+        else
+        {
+            sets = SizeBarrier.Split(table, keepSingles);
+        }
+
         state.Reader.OpenBusiestFolders(table);
 
         // Longest work first, so one big set does not finish last on a single thread.
-        sets.Sort(static (a, b) => b.Cost.CompareTo(a.Cost));
+        sets!.Sort(static (a, b) => b.Cost.CompareTo(a.Cost));
         return sets;
     }
+
+    [System.Runtime.Versioning.SupportedOSPlatform("linux")]
+    private static List<CandidateSet> SplitKeyingMissing(ScanState state, FileTable table, bool keepSingles, ScanThreads threads, CancellationToken cancellationToken)
+        => SizeBarrier.Split(
+            table,
+            keepSingles,
+            keyMissing: rows => KeyPass.Run(table, rows, state.Options.Roots, state.Options.FollowSymbolicLinks, threads, state.AddKeyedBytes, cancellationToken));
 
     /// <summary>
     /// Whether the built-in enumerator should read small files while listing them (<see cref="FileTable.KeyedLength"/>):

@@ -6,7 +6,7 @@ namespace Dedup.Core.Scanning;
 internal sealed class ScanState
 {
     private long _filesScanned;
-    private long _bytesReadWhileListing;
+    private long _keyedBytes;
     private int _groups;
     private long _duplicateFiles;
     private long _wastedBytes;
@@ -83,14 +83,14 @@ internal sealed class ScanState
 
     public long FilesScanned => Volatile.Read(ref _filesScanned);
 
-    public long BytesRead => Reader.BytesRead + Volatile.Read(ref _bytesReadWhileListing);
+    public long BytesRead => Reader.BytesRead + Volatile.Read(ref _keyedBytes);
 
     public int Groups => Volatile.Read(ref _groups);
 
     public void AddFilesScanned(long count) => Interlocked.Add(ref _filesScanned, count);
 
-    /// <summary>Counts bytes the enumerator read to key small files (<see cref="Enumeration.FileTable.KeyedLength"/>).</summary>
-    public void AddBytesReadWhileListing(long bytes) => Interlocked.Add(ref _bytesReadWhileListing, bytes);
+    /// <summary>Counts bytes read to key small files while listing them or right after (<see cref="Enumeration.FileTable.KeyedLength"/>, <see cref="KeyPass"/>).</summary>
+    public void AddKeyedBytes(long bytes) => Interlocked.Add(ref _keyedBytes, bytes);
 
     public void AddGroup(DuplicateGroup group)
     {

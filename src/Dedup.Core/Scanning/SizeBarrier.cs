@@ -27,12 +27,21 @@ internal static class SizeBarrier
     /// The most distinct sizes counted before the rows are sorted instead (tests choose either way); by default an eighth
     /// of the rows, at least 4,096: about 28 bytes a size, at most ~3.5 bytes a row against a sort's 12.
     /// </param>
-    public static List<CandidateSet> Split(FileTable table, bool keepSingles, int? maxSizesCounted = null)
+    /// <param name="keyMissing">
+    /// Given, before any size is split, the rows of the sizes that could be split by key (at most
+    /// <see cref="FileTable.KeyedLength"/>, shared) that have no key (row <c>r</c> is bit <c>r % 64</c> of word
+    /// <c>r / 64</c>), to key what it can (<see cref="KeyPass"/>); not called when there are none.
+    /// </param>
+    public static List<CandidateSet> Split(FileTable table, bool keepSingles, int? maxSizesCounted = null, Action<ulong[]>? keyMissing = null)
     {
         table.Seal();
         var count = table.Count;
         var runs = new List<(long Size, int Start, int Rows)>();
         var order = PlaceBySize(table, keepSingles, maxSizesCounted ?? Math.Max(4096, count / 8), runs) ?? SortBySize(table, runs);
+        if (keyMissing is not null && !keepSingles && table.KeyedLength > 0 && Unkeyed(table, order, runs) is { } missing)
+        {
+            keyMissing(missing);
+        }
 
         var sets = new List<(long Size, int Start, int Rows, int Distinct)>(runs.Count);
         var keep = new ulong[(count + 63) >> 6];
@@ -225,6 +234,36 @@ internal static class SizeBarrier
         }
 
         return distinct;
+    }
+
+    /// <summary>The rows without a key of the sizes that could be split by key, or <see langword="null"/> when there are none.</summary>
+    private static ulong[]? Unkeyed(FileTable table, int[] order, List<(long Size, int Start, int Rows)> runs)
+    {
+        ulong[]? missing = null;
+        foreach (var (size, start, rows) in runs)
+        {
+            if (size > table.KeyedLength)
+            {
+                break; // runs come by size, ascending
+            }
+
+            if (size == 0 || rows < 2)
+            {
+                continue;
+            }
+
+            for (var k = start; k < start + rows; k++)
+            {
+                var row = order[k];
+                if (table[row].ContentKey == 0)
+                {
+                    missing ??= new ulong[(table.Count + 63) >> 6];
+                    missing[row >> 6] |= 1UL << row;
+                }
+            }
+        }
+
+        return missing;
     }
 
     /// <summary>Whether every row of the run has a key: one without could equal any of them, so the size is not split.</summary>
