@@ -46,6 +46,13 @@ internal sealed unsafe partial class FileTable
     /// </summary>
     public int KeyedLength { get; init; }
 
+    /// <summary>
+    /// Whether the built-in enumerator reads the files of at most <see cref="KeyedLength"/> bytes while listing them
+    /// (the default); without, every one is left to the key pass (<see cref="Scanning.KeyPass"/>), as when the page
+    /// cache holds none of them: tests stand for a cold tree this way.
+    /// </summary>
+    internal bool KeysWhileListing { get; init; } = true;
+
     /// <summary>The most <see cref="KeyedLength"/> can be: a key's read is one buffer on the listing thread's stack.</summary>
     public const int MaxKeyedLength = 8192;
 

@@ -58,7 +58,7 @@ internal sealed partial class ParallelFileEnumerator
 
         public override bool TracksFolders => table.TracksFolders;
 
-        public override int KeyedLength => table.KeyedLength;
+        public override int KeyedLength => table.KeysWhileListing ? table.KeyedLength : 0;
 
         // Every listed folder is numbered with its parent, files or not: folder mode needs the tree, and the reader's
         // folder descriptors are chosen by the files below each folder (FolderHandles.OpenBusiest).

@@ -119,6 +119,7 @@ internal static class DuplicateScanner
         {
             TracksFolders = options.FolderMode,
             KeyedLength = KeysWhileListing(state, stage) ? Math.Min(ProbeStage.WholeReadLimit, FileTable.MaxKeyedLength) : 0,
+            KeysWhileListing = !ListingReadsOffInThisFlow.Value,
         };
         if (options.Enumerator is ParallelFileEnumerator builtIn)
         {
@@ -168,6 +169,9 @@ internal static class DuplicateScanner
         sets!.Sort(static (a, b) => b.Cost.CompareTo(a.Cost));
         return sets;
     }
+
+    /// <summary>Tests: scans started in this async flow read no file while listing, as if the page cache held none (<see cref="FileTable.KeysWhileListing"/>).</summary>
+    internal static readonly AsyncLocal<bool> ListingReadsOffInThisFlow = new();
 
     [System.Runtime.Versioning.SupportedOSPlatform("linux")]
     private static List<CandidateSet> SplitKeyingMissing(ScanState state, FileTable table, bool keepSingles, ScanThreads threads, CancellationToken cancellationToken)

@@ -5,11 +5,14 @@ namespace Dedup.Core.Tests.Infrastructure;
 
 /// <summary>
 /// Counts opens with inotify (<c>IN_OPEN</c>): of one file, or of each file in one folder (a folder's events carry the
-/// name). Events are read when asked, so a test sees what happened between its calls.
+/// name). Events are read when asked, so a test sees what happened between its calls. Closes are watched too, though
+/// not counted: inotify merges an event into an identical one still unread at the end of its queue, so two opens of one
+/// file with nothing between them (a key pass, then the compare stage) would count as one.
 /// </summary>
 public sealed class OpenEvents : IDisposable
 {
     private const int InOpen = 0x20;
+    private const int InClose = 0x08 | 0x10; // IN_CLOSE_WRITE | IN_CLOSE_NOWRITE
     private const int InNonBlock = 0x800;
     private readonly int _fd;
 
@@ -18,7 +21,7 @@ public sealed class OpenEvents : IDisposable
     {
         _fd = InotifyInit1(InNonBlock);
         Assert.True(_fd >= 0, $"inotify_init1: errno {Marshal.GetLastPInvokeError()}");
-        Assert.True(InotifyAddWatch(_fd, path, InOpen) >= 0, $"inotify_add_watch: errno {Marshal.GetLastPInvokeError()}");
+        Assert.True(InotifyAddWatch(_fd, path, InOpen | InClose) >= 0, $"inotify_add_watch: errno {Marshal.GetLastPInvokeError()}");
     }
 
     /// <summary>Opens seen since the last call, by name; a watched file's own opens (or a folder's) under the empty name.</summary>
@@ -32,8 +35,14 @@ public sealed class OpenEvents : IDisposable
             for (var offset = 0; offset < read;)
             {
                 var mask = *(uint*)(buffer + offset + 4);
-                Assert.True((mask & InOpen) != 0, $"unexpected inotify event {mask:x}");
+                Assert.True((mask & (InOpen | InClose)) != 0, $"unexpected inotify event {mask:x}");
                 var nameLength = (int)*(uint*)(buffer + offset + 12);
+                if ((mask & InOpen) == 0)
+                {
+                    offset += 16 + nameLength;
+                    continue;
+                }
+
                 var name = nameLength == 0 ? string.Empty : System.Text.Encoding.UTF8.GetString(MemoryMarshal.CreateReadOnlySpanFromNullTerminated(buffer + offset + 16));
                 counts[name] = counts.GetValueOrDefault(name) + 1;
                 offset += 16 + nameLength;
