@@ -15,9 +15,10 @@ namespace Dedup.Core.Enumeration;
 /// <remarks>
 /// The key only tells files apart: files of one size with equal keys are still compared byte for byte by the compare
 /// stage. A key is given only when the file read is the file listed (same device, inode, size and modification time by
-/// <c>fstat</c> of the descriptor) and it read exactly as many bytes as listed, all from the page cache; otherwise the row
-/// has none, and the compare stage reads it as before (reporting any error then, once). A size with a row without a key
-/// is not split by key at the barrier.
+/// <c>fstat</c> of the descriptor) and it read exactly as many bytes as listed (while listing, all from the page cache:
+/// what is not there is keyed by <see cref="Scanning.KeyPass"/> after the listing); otherwise the row has none, and the
+/// compare stage reads it as before (reporting any error then, once). A size with a row without a key is not split by
+/// key at the barrier.
 /// </remarks>
 [SupportedOSPlatform("linux")]
 internal static unsafe class ContentKeys
