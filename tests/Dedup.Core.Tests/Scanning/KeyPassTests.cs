@@ -13,8 +13,10 @@ namespace Dedup.Core.Tests.Scanning;
 /// </summary>
 public sealed class KeyPassTests
 {
-    [LinuxFact]
-    public async Task The_barrier_asks_the_pass_for_exactly_the_unkeyed_rows_of_small_shared_sizes_and_splits_by_its_keys()
+    [LinuxTheory]
+    [InlineData(null)] // sizes counted
+    [InlineData(1)]    // sizes sorted: a unique size is a run of one row there
+    public async Task The_barrier_asks_the_pass_for_exactly_the_unkeyed_rows_of_small_shared_sizes_and_splits_by_its_keys(int? maxSizesCounted)
     {
         using var tree = new TempTree();
         tree.Write("a/b/c/one", "twelve bytes");   // a pair across folders
@@ -34,7 +36,7 @@ public sealed class KeyPassTests
         List<CandidateSet>? sets = null;
         await using (var threads = new ScanThreads(2))
         {
-            await threads.RunAsync(() => sets = SizeBarrier.Split(table, keepSingles: false, keyMissing: rows =>
+            await threads.RunAsync(() => sets = SizeBarrier.Split(table, keepSingles: false, maxSizesCounted, keyMissing: rows =>
             {
                 asked = (ulong[])rows.Clone();
                 KeyPass.Run(table, rows, [Dedup.Core.Paths.AbsolutePath.Parse(tree.Root)], followLinks: false, threads, n => Interlocked.Add(ref bytes, n), default);
@@ -46,6 +48,29 @@ public sealed class KeyPassTests
         Assert.Equal(["a/b/c/one,a/e/two", "a/big1,a/big2", "e1,e2"], Canonical(sets!, tree));
         Assert.Equal(6, table.Count); // "three", "four" and "unique" dropped
         Assert.Empty(OpenDescriptors.Under(tree.Root, includeRoot: true));
+    }
+
+    [LinuxFact]
+    public async Task The_pass_is_not_asked_with_singles_kept_nor_when_the_listing_keyed_every_file()
+    {
+        using var tree = new TempTree();
+        tree.Write("a", "same length");
+        tree.Write("b", "SAME LENGTH");
+        var called = 0;
+
+        var singles = await Fill(tree, keyedLength: 100);
+        _ = SizeBarrier.Split(singles, keepSingles: true, keyMissing: _ => called++);
+        Assert.Equal(0, called);
+
+        var finder = new DuplicateFinderBuilder().AddRoot(tree.Root).Build();
+        var keyed = new FileTable { KeyedLength = 100 };
+        await new ParallelFileEnumerator().FillAsync(EnumerationContexts.Create(finder.Options, new ScanErrorSink()), keyed, default);
+        Assert.Empty(SizeBarrier.Split(keyed, keepSingles: false, keyMissing: _ => called++)); // split by the listing's keys
+        Assert.Equal(0, called);
+
+        var unkeyed = await Fill(tree, keyedLength: 100);
+        Assert.Single(SizeBarrier.Split(unkeyed, keepSingles: false, keyMissing: _ => called++)); // asked, keyed nothing
+        Assert.Equal(1, called);
     }
 
     [LinuxFact]
