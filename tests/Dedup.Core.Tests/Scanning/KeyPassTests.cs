@@ -24,6 +24,8 @@ public sealed class KeyPassTests
         tree.Write("a/b/d/three", "TWELVE BYTES"); // the same size, alone in its key
         tree.Write("a/b/c/four", "twelve BYTES");
         tree.Write("unique", "a size of its own");
+        tree.Write("a/limit1", new byte[100]);     // the keyed length itself is keyed
+        tree.Write("a/e/limit2", new byte[100]);
         tree.Write("a/big1", new byte[101]);       // beyond the keyed length: by size alone
         tree.Write("a/big2", new byte[101]);
         tree.Write("e1", []);                      // empty files are never keyed
@@ -43,10 +45,10 @@ public sealed class KeyPassTests
             }));
         }
 
-        Assert.Equal(["four", "one", "three", "two"], RowsIn(asked!, names).Order(StringComparer.Ordinal));
-        Assert.Equal(4 * 12, bytes);
-        Assert.Equal(["a/b/c/one,a/e/two", "a/big1,a/big2", "e1,e2"], Canonical(sets!, tree));
-        Assert.Equal(6, table.Count); // "three", "four" and "unique" dropped
+        Assert.Equal(["four", "limit1", "limit2", "one", "three", "two"], RowsIn(asked!, names).Order(StringComparer.Ordinal));
+        Assert.Equal((4 * 12) + (2 * 100), bytes);
+        Assert.Equal(["a/b/c/one,a/e/two", "a/big1,a/big2", "a/e/limit2,a/limit1", "e1,e2"], Canonical(sets!, tree));
+        Assert.Equal(8, table.Count); // "three", "four" and "unique" dropped
         Assert.Empty(OpenDescriptors.Under(tree.Root, includeRoot: true));
     }
 
@@ -71,6 +73,55 @@ public sealed class KeyPassTests
         var unkeyed = await Fill(tree, keyedLength: 100);
         Assert.Single(SizeBarrier.Split(unkeyed, keepSingles: false, keyMissing: _ => called++)); // asked, keyed nothing
         Assert.Equal(1, called);
+    }
+
+    [LinuxFact]
+    public async Task Over_many_blocks_of_rows_the_pass_keys_exactly_the_rows_asked_for_once_each()
+    {
+        using var tree = new TempTree();
+        const int Files = 4200; // more than one chunk of rows
+        var longName = new string('n', 255); // NAME_MAX
+        for (var i = 0; i < Files; i++)
+        {
+            tree.Write(i == 4000 ? $"d{i % 61}/{longName}" : $"d{i % 61}/e{i % 7}/f{i}", $"file {i}");
+        }
+
+        var table = await Fill(tree, keyedLength: 100);
+        Assert.Equal(Files, table.Count);
+        var expected = new Dictionary<int, uint>();
+        var rows = new ulong[(table.Count + 63) >> 6];
+        long expectedBytes = 0;
+        for (var r = 0; r < table.Count; r++)
+        {
+            // None of the first 130 rows (whole words of the mask empty at a chunk's start), then two of every three, and
+            // the longest name a file can have.
+            if (table.GetName(r) == longName || (r >= 130 && r % 3 != 0))
+            {
+                rows[r >> 6] |= 1UL << r;
+                var bytes = System.Text.Encoding.UTF8.GetBytes(File.ReadAllText(table.GetPath(r).ToString()));
+                expected[r] = ContentKeys.Of(bytes);
+                expectedBytes += bytes.Length;
+            }
+        }
+
+        Assert.Contains(Enumerable.Range(0, table.Count), r => table.GetName(r) == longName && expected.ContainsKey(r));
+        long read = 0;
+        var root = Dedup.Core.Paths.AbsolutePath.Parse(tree.Root);
+        await using (var threads = new ScanThreads(2))
+        {
+            // Nothing asked, and rows outside the roots given: nothing read, nothing keyed.
+            await threads.RunAsync(() => KeyPass.Run(table, new ulong[rows.Length], [root], false, threads, n => Interlocked.Add(ref read, n), default));
+            Directory.CreateDirectory(tree.PathOf("elsewhere"));
+            await threads.RunAsync(() => KeyPass.Run(table, rows, [Dedup.Core.Paths.AbsolutePath.Parse(tree.PathOf("elsewhere"))], false, threads, n => Interlocked.Add(ref read, n), default));
+            Assert.Equal(0, Interlocked.Read(ref read));
+            Assert.All(Enumerable.Range(0, table.Count), r => Assert.Equal(0u, table[r].ContentKey));
+
+            await threads.RunAsync(() => KeyPass.Run(table, rows, [root], false, threads, n => Interlocked.Add(ref read, n), default));
+        }
+
+        Assert.All(Enumerable.Range(0, table.Count), r => Assert.Equal(expected.GetValueOrDefault(r), table[r].ContentKey));
+        Assert.Equal(expectedBytes, Interlocked.Read(ref read)); // each row read once
+        Assert.Empty(OpenDescriptors.Under(tree.Root, includeRoot: true));
     }
 
     [LinuxFact]
