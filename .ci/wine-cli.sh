@@ -14,6 +14,7 @@ command -v jq >/dev/null || fail "jq is not installed (.ci/run installs it)"
 
 work=$(mktemp -d)
 export WINEDEBUG=-all WINEPREFIX="$work/prefix" WINEDLLOVERRIDES="mscoree,mshtml="  # no Mono/Gecko install prompts
+export DOTNET_EnableWriteXorExecute=0  # W^X crashes the runtime under Wine on some kernels (see .ci/wine-tests.sh)
 # The prefix's wineserver outlives the last wine command and may still write into the prefix: stop it (and wait) before
 # removing the folder. The clean-up never changes the script's verdict: under `set -e` a failed `rm` in the trap made a
 # passing run exit 1 (CI, session 10: "rm: cannot remove …/prefix: Directory not empty" after "wine-cli: passed").
