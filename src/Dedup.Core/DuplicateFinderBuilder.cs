@@ -186,7 +186,8 @@ public sealed class DuplicateFinderBuilder
     /// other or malformed files are compared whole. Byte-identical files are found first, as without media
     /// mode, and reported as whole-file groups; one file of each such set, and each file of a unique size, is
     /// then opened once more to locate its payload, and sets with equal payloads are reported together as a
-    /// <see cref="ContentMatch.MediaPayload"/> group.
+    /// <see cref="ContentMatch.MediaPayload"/> group of one file per set (the first by path; the set's other copies
+    /// are in its whole-file group, the only group actions act on).
     /// </summary>
     /// <param name="enable">Use media mode.</param>
     /// <returns>This builder.</returns>

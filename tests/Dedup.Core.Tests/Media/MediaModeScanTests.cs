@@ -133,9 +133,9 @@ public sealed class MediaModeScanTests
         var (groups, summary) = await Scan.RunAsync(b => b.AddRoot(tree.Root).UseMediaMode());
 
         Assert.Empty(summary.Errors);
-        var group = Assert.Single(groups);
-        Assert.Equal(ContentMatch.MediaPayload, group.Match);
-        Assert.Equal(3, group.Files.Count);
+        Assert.Equal(2, groups.Count); // the copies, and one copy with the retagged file
+        Assert.Equal(2, Assert.Single(groups, g => g.Match == ContentMatch.WholeFile).Files.Count);
+        Assert.Equal(2, Assert.Single(groups, g => g.Match == ContentMatch.MediaPayload).Files.Count);
 
         // Stage 1 reads each copy once (plus 4 KiB probes); stage 2 locates the retagged file (one walk) and compares
         // its payload with the copies' (one more read of one copy). Walking a copy as well would add 400 KB.
@@ -147,31 +147,33 @@ public sealed class MediaModeScanTests
     [MemberData(nameof(FixtureNames))]
     public async Task Copies_of_retagged_variants_merge_into_one_payload_group(string name)
     {
-        // Two classes of byte-identical copies with one payload, a lone variant, and a copied near-miss.
+        // Two classes of byte-identical copies with one payload, a lone variant, and a copied near-miss. Each class
+        // of copies is a whole-file group; the payload group relates one copy of each class (the first by path).
         using var tree = new TempTree();
         var fixture = MediaTestSupport.Fixture(name);
         var variants = fixture.Variants(seed: 31).Select(v => v.Bytes).DistinctBy(Convert.ToHexString).Take(3).ToArray();
         Assert.Equal(3, variants.Length);
-        var expected = new List<string>
-        {
-            tree.Write("one/a.bin", variants[0]), tree.Write("one/b.bin", variants[0]),
-            tree.Write("two/a.bin", variants[1]), tree.Write("two/b.bin", variants[1]), tree.Write("two/c.bin", variants[1]),
-            tree.Write("three/a.bin", variants[2]),
-        };
+        var one = new[] { tree.Write("one/a.bin", variants[0]), tree.Write("one/b.bin", variants[0]) };
+        var two = new[] { tree.Write("two/a.bin", variants[1]), tree.Write("two/b.bin", variants[1]), tree.Write("two/c.bin", variants[1]) };
+        var three = tree.Write("three/a.bin", variants[2]);
         var other = fixture.Create(seed: 32);
         var others = new[] { tree.Write("other/a.bin", other), tree.Write("other/b.bin", other) };
 
         var (groups, summary) = await Scan.RunAsync(b => b.AddRoot(tree.Root).UseMediaMode());
 
         Assert.Empty(summary.Errors);
-        Assert.Equal(2, groups.Count);
+        Assert.Equal(4, groups.Count);
         var merged = Assert.Single(groups, g => g.Match == ContentMatch.MediaPayload);
-        Assert.Equal(expected.Order(StringComparer.Ordinal), merged.Files.Select(f => f.Path.ToString()));
+        Assert.Equal(new[] { one[0], two[0], three }.Order(StringComparer.Ordinal), merged.Files.Select(f => f.Path.ToString()));
         Assert.True(merged.Size < variants.Min(v => v.Length));
         Assert.True(merged.VerifiedByBytes);
-        var copies = Assert.Single(groups, g => g.Match == ContentMatch.WholeFile);
-        Assert.Equal(others.Order(StringComparer.Ordinal), copies.Files.Select(f => f.Path.ToString()));
-        Assert.Equal(other.Length, copies.Size);
+        var copies = groups.Where(g => g.Match == ContentMatch.WholeFile).ToList();
+        Assert.Equal(Expect.Groups(one, two, others), Scan.Canonical(copies));
+        Assert.All(copies, g => Assert.Equal(new FileInfo(g.Files[0].Path.ToString()).Length, g.Size));
+
+        // Every file beyond one per payload is a duplicate, counted once: five of the variants' six, one of the others.
+        Assert.Equal(6, summary.DuplicateFiles);
+        Assert.Equal(groups.Sum(g => g.WastedBytes), summary.WastedBytes);
     }
 
     [Fact]

@@ -20,7 +20,7 @@ public sealed class MediaScanStagesTests
     private const int LargeData = 20_000;
 
     [Fact]
-    public async Task Classes_with_equal_payload_lengths_split_by_content_and_every_file_is_reported_once()
+    public async Task Classes_with_equal_payload_lengths_split_by_content_and_every_file_is_reported_once_per_match()
     {
         // Five payloads of one length (so one payload set); d and e differ only in a middle byte, so their
         // probes agree and the strategy must tell them apart. Tags of equal length put different images in
@@ -32,7 +32,9 @@ public sealed class MediaScanStagesTests
         data.Add(nearMiss);
         string Put(string name, int payload, int tag) => tree.Write(name, PngWithData(data[payload], tag));
 
-        var merged1 = new[] { Put("a/t0-1.png", 0, 0), Put("a/t0-2.png", 0, 0), Put("a/t50.png", 0, 50), Put("a/t120-1.png", 0, 120), Put("a/t120-2.png", 0, 120), Put("a/t120-3.png", 0, 120) };
+        var t0 = new[] { Put("a/t0-1.png", 0, 0), Put("a/t0-2.png", 0, 0) };
+        var t120 = new[] { Put("a/t120-1.png", 0, 120), Put("a/t120-2.png", 0, 120), Put("a/t120-3.png", 0, 120) };
+        var merged1 = new[] { t0[0], Put("a/t50.png", 0, 50), t120[0] }; // one copy of each class
         var merged2 = new[] { Put("b/t0.png", 1, 0), Put("b/t50.png", 1, 50) };
         var copies = new[] { Put("c/t0-1.png", 2, 0), Put("c/t0-2.png", 2, 0) };
         var lone = Put("d/t50.png", 3, 50);
@@ -41,27 +43,22 @@ public sealed class MediaScanStagesTests
         var (groups, summary) = await Scan.RunAsync(b => b.AddRoot(tree.Root).UseMediaMode().WithMaxDegreeOfParallelism(4));
 
         Assert.Empty(summary.Errors);
-        Assert.Equal(Expect.Groups(merged1, merged2, copies, merged3), Scan.Canonical(groups));
-        var allPaths = groups.SelectMany(g => g.Files.Select(f => f.Path.ToString())).ToList();
-        Assert.Equal(allPaths.Count, allPaths.Distinct(StringComparer.Ordinal).Count());
-        Assert.DoesNotContain(lone, allPaths);
-        var payloadLength = PayloadLength(PngWithData(data[0], 0));
-        foreach (var group in groups)
+        var payloadGroups = groups.Where(g => g.Match == ContentMatch.MediaPayload).ToList();
+        var wholeFileGroups = groups.Where(g => g.Match == ContentMatch.WholeFile).ToList();
+        Assert.Equal(Expect.Groups(merged1, merged2, merged3), Scan.Canonical(payloadGroups));
+        Assert.Equal(Expect.Groups(t0, t120, copies), Scan.Canonical(wholeFileGroups));
+        foreach (var kind in new[] { payloadGroups, wholeFileGroups })
         {
-            Assert.True(group.VerifiedByBytes);
-            if (group.Files.Any(f => f.Path.ToString() == copies[0]))
-            {
-                Assert.Equal(ContentMatch.WholeFile, group.Match);
-                Assert.Equal(new FileInfo(copies[0]).Length, group.Size);
-            }
-            else
-            {
-                Assert.Equal(ContentMatch.MediaPayload, group.Match);
-                Assert.Equal(payloadLength, group.Size);
-            }
+            var paths = kind.SelectMany(g => g.Files.Select(f => f.Path.ToString())).ToList();
+            Assert.Equal(paths.Count, paths.Distinct(StringComparer.Ordinal).Count());
+            Assert.DoesNotContain(lone, paths);
         }
 
-        Assert.Equal(4, summary.Groups);
+        var payloadLength = PayloadLength(PngWithData(data[0], 0));
+        Assert.All(groups, g => Assert.True(g.VerifiedByBytes));
+        Assert.All(payloadGroups, g => Assert.Equal(payloadLength, g.Size));
+        Assert.All(wholeFileGroups, g => Assert.Equal(new FileInfo(g.Files[0].Path.ToString()).Length, g.Size));
+        Assert.Equal(6, summary.Groups);
     }
 
     [LinuxFact]
@@ -107,12 +104,13 @@ public sealed class MediaScanStagesTests
         Assert.Empty(summary.Errors);
         string Members(params string[] described) => string.Join(" | ", described.Order(StringComparer.Ordinal));
         Assert.Equal(
-            new[] { Members($"{a} [{link}]", copy, retagged), Members($"{b} [{bLink}]", bCopy) }.Order(StringComparer.Ordinal),
+            new[] { Members($"{a} [{link}]", copy), Members($"{a} [{link}]", retagged), Members($"{b} [{bLink}]", bCopy) }.Order(StringComparer.Ordinal),
             Expect.WithLinks(groups));
-        Assert.Equal(ContentMatch.MediaPayload, Assert.Single(groups, g => g.Files.Count == 3).Match);
-        var whole = Assert.Single(groups, g => g.Files.Count == 2);
-        Assert.Equal(ContentMatch.WholeFile, whole.Match);
-        Assert.Equal(other.Length, whole.Size);
+        Assert.Equal(retagged, Assert.Single(groups, g => g.Match == ContentMatch.MediaPayload).Files[1].Path.ToString());
+        var whole = groups.Where(g => g.Match == ContentMatch.WholeFile).ToList();
+        Assert.Equal(2, whole.Count);
+        Assert.Equal(image.Length, Assert.Single(whole, g => g.Files.Any(f => f.Path.ToString() == copy)).Size);
+        Assert.Equal(other.Length, Assert.Single(whole, g => g.Files.Any(f => f.Path.ToString() == bCopy)).Size);
     }
 
     [LinuxFact]
@@ -162,11 +160,12 @@ public sealed class MediaScanStagesTests
         Assert.Empty(trustedSummary.Errors);
         foreach (var (groups, verified) in new[] { (trusted, false), (checkedGroups, true) })
         {
-            Assert.Equal(Expect.Groups(merged, copies), Scan.Canonical(groups));
+            Assert.Equal(Expect.Groups(merged[..2], [merged[0], merged[2]], copies), Scan.Canonical(groups));
             var media = Assert.Single(groups, g => g.Match == ContentMatch.MediaPayload);
             Assert.Equal(verified, media.VerifiedByBytes);
-            var whole = Assert.Single(groups, g => g.Match == ContentMatch.WholeFile);
-            Assert.Equal(verified, whole.VerifiedByBytes);
+            var whole = groups.Where(g => g.Match == ContentMatch.WholeFile).ToList();
+            Assert.Equal(2, whole.Count);
+            Assert.All(whole, g => Assert.Equal(verified, g.VerifiedByBytes));
         }
     }
 
@@ -250,8 +249,9 @@ public sealed class MediaScanStagesTests
         Assert.NotNull(deleted);
         var error = Assert.Single(summary.Errors);
         Assert.Equal((deleted, ScanErrorKind.NotFound), (error.Path, error.Kind));
-        Assert.Equal(Expect.Groups([.. copies.Where(c => c != deleted), variant]), Scan.Canonical(groups));
-        Assert.Equal(ContentMatch.MediaPayload, Assert.Single(groups).Match);
+        var live = copies.Where(c => c != deleted).ToArray();
+        Assert.Equal(Expect.Groups(live, [live[0], variant]), Scan.Canonical(groups));
+        Assert.Equal(live, Assert.Single(groups, g => g.Match == ContentMatch.WholeFile).Files.Select(f => f.Path.ToString()));
     }
 
     [LinuxFact]
@@ -316,13 +316,11 @@ public sealed class MediaScanStagesTests
         var error = Assert.Single(summary.Errors);
         Assert.Equal((deleted, ScanErrorKind.NotFound), (error.Path, error.Kind));
         Assert.Equal(2, hook.PayloadCalls); // the first comparison, and the one through the next copy
-        var paths = groups.SelectMany(g => g.Files.Select(f => f.Path.ToString())).ToList();
-        Assert.DoesNotContain(deleted, paths);
-        Assert.Equal(paths.Count, paths.Distinct(StringComparer.Ordinal).Count());
-        var group = Assert.Single(groups);
-        Assert.Equal(ContentMatch.MediaPayload, group.Match);
+        var live = copies.Where(c => c != deleted).ToArray();
+        Assert.Equal(Expect.Groups(live, [live[0], variant]), Scan.Canonical(groups));
+        var group = Assert.Single(groups, g => g.Match == ContentMatch.MediaPayload);
         Assert.True(group.VerifiedByBytes);
-        Assert.Equal(Expect.Groups([.. copies.Where(c => c != deleted), variant]), Scan.Canonical(groups));
+        Assert.Equal(live, Assert.Single(groups, g => g.Match == ContentMatch.WholeFile).Files.Select(f => f.Path.ToString()));
     }
 
     [LinuxFact(RequiresRoot = true, Tool = "setpriv")]
@@ -353,9 +351,14 @@ public sealed class MediaScanStagesTests
         var errors = json.RootElement.GetProperty("summary").GetProperty("errors").EnumerateArray()
             .Select(e => $"{e.GetProperty("path").GetString()}: {e.GetProperty("kind").GetString()}").Order(StringComparer.Ordinal);
         Assert.Equal(new[] { $"{lockedCopy}: {nameof(ScanErrorKind.AccessDenied)}", $"{lockedVariant}: {nameof(ScanErrorKind.AccessDenied)}" }.Order(StringComparer.Ordinal), errors);
-        var group = Assert.Single(json.RootElement.GetProperty("groups").EnumerateArray());
-        Assert.Equal("mediaPayload", group.GetProperty("match").GetString());
-        Assert.Equal(expected.Order(StringComparer.Ordinal), group.GetProperty("files").EnumerateArray().Select(f => f.GetProperty("path").GetString()!).Order(StringComparer.Ordinal));
+        // The readable copies are a whole-file group; the payload group relates the first of them to the variant.
+        static string[] PathsOf(System.Text.Json.JsonElement group) => [.. group.GetProperty("files").EnumerateArray().Select(f => f.GetProperty("path").GetString()!)];
+        var groups = json.RootElement.GetProperty("groups").EnumerateArray().ToList();
+        Assert.Equal(2, groups.Count);
+        var payload = Assert.Single(groups, g => g.TryGetProperty("match", out _));
+        Assert.Equal("mediaPayload", payload.GetProperty("match").GetString());
+        Assert.Equal([expected[0], expected[2]], PathsOf(payload));
+        Assert.Equal(expected[..2], PathsOf(Assert.Single(groups, g => !g.TryGetProperty("match", out _))));
     }
 
     /// <summary>A PNG whose only payload-relevant content is <paramref name="dataLength"/> seeded image bytes; the tag changes the file only.</summary>

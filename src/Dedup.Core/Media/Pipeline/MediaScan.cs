@@ -7,7 +7,8 @@ namespace Dedup.Core.Media.Pipeline;
 /// so same-size files are first settled exactly as in whole-file mode (<see cref="WholeFileStage"/>: sequential
 /// reads, probes that stop at the first differing page) into classes; only one file per class — and each file of a
 /// unique size — is then opened to locate its payload. Classes of one format and payload length are compared by
-/// payload (<see cref="PayloadStage"/>) and equal ones reported as one group. Locating costs a few reads for most
+/// payload (<see cref="PayloadStage"/>); equal ones are reported as one payload group of one copy per class, and
+/// each class of two or more copies as its own whole-file group. Locating costs a few reads for most
 /// formats, but a PNG's chunk walk reads the whole file: locating every copy too made media mode a third slower than
 /// whole-file mode on a folder of copies, and a PNG the first stage read whole is not walked at all
 /// (<see cref="PngFollower"/>, the reader's observer).
@@ -138,14 +139,32 @@ internal sealed class MediaScan : ICompareStage
         return classes;
     }
 
-    /// <summary>Reports payload-equal classes as one group, every live member of each class in it.</summary>
+    /// <summary>
+    /// Reports payload-equal classes: each class that still has two copies as a whole-file group of its own (the
+    /// group actions act on), and one group of payload-equal files holding one copy of each class, the first by path.
+    /// Listing every copy there would hide the exact copies in a group no action may touch, and count them twice.
+    /// </summary>
     private static void Publish(ScanState state, ScanOutput output, long length, PayloadGroup group)
     {
-        var files = new List<DuplicateFile>();
+        var files = new List<DuplicateFile>(group.Classes.Count);
         foreach (var found in group.Classes)
         {
             found.RecheckMembers(state, representativeChecked: true);
-            found.AddLiveFiles(files);
+            var copies = new List<DuplicateFile>(found.Members.Length);
+            found.AddLiveFiles(copies);
+            if (copies.Count == 0)
+            {
+                continue;
+            }
+
+            var first = copies[0];
+            foreach (var copy in copies)
+            {
+                first = copy.Path.CompareTo(first.Path) < 0 ? copy : first;
+            }
+
+            files.Add(first);
+            output.Publish(found.Members[0].Primary.Length, copies, found.Verified, ContentMatch.WholeFile);
         }
 
         output.Publish(length, files, group.Verified, ContentMatch.MediaPayload);
