@@ -48,7 +48,7 @@ public sealed class CacheBootTests : IDisposable
 
         // What the crash leaves: b's stamp as the cache knows it, with bytes other than those the cache compared.
         var store = new SqliteHashCache(_fixture.CachePath);
-        var scope = new HashCacheScope(CacheSession.Format + BootMark.Current, 0);
+        var scope = new HashCacheScope((string)CacheFixture.Scalar(_fixture.CachePath, "SELECT value FROM meta WHERE key = 'format'")!, 0);
         var entries = store.Load(scope).Entries;
         var a = Assert.Single(entries, entry => entry.Stamp.Identity == identities[Tree.PathOf("a")]);
         var b = Assert.Single(entries, entry => entry.Stamp.Identity == identities[Tree.PathOf("b")]);
