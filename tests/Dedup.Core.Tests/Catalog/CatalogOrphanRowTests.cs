@@ -79,10 +79,10 @@ public sealed class CatalogOrphanRowTests(PostgresFixture postgres)
     {
         string database = postgres.NewDatabase("orphan-read");
         await using var catalog = new PostgresCatalog(database);
-        var content = new Dictionary<string, string> { ["/a/x"] = "X", ["/a/y"] = "Y", ["/b/x"] = "X", ["/b/y"] = "Y", ["/c/x"] = "X" };
-        await catalog.ReplaceMachineFilesAsync("a", [File("/a/x", 10, 1), File("/a/y", 20, 2)]);
-        await catalog.ReplaceMachineFilesAsync("b", [File("/b/x", 10, 1), File("/b/y", 20, 2)]);
-        await catalog.ReplaceMachineFilesAsync("c", [File("/c/x", 10, 1)]);
+        var content = new Dictionary<string, string> { ["/a/x"] = "X", ["/a/y"] = "Y", ["/a/y2"] = "Y", ["/b/x"] = "X", ["/b/y"] = "Y", ["/b/z"] = "Z", ["/c/x"] = "X", ["/c/z"] = "Z" };
+        await catalog.ReplaceMachineFilesAsync("a", [File("/a/x", 10, 1), File("/a/y", 20, 2), File("/a/y2", 20, 3)]);
+        await catalog.ReplaceMachineFilesAsync("b", [File("/b/x", 10, 1), File("/b/y", 20, 2), File("/b/z", 30, 3)]);
+        await catalog.ReplaceMachineFilesAsync("c", [File("/c/x", 10, 1), File("/c/z", 30, 2)]);
         foreach (var machine in new[] { "a", "b", "c" })
         {
             await HashRequestedAsync(catalog, machine, content);
@@ -90,13 +90,19 @@ public sealed class CatalogOrphanRowTests(PostgresFixture postgres)
 
         int bId = await DeleteMachineRowAsync(database, "b");
 
-        // Y was shared with b alone: no group of one file; X keeps a and c.
-        Assert.Equal(["a:/a/x", "c:/c/x"], Names(Assert.Single(await catalog.FindGroupsAsync("a"))));
+        // X keeps a and c; Y, shared with b, is a's alone: a group of all groups, none of those across machines.
+        Assert.Equal([["a:/a/y", "a:/a/y2"], ["a:/a/x", "c:/c/x"]], (await catalog.FindGroupsAsync("a")).Select(Names).ToArray());
         var skipped = new List<string>();
         var across = Assert.Single(await catalog.FindGroupsAcrossMachinesAsync("a", skipped.Add));
         Assert.Equal(["a:", "c:/c/x"], Names(across));
         var message = Assert.Single(skipped);
         Assert.StartsWith($"The catalog's 2 rows of machine id {bId} ", message, StringComparison.Ordinal);
+        // c's Z was shared with b alone: no group of one file.
+        Assert.Equal(["a:/a/x", "c:/c/x"], Names(Assert.Single(await catalog.FindGroupsAsync("c"))));
+        // Across machines, c sees a's file of X, and b's rows named.
+        var fromC = new List<string>();
+        Assert.Equal(["a:/a/x", "c:"], Names(Assert.Single(await catalog.FindGroupsAcrossMachinesAsync("c", fromC.Add))));
+        Assert.StartsWith($"The catalog's 2 rows of machine id {bId} ", Assert.Single(fromC), StringComparison.Ordinal);
         Assert.Contains($"DELETE FROM dedup.files WHERE machine_id = {bId}", message, StringComparison.Ordinal);
         // The overload without a callback leaves them out too.
         Assert.Equal(["a:", "c:/c/x"], Names(Assert.Single(await catalog.FindGroupsAcrossMachinesAsync("a"))));
