@@ -170,7 +170,7 @@ internal static class FindCommand
 
         foreach (var error in scan.Summary.Errors.Take(20))
         {
-            await Console.Error.WriteLineAsync($"dedup: {PathText.Escape(error.Path)}: {PathText.EscapeMessage(error.Message)}").ConfigureAwait(false);
+            await Console.Error.WriteLineAsync($"dedup: {error}").ConfigureAwait(false);
         }
 
         if (scan.Summary.Errors.Count > 20)

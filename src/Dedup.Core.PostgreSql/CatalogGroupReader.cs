@@ -47,7 +47,8 @@ internal static class CatalogGroupReader
         WHERE d.machine_id = $1 AND EXISTS (SELECT 1 FROM theirs t WHERE t.size = d.size AND t.sha256 = d.sha256)
         """;
 
-    public static async Task<IReadOnlyList<CatalogGroup>> ReadAsync(NpgsqlConnection connection, string machine, bool acrossMachinesOnly, CancellationToken cancellationToken)
+    /// <summary>The groups of a machine; rows of a machine id with no name (a hand-deleted machine row) are left out and named to <paramref name="skipped"/>.</summary>
+    public static async Task<IReadOnlyList<CatalogGroup>> ReadAsync(NpgsqlConnection connection, string machine, bool acrossMachinesOnly, Action<string>? skipped, CancellationToken cancellationToken)
     {
         // One snapshot for the machines' names and the rows that name them (a machine may be added meanwhile).
         await using var transaction = await connection.BeginTransactionAsync(System.Data.IsolationLevel.RepeatableRead, cancellationToken).ConfigureAwait(false);
@@ -78,6 +79,9 @@ internal static class CatalogGroupReader
         // Keyed by size and the digest's two big-endian halves: no string or array per row, and the halves compare
         // as the bytes do. A digest's bytes are copied out only for a group's first row.
         var groups = new Dictionary<(long Size, UInt128 High, UInt128 Low), (byte[] Sha, List<CatalogMatch> Files)>();
+        // Rows of a machine id with no machines row, by id; and the groups they were in (those are checked again).
+        Dictionary<int, long>? orphans = null;
+        HashSet<(long, UInt128, UInt128)>? touched = null;
         byte[] sha = new byte[CatalogDigest.Sha256Length];
         await using (var command = PostgresCatalog.Command(connection, acrossMachinesOnly ? AcrossSql : AllSql, id.Value))
         await using (var reader = await command.ExecuteReaderAsync(cancellationToken).ConfigureAwait(false))
@@ -86,6 +90,14 @@ internal static class CatalogGroupReader
             {
                 reader.GetBytes(5, 0, sha, 0, sha.Length);
                 var key = (reader.GetInt64(0), BinaryPrimitives.ReadUInt128BigEndian(sha), BinaryPrimitives.ReadUInt128BigEndian(sha.AsSpan(16)));
+                if (!names.TryGetValue(reader.GetInt32(6), out var name))
+                {
+                    orphans ??= [];
+                    orphans[reader.GetInt32(6)] = orphans.GetValueOrDefault(reader.GetInt32(6)) + 1;
+                    (touched ??= []).Add(key);
+                    continue;
+                }
+
                 if (!groups.TryGetValue(key, out var group))
                 {
                     group = (sha.ToArray(), []);
@@ -94,11 +106,20 @@ internal static class CatalogGroupReader
 
                 // No path: one of the machine's own files in a read of groups across machines.
                 var path = reader.IsDBNull(7) ? ReadOnlyMemory<byte>.Empty : reader.GetFieldValue<byte[]>(7);
-                group.Files.Add(new CatalogMatch(names[reader.GetInt32(6)], path, PostgresCatalog.ReadStamp(reader, 0)));
+                group.Files.Add(new CatalogMatch(name, path, PostgresCatalog.ReadStamp(reader, 0)));
             }
         }
 
         await transaction.CommitAsync(cancellationToken).ConfigureAwait(false);
+        if (orphans is not null)
+        {
+            LeaveOut(groups, touched!, machine, acrossMachinesOnly);
+            foreach (var (orphan, rows) in orphans.OrderBy(entry => entry.Key))
+            {
+                skipped?.Invoke(OrphanMessage(orphan, rows));
+            }
+        }
+
         var sorted = new List<CatalogGroup>(groups.Count);
         foreach (var entry in groups.OrderByDescending(entry => entry.Key.Size).ThenBy(entry => entry.Key.High).ThenBy(entry => entry.Key.Low))
         {
@@ -109,6 +130,29 @@ internal static class CatalogGroupReader
 
         return sorted;
     }
+
+    /// <summary>
+    /// Drops the groups that, without their rows of unnamed machines, no longer hold two distinct files (machine and
+    /// identity), or, in a read across machines, no file of another machine.
+    /// </summary>
+    private static void LeaveOut(Dictionary<(long, UInt128, UInt128), (byte[] Sha, List<CatalogMatch> Files)> groups, HashSet<(long, UInt128, UInt128)> touched, string machine, bool acrossMachinesOnly)
+    {
+        foreach (var key in touched)
+        {
+            if (groups.TryGetValue(key, out var group)
+                && (group.Files.Select(file => (file.Machine, file.Stamp.Identity)).Distinct().Count() < 2
+                    || (acrossMachinesOnly && group.Files.TrueForAll(file => file.Machine == machine))))
+            {
+                groups.Remove(key);
+            }
+        }
+    }
+
+    private static string OrphanMessage(int id, long rows) =>
+        $"The catalog's {rows} {(rows == 1 ? "row" : "rows")} of machine id {id} matching these files {(rows == 1 ? "was" : "were")} left out: "
+        + "the catalog has no machine with that id (its dedup.machines row was deleted by hand; the schema has no foreign keys). "
+        + $"To remove all of its rows: DELETE FROM dedup.files WHERE machine_id = {id}; DELETE FROM dedup.digests WHERE machine_id = {id}; "
+        + $"DELETE FROM dedup.machine_sizes WHERE machine_id = {id};";
 
     /// <summary>By machine name (ordinal), then path bytes, then identity.</summary>
     private sealed class MatchOrder : IComparer<CatalogMatch>

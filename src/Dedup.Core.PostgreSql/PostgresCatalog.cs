@@ -173,7 +173,8 @@ public sealed partial class PostgresCatalog : FileCatalog, IAsyncDisposable, IDi
 
     /// <summary>
     /// Every group of two or more distinct files (of any machines, as of their last scans) with the same size and
-    /// digest as a file of <paramref name="machine"/>: the groups its scan reports beside its local ones.
+    /// digest as a file of <paramref name="machine"/>: the groups its scan reports beside its local ones. Rows of a
+    /// machine id with no row in <c>dedup.machines</c> are left out.
     /// </summary>
     /// <param name="machine">The machine's name.</param>
     /// <param name="cancellationToken">Cancels the query.</param>
@@ -181,7 +182,7 @@ public sealed partial class PostgresCatalog : FileCatalog, IAsyncDisposable, IDi
     public Task<IReadOnlyList<CatalogGroup>> FindGroupsAsync(string machine, CancellationToken cancellationToken = default)
     {
         ValidateMachine(machine);
-        return RunAsync("querying groups", (connection, token) => CatalogGroupReader.ReadAsync(connection, machine, acrossMachinesOnly: false, token), cancellationToken);
+        return RunAsync("querying groups", (connection, token) => CatalogGroupReader.ReadAsync(connection, machine, acrossMachinesOnly: false, skipped: null, token), cancellationToken);
     }
 
     /// <summary>
@@ -193,10 +194,23 @@ public sealed partial class PostgresCatalog : FileCatalog, IAsyncDisposable, IDi
     /// <param name="machine">The machine's name.</param>
     /// <param name="cancellationToken">Cancels the query.</param>
     /// <returns>The groups, largest size first; hard links of one file count as one file.</returns>
-    public override Task<IReadOnlyList<CatalogGroup>> FindGroupsAcrossMachinesAsync(string machine, CancellationToken cancellationToken = default)
+    public override Task<IReadOnlyList<CatalogGroup>> FindGroupsAcrossMachinesAsync(string machine, CancellationToken cancellationToken = default) =>
+        FindGroupsAcrossMachinesAsync(machine, static _ => { }, cancellationToken);
+
+    /// <summary>
+    /// <see cref="FindGroupsAcrossMachinesAsync(string, CancellationToken)"/>, naming the rows left out: those of a
+    /// machine id with no row in <c>dedup.machines</c> (deleted by hand: the schema has no foreign keys), once per id
+    /// with how many of its rows matched and the statements that remove them.
+    /// </summary>
+    /// <param name="machine">The machine's name.</param>
+    /// <param name="skipped">Called once per machine id left out, after the read.</param>
+    /// <param name="cancellationToken">Cancels the query.</param>
+    /// <returns>The groups, largest size first; hard links of one file count as one file.</returns>
+    public override Task<IReadOnlyList<CatalogGroup>> FindGroupsAcrossMachinesAsync(string machine, Action<string> skipped, CancellationToken cancellationToken = default)
     {
         ValidateMachine(machine);
-        return RunAsync("querying groups", (connection, token) => CatalogGroupReader.ReadAsync(connection, machine, acrossMachinesOnly: true, token), cancellationToken);
+        ArgumentNullException.ThrowIfNull(skipped);
+        return RunAsync("querying groups", (connection, token) => CatalogGroupReader.ReadAsync(connection, machine, acrossMachinesOnly: true, skipped, token), cancellationToken);
     }
 
     /// <summary>The machines the catalog holds, by name.</summary>

@@ -16,7 +16,10 @@ namespace Dedup.Core.Caching;
 /// </summary>
 internal sealed class CacheSession : IDisposable
 {
-    /// <summary>What the probe keys mean; entries written under another format are ignored (and replaced).</summary>
+    /// <summary>
+    /// What the probe keys mean; entries written under another format are ignored (and replaced). A scan's format also
+    /// names the boot it runs in (<see cref="BootMark"/>).
+    /// </summary>
     public static readonly string Format = $"v1;probe=xxh3-64;size={ProbeStage.ProbeSize};whole={ProbeStage.WholeReadLimit};suffix={ProbeStage.SuffixFrom}";
 
     private readonly HashCache _cache;
@@ -36,6 +39,7 @@ internal sealed class CacheSession : IDisposable
     private bool _readOnly;
     private long _nextId;
     private long _startedNs;
+    private readonly string? _bootUnknown; // why the boot could not be told: then the cache is not used
 
     public CacheSession(HashCache cache, IReadOnlyList<Paths.AbsolutePath> roots, DuplicateHashAlgorithm algorithm, Action<string>? log)
     {
@@ -46,7 +50,19 @@ internal sealed class CacheSession : IDisposable
         // make both U+FFFD, and a scan of one would prune the other's entries); the same bytes as before for UTF-8 roots.
         var key = string.Join("\n", roots.Select(r => r.ToString()).OrderBy(r => r, StringComparer.Ordinal));
         var bytes = Paths.KernelNames.TryGetBytes(key, out var exact) ? exact : Encoding.UTF8.GetBytes(key);
-        _scope = new HashCacheScope(Format, (long)XxHash3.HashToUInt64(bytes));
+        // The boot is part of the format: entries of an earlier boot are ignored, and the next save clears them.
+        string boot;
+        try
+        {
+            boot = BootMark.Current;
+        }
+        catch (Exception ex) when (ex is IOException or UnauthorizedAccessException)
+        {
+            _bootUnknown = ex.Message;
+            boot = ";boot=unknown";
+        }
+
+        _scope = new HashCacheScope(Format + boot, (long)XxHash3.HashToUInt64(bytes));
         _upserts = new CacheWriteQueue(cache, _scope, Warn);
     }
 
@@ -237,6 +253,12 @@ internal sealed class CacheSession : IDisposable
 
     private Table? Load(CancellationToken cancellationToken)
     {
+        if (_bootUnknown is not null)
+        {
+            Warn($"cache '{_cache.Description}' not used: cannot tell this boot from an earlier one, before which a crash may have kept new bytes under a file's old stamp ({_bootUnknown})");
+            return null;
+        }
+
         HashCacheSnapshot snapshot;
         try
         {

@@ -48,8 +48,9 @@ public abstract class HashCache
 
 /// <summary>What a scan's entries mean and which scan wrote them.</summary>
 /// <param name="Format">
-/// How the scan computes what it stores (probe sizes and hash); entries of another format are not returned, and a
-/// store may drop them.
+/// How the scan computes what it stores (probe sizes and hash) and, on Linux, the boot it runs in (entries of an earlier
+/// boot are not trusted: a crash can keep new bytes under a file's old stamp); entries of another format are not
+/// returned, and a store may drop them.
 /// </param>
 /// <param name="Roots">A 64-bit key of the scan's roots: a scan prunes only entries written by scans of the same roots.</param>
 public sealed record HashCacheScope(string Format, long Roots);

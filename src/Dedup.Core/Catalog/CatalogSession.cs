@@ -121,7 +121,10 @@ internal sealed class CatalogSession(FileCatalog catalog, string machine, Action
             await _replace.ConfigureAwait(false);
             Volatile.Write(ref _recorded, rows.Recorded);
 
-            var found = await catalog.FindGroupsAcrossMachinesAsync(machine, cancellationToken).ConfigureAwait(false);
+            // A row the catalog cannot use (a hand-edited catalog) is named and left out: an error of the scan (no path:
+            // the rows are the catalog's), which goes on with the other machines' groups.
+            var found = await catalog.FindGroupsAcrossMachinesAsync(
+                machine, message => state.ReportError(string.Empty, ScanErrorKind.IOError, message), cancellationToken).ConfigureAwait(false);
             var groups = new List<DuplicateGroup>();
             foreach (var group in found)
             {

@@ -15,7 +15,7 @@ namespace Dedup.Core.Catalog;
 /// files need a SHA-256: those whose size another file of the catalog (this machine's or another's) shares, and that
 /// have no digest under their unchanged stamp. It compares its files while the replacement runs, computing the SHA-256
 /// of those it reads whole from the same bytes and handing each on once checked; then
-/// <see cref="FindGroupsAcrossMachinesAsync"/> once its own groups are found. Files of different machines are
+/// <see cref="FindGroupsAcrossMachinesAsync(string, Action{string}, CancellationToken)"/> once its own groups are found. Files of different machines are
 /// matched by size and SHA-256 (a digest no client can craft a collision for), never byte by byte.</para>
 /// <para>Any exception these throw (other than <see cref="OperationCanceledException"/>) ends the scan's use of the
 /// catalog: the scan still reports its own byte-verified groups, and the failure is in
@@ -102,6 +102,20 @@ public abstract class FileCatalog
     /// <param name="cancellationToken">Cancels the query.</param>
     /// <returns>The groups.</returns>
     public abstract Task<IReadOnlyList<CatalogGroup>> FindGroupsAcrossMachinesAsync(string machine, CancellationToken cancellationToken = default);
+
+    /// <summary>
+    /// <see cref="FindGroupsAcrossMachinesAsync(string, CancellationToken)"/>, naming the stored rows the catalog could
+    /// not use and left out (such as the rows of a machine whose record was deleted by hand): what a scan calls. The
+    /// scan reports each call of <paramref name="skipped"/> as one of its errors (with an empty
+    /// <see cref="Reporting.ScanError.Path"/>) and goes on with the groups returned. The default calls the overload
+    /// without <paramref name="skipped"/> and names nothing.
+    /// </summary>
+    /// <param name="machine">The scanning machine's name.</param>
+    /// <param name="skipped">Called with a sentence for each set of rows left out (such as all those of one machine id); from any thread.</param>
+    /// <param name="cancellationToken">Cancels the query.</param>
+    /// <returns>The groups, without the rows left out; a group with fewer than two files left, or with none of another machine, is left out too.</returns>
+    public virtual Task<IReadOnlyList<CatalogGroup>> FindGroupsAcrossMachinesAsync(string machine, Action<string> skipped, CancellationToken cancellationToken = default) =>
+        FindGroupsAcrossMachinesAsync(machine, cancellationToken);
 }
 
 /// <summary>How a scan used its <see cref="FileCatalog"/> (<see cref="Reporting.ScanSummary.Catalog"/>).</summary>

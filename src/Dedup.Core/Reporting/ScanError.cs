@@ -44,7 +44,10 @@ public sealed record ScanError
         Message = message;
     }
 
-    /// <summary>The absolute path concerned, exactly (escape it with <see cref="PathText.Escape"/> to show it).</summary>
+    /// <summary>
+    /// The absolute path concerned, exactly (escape it with <see cref="PathText.Escape"/> to show it); empty for a
+    /// problem of no path (rows of the scan's <see cref="Catalog.FileCatalog"/> it left out).
+    /// </summary>
     /// <exception cref="ArgumentNullException">Set to <see langword="null"/>.</exception>
     public string Path
     {
@@ -64,6 +67,6 @@ public sealed record ScanError
     }
 
     /// <summary>The path and the message, for people: the path escaped with <see cref="PathText.Escape"/>, the message with <see cref="PathText.EscapeMessage"/>.</summary>
-    /// <returns>Such as <c>/data/x: Permission denied</c>.</returns>
-    public override string ToString() => $"{PathText.Escape(Path)}: {PathText.EscapeMessage(Message)}";
+    /// <returns>Such as <c>/data/x: Permission denied</c>; the message alone when there is no path.</returns>
+    public override string ToString() => Path.Length == 0 ? PathText.EscapeMessage(Message) : $"{PathText.Escape(Path)}: {PathText.EscapeMessage(Message)}";
 }
