@@ -233,7 +233,7 @@ internal sealed class ActingCommand
             rules.Add(value switch
             {
                 "first-root" when roots.Length == 0 => throw new ArgumentException("--keep first-root needs folders to scan (it is not available with --from-report)"),
-                "first-root" => KeepRule.PreferUnder(roots.Select(r => Path.GetFullPath(r)).ToArray()),
+                "first-root" => KeepRule.PreferUnder(roots), // resolved as the scan resolves its roots
                 "oldest" => KeepRule.Oldest,
                 "newest" => KeepRule.Newest,
                 "shortest-path" => KeepRule.ShortestPath,
@@ -247,12 +247,22 @@ internal sealed class ActingCommand
     }
 
     /// <summary><c>prefix:FOLDER</c>: files under that folder stay; a folder that does not exist is a usage error, not a rule that silently matches nothing.</summary>
+    /// <remarks>A <c>..</c> means what it means to the kernel: with <c>l -> real/deep</c>, <c>prefix:l/..</c> is <c>real</c>.</remarks>
     private static KeepRule PreferFolder(string folder)
     {
-        var full = Path.GetFullPath(folder);
+        string full;
+        try
+        {
+            full = AbsolutePath.Resolve(folder).ToString();
+        }
+        catch (DirectoryNotFoundException ex)
+        {
+            throw new ArgumentException($"'--keep prefix:{PathText.Escape(folder)}': no folder there ({ex.Message}); a keep rule must name an existing folder", ex);
+        }
+
         return Directory.Exists(full)
             ? KeepRule.PreferUnder(full)
-            : throw new ArgumentException($"'--keep prefix:{folder}': no folder {full}; a keep rule must name an existing folder");
+            : throw new ArgumentException($"'--keep prefix:{PathText.Escape(folder)}': no folder {PathText.Escape(full)}; a keep rule must name an existing folder");
     }
 
     private static async Task<(List<DuplicateGroup> Groups, IReadOnlyList<DuplicateFolderGroup> Folders, int Errors)> ScanAsync(DuplicateFinderBuilder builder, CancellationToken cancellationToken)
