@@ -59,6 +59,28 @@ internal sealed class ActingCommand
             return await BadUsageAsync(problem).ConfigureAwait(false);
         }
 
+        // The roots first: the default keep rule (first-root) names them too, and a root that is a file or missing
+        // must be reported as the root it is, not as "the keep rule's folder".
+        DuplicateFinder? finder = null;
+        if (report is null)
+        {
+            try
+            {
+                var scanBuilder = _selection.CreateBuilder(result, paths);
+                if (folderMode)
+                {
+                    scanBuilder.UseFolderMode();
+                }
+
+                finder = scanBuilder.Build();
+                finder.CheckRoots();
+            }
+            catch (Exception ex) when (ex is ArgumentException or InvalidOperationException or IOException or UnauthorizedAccessException)
+            {
+                return await BadUsageAsync(CliApplication.UsageMessage(ex)).ConfigureAwait(false);
+            }
+        }
+
         DuplicateActionPlanner planner;
         try
         {
@@ -80,19 +102,13 @@ internal sealed class ActingCommand
         var problems = 0; // scan errors, or report entries left out: either makes the exit code 1
         try
         {
-            if (report is not null)
+            if (finder is null)
             {
-                (groups, problems) = await ReportReader.ReadAsync(report, Console.Error, cancellationToken).ConfigureAwait(false);
+                (groups, problems) = await ReportReader.ReadAsync(report!, Console.Error, cancellationToken).ConfigureAwait(false);
             }
             else
             {
-                var builder = _selection.CreateBuilder(result, paths);
-                if (folderMode)
-                {
-                    builder.UseFolderMode();
-                }
-
-                (groups, folderGroups, problems) = await ScanAsync(builder, cancellationToken).ConfigureAwait(false);
+                (groups, folderGroups, problems) = await ScanAsync(finder, cancellationToken).ConfigureAwait(false);
             }
         }
         catch (OperationCanceledException)
@@ -265,10 +281,9 @@ internal sealed class ActingCommand
             : throw new ArgumentException($"'--keep prefix:{PathText.Escape(folder)}': no folder {PathText.Escape(full)}; a keep rule must name an existing folder");
     }
 
-    private static async Task<(List<DuplicateGroup> Groups, IReadOnlyList<DuplicateFolderGroup> Folders, int Errors)> ScanAsync(DuplicateFinderBuilder builder, CancellationToken cancellationToken)
+    /// <remarks>The scan checks its roots again when it starts (one may have gone since).</remarks>
+    private static async Task<(List<DuplicateGroup> Groups, IReadOnlyList<DuplicateFolderGroup> Folders, int Errors)> ScanAsync(DuplicateFinder finder, CancellationToken cancellationToken)
     {
-        var finder = builder.Build();
-        finder.CheckRoots();
         var groups = new List<DuplicateGroup>();
         var scan = finder.FindAsync(cancellationToken);
         await foreach (var group in scan.ConfigureAwait(false))

@@ -78,9 +78,29 @@ public sealed class KeepRule
         return new KeepRule(
             "under " + string.Join(", ", parsed.Select(p => p.ToDisplayString())),
             (a, b) => Rank(a, parsed).CompareTo(Rank(b, parsed)),
-            () => unresolved is not null ? $"The keep rule's folder '{PathText.Escape(unresolved)}' does not exist or is not a folder."
-                : parsed.FirstOrDefault(p => PathKinds.Of(p.ToString()) != PathKind.Folder) is { } missing ? $"The keep rule's folder '{missing.ToDisplayString()}' does not exist or is not a folder."
-                : null);
+            () => FolderProblem(parsed, unresolved));
+    }
+
+    /// <summary>Why <see cref="PreferUnder"/>'s folders cannot be used: the first that is missing or a file, said as it is.</summary>
+    private static string? FolderProblem(AbsolutePath[] folders, string? unresolved)
+    {
+        if (unresolved is not null)
+        {
+            return $"The keep rule's folder '{PathText.Escape(unresolved)}' does not exist (its '..' climbs out of a folder that does not).";
+        }
+
+        foreach (var folder in folders)
+        {
+            switch (PathKinds.Of(folder.ToString()))
+            {
+                case PathKind.File:
+                    return $"The keep rule's folder '{folder.ToDisplayString()}' is a file, not a folder.";
+                case PathKind.Missing:
+                    return $"The keep rule's folder '{folder.ToDisplayString()}' does not exist.";
+            }
+        }
+
+        return null;
     }
 
     /// <summary>

@@ -85,6 +85,28 @@ public sealed class ResolvedRootCliTests
         Assert.Single(Directory.GetFiles(tree.PathOf("lx/real")));
     }
 
+    [LinuxFact]
+    public async Task A_root_that_is_a_file_or_missing_is_named_as_a_root_not_as_the_keep_rules_folder()
+    {
+        using var tree = ResolvedRootTests.CopiesTree();
+
+        // Without --keep, first-root names the roots too: it used to be blamed ("the keep rule's folder").
+        string[][] commands = [["delete", "--yes", "lx/real/a.bin", "lx"], ["delete", "--yes", "--keep", "first-root", "lx", "lx/real/a.bin"]];
+        foreach (var args in commands)
+        {
+            var (exit, stdout, stderr) = await CliProcess.RunAsync(args, tree.Root);
+
+            Assert.Equal(2, exit);
+            Assert.Equal($"dedup: The root '{tree.PathOf("lx/real/a.bin")}' is a file, not a folder.\n", stderr);
+            Assert.Equal(string.Empty, stdout);
+        }
+
+        var (missingExit, _, missing) = await CliProcess.RunAsync(["link", "--mode", "hard", "--yes", "lx", "gone"], tree.Root);
+        Assert.Equal(2, missingExit);
+        Assert.Equal($"dedup: The root folder '{tree.PathOf("gone")}' does not exist (is its disk mounted?).\n", missing);
+        Assert.Equal(3, Directory.GetFiles(tree.PathOf("lx"), "*.bin", SearchOption.AllDirectories).Length);
+    }
+
     /// <summary>What must not change about a file: its inode and its bytes.</summary>
     private static (ulong Inode, string Bytes) Snapshot(string path) => (TestNative.Inode(path), Convert.ToBase64String(File.ReadAllBytes(path)));
 }

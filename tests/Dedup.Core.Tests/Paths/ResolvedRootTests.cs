@@ -80,6 +80,23 @@ public sealed class ResolvedRootTests
         Assert.Contains("lx/missing/..", error.Message, StringComparison.Ordinal);
     }
 
+    [LinuxFact]
+    public void A_keep_folder_that_is_a_file_or_missing_is_refused_saying_which()
+    {
+        using var tree = CopiesTree();
+
+        Assert.Equal(
+            $"The keep rule's folder '{tree.PathOf("lx/real/a.bin")}' is a file, not a folder.",
+            Assert.Throws<ArgumentException>(() => PlannerKeeping(tree.PathOf("lx/real"), tree.PathOf("lx/real/a.bin"))).Message);
+        Assert.Equal(
+            $"The keep rule's folder '{tree.PathOf("gone")}' does not exist.",
+            Assert.Throws<ArgumentException>(() => PlannerKeeping(tree.PathOf("gone"), tree.PathOf("lx/real/a.bin"))).Message);
+        _ = PlannerKeeping(tree.PathOf("lx/real"), tree.PathOf("lx/l"));
+    }
+
+    private static DuplicateActionPlanner PlannerKeeping(params string[] folders) =>
+        new DuplicateActionPlanBuilder().UseLinker(Linkers.Delete).Keep(KeepRule.PreferUnder(folders)).Build();
+
     /// <summary><c>lx/l -> real/deep</c>; copies <c>lx/real/a.bin</c>, <c>lx/real/c.bin</c> and <c>lx/other/b.bin</c>.</summary>
     internal static TempTree CopiesTree()
     {
