@@ -50,6 +50,7 @@ public sealed class ResolvedRootCliTests
 
         Assert.Equal(2, exit);
         Assert.Contains("'--keep prefix:lx/missing/..': no folder", stderr, StringComparison.Ordinal);
+        Assert.Contains($"climbs out of '{tree.PathOf("lx/missing/..")}'", stderr, StringComparison.Ordinal);
         Assert.Equal(string.Empty, stdout);
         Assert.Equal(3, Directory.GetFiles(tree.PathOf("lx"), "*.bin", SearchOption.AllDirectories).Length);
     }

@@ -75,9 +75,9 @@ public sealed class ResolvedRootTests
     {
         using var tree = CopiesTree();
 
-        var builder = new DuplicateActionPlanBuilder().UseLinker(Linkers.Delete).Keep(KeepRule.PreferUnder(tree.PathOf("lx/missing/..")));
+        var builder = new DuplicateActionPlanBuilder().UseLinker(Linkers.Delete).Keep(KeepRule.PreferUnder(tree.PathOf("lx/real"), tree.PathOf("lx/missing/.."), tree.PathOf("lx/gone/..")));
         var error = Assert.Throws<ArgumentException>(() => builder.Build());
-        Assert.Contains("lx/missing/..", error.Message, StringComparison.Ordinal);
+        Assert.Equal($"The keep rule's folder '{tree.PathOf("lx/missing/..")}' does not exist (its '..' climbs out of a folder that does not).", error.Message);
     }
 
     [LinuxFact]
