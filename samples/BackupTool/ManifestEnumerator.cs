@@ -21,7 +21,7 @@ public sealed class ManifestEnumerator(string snapshotFolder, string manifestPat
     public async IAsyncEnumerable<ScannedFile> EnumerateAsync(FileEnumerationContext context, [EnumeratorCancellation] CancellationToken cancellationToken = default)
     {
         ArgumentNullException.ThrowIfNull(context);
-        var folder = AbsolutePath.Parse(Path.GetFullPath(snapshotFolder));
+        var folder = AbsolutePath.Resolve(snapshotFolder); // as the builder resolves the same folder as the root
         var number = 0;
         await foreach (var line in File.ReadLinesAsync(manifestPath, cancellationToken).ConfigureAwait(false))
         {

@@ -52,7 +52,10 @@ public sealed class DuplicateFinderBuilder
     private readonly List<(string Path, DriveKind Kind)> _driveKinds = [];
 
     /// <summary>Adds a folder to scan.</summary>
-    /// <param name="path">An existing folder; relative paths are resolved against the current directory.</param>
+    /// <param name="path">
+    /// An existing folder; relative paths are resolved against the current directory, and a <c>..</c> as the kernel
+    /// resolves it (see <see cref="AbsolutePath.Resolve"/>).
+    /// </param>
     /// <returns>This builder.</returns>
     public DuplicateFinderBuilder AddRoot(string path)
     {
@@ -363,8 +366,14 @@ public sealed class DuplicateFinderBuilder
     /// <summary>Validates the settings and creates the finder.</summary>
     /// <returns>An immutable finder that can run any number of scans.</returns>
     /// <exception cref="InvalidOperationException">No root was added.</exception>
-    /// <exception cref="DirectoryNotFoundException">A path given to <see cref="WithDriveKind"/> does not exist.</exception>
-    /// <remarks>Roots are not required to exist yet: each scan checks them when it starts (<see cref="DuplicateFinder.CheckRoots"/>).</remarks>
+    /// <exception cref="DirectoryNotFoundException">
+    /// A path given to <see cref="WithDriveKind"/> does not exist, or a root's part up to its last <c>..</c> does not
+    /// lead to a folder (what the root means cannot be told; see <see cref="AbsolutePath.Resolve"/>).
+    /// </exception>
+    /// <remarks>
+    /// Roots are not required to exist yet: each scan checks them when it starts (<see cref="DuplicateFinder.CheckRoots"/>).
+    /// A root holding <c>..</c> is resolved here, though, as the kernel resolves it.
+    /// </remarks>
     /// <exception cref="ArgumentException">A glob is malformed or an option is out of range.</exception>
     public DuplicateFinder Build()
     {
@@ -422,9 +431,9 @@ public sealed class DuplicateFinderBuilder
             }
 
             // Whether the folder exists is checked when each scan starts (DuplicateFinder.CheckRoots), not here: a
-            // service may build its finder before its backup disk is mounted.
-            var full = Path.GetFullPath(root);
-            var parsed = AbsolutePath.Parse(full);
+            // service may build its finder before its backup disk is mounted. A ".." is resolved now, as the kernel
+            // resolves it (after the links before it): read lexically, "l/.." would scan the folder holding the link.
+            var parsed = AbsolutePath.Resolve(root);
             if (!roots.Contains(parsed))
             {
                 roots.Add(parsed);
@@ -473,7 +482,7 @@ public sealed class DuplicateFinderBuilder
 
     private static ulong DeviceOf(string path)
     {
-        var full = Path.GetFullPath(path);
+        var full = KernelPaths.Resolve(path);
         if (!Path.Exists(full))
         {
             throw new DirectoryNotFoundException($"The path '{PathText.Escape(full)}' given for a drive kind does not exist.");

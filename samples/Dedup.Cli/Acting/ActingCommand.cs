@@ -59,6 +59,28 @@ internal sealed class ActingCommand
             return await BadUsageAsync(problem).ConfigureAwait(false);
         }
 
+        // The roots first: the default keep rule (first-root) names them too, and a root that is a file or missing
+        // must be reported as the root it is, not as "the keep rule's folder".
+        DuplicateFinder? finder = null;
+        if (report is null)
+        {
+            try
+            {
+                var scanBuilder = _selection.CreateBuilder(result, paths);
+                if (folderMode)
+                {
+                    scanBuilder.UseFolderMode();
+                }
+
+                finder = scanBuilder.Build();
+                finder.CheckRoots();
+            }
+            catch (Exception ex) when (ex is ArgumentException or InvalidOperationException or IOException or UnauthorizedAccessException)
+            {
+                return await BadUsageAsync(CliApplication.UsageMessage(ex)).ConfigureAwait(false);
+            }
+        }
+
         DuplicateActionPlanner planner;
         try
         {
@@ -80,19 +102,13 @@ internal sealed class ActingCommand
         var problems = 0; // scan errors, or report entries left out: either makes the exit code 1
         try
         {
-            if (report is not null)
+            if (finder is null)
             {
-                (groups, problems) = await ReportReader.ReadAsync(report, Console.Error, cancellationToken).ConfigureAwait(false);
+                (groups, problems) = await ReportReader.ReadAsync(report!, Console.Error, cancellationToken).ConfigureAwait(false);
             }
             else
             {
-                var builder = _selection.CreateBuilder(result, paths);
-                if (folderMode)
-                {
-                    builder.UseFolderMode();
-                }
-
-                (groups, folderGroups, problems) = await ScanAsync(builder, cancellationToken).ConfigureAwait(false);
+                (groups, folderGroups, problems) = await ScanAsync(finder, cancellationToken).ConfigureAwait(false);
             }
         }
         catch (OperationCanceledException)
@@ -233,7 +249,7 @@ internal sealed class ActingCommand
             rules.Add(value switch
             {
                 "first-root" when roots.Length == 0 => throw new ArgumentException("--keep first-root needs folders to scan (it is not available with --from-report)"),
-                "first-root" => KeepRule.PreferUnder(roots.Select(r => Path.GetFullPath(r)).ToArray()),
+                "first-root" => KeepRule.PreferUnder(roots), // resolved as the scan resolves its roots
                 "oldest" => KeepRule.Oldest,
                 "newest" => KeepRule.Newest,
                 "shortest-path" => KeepRule.ShortestPath,
@@ -247,18 +263,27 @@ internal sealed class ActingCommand
     }
 
     /// <summary><c>prefix:FOLDER</c>: files under that folder stay; a folder that does not exist is a usage error, not a rule that silently matches nothing.</summary>
+    /// <remarks>A <c>..</c> means what it means to the kernel: with <c>l -> real/deep</c>, <c>prefix:l/..</c> is <c>real</c>.</remarks>
     private static KeepRule PreferFolder(string folder)
     {
-        var full = Path.GetFullPath(folder);
+        string full;
+        try
+        {
+            full = AbsolutePath.Resolve(folder).ToString();
+        }
+        catch (DirectoryNotFoundException ex)
+        {
+            throw new ArgumentException($"'--keep prefix:{PathText.Escape(folder)}': no folder there ({ex.Message}); a keep rule must name an existing folder", ex);
+        }
+
         return Directory.Exists(full)
             ? KeepRule.PreferUnder(full)
-            : throw new ArgumentException($"'--keep prefix:{folder}': no folder {full}; a keep rule must name an existing folder");
+            : throw new ArgumentException($"'--keep prefix:{PathText.Escape(folder)}': no folder {PathText.Escape(full)}; a keep rule must name an existing folder");
     }
 
-    private static async Task<(List<DuplicateGroup> Groups, IReadOnlyList<DuplicateFolderGroup> Folders, int Errors)> ScanAsync(DuplicateFinderBuilder builder, CancellationToken cancellationToken)
+    /// <remarks>The scan checks its roots again when it starts (one may have gone since).</remarks>
+    private static async Task<(List<DuplicateGroup> Groups, IReadOnlyList<DuplicateFolderGroup> Folders, int Errors)> ScanAsync(DuplicateFinder finder, CancellationToken cancellationToken)
     {
-        var finder = builder.Build();
-        finder.CheckRoots();
         var groups = new List<DuplicateGroup>();
         var scan = finder.FindAsync(cancellationToken);
         await foreach (var group in scan.ConfigureAwait(false))

@@ -49,17 +49,58 @@ public sealed class KeepRule
     /// earlier folder win over files under a later one, and files under any of them win over files elsewhere.
     /// A file counts as under a folder when any of its names is.
     /// </summary>
-    /// <param name="folders">Folders in order of preference; each must exist when the planner is built.</param>
+    /// <param name="folders">
+    /// Folders in order of preference; each must exist when the planner is built. A <c>..</c> is resolved as the kernel
+    /// resolves it (see <see cref="AbsolutePath.Resolve"/>), never by dropping the name before it.
+    /// </param>
     /// <returns>The rule.</returns>
     /// <remarks>A folder that does not exist (a typo) makes <see cref="DuplicateActionPlanBuilder.Build"/> throw instead of silently preferring nothing.</remarks>
     public static KeepRule PreferUnder(params string[] folders)
     {
         ArgumentNullException.ThrowIfNull(folders);
-        var parsed = folders.Select(AbsolutePath.Parse).ToArray();
+        var parsed = new AbsolutePath[folders.Length];
+        string? unresolved = null;
+        for (var i = 0; i < folders.Length; i++)
+        {
+            try
+            {
+                parsed[i] = AbsolutePath.Resolve(folders[i]);
+            }
+            catch (DirectoryNotFoundException)
+            {
+                // "missing/..": the kernel finds nothing there, so neither may the rule (the lexical reading could
+                // name a real folder). Refused when the planner is built, like any folder that does not exist.
+                parsed[i] = AbsolutePath.Parse(folders[i]);
+                unresolved ??= folders[i];
+            }
+        }
+
         return new KeepRule(
             "under " + string.Join(", ", parsed.Select(p => p.ToDisplayString())),
             (a, b) => Rank(a, parsed).CompareTo(Rank(b, parsed)),
-            () => parsed.FirstOrDefault(p => PathKinds.Of(p.ToString()) != PathKind.Folder) is { } missing ? $"The keep rule's folder '{missing.ToDisplayString()}' does not exist or is not a folder." : null);
+            () => FolderProblem(parsed, unresolved));
+    }
+
+    /// <summary>Why <see cref="PreferUnder"/>'s folders cannot be used: the first that is missing or a file, said as it is.</summary>
+    private static string? FolderProblem(AbsolutePath[] folders, string? unresolved)
+    {
+        if (unresolved is not null)
+        {
+            return $"The keep rule's folder '{PathText.Escape(unresolved)}' does not exist (its '..' climbs out of a folder that does not).";
+        }
+
+        foreach (var folder in folders)
+        {
+            switch (PathKinds.Of(folder.ToString()))
+            {
+                case PathKind.File:
+                    return $"The keep rule's folder '{folder.ToDisplayString()}' is a file, not a folder.";
+                case PathKind.Missing:
+                    return $"The keep rule's folder '{folder.ToDisplayString()}' does not exist.";
+            }
+        }
+
+        return null;
     }
 
     /// <summary>

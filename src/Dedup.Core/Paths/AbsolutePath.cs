@@ -9,7 +9,7 @@ namespace Dedup.Core.Paths;
 /// Paths that share folders share nodes, names found by one scan are stored once, and equality and ordering
 /// are decided without building strings. The full path is built on demand.
 /// </summary>
-public class AbsolutePath : IEquatable<AbsolutePath>, IComparable<AbsolutePath>
+public partial class AbsolutePath : IEquatable<AbsolutePath>, IComparable<AbsolutePath>
 {
     private readonly int _hashCode;
 
@@ -71,7 +71,11 @@ public class AbsolutePath : IEquatable<AbsolutePath>, IComparable<AbsolutePath>
         }
     }
 
-    /// <summary>Parses a full path (made absolute and normalized first) into linked nodes.</summary>
+    /// <summary>
+    /// Parses a full path (made absolute and normalized first, without reading the disk) into linked nodes. A <c>..</c>
+    /// drops the name before it, which is not what the kernel does after a symbolic link: for a folder a user names,
+    /// use <see cref="Resolve"/>.
+    /// </summary>
     /// <param name="path">A path; relative paths are resolved against the current directory.</param>
     /// <returns>The path's last node.</returns>
     public static AbsolutePath Parse(string path)
