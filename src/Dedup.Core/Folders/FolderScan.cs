@@ -70,6 +70,7 @@ internal sealed class FolderScan(DuplicateFinderOptions options) : ICompareStage
                 // What acting on the folders checks against: the name-ignoring mode pairs files by content class, not path.
                 Snapshots = g.Select(f => FolderSnapshot.Take(tree, contents, f, options.IgnoreFolderNames)).ToArray(),
                 Roots = state.Roots,
+                FreedBytes = FolderWaste.Freed(tree, g),
             })
             .OrderByDescending(g => g.WastedBytes)
             .ThenBy(g => g.Folders[0])
