@@ -183,11 +183,11 @@ internal static class ExactFolders
     /// <param name="tree">The folders.</param>
     /// <param name="classes">Classes of equal folders.</param>
     /// <param name="size">A measure equal for the members of a class and larger for an enclosing folder of another class.</param>
-    public static (List<int[]> Groups, bool[] InsideCopy) Topmost(FolderTree tree, List<int[]> classes, Func<int, long> size)
+    /// <param name="storage">The folders' storage classes.</param>
+    public static (List<int[]> Groups, bool[] InsideCopy) Topmost(FolderTree tree, List<int[]> classes, Func<int, long> size, FolderStorage storage)
     {
         var copies = new bool[tree.Count];
         var groups = new List<int[]>();
-        var storage = new FolderStorage(tree);
         foreach (var members in classes.OrderByDescending(c => size(c[0])))
         {
             var kept = members.Where(m => !HasCopyAbove(tree, copies, m)).ToList();

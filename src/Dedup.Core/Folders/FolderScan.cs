@@ -57,9 +57,10 @@ internal sealed class FolderScan(DuplicateFinderOptions options) : ICompareStage
 
         var tree = FolderTree.Build(table);
         int[]? classOf = null;
+        var storage = new FolderStorage(tree);
         var (groups, insideCopy) = options.IgnoreFolderNames
-            ? ExactFolders.Topmost(tree, ExactFolders.ByContents(tree, contents), f => tree.SubtreeFiles[f] + tree.SubtreeLinks[f])
-            : ExactFolders.Topmost(tree, ExactFolders.ByNames(tree, contents, out classOf), f => tree.SubtreeEntries[f]);
+            ? ExactFolders.Topmost(tree, ExactFolders.ByContents(tree, contents), f => tree.SubtreeFiles[f] + tree.SubtreeLinks[f], storage)
+            : ExactFolders.Topmost(tree, ExactFolders.ByNames(tree, contents, out classOf), f => tree.SubtreeEntries[f], storage);
         var results = groups
             .Select(g => new DuplicateFolderGroup(
                 g.Select(tree.PathOf).ToArray(),
@@ -77,7 +78,7 @@ internal sealed class FolderScan(DuplicateFinderOptions options) : ICompareStage
             .ToList();
         if (classOf is not null)
         {
-            results.AddRange(new FolderOverlap(tree, contents, classOf, insideCopy).Find(cancellationToken));
+            results.AddRange(new FolderOverlap(tree, contents, classOf, insideCopy, storage).Find(cancellationToken));
         }
 
         Groups = results;
