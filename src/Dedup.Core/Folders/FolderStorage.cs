@@ -21,6 +21,7 @@ internal sealed class FolderStorage(FolderTree tree)
     private readonly Dictionary<FileIdentity, int> _identities = [];
 
     /// <summary>The folder's storage class: equal for two folders only when they are the same storage.</summary>
+    /// <remarks>Asked only of folders in a class of equal folders and those below them, whose listings are all complete.</remarks>
     public int Of(int folder)
     {
         if (_classOf[folder] >= 0)
@@ -45,19 +46,12 @@ internal sealed class FolderStorage(FolderTree tree)
             entries.Add((FolderKind | (uint)Id(_names, tree.PathOf(child).Name), Of(child)));
         }
 
-        // An incomplete listing is its own storage: what was not seen may differ.
-        var incomplete = tree.Incomplete[folder] ? 1 : 0;
         entries.Sort(static (a, b) => a.Name.CompareTo(b.Name));
-        var key = new long[(entries.Count * 2) + incomplete];
+        var key = new long[entries.Count * 2];
         for (var i = 0; i < entries.Count; i++)
         {
             key[2 * i] = entries[i].Name;
             key[(2 * i) + 1] = entries[i].Value;
-        }
-
-        if (incomplete != 0)
-        {
-            key[^1] = -1 - folder;
         }
 
         if (!_keys.TryGetValue(key, out var id))
