@@ -58,8 +58,16 @@ public sealed record DuplicateFolderGroup
     /// <summary>Whether the folders are equal (no <see cref="Differences"/>).</summary>
     public bool IsExact => Differences.Count == 0;
 
-    /// <summary>Bytes freed by keeping one folder of an exact group: <c>Bytes × (Folders.Count − 1)</c>; 0 for a partial overlap.</summary>
-    public long WastedBytes => IsExact ? Bytes * (Folders.Count - 1) : 0;
+    /// <summary>
+    /// Bytes freed by keeping one folder of an exact group and removing the others; 0 for a partial overlap. For a
+    /// group found by a scan, each file counts once and only when all its names (its link count) lie in the removed
+    /// folders: a file hard-linked into the kept folder, or named anywhere else, frees nothing. Of the folders, the one
+    /// kept is the one that leaves the most to free. For a group made by hand: <c>Bytes × (Folders.Count − 1)</c>.
+    /// </summary>
+    public long WastedBytes => !IsExact ? 0 : FreedBytes ?? Bytes * (Folders.Count - 1);
+
+    /// <summary>What removing all folders but one frees, from the files' identities and link counts; <see langword="null"/> for groups made by hand.</summary>
+    internal long? FreedBytes { get; init; }
 
     /// <summary>What the scan saw in each folder (same order as <see cref="Folders"/>), for acting on the group; <see langword="null"/> for groups made by hand.</summary>
     internal IReadOnlyList<global::Dedup.Core.Folders.FolderSnapshot>? Snapshots { get; init; }

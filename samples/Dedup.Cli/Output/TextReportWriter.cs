@@ -47,6 +47,11 @@ internal sealed class TextReportWriter(Stream stream) : ReportWriter
         if (group.IsExact)
         {
             _writer.Write(string.Create(CultureInfo.InvariantCulture, $"{group.Folders.Count} folders of {Format(group.Bytes)} each ({group.Files} files, {group.Bytes} bytes)"));
+            if (group.WastedBytes < group.Bytes * (group.Folders.Count - 1))
+            {
+                // Files hard-linked between the folders (or named elsewhere) are freed by removing none of them.
+                _writer.Write(string.Create(CultureInfo.InvariantCulture, $", {Format(group.WastedBytes)} wasted (the rest shares storage through hard links)"));
+            }
         }
         else
         {

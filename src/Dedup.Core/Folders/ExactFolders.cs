@@ -176,13 +176,15 @@ internal static class ExactFolders
     /// <summary>
     /// Keeps the topmost folders: classes are taken largest first (an enclosing folder's class before those below
     /// it); a folder below a copy (any folder of a group but the first) is left out, and so is one below another
-    /// member of its own class (possible when names are ignored). Returns the groups, each in path order, and which
-    /// folders lie inside a copy.
+    /// member of its own class (possible when names are ignored), and one that is the same storage as a member
+    /// before it in path order (<see cref="FolderStorage"/>: a hard-linked copy or a bind mount is not a copy).
+    /// Returns the groups, each in path order, and which folders lie inside a copy.
     /// </summary>
     /// <param name="tree">The folders.</param>
     /// <param name="classes">Classes of equal folders.</param>
     /// <param name="size">A measure equal for the members of a class and larger for an enclosing folder of another class.</param>
-    public static (List<int[]> Groups, bool[] InsideCopy) Topmost(FolderTree tree, List<int[]> classes, Func<int, long> size)
+    /// <param name="storage">The folders' storage classes.</param>
+    public static (List<int[]> Groups, bool[] InsideCopy) Topmost(FolderTree tree, List<int[]> classes, Func<int, long> size, FolderStorage storage)
     {
         var copies = new bool[tree.Count];
         var groups = new List<int[]>();
@@ -196,7 +198,14 @@ internal static class ExactFolders
                 continue; // nothing to reclaim: folders of empty files only are not reported
             }
 
-            var group = kept.Select(m => (Folder: m, Path: tree.PathOf(m))).OrderBy(m => m.Path).Select(m => m.Folder).ToArray();
+            var seen = new HashSet<int>();
+            var group = kept.Select(m => (Folder: m, Path: tree.PathOf(m))).OrderBy(m => m.Path)
+                .Where(m => seen.Add(storage.Of(m.Folder))).Select(m => m.Folder).ToArray();
+            if (group.Length < 2)
+            {
+                continue; // names of the same files, or one folder seen twice: nothing is copied
+            }
+
             for (var i = 1; i < group.Length; i++)
             {
                 copies[group[i]] = true;
@@ -287,7 +296,7 @@ internal static class ExactFolders
     }
 
     /// <summary>Compares keys item by item (the hash only picks the bucket).</summary>
-    private sealed class SequenceComparer : IEqualityComparer<long[]>
+    internal sealed class SequenceComparer : IEqualityComparer<long[]>
     {
         public static readonly SequenceComparer Instance = new();
 

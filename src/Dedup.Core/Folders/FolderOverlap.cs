@@ -11,7 +11,7 @@ namespace Dedup.Core.Folders;
 /// fail; they are rejected by counting the shared files over each folder's entries sorted by name hash (names compared
 /// as stored bytes, nothing decoded), and only a pair that passes is walked by name to list what differs.
 /// </summary>
-internal sealed class FolderOverlap(FolderTree tree, ContentClasses contents, int[] classOf, bool[] insideCopy)
+internal sealed class FolderOverlap(FolderTree tree, ContentClasses contents, int[] classOf, bool[] insideCopy, FolderStorage storage)
 {
     /// <summary>Content classes with more files than this seed no pairs (the pairs grow with the square).</summary>
     private const int MaxSeedClass = 32;
@@ -97,12 +97,28 @@ internal sealed class FolderOverlap(FolderTree tree, ContentClasses contents, in
             }
         }
 
+        // One pair per two storages, the first by path: a pair is found from either side (parallel listing numbers
+        // folders in any order), and a hard-linked copy or bind mount of a folder would repeat that folder's pair.
+        var listed = new HashSet<(int, int)>();
         return found
-            .Select(pair => ToGroup(pair.Item1, pair.Item2, Compare(pair.Item1, pair.Item2)!))
+            .Select(pair => (Storage: StoragePair(pair.Item1, pair.Item2), Group: ToGroup(pair.Item1, pair.Item2, Compare(pair.Item1, pair.Item2)!)))
+            .OrderBy(p => p.Group.Folders[0])
+            .ThenBy(p => p.Group.Folders[1])
+            .Where(p => listed.Add(p.Storage))
+            .Select(p => p.Group)
             .OrderByDescending(g => g.Bytes)
             .ThenBy(g => g.Folders[0])
             .ToList();
     }
+
+    private (int, int) StoragePair(int a, int b)
+    {
+        // Folders of the same storage are of the same class; one in none is its own storage (and costs no listing).
+        var (x, y) = (StorageOf(a), StorageOf(b));
+        return x < y ? (x, y) : (y, x);
+    }
+
+    private int StorageOf(int folder) => classOf[folder] >= 0 ? storage.Of(folder) : -1 - folder;
 
     private bool IsExact(int a, int b) => classOf[a] >= 0 && classOf[a] == classOf[b];
 

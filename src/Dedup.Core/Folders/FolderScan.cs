@@ -57,9 +57,10 @@ internal sealed class FolderScan(DuplicateFinderOptions options) : ICompareStage
 
         var tree = FolderTree.Build(table);
         int[]? classOf = null;
+        var storage = new FolderStorage(tree);
         var (groups, insideCopy) = options.IgnoreFolderNames
-            ? ExactFolders.Topmost(tree, ExactFolders.ByContents(tree, contents), f => tree.SubtreeFiles[f] + tree.SubtreeLinks[f])
-            : ExactFolders.Topmost(tree, ExactFolders.ByNames(tree, contents, out classOf), f => tree.SubtreeEntries[f]);
+            ? ExactFolders.Topmost(tree, ExactFolders.ByContents(tree, contents), f => tree.SubtreeFiles[f] + tree.SubtreeLinks[f], storage)
+            : ExactFolders.Topmost(tree, ExactFolders.ByNames(tree, contents, out classOf), f => tree.SubtreeEntries[f], storage);
         var results = groups
             .Select(g => new DuplicateFolderGroup(
                 g.Select(tree.PathOf).ToArray(),
@@ -70,13 +71,14 @@ internal sealed class FolderScan(DuplicateFinderOptions options) : ICompareStage
                 // What acting on the folders checks against: the name-ignoring mode pairs files by content class, not path.
                 Snapshots = g.Select(f => FolderSnapshot.Take(tree, contents, f, options.IgnoreFolderNames)).ToArray(),
                 Roots = state.Roots,
+                FreedBytes = FolderWaste.Freed(tree, g),
             })
             .OrderByDescending(g => g.WastedBytes)
             .ThenBy(g => g.Folders[0])
             .ToList();
         if (classOf is not null)
         {
-            results.AddRange(new FolderOverlap(tree, contents, classOf, insideCopy).Find(cancellationToken));
+            results.AddRange(new FolderOverlap(tree, contents, classOf, insideCopy, storage).Find(cancellationToken));
         }
 
         Groups = results;
