@@ -28,6 +28,10 @@ internal static class UsageCheck
             .SelectMany(o => o.Aliases.Append(o.Name))
             .Distinct(StringComparer.Ordinal)
             .ToArray();
+        // An option's value may start with a dash (--min-size -1): it is that option's mistake, reported by its parser.
+        var values = result.CommandResult.Children.OfType<OptionResult>()
+            .SelectMany(o => o.Tokens)
+            .ToHashSet(ReferenceEqualityComparer.Instance);
         foreach (var token in result.Tokens)
         {
             if (token.Type == TokenType.DoubleDash)
@@ -35,7 +39,7 @@ internal static class UsageCheck
                 break; // what follows "--" is a folder, whatever its name
             }
 
-            if (token.Type == TokenType.Argument && token.Value.Length > 1 && token.Value.StartsWith('-'))
+            if (token.Type == TokenType.Argument && token.Value.Length > 1 && token.Value.StartsWith('-') && !values.Contains(token))
             {
                 return $"unknown option '{token.Value}' for 'dedup {command.Name}'{Suggest(token.Value, names)}";
             }

@@ -25,6 +25,52 @@ public sealed class UsageTests
         Assert.DoesNotContain("Parameter", line, StringComparison.Ordinal);
     }
 
+    [Theory]
+    [InlineData("find --min-size 1.5K", "--min-size: '1.5K' is not a size (a whole number of bytes")]
+    [InlineData("find --min-size 1E", "--min-size: '1E' is not a size")]
+    [InlineData("find --min-size 0x10", "--min-size: '0x10' is not a size")]
+    [InlineData("find --min-size -1", "--min-size: '-1' is not a size")]
+    [InlineData("find --min-size=-1", "--min-size: '-1' is not a size")]
+    [InlineData("find --min-size +5", "--min-size: '+5' is not a size")]
+    [InlineData("find --min-size K", "--min-size: 'K' is not a size")]
+    [InlineData("find --min-size 1,000", "--min-size: '1,000' is not a size")]
+    [InlineData("find --max-size 10Q", "--max-size: '10Q' is not a size")]
+    [InlineData("find --max-size 8388608T", "--max-size: '8388608T' is too large (at most 9223372036854775807 bytes")]
+    [InlineData("find --max-size 9223372036854775808", "--max-size: '9223372036854775808' is not a size")]
+    [InlineData("find --threads 3000000000", "--threads: '3000000000' is not a thread count (a whole number from 1 to 1024)")]
+    [InlineData("find --threads 100000", "--threads: '100000' is not a thread count")]
+    [InlineData("find --threads 20000", "--threads: '20000' is not a thread count")]
+    [InlineData("find --threads 1025", "--threads: '1025' is not a thread count")]
+    [InlineData("find --threads 0", "--threads: '0' is not a thread count")]
+    [InlineData("find --threads -1", "--threads: '-1' is not a thread count")]
+    [InlineData("find --threads 2.5", "--threads: '2.5' is not a thread count")]
+    [InlineData("link --mode hard --threads 3000000000", "--threads: '3000000000' is not a thread count")]
+    [InlineData("delete --dry-run --min-size 1.5K", "--min-size: '1.5K' is not a size")]
+    public async Task A_malformed_or_out_of_range_number_is_one_usage_line_and_nothing_is_scanned(string arguments, string expected)
+    {
+        using var tree = Tree();
+        var (exit, stdout, stderr) = await CliProcess.RunAsync([.. arguments.Split(' '), tree.Root]);
+
+        Assert.Equal(2, exit);
+        Assert.Equal(string.Empty, stdout); // a scan of the tree would list its groups
+        var line = Assert.Single(stderr.Split('\n', StringSplitOptions.RemoveEmptyEntries));
+        Assert.StartsWith("dedup: " + expected, line, StringComparison.Ordinal);
+        Assert.DoesNotContain("Exception", line, StringComparison.Ordinal);
+    }
+
+    [Theory]
+    [InlineData("--threads", "1024")]
+    [InlineData("--threads", "1")]
+    [InlineData("--min-size", "8388607T")]
+    [InlineData("--max-size", "8388607t")]
+    [InlineData("--max-size", "9223372036854775807")]
+    public async Task A_number_at_the_edge_of_its_range_is_accepted(string option, string value)
+    {
+        using var tree = Tree();
+        var (exit, _, stderr) = await CliProcess.RunAsync(["find", option, value, tree.Root]);
+        Assert.True(exit == 0, stderr);
+    }
+
     [Fact]
     public async Task Link_and_delete_take_the_selection_options_of_find()
     {
