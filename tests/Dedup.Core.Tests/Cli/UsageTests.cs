@@ -71,6 +71,36 @@ public sealed class UsageTests
         Assert.True(exit == 0, stderr);
     }
 
+    [Theory]
+    [InlineData("find", "-o", "--output")]
+    [InlineData("find", "--cache", "--cache")]
+    [InlineData("delete", "--from-report", "--from-report")]
+    [InlineData("delete", "--log", "--log")]
+    [InlineData("link", "--log", "--log")]
+    public async Task A_file_option_naming_a_folder_is_one_usage_line_and_nothing_is_scanned_or_changed(string command, string option, string name)
+    {
+        using var tree = Tree();
+        var folder = tree.PathOf("a folder");
+        Directory.CreateDirectory(folder);
+        string[] arguments = (command, option) switch
+        {
+            (_, "--from-report") => [command, "--yes", option, folder],
+            ("find", _) => [command, option, folder, tree.Root],
+            ("link", _) => [command, "--mode", "symbolic", "--yes", option, folder, tree.Root],
+            _ => [command, "--yes", option, folder, tree.Root],
+        };
+
+        var (exit, stdout, stderr) = await CliProcess.RunAsync(arguments);
+
+        Assert.Equal(2, exit);
+        Assert.Equal(string.Empty, stdout);
+        var line = Assert.Single(stderr.Split('\n', StringSplitOptions.RemoveEmptyEntries));
+        Assert.StartsWith($"dedup: {name}: '{folder}' is a folder; give a file", line, StringComparison.Ordinal);
+        Assert.Empty(Directory.GetFileSystemEntries(folder));
+        Assert.Equal(7, Directory.GetFiles(tree.Root, "*", SearchOption.AllDirectories).Length); // nothing deleted or linked
+        Assert.DoesNotContain(Directory.GetFiles(tree.Root, "*", SearchOption.AllDirectories), f => new FileInfo(f).LinkTarget is not null);
+    }
+
     [Fact]
     public async Task Link_and_delete_take_the_selection_options_of_find()
     {
