@@ -28,9 +28,11 @@ internal static class UsageCheck
             .SelectMany(o => o.Aliases.Append(o.Name))
             .Distinct(StringComparer.Ordinal)
             .ToArray();
-        // An option's value may start with a dash (--min-size -1): it is that option's mistake, reported by its parser.
+        // A negative number given as an option's value (--threads -1) is that option's mistake, which its parser names;
+        // no option is named "-" and a digit. Any other dashed value (--include --bogus) is still taken for a misspelled option.
         var values = result.CommandResult.Children.OfType<OptionResult>()
             .SelectMany(o => o.Tokens)
+            .Where(t => t.Value.Length > 1 && char.IsAsciiDigit(t.Value[1]))
             .ToHashSet(ReferenceEqualityComparer.Instance);
         foreach (var token in result.Tokens)
         {

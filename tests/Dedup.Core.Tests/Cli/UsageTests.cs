@@ -9,6 +9,8 @@ public sealed class UsageTests
     [InlineData("fnd", "unknown command 'fnd'; did you mean 'find'?")]
     [InlineData("find --summry", "unknown option '--summry' for 'dedup find'")]
     [InlineData("find --min-sise 1", "unknown option '--min-sise' for 'dedup find'; did you mean '--min-size'?")]
+    [InlineData("find --include --bogus", "unknown option '--bogus' for 'dedup find'")]
+    [InlineData("find --min-size -x", "unknown option '-x' for 'dedup find'")]
     [InlineData("link --mode hard --bogus", "unknown option '--bogus' for 'dedup link'")]
     [InlineData("delete -q", "unknown option '-q' for 'dedup delete'")]
     [InlineData("find --max-size 1K --min-size 2K", "--max-size (1024 bytes) is smaller than --min-size (2048 bytes)")]
