@@ -93,6 +93,7 @@ public sealed class BuilderValidationTests
         using var tree = new TempTree();
         var error = Assert.Throws<ArgumentOutOfRangeException>(() => new DuplicateFinderBuilder().AddRoot(tree.Root).WithMaxDegreeOfParallelism(degree).Build());
         Assert.Contains("at least 1 and at most 1024", error.Message, StringComparison.Ordinal);
+        Assert.Equal("maxDegreeOfParallelism", error.ParamName);
     }
 
     [Theory]
