@@ -1,7 +1,6 @@
 using System.CommandLine;
 using System.CommandLine.Invocation;
 using System.CommandLine.Parsing;
-using System.Globalization;
 using System.Runtime.InteropServices;
 
 namespace Dedup.Cli;
@@ -82,37 +81,5 @@ internal static class CliApplication
             parseResult.InvocationConfiguration.Output.WriteLine($"dedup {version}");
             return ExitCodes.Success;
         }
-    }
-
-    /// <summary>Parses sizes such as <c>4096</c>, <c>4K</c>, <c>10M</c>, <c>1G</c> (binary units).</summary>
-    public static long? ParseSize(ArgumentResult result)
-    {
-        if (result.Tokens.Count == 0)
-        {
-            return null;
-        }
-
-        var text = result.Tokens[0].Value.Trim();
-        long multiplier = 1;
-        if (text.Length > 0 && char.IsLetter(text[^1]))
-        {
-            multiplier = char.ToUpperInvariant(text[^1]) switch
-            {
-                'K' => 1L << 10,
-                'M' => 1L << 20,
-                'G' => 1L << 30,
-                'T' => 1L << 40,
-                _ => 0,
-            };
-            text = text[..^1];
-        }
-
-        if (multiplier == 0 || !long.TryParse(text, NumberStyles.None, CultureInfo.InvariantCulture, out var value) || value > long.MaxValue / multiplier)
-        {
-            result.AddError($"'{result.Tokens[0].Value}' is not a size (use bytes or a K, M, G, T suffix).");
-            return null;
-        }
-
-        return value * multiplier;
     }
 }

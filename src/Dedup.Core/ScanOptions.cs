@@ -53,7 +53,10 @@ public sealed class ScanOptions
     /// <summary>Whether media files are compared by payload, ignoring tags (default <see langword="false"/>).</summary>
     public bool MediaMode { get; set; }
 
-    /// <summary>How many threads list folders and read files at once; four per processor (4 to 32) when <see langword="null"/>.</summary>
+    /// <summary>
+    /// How many threads list folders and read files at once, from 1 to <see cref="DuplicateFinderBuilder.MaxDegreeOfParallelismLimit"/>
+    /// (1024); four per processor (4 to 32) when <see langword="null"/>.
+    /// </summary>
     public int? MaxDegreeOfParallelism { get; set; }
 }
 

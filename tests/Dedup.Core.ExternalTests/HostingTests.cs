@@ -55,6 +55,7 @@ public sealed class HostingTests
     [InlineData("Comparer", "fastest", "Unknown comparer strategy 'fastest'")]
     [InlineData("MinSize", "-1", "minimum size must not be negative")]
     [InlineData("MaxDegreeOfParallelism", "0", "parallelism must be at least 1")]
+    [InlineData("MaxDegreeOfParallelism", "1025", "parallelism must be at least 1 and at most 1024")]
     [InlineData("Exclude:0", "a[b", "a[b")]
     [InlineData("Roots:0", null, "ScanOptions.Roots[0] has no value")]
     [InlineData("Include:1", null, "ScanOptions.Include[1] has no value")]

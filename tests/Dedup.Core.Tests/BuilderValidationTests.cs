@@ -86,10 +86,23 @@ public sealed class BuilderValidationTests
     [Theory]
     [InlineData(0)]
     [InlineData(-3)]
-    public void Parallelism_below_one_fails(int degree)
+    [InlineData(1025)]
+    [InlineData(int.MaxValue)]
+    public void Parallelism_out_of_range_fails(int degree)
     {
         using var tree = new TempTree();
-        Assert.Throws<ArgumentOutOfRangeException>(() => new DuplicateFinderBuilder().AddRoot(tree.Root).WithMaxDegreeOfParallelism(degree).Build());
+        var error = Assert.Throws<ArgumentOutOfRangeException>(() => new DuplicateFinderBuilder().AddRoot(tree.Root).WithMaxDegreeOfParallelism(degree).Build());
+        Assert.Contains("at least 1 and at most 1024", error.Message, StringComparison.Ordinal);
+        Assert.Equal("maxDegreeOfParallelism", error.ParamName);
+    }
+
+    [Theory]
+    [InlineData(1)]
+    [InlineData(1024)]
+    public void Parallelism_at_the_bounds_builds(int degree)
+    {
+        using var tree = new TempTree();
+        Assert.NotNull(new DuplicateFinderBuilder().AddRoot(tree.Root).WithMaxDegreeOfParallelism(degree).Build());
     }
 
     [Fact]

@@ -10,9 +10,15 @@ namespace Dedup.Cli.Acting;
 /// What <c>link</c>/<c>delete</c> say about each action as it completes: <c>--log FILE</c> appends one JSON line per
 /// action, flushed at once (an audit trail that survives an interrupted run, and enough to undo symbolic links:
 /// <c>path</c> is the link, <c>kept</c> its target); <c>-v</c> prints each action; the terminal shows progress.
+/// A line is <c>{"version":1,"time","status","kind","path","kept","bytes","reason"?}</c>, with <c>pathBytes</c> and
+/// <c>keptBytes</c> (base64 of the exact bytes) beside a path that is not valid UTF-8, as in the JSON report
+/// (docs/usage.md). Readers ignore fields they do not know; a change that old readers would misread raises the version.
 /// </summary>
 internal sealed class ActionLog(ApplyProgressDisplay? display, Stream? log, bool verbose) : IProgress<ApplyProgress>, IDisposable
 {
+    /// <summary>The version of a log line's format, its first field.</summary>
+    public const int FormatVersion = 1;
+
     private readonly Utf8JsonWriter? _json = log is null ? null : new Utf8JsonWriter(log);
 
     public static FileStream OpenLog(FileInfo file) =>
@@ -42,11 +48,12 @@ internal sealed class ActionLog(ApplyProgressDisplay? display, Stream? log, bool
         var action = outcome.Action;
         _json!.Reset();
         _json.WriteStartObject();
+        _json.WriteNumber("version", FormatVersion);
         _json.WriteString("time", DateTime.UtcNow.ToString("O", System.Globalization.CultureInfo.InvariantCulture));
         _json.WriteString("status", outcome.Status.ToString().ToLowerInvariant());
         _json.WriteString("kind", JsonNamingPolicy.CamelCase.ConvertName(action.Kind.ToString()));
-        _json.WriteString("path", action.Path.ToString());
-        _json.WriteString("kept", action.Kept.Path.ToString());
+        JsonReportWriter.WritePath(_json, "path", action.Path.ToString());
+        JsonReportWriter.WritePath(_json, "kept", action.Kept.Path.ToString());
         _json.WriteNumber("bytes", outcome.Status == DuplicateActionStatus.Done ? action.ReclaimableBytes : 0);
         if (outcome.Reason is not null)
         {

@@ -320,12 +320,19 @@ internal sealed class JsonReportWriter : ReportWriter
     }
 
     /// <summary>Writes <c>path</c> and, for a name that is not valid UTF-8, <c>pathBytes</c>.</summary>
-    private void WritePath(string path)
+    private void WritePath(string path) => WritePath(_json, "path", path);
+
+    /// <summary>
+    /// Writes the property <paramref name="name"/> with <paramref name="path"/> as a JSON string can hold it (lossy) and,
+    /// for a path that is not valid UTF-8, <c><paramref name="name"/>Bytes</c> beside it with the exact bytes in base64:
+    /// the one way the report and the action log (<c>--log</c>) write a path.
+    /// </summary>
+    internal static void WritePath(Utf8JsonWriter json, string name, string path)
     {
-        _json.WriteString("path", Lossy(path));
+        json.WriteString(name, Lossy(path));
         if (ExactBytes(path) is { } bytes)
         {
-            _json.WriteBase64String("pathBytes", bytes);
+            json.WriteBase64String(name + "Bytes", bytes);
         }
     }
 

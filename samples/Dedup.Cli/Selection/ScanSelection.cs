@@ -10,8 +10,8 @@ namespace Dedup.Cli.Selection;
 /// </summary>
 internal sealed class ScanSelection
 {
-    private readonly Option<long?> _minSize = new("--min-size") { Description = "Ignore files smaller than this (bytes, or with K/M/G/T).", CustomParser = CliApplication.ParseSize };
-    private readonly Option<long?> _maxSize = new("--max-size") { Description = "Ignore files larger than this (bytes, or with K/M/G/T).", CustomParser = CliApplication.ParseSize };
+    private readonly Option<long?> _minSize = new("--min-size") { Description = "Ignore files smaller than this (bytes, or with K/M/G/T).", CustomParser = NumberValues.ParseSize };
+    private readonly Option<long?> _maxSize = new("--max-size") { Description = "Ignore files larger than this (bytes, or with K/M/G/T).", CustomParser = NumberValues.ParseSize };
     private readonly Option<string[]> _include = new("--include") { Description = "Only scan files matching this glob (repeatable).", AllowMultipleArgumentsPerToken = false };
     private readonly Option<string[]> _exclude = new("--exclude") { Description = "Skip files and folders matching this glob (repeatable).", AllowMultipleArgumentsPerToken = false };
     private readonly Option<bool> _hidden = new("--hidden") { Description = "Also scan names starting with a dot (the CLI skips them unless this is given; the library scans them by default)." };
@@ -25,29 +25,12 @@ internal sealed class ScanSelection
     public Option<bool> Media => _media;
 
     private readonly Option<bool> _media = new("--media") { Description = "Compare MP3, FLAC, JPEG, PNG, WAV, WebP and MP4 files by media payload, ignoring tags." };
-    private readonly Option<int?> _threads = new("--threads") { Description = "How many threads list folders and read files at once (default: four per processor, 4 to 32; a rotational disk is still read by one at a time)." };
+    private readonly Option<int?> _threads = new("--threads") { Description = "How many threads list folders and read files at once, 1 to 1024 (default: four per processor, 4 to 32; a rotational disk is still read by one at a time).", CustomParser = NumberValues.ParseThreads };
 
     public ScanSelection()
     {
         _strategy.AcceptOnlyFromAmong("hybrid", "hash", "vectorized", "bytewise");
         _hash.AcceptOnlyFromAmong("xxh128", "xxh3", "sha256");
-        _threads.Validators.Add(r =>
-        {
-            if (r.GetValueOrDefault<int?>() is < 1)
-            {
-                r.AddError("--threads must be at least 1.");
-            }
-        });
-        foreach (var size in new[] { _minSize, _maxSize })
-        {
-            size.Validators.Add(r =>
-            {
-                if (r.GetValueOrDefault<long?>() is < 0)
-                {
-                    r.AddError($"{r.Option.Name} must not be negative.");
-                }
-            });
-        }
     }
 
     private Option[] All => [_minSize, _maxSize, _include, _exclude, _hidden, _followSymlinks, _oneFileSystem, _strategy, _hash, _trustHashes, _empty, _media, _threads];

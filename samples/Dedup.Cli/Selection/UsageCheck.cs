@@ -28,6 +28,12 @@ internal static class UsageCheck
             .SelectMany(o => o.Aliases.Append(o.Name))
             .Distinct(StringComparer.Ordinal)
             .ToArray();
+        // A negative number given as an option's value (--threads -1) is that option's mistake, which its parser names;
+        // no option is named "-" and a digit. Any other dashed value (--include --bogus) is still taken for a misspelled option.
+        var values = result.CommandResult.Children.OfType<OptionResult>()
+            .SelectMany(o => o.Tokens)
+            .Where(t => t.Value.Length > 1 && char.IsAsciiDigit(t.Value[1]))
+            .ToHashSet(ReferenceEqualityComparer.Instance);
         foreach (var token in result.Tokens)
         {
             if (token.Type == TokenType.DoubleDash)
@@ -35,7 +41,7 @@ internal static class UsageCheck
                 break; // what follows "--" is a folder, whatever its name
             }
 
-            if (token.Type == TokenType.Argument && token.Value.Length > 1 && token.Value.StartsWith('-'))
+            if (token.Type == TokenType.Argument && token.Value.Length > 1 && token.Value.StartsWith('-') && !values.Contains(token))
             {
                 return $"unknown option '{token.Value}' for 'dedup {command.Name}'{Suggest(token.Value, names)}";
             }

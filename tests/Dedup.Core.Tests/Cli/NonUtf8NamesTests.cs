@@ -198,6 +198,39 @@ public sealed class NonUtf8NamesTests
         }
     }
 
+    [LinuxFact]
+    public async Task The_action_log_records_acted_and_kept_non_utf8_names_exactly_in_path_bytes()
+    {
+        // Group 1 keeps 0.bin and deletes a\xFF.bin (an acted name); group 2 keeps b\xFE.bin (a kept name) and deletes c.bin.
+        using var tree = MakeTree(out var raw, out var copy, out var decoy);
+        var other = TempTree.RandomBytes(3000, seed: 25);
+        byte[] kept = [.. Encoding.UTF8.GetBytes(tree.PathOf("d") + "/b"), 0xFE, .. ".bin"u8];
+        ExactNames.WriteFile(kept, other);
+        var deleted = tree.Write("d/c.bin", other);
+        var log = tree.PathOf("actions.jsonl");
+
+        var (exit, stdout, stderr) = await RunCliAsync("delete", "--keep", "path-order", "--yes", "--log", log, tree.PathOf("d"));
+
+        Assert.True(exit == 0, stdout + stderr);
+        var lines = File.ReadAllLines(log).Select(l => JsonDocument.Parse(l).RootElement).ToList();
+        Assert.Equal(2, lines.Count);
+        Assert.All(lines, l => Assert.Equal(1, l.GetProperty("version").GetInt32()));
+        Assert.All(lines, l => Assert.Equal("done", l.GetProperty("status").GetString()));
+
+        var acted = Assert.Single(lines, l => l.TryGetProperty("pathBytes", out _));
+        Assert.Equal(raw, acted.GetProperty("pathBytes").GetBytesFromBase64());
+        Assert.Equal(tree.PathOf("d") + "/a\uFFFD.bin", acted.GetProperty("path").GetString());
+        Assert.Equal(copy, acted.GetProperty("kept").GetString());
+        Assert.False(acted.TryGetProperty("keptBytes", out _));
+
+        var keptLine = Assert.Single(lines, l => l.TryGetProperty("keptBytes", out _));
+        Assert.Equal(kept, keptLine.GetProperty("keptBytes").GetBytesFromBase64());
+        Assert.Equal(tree.PathOf("d") + "/b\uFFFD.bin", keptLine.GetProperty("kept").GetString());
+        Assert.Equal(deleted, keptLine.GetProperty("path").GetString());
+        Assert.False(keptLine.TryGetProperty("pathBytes", out _));
+        AssertDecoyUntouched(decoy);
+    }
+
     [LinuxTheory]
     [InlineData("find", "-o")]
     [InlineData("find", "--cache")]
