@@ -79,6 +79,51 @@ public sealed class FolderActionRecoveryTests
         Assert.Equal(One, File.ReadAllBytes(tree.PathOf("b_copy/album/01.mp3")));
     }
 
+    [Theory]
+    [InlineData(".dedup-tmp-0123456789abcdef0123456789abcdef", true)]
+    [InlineData(".dedup-tmp-0123456789ABCDEF0123456789ABCDEF", false)]
+    [InlineData(".dedup-tmp-0123456789abcdef0123456789abcde", false)]
+    [InlineData(".dedup-tmp-0123456789abcdef0123456789abcdef0", false)]
+    [InlineData(".dedup-tmp-0123456789abcdef0123456789abcdeg", false)]
+    [InlineData(".dedup-tmp-0123456789abcdef0123456789abcdef/", false)]
+    [InlineData(".dedup-tmq-0123456789abcdef0123456789abcdef", false)]
+    [InlineData("x.dedup-tmp-0123456789abcdef0123456789abcdef", false)]
+    public async Task Only_an_exact_temporary_name_is_left_out_of_its_folder(string name, bool leftOut)
+    {
+        using var tree = new TempTree();
+        tree.Write("a_kept/01.mp3", One);
+        tree.Write("b_copy/01.mp3", One);
+        if (name.EndsWith('/'))
+        {
+            Directory.CreateDirectory(tree.PathOf("b_copy/" + name)); // a folder of that name is never ours
+        }
+        else
+        {
+            tree.Write("b_copy/" + name, "a user's file");
+        }
+
+        var (folders, _, _) = await FolderScanRun.RunAsync(tree);
+
+        Assert.Equal(leftOut ? ["a_kept | b_copy"] : [], folders);
+    }
+
+    [LinuxFact]
+    public async Task An_empty_leftover_beside_a_file_plan_is_removed()
+    {
+        using var tree = new LinkTree();
+        tree.Write("a.bin", One);
+        tree.Write("b.bin", One);
+        var empty = tree.Write(EmptyLeftover, []);
+        var plan = LinkTree.Plan(await tree.ScanAsync(), Linkers.HardLink);
+
+        Assert.Equal([empty], plan.LeftoverTemporaryFiles);
+        var report = await plan.ApplyAsync();
+
+        Assert.True(report.TemporaryFilesRemoved == 1, string.Join("\n", report.TemporaryFilesLeftAlone));
+        Assert.False(File.Exists(empty));
+        Assert.Equal(1, report.Done);
+    }
+
     [LinuxFact]
     public async Task Cli_rerun_of_link_folders_removes_the_leftovers_and_succeeds()
     {
