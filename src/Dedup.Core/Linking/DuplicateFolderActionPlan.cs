@@ -83,7 +83,8 @@ public sealed class DuplicateFolderActionPlan
     /// what the scan saw (every entry, recursively: nothing added, removed, renamed or changed) and every file's bytes
     /// were compared with its counterpart's; then each file goes through the same per-file checks as
     /// <see cref="DuplicateActionPlan.ApplyAsync(CancellationToken)"/>, and for delete and trash the emptied folders
-    /// are removed bottom-up. Implemented for Linux; elsewhere every folder is skipped.
+    /// are removed bottom-up. First, the <see cref="LeftoverTemporaryFiles"/> that provably lose nothing are removed.
+    /// Implemented for Linux; elsewhere every folder is skipped.
     /// </summary>
     /// <param name="cancellationToken">Stops before the next folder (and between the files of a folder, as a file plan does).</param>
     /// <returns>The per-folder outcomes.</returns>

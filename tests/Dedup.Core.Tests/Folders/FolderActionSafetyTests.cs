@@ -142,4 +142,55 @@ public sealed class FolderActionSafetyTests
         Assert.Equal(TestNative.Inode(tree.PathOf("a_kept/cover.jpg")), TestNative.Inode(tree.PathOf("b_copy/cover.jpg")));
         Assert.Equal("cover.jpg", new FileInfo(tree.PathOf("b_copy/link")).LinkTarget);
     }
+
+    [LinuxFact]
+    public async Task A_kept_file_rewritten_with_its_time_put_back_refuses_the_copy_before_any_file_is_touched()
+    {
+        using var tree = new TempTree();
+        Copies(tree);
+        var plan = await PlanAsync(tree, Linkers.Delete);
+
+        // Same inode, size and modification time: only the bytes tell, and they are compared before any file is acted on.
+        var kept = tree.PathOf("a_kept/cover.jpg");
+        var time = File.GetLastWriteTimeUtc(kept);
+        var edited = (byte[])Three.Clone();
+        edited[^1] ^= 0xFF;
+        using (var stream = new FileStream(kept, FileMode.Open, FileAccess.Write))
+        {
+            stream.Write(edited);
+        }
+
+        File.SetLastWriteTimeUtc(kept, time);
+        var outcome = Assert.Single((await plan.ApplyAsync()).Outcomes);
+
+        Assert.Equal(DuplicateActionStatus.Skipped, outcome.Status);
+        Assert.Contains("nothing in the folder was touched", outcome.Reason, StringComparison.Ordinal);
+        Assert.Empty(outcome.Files);
+        Assert.Equal(One, File.ReadAllBytes(tree.PathOf("b_copy/album/01.mp3")));
+        Assert.Equal(Three, File.ReadAllBytes(tree.PathOf("b_copy/cover.jpg")));
+    }
+
+    [LinuxFact]
+    public async Task A_copy_whose_link_points_elsewhere_or_whose_file_changed_mode_is_refused()
+    {
+        using var tree = new TempTree();
+        Copies(tree, "a_kept", "b_copy", "c_copy");
+        foreach (var root in new[] { "a_kept", "b_copy", "c_copy" })
+        {
+            tree.Symlink("cover.jpg", $"{root}/link");
+        }
+
+        var plan = await PlanAsync(tree, Linkers.Delete);
+        File.Delete(tree.PathOf("b_copy/link"));
+        tree.Symlink("album/01.mp3", "b_copy/link");
+        File.SetUnixFileMode(tree.PathOf("c_copy/cover.jpg"), UnixFileMode.UserRead | UnixFileMode.UserWrite); // only the change time moves
+        var outcomes = (await plan.ApplyAsync()).Outcomes;
+
+        Assert.Equal(2, outcomes.Count);
+        Assert.All(outcomes, o => Assert.Equal(DuplicateActionStatus.Skipped, o.Status));
+        Assert.Contains("link points elsewhere now", outcomes.Single(o => o.Action.Folder.ToString() == tree.PathOf("b_copy")).Reason, StringComparison.Ordinal);
+        Assert.Contains("cover.jpg changed (its change time moved", outcomes.Single(o => o.Action.Folder.ToString() == tree.PathOf("c_copy")).Reason, StringComparison.Ordinal);
+        Assert.Equal(Three, File.ReadAllBytes(tree.PathOf("c_copy/cover.jpg")));
+        Assert.Equal(One, File.ReadAllBytes(tree.PathOf("b_copy/album/01.mp3")));
+    }
 }
