@@ -152,7 +152,8 @@ public sealed class FolderActionSafetyTests
 
         // Same inode, size and modification time: only the bytes tell, and they are compared before any file is acted on.
         var kept = tree.PathOf("a_kept/cover.jpg");
-        var time = File.GetLastWriteTimeUtc(kept);
+        var times = tree.Write("times", "a reference for touch -r, to the nanosecond");
+        TempTree.Run("touch", "-r", kept, times);
         var edited = (byte[])Three.Clone();
         edited[^1] ^= 0xFF;
         using (var stream = new FileStream(kept, FileMode.Open, FileAccess.Write))
@@ -160,10 +161,11 @@ public sealed class FolderActionSafetyTests
             stream.Write(edited);
         }
 
-        File.SetLastWriteTimeUtc(kept, time);
+        TempTree.Run("touch", "-r", times, kept);
         var outcome = Assert.Single((await plan.ApplyAsync()).Outcomes);
 
         Assert.Equal(DuplicateActionStatus.Skipped, outcome.Status);
+        Assert.Contains("content differs from the kept file at byte 6999", outcome.Reason, StringComparison.Ordinal);
         Assert.Contains("nothing in the folder was touched", outcome.Reason, StringComparison.Ordinal);
         Assert.Empty(outcome.Files);
         Assert.Equal(One, File.ReadAllBytes(tree.PathOf("b_copy/album/01.mp3")));
