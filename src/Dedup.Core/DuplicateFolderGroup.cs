@@ -100,4 +100,10 @@ public enum FolderDifferenceKind
 
     /// <summary>Both hold it, with different contents (or a file in one, a folder or link in the other).</summary>
     Changed,
+
+    /// <summary>
+    /// Both hold a folder of this name, and at least one of the two could not be read whole (unreadable, or holding
+    /// entries no scan compares, such as FIFOs): whether they differ is unknown.
+    /// </summary>
+    Unknown,
 }

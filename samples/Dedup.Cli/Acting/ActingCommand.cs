@@ -174,7 +174,7 @@ internal sealed class ActingCommand
         }
 
         DuplicateActionReport outcome;
-        int folderFailures;
+        DuplicateFolderActionReport? folderReport = null;
         FileStream? logStream = null;
         try
         {
@@ -192,13 +192,23 @@ internal sealed class ActingCommand
             try
             {
                 // Whole folders first: their files are not in the file groups, so the two never act on the same name.
-                folderFailures = folderPlan is null ? 0 : await ApplyFoldersAsync(folderPlan, log, display, cancellationToken).ConfigureAwait(false);
+                if (folderPlan is not null)
+                {
+                    folderReport = await folderPlan.ApplyAsync(log, cancellationToken).ConfigureAwait(false);
+                    await ReportFoldersAsync(folderReport, display).ConfigureAwait(false);
+                    if (cancellationToken.IsCancellationRequested)
+                    {
+                        await Console.Error.WriteLineAsync(Interrupted(folderReport)).ConfigureAwait(false);
+                        return ExitCodes.Cancelled;
+                    }
+                }
+
                 outcome = await plan.ApplyAsync(log, cancellationToken).ConfigureAwait(false);
             }
             catch (OperationCanceledException)
             {
                 display?.Clear();
-                await Console.Error.WriteLineAsync("dedup: interrupted before the first action; nothing was changed").ConfigureAwait(false);
+                await Console.Error.WriteLineAsync(Interrupted(folderReport)).ConfigureAwait(false);
                 return ExitCodes.Cancelled;
             }
         }
@@ -222,21 +232,35 @@ internal sealed class ActingCommand
             return ExitCodes.Cancelled;
         }
 
+        var folderFailures = folderReport is null ? 0 : folderReport.Skipped + folderReport.Failed;
         return outcome.Skipped + outcome.Failed + folderFailures == 0 && !incomplete ? ExitCodes.Success : ExitCodes.CompletedWithErrors;
     }
 
-    /// <summary>Applies the folder plan, logging each file as it completes; returns the folders skipped or failed.</summary>
-    private static async Task<int> ApplyFoldersAsync(DuplicateFolderActionPlan folderPlan, ActionLog log, ApplyProgressDisplay? display, CancellationToken cancellationToken)
+    /// <summary>Prints the folders not done, the leftovers left alone and the folders' summary line.</summary>
+    private static async Task ReportFoldersAsync(DuplicateFolderActionReport report, ApplyProgressDisplay? display)
     {
-        var report = await folderPlan.ApplyAsync(log, cancellationToken).ConfigureAwait(false);
         display?.Clear();
         foreach (var item in report.Outcomes.Where(o => o.Status != DuplicateActionStatus.Done))
         {
             await Console.Error.WriteLineAsync($"dedup: {item.Status.ToString().ToLowerInvariant()} folder {item.Action.Folder.ToDisplayString()}/: {PathText.EscapeMessage(item.Reason ?? string.Empty)}").ConfigureAwait(false);
         }
 
-        Console.WriteLine($"folders: {report.Done} done, {report.Skipped} skipped, {report.Failed} failed; {TextReportWriter.Format(report.ReclaimedBytes)} ({report.ReclaimedBytes} bytes) reclaimed");
-        return report.Skipped + report.Failed;
+        foreach (var leftAlone in report.TemporaryFilesLeftAlone)
+        {
+            await Console.Error.WriteLineAsync($"dedup: note: {PathText.EscapeMessage(leftAlone)}").ConfigureAwait(false);
+        }
+
+        var removed = report.TemporaryFilesRemoved > 0 ? $", {report.TemporaryFilesRemoved} leftover temporary files removed" : string.Empty;
+        Console.WriteLine($"folders: {report.Done} done, {report.Skipped} skipped, {report.Failed} failed{removed}; {TextReportWriter.Format(report.ReclaimedBytes)} ({report.ReclaimedBytes} bytes) reclaimed");
+    }
+
+    /// <summary>What an interrupt left: nothing, or the folders (and their files) acted on before it; the file groups were not started.</summary>
+    private static string Interrupted(DuplicateFolderActionReport? folders)
+    {
+        var files = folders?.Outcomes.Sum(o => o.Files.Count(f => f.Status == DuplicateActionStatus.Done)) ?? 0;
+        return files == 0
+            ? "dedup: interrupted before the first action; nothing was changed"
+            : $"dedup: interrupted: the {folders!.Done} folders done and {files} files acted on above stay so (each file complete or rolled back); the rest were not started";
     }
 
     internal static List<KeepRule> ParseRules(string[] values, string[] roots)

@@ -57,6 +57,7 @@ internal sealed class CsvReportWriter : ReportWriter
             {
                 FolderDifferenceKind.OnlyInFirst => "onlyInFirst",
                 FolderDifferenceKind.OnlyInSecond => "onlyInSecond",
+                FolderDifferenceKind.Unknown => "unknown",
                 _ => "changed",
             };
             WriteFolderRow(difference.RelativePath, what, null, null);

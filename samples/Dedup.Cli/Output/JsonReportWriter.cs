@@ -167,6 +167,7 @@ internal sealed class JsonReportWriter : ReportWriter
                     {
                         FolderDifferenceKind.OnlyInFirst => "onlyInFirst",
                         FolderDifferenceKind.OnlyInSecond => "onlyInSecond",
+                        FolderDifferenceKind.Unknown => "unknown",
                         _ => "changed",
                     });
                     _json.WriteEndObject();

@@ -72,6 +72,7 @@ internal sealed class TextReportWriter(Stream stream) : ReportWriter
             {
                 FolderDifferenceKind.OnlyInFirst => "    only in first:  ",
                 FolderDifferenceKind.OnlyInSecond => "    only in second: ",
+                FolderDifferenceKind.Unknown => "    unknown:        ",
                 _ => "    changed:        ",
             });
             _writer.WriteLine(PathText.Escape(difference.RelativePath));

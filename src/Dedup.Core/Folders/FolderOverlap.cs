@@ -367,6 +367,12 @@ internal sealed class FolderOverlap(FolderTree tree, ContentClasses contents, in
                     SharedFiles += tree.SubtreeFiles[entry.Number];
                     SharedBytes += tree.SubtreeBytes[entry.Number];
                 }
+                else if (tree.Incomplete[entry.Number] || tree.Incomplete[other.Number])
+                {
+                    // Not read whole on one side (unreadable, or holding entries no scan compares): what it holds is
+                    // unknown, not missing; walking it would list the other side's entries as only there.
+                    Differences.Add(new FolderDifference(path + "/", FolderDifferenceKind.Unknown));
+                }
                 else
                 {
                     Walk(overlap, entry.Number, other.Number, path + "/");

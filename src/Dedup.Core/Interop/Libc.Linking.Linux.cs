@@ -222,6 +222,22 @@ internal static unsafe partial class Libc
         return folder is not null && RealPathOf(folder, out _) is { } resolved ? Path.Combine(resolved, Path.GetFileName(path)) : path;
     }
 
+    /// <summary>The target of the symbolic link <paramref name="name"/> in the folder <paramref name="dirfd"/> (its exact bytes, decoded without loss), or <see langword="null"/>.</summary>
+    [SupportedOSPlatform("linux")]
+    public static string? ReadLinkTarget(int dirfd, string name)
+    {
+        var bytes = Paths.KernelNames.ToNullTerminated(name);
+        if (bytes is null)
+        {
+            return null;
+        }
+
+        fixed (byte* p = bytes)
+        {
+            return ReadLinkTarget(dirfd, p);
+        }
+    }
+
     public static int LastErrno => Marshal.GetLastPInvokeError();
 
     [SupportedOSPlatform("linux")]

@@ -29,7 +29,7 @@ public sealed partial class DuplicateActionPlanner
             PlanFolderGroup(group, actions, undecided);
         }
 
-        return new DuplicateFolderActionPlan(Linker, actions, undecided, _logger);
+        return new DuplicateFolderActionPlan(Linker, actions, undecided, _logger, TemporaryFiles.FindLeftovers(actions.SelectMany(FoldersActedOn).Select(f => f.ToString())));
     }
 
     private void PlanFolderGroup(DuplicateFolderGroup group, List<DuplicateFolderAction> actions, List<DuplicateFolderGroup> undecided)
@@ -139,6 +139,15 @@ public sealed partial class DuplicateActionPlanner
 
         return new DuplicateFolderAction(Linker.Kind, group, kept.Folder, folder.Folder, refusal is null ? freed : 0, refusal, fileActions);
     }
+
+    /// <summary>
+    /// Where an interrupted run may have left temporary names: both folders of the action and every folder below them
+    /// (an earlier run may have kept another folder of the group). The scan leaves such names out of the folders.
+    /// </summary>
+    private static IEnumerable<AbsolutePath> FoldersActedOn(DuplicateFolderAction action) =>
+        action.Group.Snapshots?.Where(s => s.Folder == action.Folder || s.Folder == action.Kept)
+            .SelectMany(s => s.Entries.Where(e => e.Kind == FolderEntryKind.Folder).Select(e => FolderExecutor.Below(s.Folder, e.RelativePath)).Prepend(s.Folder))
+        ?? [];
 
     /// <summary>Ignoring names: the kept folder's next file of the same content class (each used once while there are enough).</summary>
     private static FolderSnapshotEntry? ByContent(ILookup<int, FolderSnapshotEntry> kept, Dictionary<int, int> taken, int contentClass)

@@ -80,9 +80,10 @@ public sealed class DuplicateFolderActionOutcome
 /// <summary>What <see cref="DuplicateFolderActionPlan.ApplyAsync(CancellationToken)"/> did.</summary>
 public sealed class DuplicateFolderActionReport
 {
-    internal DuplicateFolderActionReport(IReadOnlyList<DuplicateFolderActionOutcome> outcomes)
+    internal DuplicateFolderActionReport(IReadOnlyList<DuplicateFolderActionOutcome> outcomes, int temporaryFilesRemoved = 0)
     {
         Outcomes = outcomes;
+        TemporaryFilesRemoved = temporaryFilesRemoved;
         Done = outcomes.Count(o => o.Status == DuplicateActionStatus.Done);
         Skipped = outcomes.Count(o => o.Status == DuplicateActionStatus.Skipped);
         Failed = outcomes.Count(o => o.Status == DuplicateActionStatus.Failed);
@@ -103,4 +104,13 @@ public sealed class DuplicateFolderActionReport
 
     /// <summary>Bytes freed (for the trash: once it is emptied).</summary>
     public long ReclaimedBytes { get; }
+
+    /// <summary>Leftover temporary files of an interrupted earlier run that were removed first (see <see cref="DuplicateFolderActionPlan.LeftoverTemporaryFiles"/>).</summary>
+    public int TemporaryFilesRemoved { get; }
+
+    /// <summary>
+    /// Files named like leftover temporary files that were left alone because removing them could lose data, each as
+    /// <c>path: reason</c> (as <see cref="DuplicateActionReport.TemporaryFilesLeftAlone"/>).
+    /// </summary>
+    public IReadOnlyList<string> TemporaryFilesLeftAlone { get; internal init; } = [];
 }

@@ -12,9 +12,10 @@ namespace Dedup.Core.Linking;
 /// </summary>
 public sealed class DuplicateFolderActionPlan
 {
-    internal DuplicateFolderActionPlan(ILinker linker, IReadOnlyList<DuplicateFolderAction> actions, IReadOnlyList<DuplicateFolderGroup> undecided, ILogger logger)
+    internal DuplicateFolderActionPlan(ILinker linker, IReadOnlyList<DuplicateFolderAction> actions, IReadOnlyList<DuplicateFolderGroup> undecided, ILogger logger, IReadOnlyList<string> leftoverTemporaryFiles)
     {
         Linker = linker;
+        LeftoverTemporaryFiles = leftoverTemporaryFiles;
         Actions = actions;
         UndecidedGroups = undecided;
         Logger = logger;
@@ -33,13 +34,28 @@ public sealed class DuplicateFolderActionPlan
     /// <summary>Bytes freed if every action succeeds.</summary>
     public long ReclaimableBytes { get; }
 
+    /// <summary>
+    /// Temporary files (<c>.dedup-tmp-…</c>) an interrupted earlier run left in the folders acted on (and their
+    /// sub-folders); removed first when applied, as in <see cref="DuplicateActionPlan.LeftoverTemporaryFiles"/>.
+    /// Always empty on Windows and macOS.
+    /// </summary>
+    public IReadOnlyList<string> LeftoverTemporaryFiles { get; }
+
     internal ILogger Logger { get; } = NullLogger.Instance;
+
+    /// <summary>Test seam: called at fixed points of each folder and of its files' actions.</summary>
+    internal LinkerFaults? Faults { get; set; }
 
     /// <summary>Writes the plan, one line per folder, and the total (a dry run); paths escaped as in <see cref="DuplicateActionPlan.WriteTo"/>.</summary>
     /// <param name="writer">Where to write.</param>
     public void WriteTo(TextWriter writer)
     {
         ArgumentNullException.ThrowIfNull(writer);
+        foreach (var path in LeftoverTemporaryFiles)
+        {
+            writer.WriteLine($"remove leftover temporary file {PathText.Escape(path)}");
+        }
+
         AbsolutePath? lastKept = null;
         foreach (var action in Actions)
         {
@@ -67,7 +83,8 @@ public sealed class DuplicateFolderActionPlan
     /// what the scan saw (every entry, recursively: nothing added, removed, renamed or changed) and every file's bytes
     /// were compared with its counterpart's; then each file goes through the same per-file checks as
     /// <see cref="DuplicateActionPlan.ApplyAsync(CancellationToken)"/>, and for delete and trash the emptied folders
-    /// are removed bottom-up. Implemented for Linux; elsewhere every folder is skipped.
+    /// are removed bottom-up. First, the <see cref="LeftoverTemporaryFiles"/> that provably lose nothing are removed.
+    /// Implemented for Linux; elsewhere every folder is skipped.
     /// </summary>
     /// <param name="cancellationToken">Stops before the next folder (and between the files of a folder, as a file plan does).</param>
     /// <returns>The per-folder outcomes.</returns>

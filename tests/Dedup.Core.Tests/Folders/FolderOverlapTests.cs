@@ -205,4 +205,52 @@ public sealed class FolderOverlapTests
         Assert.Equal(["a | b"], folders);
         Assert.All(scan.FolderGroups, g => Assert.True(g.IsExact));
     }
+
+    [System.Runtime.Versioning.SupportedOSPlatform("linux")]
+    [LinuxFact]
+    public async Task A_sub_folder_unreadable_on_one_side_is_unknown_not_empty()
+    {
+        // Root lists chmod-000 folders, so the CLI runs as user nobody to meet a real EACCES.
+        using var tree = new TempTree();
+        using var cli = new CliAsNobody();
+        Album(tree, "data/music/album");
+        Album(tree, "data/backup/album");
+        tree.Write("data/backup/bonus.mp3", TempTree.RandomBytes(3000, 99));
+        tree.Write("data/music/cover.jpg", Songs[0][..1000]);
+        tree.Write("data/backup/cover.jpg", Songs[0][..1000]);
+        tree.Write("data/music/private/a.mp3", TempTree.RandomBytes(2000, 98));
+        tree.Write("data/backup/private/a.mp3", TempTree.RandomBytes(2000, 98));
+        CliAsNobody.MakeTraversable(tree.PathOf("data"));
+        File.SetUnixFileMode(tree.PathOf("data/backup/private"), UnixFileMode.None);
+
+        var (exitCode, stdout, stderr) = await cli.RunAsync(["find", "--folders", tree.PathOf("data")]);
+
+        Assert.True(exitCode == 1, $"exit code {exitCode}; stderr: {stderr}"); // the unreadable folder is a scan error
+        Assert.Contains("    only in first:  bonus.mp3\n", stdout, StringComparison.Ordinal);
+        Assert.Contains("    unknown:        private/\n", stdout, StringComparison.Ordinal);
+        Assert.DoesNotContain("private/a.mp3", stdout, StringComparison.Ordinal);
+    }
+
+    [RequiresToolFact("mkfifo")]
+    public async Task A_sub_folder_holding_a_fifo_is_unknown()
+    {
+        using var tree = new TempTree();
+        Album(tree, "music/album");
+        Album(tree, "backup/album");
+        tree.Write("backup/bonus.mp3", TempTree.RandomBytes(3000, 99));
+        tree.Write("music/cover.jpg", Songs[0][..1000]);
+        tree.Write("backup/cover.jpg", Songs[0][..1000]);
+        var extra = TempTree.RandomBytes(2000, 98);
+        tree.Write("music/pipes/a.mp3", extra);
+        tree.Write("backup/pipes/a.mp3", extra);
+        TempTree.Run("mkfifo", tree.PathOf("backup/pipes/fifo"));
+
+        var group = Assert.Single(await PartialAsync(tree));
+
+        Assert.Equal(["backup", "music"], group.Folders.Select(f => FolderScanRun.Relative(tree, f.ToString())));
+        Assert.Equal(
+            [new FolderDifference("bonus.mp3", FolderDifferenceKind.OnlyInFirst), new FolderDifference("pipes/", FolderDifferenceKind.Unknown)],
+            group.Differences);
+        Assert.Equal(7, group.Files); // the album and the cover: what is in pipes/ is not counted as shared
+    }
 }

@@ -17,12 +17,38 @@ internal static class FolderExecutor
 
     public static DuplicateFolderActionReport Apply(DuplicateFolderActionPlan plan, IProgress<ApplyProgress>? progress, CancellationToken cancellationToken)
     {
+        if (!OperatingSystem.IsLinux())
+        {
+            return Apply(plan, (action, _) => new(action, DuplicateActionStatus.Skipped, "acting on whole folders is implemented for Linux only; act on the file groups", []), cancellationToken);
+        }
+
+        return ApplyLinux(plan, progress, cancellationToken);
+    }
+
+    [SupportedOSPlatform("linux")]
+    private static DuplicateFolderActionReport ApplyLinux(DuplicateFolderActionPlan plan, IProgress<ApplyProgress>? progress, CancellationToken cancellationToken)
+    {
+        // Every root is opened and checked once for the run; the leftovers of an interrupted run go first, as in file plans.
+        using var roots = new RootHandles();
+        var (removed, leftAlone) = LeftoverCleaner.Remove(
+            plan.LeftoverTemporaryFiles,
+            plan.Actions.SelectMany(a => a.FileActions).ToArray(),
+            path => plan.Actions.FirstOrDefault(a => path.IsUnder(a.Folder) || path.IsUnder(a.Kept))?.Group.Roots ?? [],
+            roots);
+        var report = Apply(plan, (action, _) => ApplyOne(plan, action, roots, progress, cancellationToken), cancellationToken);
+        return new DuplicateFolderActionReport(report.Outcomes, removed) { TemporaryFilesLeftAlone = leftAlone };
+    }
+
+    private static DuplicateFolderActionReport Apply(DuplicateFolderActionPlan plan, Func<DuplicateFolderAction, CancellationToken, DuplicateFolderActionOutcome> apply, CancellationToken cancellationToken)
+    {
         var outcomes = new List<DuplicateFolderActionOutcome>(plan.Actions.Count);
         foreach (var action in plan.Actions)
         {
             outcomes.Add(cancellationToken.IsCancellationRequested
                 ? new DuplicateFolderActionOutcome(action, DuplicateActionStatus.Skipped, "cancelled before this folder", [])
-                : ApplyOne(plan, action, progress, cancellationToken));
+                : action.Refusal is not null
+                    ? new DuplicateFolderActionOutcome(action, DuplicateActionStatus.Skipped, action.Refusal, [])
+                    : apply(action, cancellationToken));
         }
 
         return new DuplicateFolderActionReport(outcomes);
@@ -40,18 +66,9 @@ internal static class FolderExecutor
         return path;
     }
 
-    private static DuplicateFolderActionOutcome ApplyOne(DuplicateFolderActionPlan plan, DuplicateFolderAction action, IProgress<ApplyProgress>? progress, CancellationToken cancellationToken)
+    [SupportedOSPlatform("linux")]
+    private static DuplicateFolderActionOutcome ApplyOne(DuplicateFolderActionPlan plan, DuplicateFolderAction action, RootHandles roots, IProgress<ApplyProgress>? progress, CancellationToken cancellationToken)
     {
-        if (action.Refusal is not null)
-        {
-            return new(action, DuplicateActionStatus.Skipped, action.Refusal, []);
-        }
-
-        if (!OperatingSystem.IsLinux())
-        {
-            return new(action, DuplicateActionStatus.Skipped, "acting on whole folders is implemented for Linux only; act on the file groups", []);
-        }
-
         var snapshots = action.Group.Snapshots!;
         var kept = snapshots.First(s => s.Folder == action.Kept);
         var folder = snapshots.First(s => s.Folder == action.Folder);
@@ -65,11 +82,13 @@ internal static class FolderExecutor
             // Nothing is touched unless both folders are exactly as scanned and every pair is byte-identical now.
             // The kept files' change time is not held to the scan's: linking an earlier copy of the group to them moves
             // it (as in file plans, which check identity, size and modification time); their bytes are compared below.
-            RequireUnchanged(kept, "kept folder", checkChangeTime: false);
-            RequireUnchanged(folder, "folder", checkChangeTime: true);
+            using var recheck = new FolderRecheck(action.Group.Roots, roots);
+            recheck.RequireUnchanged(kept, "kept folder", checkChangeTime: false);
+            recheck.RequireUnchanged(folder, "folder", checkChangeTime: true);
+            plan.Faults?.BeforeFolderVerify?.Invoke(folder.Folder.ToString());
             foreach (var file in action.FileActions.DistinctBy(a => a.Duplicate))
             {
-                Verify(file.Kept, file.Duplicate);
+                recheck.Verify(file.Kept, file.Duplicate);
             }
         }
         catch (ActionStoppedException stopped)
@@ -77,7 +96,7 @@ internal static class FolderExecutor
             return new(action, DuplicateActionStatus.Skipped, stopped.Message + "; nothing in the folder was touched", []);
         }
 
-        var filePlan = new DuplicateActionPlan(plan.Linker, action.FileActions, []) { Logger = plan.Logger };
+        var filePlan = new DuplicateActionPlan(plan.Linker, action.FileActions, []) { Logger = plan.Logger, Faults = plan.Faults };
         var report = PlanExecutor.Apply(filePlan, progress, cancellationToken);
         if (report.Done != report.Outcomes.Count)
         {
@@ -91,128 +110,12 @@ internal static class FolderExecutor
         }
 
         var isRoot = action.Group.Roots.Any(r => r.Path == folder.Folder);
-        if (action.Kind is DuplicateActionKind.Delete or DuplicateActionKind.Trash && RemoveRest(folder, action.Group.Roots, isRoot) is { } problem)
+        if (action.Kind is DuplicateActionKind.Delete or DuplicateActionKind.Trash && RemoveRest(folder, action.Group.Roots, isRoot, roots) is { } problem)
         {
             return new(action, DuplicateActionStatus.Failed, $"every file was handled, but {problem}", report.Outcomes, report.ReclaimedBytes);
         }
 
         return new(action, DuplicateActionStatus.Done, null, report.Outcomes, report.ReclaimedBytes);
-    }
-
-    /// <summary>Lists the folder again, recursively and without following links; any entry added, missing or changed stops the action.</summary>
-    [SupportedOSPlatform("linux")]
-    private static void RequireUnchanged(FolderSnapshot snapshot, string which, bool checkChangeTime)
-    {
-        var root = snapshot.Folder.ToString();
-        if (Libc.LStat(root, out var self) != 0 || !self.IsDirectory)
-        {
-            throw ActionStoppedException.Skip($"the {which} {snapshot.Folder.ToDisplayString()} is no longer a folder");
-        }
-
-        var expected = snapshot.Entries.ToDictionary(e => e.RelativePath, StringComparer.Ordinal);
-        var seen = 0;
-        var pending = new Stack<string>();
-        pending.Push(string.Empty);
-        while (pending.Count > 0)
-        {
-            var relativeFolder = pending.Pop();
-            var full = relativeFolder.Length == 0 ? root : Path.Combine(root, relativeFolder);
-            IEnumerable<string> names;
-            try
-            {
-                names = Directory.EnumerateFileSystemEntries(full).Select(Path.GetFileName).OfType<string>().ToArray();
-            }
-            catch (Exception ex) when (ex is IOException or UnauthorizedAccessException)
-            {
-                throw ActionStoppedException.Skip($"the {which} cannot be listed again ({ex.Message})");
-            }
-
-            foreach (var name in names)
-            {
-                var relative = relativeFolder.Length == 0 ? name : relativeFolder + "/" + name;
-                if (!expected.TryGetValue(relative, out var entry))
-                {
-                    throw Changed(which, relative, "appeared since the scan (or was left out of it: hidden, excluded or filtered)");
-                }
-
-                seen++;
-                var path = Path.Combine(root, relative);
-                if (Libc.LStat(path, out var status) != 0)
-                {
-                    throw Changed(which, relative, "vanished while listing");
-                }
-
-                var problem = entry.Kind switch
-                {
-                    FolderEntryKind.Folder => status.IsDirectory ? null : "is no longer a folder",
-                    FolderEntryKind.Link => !status.IsSymbolicLink ? "is no longer a symbolic link"
-                        : !string.Equals(new FileInfo(path).LinkTarget, entry.LinkTarget, StringComparison.Ordinal) ? "points elsewhere now" : null,
-                    _ => FileProblem(status, entry, checkChangeTime),
-                };
-                if (problem is not null)
-                {
-                    throw Changed(which, relative, problem);
-                }
-
-                if (entry.Kind == FolderEntryKind.Folder)
-                {
-                    pending.Push(relative);
-                }
-            }
-        }
-
-        if (seen != expected.Count)
-        {
-            var missing = snapshot.Entries.First(e => !Exists(Path.Combine(root, e.RelativePath)));
-            throw Changed(which, missing.RelativePath, "is missing since the scan");
-        }
-    }
-
-    [SupportedOSPlatform("linux")]
-    private static string? FileProblem(in StatxBuffer status, FolderSnapshotEntry entry, bool checkChangeTime) =>
-        !status.IsRegularFile ? "is no longer a regular file"
-        : status.Device != entry.Identity.Device || status.Ino != entry.Identity.FileId ? "is now another file (replaced or renamed over)"
-        : (long)status.Size != entry.Length ? "changed size"
-        : status.LastWriteTimeNs != entry.LastWriteTimeNs ? "was modified"
-        : checkChangeTime && entry.ChangeTimeNs != 0 && status.ChangeTimeNs != entry.ChangeTimeNs ? "changed (its change time moved: written, linked, renamed or its permissions changed)"
-        : null;
-
-    [SupportedOSPlatform("linux")]
-    private static bool Exists(string path) => Libc.LStat(path, out _) == 0;
-
-    private static ActionStoppedException Changed(string which, string relative, string what) =>
-        ActionStoppedException.Skip($"the {which} changed since the scan: {PathText.Escape(relative)} {what}");
-
-    /// <summary>Compares the pair's bytes, each file opened and checked to be the scanned one.</summary>
-    [SupportedOSPlatform("linux")]
-    private static void Verify(DuplicateFile kept, DuplicateFile duplicate)
-    {
-        using var a = Open(kept);
-        using var b = Open(duplicate);
-        ContentVerification.RequireEqual(a, b, duplicate.Length);
-    }
-
-    [SupportedOSPlatform("linux")]
-    private static Microsoft.Win32.SafeHandles.SafeFileHandle Open(DuplicateFile file)
-    {
-        Microsoft.Win32.SafeHandles.SafeFileHandle handle;
-        try
-        {
-            handle = File.OpenHandle(file.Path.ToString(), FileMode.Open, FileAccess.Read, FileShare.ReadWrite | FileShare.Delete);
-        }
-        catch (Exception ex) when (ex is IOException or UnauthorizedAccessException)
-        {
-            throw ActionStoppedException.Skip($"{file.Path.ToDisplayString()} cannot be read ({ex.Message})");
-        }
-
-        // The name was just listed as this file; opening it must give the same one (not a link or a file swapped in).
-        if (Libc.FStat((int)handle.DangerousGetHandle(), out var status) != 0 || status.Device != file.Identity.Device || status.Ino != file.Identity.FileId)
-        {
-            handle.Dispose();
-            throw ActionStoppedException.Skip($"{file.Path.ToDisplayString()} is now another file");
-        }
-
-        return handle;
     }
 
     /// <summary>
@@ -222,9 +125,8 @@ internal static class FolderExecutor
     /// is not empty.
     /// </summary>
     [SupportedOSPlatform("linux")]
-    private static string? RemoveRest(FolderSnapshot folder, IReadOnlyList<ScanRoot> roots, bool isRoot)
+    private static string? RemoveRest(FolderSnapshot folder, IReadOnlyList<ScanRoot> roots, bool isRoot, RootHandles rootHandles)
     {
-        using var rootHandles = new RootHandles(); // the root resolved and checked once, not per link and folder
         foreach (var link in folder.Entries.Where(e => e.Kind == FolderEntryKind.Link))
         {
             var path = Below(folder.Folder, link.RelativePath);
@@ -235,7 +137,7 @@ internal static class FolderExecutor
             }
 
             if (Libc.LStatAt(parent.Fd, path.Name, out var status) != 0 || !status.IsSymbolicLink
-                || !string.Equals(new FileInfo(path.ToString()).LinkTarget, link.LinkTarget, StringComparison.Ordinal))
+                || !string.Equals(Libc.ReadLinkTarget(parent.Fd, path.Name), link.LinkTarget, StringComparison.Ordinal))
             {
                 return $"the symbolic link {PathText.Escape(link.RelativePath)} changed; what is left of the folder stays";
             }

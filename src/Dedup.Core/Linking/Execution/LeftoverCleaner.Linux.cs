@@ -9,32 +9,38 @@ namespace Dedup.Core.Linking.Execution;
 /// Removes the temporary files an interrupted earlier run left behind, but only those that provably are ours: a
 /// name matching <see cref="TemporaryFiles"/> could be a user's file, so a leftover is removed only when losing it
 /// loses nothing. That is the case for another name of a file this plan keeps (a hard link whose kept name still
-/// leads to it), a symbolic link to a name of the plan's files, or a file byte-identical to a kept file (a clone). Anything
-/// else is left alone and reported. Every step works relative to the leftover's folder, opened from its scanned
-/// root without following links.
+/// leads to it), a symbolic link to a name of the plan's files, a file byte-identical to a kept file (a clone) or an
+/// empty file (a replacement created but never filled). Anything else is left alone and reported. Every step works
+/// relative to the leftover's folder, opened from its scanned root without following links.
 /// </summary>
 [SupportedOSPlatform("linux")]
 internal static class LeftoverCleaner
 {
     /// <summary>Removes the plan's provable leftovers; returns how many, and each one left alone with the reason.</summary>
-    public static (int Removed, IReadOnlyList<string> LeftAlone) Remove(DuplicateActionPlan plan, RootHandles roots)
+    public static (int Removed, IReadOnlyList<string> LeftAlone) Remove(DuplicateActionPlan plan, RootHandles roots) =>
+        Remove(plan.LeftoverTemporaryFiles, plan.Actions, path => plan.Actions.FirstOrDefault(a => a.Path.Parent == path.Parent)?.Group.Roots ?? [], roots);
+
+    /// <summary>
+    /// Removes the provable leftovers among <paramref name="leftovers"/>, given the actions whose kept files and names
+    /// make a leftover provably ours and the scanned roots a leftover's folder is opened from.
+    /// </summary>
+    public static (int Removed, IReadOnlyList<string> LeftAlone) Remove(IReadOnlyList<string> leftovers, IReadOnlyList<DuplicateAction> actions, Func<AbsolutePath, IReadOnlyList<ScanRoot>> rootsOf, RootHandles roots)
     {
         var leftAlone = new List<string>();
         var removed = 0;
-        if (plan.LeftoverTemporaryFiles.Count == 0)
+        if (leftovers.Count == 0)
         {
             return (0, leftAlone);
         }
 
-        var kept = plan.Actions.Select(a => (a.Kept, a.Group.Roots)).DistinctBy(k => k.Kept.Identity).ToArray();
+        var kept = actions.Select(a => (a.Kept, a.Group.Roots)).DistinctBy(k => k.Kept.Identity).ToArray();
 
         // A symbolic link loses no data; it is ours when it leads to a name in the plan's groups (an earlier run may have kept another copy).
-        var names = plan.Actions.SelectMany(a => a.Group.Files).SelectMany(f => f.OtherLinks.Prepend(f.Path)).Select(p => p.ToString()).ToHashSet(StringComparer.Ordinal);
-        foreach (var text in plan.LeftoverTemporaryFiles)
+        var names = actions.SelectMany(a => a.Group.Files).SelectMany(f => f.OtherLinks.Prepend(f.Path)).Select(p => p.ToString()).ToHashSet(StringComparer.Ordinal);
+        foreach (var text in leftovers)
         {
             var path = AbsolutePath.Parse(text);
-            var folderRoots = plan.Actions.FirstOrDefault(a => a.Path.Parent == path.Parent)?.Group.Roots ?? [];
-            var reason = TryRemove(path, folderRoots, kept, names, roots);
+            var reason = TryRemove(path, rootsOf(path), kept, names, roots);
             if (reason is null)
             {
                 removed++;
@@ -70,7 +76,7 @@ internal static class LeftoverCleaner
 
         if (status.IsSymbolicLink)
         {
-            var target = ReadLink(folder.Fd, name);
+            var target = Libc.ReadLinkTarget(folder.Fd, name);
             var resolved = target is null ? null : Path.GetFullPath(target, path.Parent.ToString());
             return resolved is not null && names.Contains(resolved)
                 ? Unlink(folder, name, status)
@@ -92,6 +98,13 @@ internal static class LeftoverCleaner
         if (Libc.FStat(fd, out var opened) != 0 || !FolderHandle.SameFile(opened, status))
         {
             return "changed while being checked; left alone";
+        }
+
+        // Empty: killed between creating the replacement and filling it (a clone's O_EXCL create before FICLONE). Its
+        // name loses no byte, whatever other names the file has.
+        if (opened.Size == 0)
+        {
+            return Unlink(folder, name, opened);
         }
 
         foreach (var (file, fileRoots) in kept)
@@ -152,13 +165,5 @@ internal static class LeftoverCleaner
         }
 
         return Libc.UnlinkAt(folder.Fd, name, 0) == 0 ? null : $"cannot be removed ({Libc.Message(Libc.LastErrno)})";
-    }
-
-    private static unsafe string? ReadLink(int dirfd, string name)
-    {
-        fixed (byte* namePtr = System.Text.Encoding.UTF8.GetBytes(name + "\0"))
-        {
-            return Libc.ReadLinkTarget(dirfd, namePtr);
-        }
     }
 }

@@ -22,6 +22,9 @@ internal sealed class LinkerFaults
     /// <summary>Called after the content was verified, before a permanent delete: (duplicate path).</summary>
     public Action<string>? BeforeDelete { get; init; }
 
+    /// <summary>Folder actions (Linux): called after both folders were listed again, before any pair's bytes are compared: (the folder acted on).</summary>
+    public Action<string>? BeforeFolderVerify { get; init; }
+
     /// <summary>Windows and macOS: called after the content was verified, before the last re-check and the move to the Recycle Bin or Trash: (duplicate path).</summary>
     public Action<string>? BeforeSystemTrashMove { get; init; }
 }

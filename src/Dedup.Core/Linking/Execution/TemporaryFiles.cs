@@ -17,6 +17,25 @@ internal static partial class TemporaryFiles
 
     public static bool IsTemporaryName(string name) => Pattern().IsMatch(name);
 
+    /// <summary>The same test on a name's bytes (as the scan stores them), without decoding it.</summary>
+    public static bool IsTemporaryName(ReadOnlySpan<byte> name)
+    {
+        if (name.Length != Prefix.Length + 32 || !name.StartsWith(".dedup-tmp-"u8))
+        {
+            return false;
+        }
+
+        foreach (var b in name[Prefix.Length..])
+        {
+            if (b is not ((>= (byte)'0' and <= (byte)'9') or (>= (byte)'a' and <= (byte)'f')))
+            {
+                return false;
+            }
+        }
+
+        return true;
+    }
+
     /// <summary>Leftover temporary files in <paramref name="folders"/> (each listed once); none off Linux.</summary>
     public static IReadOnlyList<string> FindLeftovers(IEnumerable<string> folders)
     {

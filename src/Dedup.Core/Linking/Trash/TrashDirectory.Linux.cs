@@ -246,46 +246,12 @@ internal sealed partial class TrashDirectory
         }
     }
 
-    /// <summary>The names in a folder (<c>getdents64</c> on the folder itself, not on its path).</summary>
-    private static unsafe List<string> ListNames(int folderFd)
+    /// <summary>The names in a folder that are UTF-8 (a name that is not could not be named back exactly: left alone).</summary>
+    private static List<string> ListNames(int folderFd)
     {
         var names = new List<string>();
-        var fd = Libc.OpenAt(folderFd, ".", Libc.O_RDONLY | Libc.O_DIRECTORY | Libc.O_CLOEXEC, 0);
-        if (fd < 0)
-        {
-            return names;
-        }
-
-        try
-        {
-            var buffer = new byte[32 * 1024];
-            fixed (byte* start = buffer)
-            {
-                nint read;
-                while ((read = Interop.Libc.GetDents64(fd, start, (nuint)buffer.Length)) > 0)
-                {
-                    // struct linux_dirent64: u64 d_ino, i64 d_off, u16 d_reclen, u8 d_type, char d_name[].
-                    for (var offset = 0; offset < read;)
-                    {
-                        var length = *(ushort*)(start + offset + 16);
-                        var name = new ReadOnlySpan<byte>(start + offset + 19, length - 19);
-                        name = name[..name.IndexOf((byte)0)];
-                        // A name that is not UTF-8 could not be named back exactly: left alone.
-                        if (!name.SequenceEqual("."u8) && !name.SequenceEqual(".."u8) && Utf8Text.IsValid(name))
-                        {
-                            names.Add(Encoding.UTF8.GetString(name));
-                        }
-
-                        offset += length;
-                    }
-                }
-            }
-        }
-        finally
-        {
-            _ = Libc.Close(fd);
-        }
-
+        _ = FolderHandle.ListNames(folderFd, names); // a read that fails ends the list: nothing unlisted is removed
+        names.RemoveAll(KernelNames.HasEscapedBytes);
         return names;
     }
 
