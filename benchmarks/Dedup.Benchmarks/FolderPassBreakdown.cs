@@ -58,9 +58,11 @@ internal static class FolderPassBreakdown
             (List<int[]> Groups, bool[] InsideCopy) top = ([], []);
             Time(steps, "FolderTree.Build", () => tree = FolderTree.Build(table));
             Time(steps, "ExactFolders.ByNames", () => classes = ExactFolders.ByNames(tree, contents, out classOf));
-            Time(steps, "ExactFolders.Topmost", () => top = ExactFolders.Topmost(tree, classes, f => tree.SubtreeEntries[f]));
+            FolderStorage storage = null!;
+            Time(steps, "FolderStorage", () => storage = new FolderStorage(tree));
+            Time(steps, "ExactFolders.Topmost", () => top = ExactFolders.Topmost(tree, classes, f => tree.SubtreeEntries[f], storage));
             Time(steps, "FolderSnapshot.Take (all groups)", () => top.Groups.SelectMany(g => g.Select(f => FolderSnapshot.Take(tree, contents, f, false))).ToList());
-            Time(steps, "FolderOverlap.Find", () => new FolderOverlap(tree, contents, classOf, top.InsideCopy).Find(CancellationToken.None));
+            Time(steps, "FolderOverlap.Find", () => new FolderOverlap(tree, contents, classOf, top.InsideCopy, storage).Find(CancellationToken.None));
             Time(steps, "ExactFolders.ByContents (ignore names)", () => classes = ExactFolders.ByContents(tree, contents));
         }
 
