@@ -37,9 +37,10 @@ public sealed partial class DuplicateActionPlanner
         var actions = new List<DuplicateAction>();
         var undecided = new List<DuplicateGroup>();
         var predictor = new PlanPredictor(Linker, _logger);
+        var trash = Trash.TrashLocator.Create();
         foreach (var group in groups)
         {
-            PlanGroup(group, actions, undecided, predictor);
+            PlanGroup(group, actions, undecided, predictor, trash);
         }
 
         var plan = new DuplicateActionPlan(Linker, actions, TemporaryFiles.FindLeftovers(actions.Select(a => a.Path.Parent?.ToString()).OfType<string>()))
@@ -84,14 +85,14 @@ public sealed partial class DuplicateActionPlanner
     private readonly Lazy<Topology.IDriveTopology> _topology = new(Topology.DriveTopology.CreateDefault);
 
     /// <summary>Refusals that depend on the group rather than on the linker.</summary>
-    private string? RefuseForGroup(DuplicateGroup group, DuplicateFile kept, DuplicateFile duplicate)
+    private string? RefuseForGroup(DuplicateGroup group, DuplicateFile kept, DuplicateFile duplicate, Trash.TrashLocator trash)
     {
         if (group.Match != ContentMatch.WholeFile)
         {
             return "media-payload match: the files differ byte for byte (tags or metadata), so neither replaces the other";
         }
 
-        if (KeepRule.IsDisposable(kept))
+        if (trash.IsDisposable(kept))
         {
             return $"every copy is in a trash folder or is a temporary file ({kept.Path.ToDisplayString()}); nothing is kept outside it";
         }
@@ -112,14 +113,14 @@ public sealed partial class DuplicateActionPlanner
         return null;
     }
 
-    private void PlanGroup(DuplicateGroup group, List<DuplicateAction> actions, List<DuplicateGroup> undecided, PlanPredictor predictor)
+    private void PlanGroup(DuplicateGroup group, List<DuplicateAction> actions, List<DuplicateGroup> undecided, PlanPredictor predictor, Trash.TrashLocator trash)
     {
         if (group.Files.Count < 2)
         {
             return;
         }
 
-        var kept = KeepRule.SelectKept(group.Files, KeepRules);
+        var kept = KeepRule.SelectKept(group.Files, KeepRules, trash.IsDisposable);
         if (kept is null)
         {
             undecided.Add(group); // no rule decides which copy stays: nothing is guessed
@@ -134,7 +135,7 @@ public sealed partial class DuplicateActionPlanner
             }
 
             // Predictions last: they only ever add refusals the executor would make (and cost a probe or a status).
-            var refusal = RefuseForGroup(group, kept, duplicate) ?? Linker.RefuseAtPlanTime(kept, duplicate) ?? predictor.Refuse(kept, duplicate);
+            var refusal = RefuseForGroup(group, kept, duplicate, trash) ?? Linker.RefuseAtPlanTime(kept, duplicate) ?? predictor.Refuse(kept, duplicate);
             if (Linker.Kind == DuplicateActionKind.Dedupe)
             {
                 // Dedupe acts on the file's data, once, whatever its names.
