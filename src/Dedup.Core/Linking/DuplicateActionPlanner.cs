@@ -136,17 +136,24 @@ public sealed partial class DuplicateActionPlanner
 
             // Predictions last: they only ever add refusals the executor would make (and cost a probe or a status).
             var refusal = RefuseForGroup(group, kept, duplicate, trash) ?? Linker.RefuseAtPlanTime(kept, duplicate) ?? predictor.Refuse(kept, duplicate);
+            var alreadyShared = false;
+            var reclaimable = refusal is null ? predictor.Reclaimable(kept, duplicate, out alreadyShared) : 0;
+            if (refusal is null && alreadyShared)
+            {
+                continue; // a clone or dedupe done before: the data already is the kept file's, nothing to do or reclaim
+            }
+
             if (Linker.Kind == DuplicateActionKind.Dedupe)
             {
                 // Dedupe acts on the file's data, once, whatever its names.
-                actions.Add(new DuplicateAction(Linker.Kind, group, kept, duplicate, duplicate.Path, refusal is null ? duplicate.Length : 0, refusal));
+                actions.Add(new DuplicateAction(Linker.Kind, group, kept, duplicate, duplicate.Path, reclaimable, refusal));
                 continue;
             }
 
             var names = new[] { duplicate.Path }.Concat(duplicate.OtherLinks).ToArray();
 
             // The data is freed only when no name is left: all names found here, and no link outside the scan.
-            var freed = refusal is null && duplicate.LinkCount <= names.Length ? duplicate.Length : 0;
+            var freed = refusal is null && duplicate.LinkCount <= names.Length ? reclaimable : 0;
             for (var i = 0; i < names.Length; i++)
             {
                 actions.Add(new DuplicateAction(Linker.Kind, group, kept, duplicate, names[i], i == names.Length - 1 ? freed : 0, refusal));
