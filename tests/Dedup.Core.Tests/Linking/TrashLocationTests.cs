@@ -37,6 +37,32 @@ public sealed class TrashLocationTests
         }
     }
 
+    [LinuxFact(RequiresRoot = true, Tool = "mount")]
+    public async Task A_bind_mount_of_a_folder_inside_a_trash_is_a_trash()
+    {
+        // Same file system, same device: neither the path nor the device tells; the mount's root within its file system does.
+        using var tree = new LinkTree();
+        var trashed = tree.Write("home/.local/share/Trash/files/sub/report.pdf", Content);
+        var documents = tree.Write("home/Documents/report.pdf", Content);
+        File.SetLastWriteTimeUtc(trashed, new DateTime(2020, 1, 1, 0, 0, 0, DateTimeKind.Utc));
+        Directory.CreateDirectory(tree.PathOf("Archive"));
+        TempTree.Run("mount", "--bind", tree.PathOf("home/.local/share/Trash/files/sub"), tree.PathOf("Archive"));
+        try
+        {
+            var groups = await tree.ScanAsync(tree.PathOf("Archive"), tree.PathOf("home/Documents"));
+            foreach (var rules in new[] { Array.Empty<KeepRule>(), [KeepRule.Oldest] })
+            {
+                var action = Assert.Single(LinkTree.Plan(groups, Linkers.Delete, rules).Actions);
+                Assert.Equal(documents, action.Kept.Path.ToString());
+                Assert.Equal(tree.PathOf("Archive/report.pdf"), action.Path.ToString());
+            }
+        }
+        finally
+        {
+            TempTree.Run("umount", tree.PathOf("Archive"));
+        }
+    }
+
     [LinuxFact]
     public async Task A_root_that_is_a_symbolic_link_into_the_home_trash_hides_nothing_from_the_CLI()
     {

@@ -10,6 +10,9 @@ internal sealed partial class TrashLocator
     /// <summary>Real folders seen so far (a path with no symbolic link in it): whether each is in a trash.</summary>
     private readonly Dictionary<string, bool> _realVerdicts = new(StringComparer.Ordinal);
 
+    /// <summary>Each folder's real path (<see langword="null"/>: gone or unreadable).</summary>
+    private readonly Dictionary<AbsolutePath, string?> _realPaths = new();
+
     private HashSet<(ulong Device, ulong Inode)>? _homeTrash;
 
     private Dictionary<string, string>? _mountRoots;
@@ -18,8 +21,42 @@ internal sealed partial class TrashLocator
     private partial bool LiesInTrashLinux(AbsolutePath folder)
     {
         // A folder that is gone or unreadable has no real location to look at: its names (already checked) decide.
-        var real = Libc.RealPathOf(folder.ToString(), out _);
+        var real = RealPathOf(folder);
         return real is not null && RealFolderInTrash(real);
+    }
+
+    /// <summary>
+    /// The folder's real path: its parent's real path and its name, unless it is a symbolic link (then <c>realpath</c>).
+    /// One <c>lstat</c> a folder, not one per name of the path.
+    /// </summary>
+    [SupportedOSPlatform("linux")]
+    private string? RealPathOf(AbsolutePath folder)
+    {
+        if (_realPaths.TryGetValue(folder, out var real))
+        {
+            return real;
+        }
+
+        var path = folder.ToString();
+        if (folder.Parent is null)
+        {
+            real = path;
+        }
+        else if (Libc.LStat(path, out var status) != 0)
+        {
+            real = null;
+        }
+        else if (status.IsSymbolicLink)
+        {
+            real = Libc.RealPathOf(path, out _);
+        }
+        else
+        {
+            real = RealPathOf(folder.Parent) is { } parent ? Path.Combine(parent, folder.Name) : null;
+        }
+
+        _realPaths[folder] = real;
+        return real;
     }
 
     /// <summary>
@@ -30,13 +67,13 @@ internal sealed partial class TrashLocator
     [SupportedOSPlatform("linux")]
     private bool RealFolderInTrash(string real)
     {
-        if (_realVerdicts.TryGetValue(real, out var verdict))
+        if (_realVerdicts.TryGetValue(real, out var known))
         {
-            return verdict;
+            return known;
         }
 
         var parent = real == "/" ? null : Path.GetDirectoryName(real);
-        verdict = parent is not null && RealFolderInTrash(parent);
+        var verdict = parent is not null && RealFolderInTrash(parent);
         if (!verdict && parent is not null)
         {
             var grandParent = Path.GetDirectoryName(parent);
@@ -48,7 +85,7 @@ internal sealed partial class TrashLocator
         {
             _homeTrash ??= HomeTrashIdentities();
             verdict = _homeTrash.Contains((status.Device, status.Ino))
-                || (IsMountPoint(parent, status.Device) && MountRoots().TryGetValue(real, out var root)
+                || (MountRoots().TryGetValue(real, out var root) // a bind mount of the same file system keeps the device: by the table
                     && IsTrashByNames(root.Split(['/'], StringSplitOptions.RemoveEmptyEntries)));
         }
 
@@ -57,10 +94,6 @@ internal sealed partial class TrashLocator
     }
 
     private static string? NameOf(string folder) => folder == "/" ? null : Path.GetFileName(folder);
-
-    [SupportedOSPlatform("linux")]
-    private static bool IsMountPoint(string? parent, ulong device)
-        => parent is null || Libc.LStat(parent, out var status) != 0 || status.Device != device;
 
     /// <summary>The home trash (as <c>$XDG_DATA_HOME</c> names it, and the default one) and its <c>files/</c>, as they resolve now.</summary>
     [SupportedOSPlatform("linux")]
