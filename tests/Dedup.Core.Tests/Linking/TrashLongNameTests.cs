@@ -2,6 +2,7 @@ using System.Text;
 using Dedup.Core.Linking;
 using Dedup.Core.Linking.BuiltIn;
 using Dedup.Core.Linking.Trash;
+using Dedup.Core.Paths;
 using Dedup.Core.Tests.Infrastructure;
 
 namespace Dedup.Core.Tests.Linking;
@@ -63,5 +64,23 @@ public sealed class TrashLongNameTests
         var longExtension = "a." + new string('b', 253); // an "extension" this long is part of the name
         Assert.Equal(longExtension[..243] + ".7", TrashNames.Candidate(longExtension, 7));
         Assert.Equal(new string('é', 120) + ".txt", TrashNames.Candidate(new string('é', 125) + ".txt", 1)); // 240 + 4 bytes, not 241
+        var extension32 = "." + new string('e', 31); // the longest extension kept as one
+        Assert.Equal(new string('a', 213) + extension32, TrashNames.Candidate(new string('a', 250) + extension32, 1));
+        Assert.Equal(new string('a', 245), TrashNames.Candidate(new string('a', 250) + "." + new string('e', 4) + extension32[1..], 1)[..245]);
+        var notUtf8 = KernelNames.GetString([.. Enumerable.Repeat((byte)0x80, 251), .. ".bin"u8.ToArray()]); // escaped bytes, all "continuation" bytes
+        Assert.True(KernelNames.TryGetBytes(TrashNames.Candidate(notUtf8, 1), out var cut));
+        Assert.InRange(cut.Length, 242, 245);
+        Assert.EndsWith(".bin", TrashNames.Candidate(notUtf8, 1), StringComparison.Ordinal);
     }
+
+    [Theory]
+    [InlineData(true, "tmp", "x", ".Trash-1000", "files")]
+    [InlineData(true, "home", "u", ".local", "share", "Trash", "files", "sub")]
+    [InlineData(true, "$RECYCLE.BIN", "S-1-5-21-1000")]
+    [InlineData(false, "@home", "u")] // a btrfs subvolume mounted as /home: no trash
+    [InlineData(false, "srv", "share", "Trash")] // Trash without .local above share
+    [InlineData(false, "srv", ".local", "Trash")]
+    [InlineData(false)]
+    public void A_mounts_root_names_a_trash_only_by_a_trash_folders_names(bool expected, params string[] names)
+        => Assert.Equal(expected, TrashLocator.IsTrashByNames(names));
 }

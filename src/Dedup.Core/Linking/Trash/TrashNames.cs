@@ -45,9 +45,10 @@ internal static class TrashNames
         }
 
         var cut = MaxNameBytes - counter.Length - extensionBytes.Length;
-        while (cut > 0 && (stemBytes[cut] & 0xC0) == 0x80)
+        // Never between a character's bytes (at most three follow its first); a longer run is not UTF-8 and cuts anywhere.
+        for (var back = 0; back < 3 && (stemBytes[cut] & 0xC0) == 0x80; back++)
         {
-            cut--; // never between a character's bytes
+            cut--;
         }
 
         return KernelNames.GetString(stemBytes.AsSpan(0, cut)) + counter + extension;
