@@ -37,6 +37,10 @@ internal static unsafe partial class Libc
     public const ulong FICLONE = 0x40049409;
     public const ulong FIDEDUPERANGE = 0xC0189436;
 
+    /// <summary><c>FS_IOC_GETFLAGS</c>/<c>FS_IOC_SETFLAGS</c> (declared with a long, but the kernel reads and writes an int).</summary>
+    public const ulong FS_IOC_GETFLAGS = 0x80086601;
+    public const ulong FS_IOC_SETFLAGS = 0x40086602;
+
     public const ushort S_ISVTX = 0x200;
 
     [SupportedOSPlatform("linux")]

@@ -24,15 +24,16 @@ public sealed partial class DuplicateActionPlanner
         ArgumentNullException.ThrowIfNull(groups);
         var actions = new List<DuplicateFolderAction>();
         var undecided = new List<DuplicateFolderGroup>();
+        var trash = Trash.TrashLocator.Create();
         foreach (var group in groups)
         {
-            PlanFolderGroup(group, actions, undecided);
+            PlanFolderGroup(group, actions, undecided, trash);
         }
 
         return new DuplicateFolderActionPlan(Linker, actions, undecided, _logger, TemporaryFiles.FindLeftovers(actions.SelectMany(FoldersActedOn).Select(f => f.ToString())));
     }
 
-    private void PlanFolderGroup(DuplicateFolderGroup group, List<DuplicateFolderAction> actions, List<DuplicateFolderGroup> undecided)
+    private void PlanFolderGroup(DuplicateFolderGroup group, List<DuplicateFolderAction> actions, List<DuplicateFolderGroup> undecided, Trash.TrashLocator trash)
     {
         if (group.Folders.Count < 2)
         {
@@ -58,7 +59,7 @@ public sealed partial class DuplicateActionPlanner
 
         var snapshots = group.Snapshots!;
         var representatives = snapshots.Select(Representative).ToArray();
-        var keptFile = KeepRule.SelectKept(representatives, KeepRules);
+        var keptFile = KeepRule.SelectKept(representatives, KeepRules, folder => trash.IsInTrash(folder.Path)); // the folder itself may be a trash's
         if (keptFile is null)
         {
             undecided.Add(group);
@@ -71,12 +72,12 @@ public sealed partial class DuplicateActionPlanner
         {
             if (i != keptIndex)
             {
-                actions.Add(PlanFolder(group, kept, snapshots[i], keptFile));
+                actions.Add(PlanFolder(group, kept, snapshots[i], trash));
             }
         }
     }
 
-    private DuplicateFolderAction PlanFolder(DuplicateFolderGroup group, FolderSnapshot kept, FolderSnapshot folder, DuplicateFile keptRepresentative)
+    private DuplicateFolderAction PlanFolder(DuplicateFolderGroup group, FolderSnapshot kept, FolderSnapshot folder, Trash.TrashLocator trash)
     {
         var removes = Linker.Kind is DuplicateActionKind.Delete or DuplicateActionKind.Trash;
         var keptEntries = kept.Entries.ToDictionary(e => e.RelativePath, StringComparer.Ordinal);
@@ -88,7 +89,7 @@ public sealed partial class DuplicateActionPlanner
         {
             refusal = "one folder lies inside the other";
         }
-        else if (KeepRule.IsDisposable(keptRepresentative))
+        else if (trash.IsInTrash(kept.Folder))
         {
             refusal = $"the kept folder {kept.Folder.ToDisplayString()} is in a trash folder; nothing is kept outside it";
         }
@@ -120,7 +121,7 @@ public sealed partial class DuplicateActionPlanner
             var duplicate = ToFile(folder.Folder, names, first);
             var keptFile = ToFile(kept.Folder, [counterpart.RelativePath], counterpart);
             var pairGroup = new DuplicateGroup(first.Length, [keptFile, duplicate], group.VerifiedByBytes) { Roots = group.Roots };
-            var pairRefusal = RefuseForGroup(pairGroup, keptFile, duplicate) ?? Linker.RefuseAtPlanTime(keptFile, duplicate);
+            var pairRefusal = RefuseForGroup(pairGroup, keptFile, duplicate, trash) ?? Linker.RefuseAtPlanTime(keptFile, duplicate);
             refusal ??= pairRefusal is null ? null : $"{PathText.Escape(names[0])}: {pairRefusal}";
             var allNames = new[] { duplicate.Path }.Concat(duplicate.OtherLinks).ToArray();
             var bytes = Linker.Kind == DuplicateActionKind.Dedupe || duplicate.LinkCount <= allNames.Length ? duplicate.Length : 0;

@@ -37,9 +37,10 @@ public sealed partial class DuplicateActionPlanner
         var actions = new List<DuplicateAction>();
         var undecided = new List<DuplicateGroup>();
         var predictor = new PlanPredictor(Linker, _logger);
+        var trash = Trash.TrashLocator.Create();
         foreach (var group in groups)
         {
-            PlanGroup(group, actions, undecided, predictor);
+            PlanGroup(group, actions, undecided, predictor, trash);
         }
 
         var plan = new DuplicateActionPlan(Linker, actions, TemporaryFiles.FindLeftovers(actions.Select(a => a.Path.Parent?.ToString()).OfType<string>()))
@@ -84,14 +85,14 @@ public sealed partial class DuplicateActionPlanner
     private readonly Lazy<Topology.IDriveTopology> _topology = new(Topology.DriveTopology.CreateDefault);
 
     /// <summary>Refusals that depend on the group rather than on the linker.</summary>
-    private string? RefuseForGroup(DuplicateGroup group, DuplicateFile kept, DuplicateFile duplicate)
+    private string? RefuseForGroup(DuplicateGroup group, DuplicateFile kept, DuplicateFile duplicate, Trash.TrashLocator trash)
     {
         if (group.Match != ContentMatch.WholeFile)
         {
             return "media-payload match: the files differ byte for byte (tags or metadata), so neither replaces the other";
         }
 
-        if (KeepRule.IsDisposable(kept))
+        if (trash.IsDisposable(kept))
         {
             return $"every copy is in a trash folder or is a temporary file ({kept.Path.ToDisplayString()}); nothing is kept outside it";
         }
@@ -112,14 +113,14 @@ public sealed partial class DuplicateActionPlanner
         return null;
     }
 
-    private void PlanGroup(DuplicateGroup group, List<DuplicateAction> actions, List<DuplicateGroup> undecided, PlanPredictor predictor)
+    private void PlanGroup(DuplicateGroup group, List<DuplicateAction> actions, List<DuplicateGroup> undecided, PlanPredictor predictor, Trash.TrashLocator trash)
     {
         if (group.Files.Count < 2)
         {
             return;
         }
 
-        var kept = KeepRule.SelectKept(group.Files, KeepRules);
+        var kept = KeepRule.SelectKept(group.Files, KeepRules, trash.IsDisposable);
         if (kept is null)
         {
             undecided.Add(group); // no rule decides which copy stays: nothing is guessed
@@ -134,18 +135,25 @@ public sealed partial class DuplicateActionPlanner
             }
 
             // Predictions last: they only ever add refusals the executor would make (and cost a probe or a status).
-            var refusal = RefuseForGroup(group, kept, duplicate) ?? Linker.RefuseAtPlanTime(kept, duplicate) ?? predictor.Refuse(kept, duplicate);
+            var refusal = RefuseForGroup(group, kept, duplicate, trash) ?? Linker.RefuseAtPlanTime(kept, duplicate) ?? predictor.Refuse(kept, duplicate);
+            var alreadyShared = false;
+            var reclaimable = refusal is null ? predictor.Reclaimable(kept, duplicate, out alreadyShared) : 0;
+            if (refusal is null && alreadyShared)
+            {
+                continue; // a clone or dedupe done before: the data already is the kept file's, nothing to do or reclaim
+            }
+
             if (Linker.Kind == DuplicateActionKind.Dedupe)
             {
                 // Dedupe acts on the file's data, once, whatever its names.
-                actions.Add(new DuplicateAction(Linker.Kind, group, kept, duplicate, duplicate.Path, refusal is null ? duplicate.Length : 0, refusal));
+                actions.Add(new DuplicateAction(Linker.Kind, group, kept, duplicate, duplicate.Path, reclaimable, refusal));
                 continue;
             }
 
             var names = new[] { duplicate.Path }.Concat(duplicate.OtherLinks).ToArray();
 
             // The data is freed only when no name is left: all names found here, and no link outside the scan.
-            var freed = refusal is null && duplicate.LinkCount <= names.Length ? duplicate.Length : 0;
+            var freed = refusal is null && duplicate.LinkCount <= names.Length ? reclaimable : 0;
             for (var i = 0; i < names.Length; i++)
             {
                 actions.Add(new DuplicateAction(Linker.Kind, group, kept, duplicate, names[i], i == names.Length - 1 ? freed : 0, refusal));

@@ -1,4 +1,4 @@
-using Dedup.Core.Linking.Execution;
+using Dedup.Core.Linking.Trash;
 using Dedup.Core.Paths;
 
 namespace Dedup.Core.Linking;
@@ -137,41 +137,53 @@ public sealed class KeepRule
 
     /// <summary>Picks the file to keep: the first rule that decides; <see langword="null"/> when the rules leave a tie for first place.</summary>
     internal static DuplicateFile? SelectKept(IReadOnlyList<DuplicateFile> files, IReadOnlyList<KeepRule> rules)
+        => SelectKept(files, rules, TrashLocator.Create().IsDisposable);
+
+    /// <summary>As above, with the plan's test for copies that are never kept (a trash's or a temporary file), asked once per file.</summary>
+    internal static DuplicateFile? SelectKept(IReadOnlyList<DuplicateFile> files, IReadOnlyList<KeepRule> rules, Func<DuplicateFile, bool> isDisposable)
     {
-        var xdgTrash = XdgTrash();
-        var best = files[0];
+        var disposable = new bool[files.Count];
+        for (var i = 0; i < files.Count; i++)
+        {
+            disposable[i] = isDisposable(files[i]);
+        }
+
+        var best = 0;
         for (var i = 1; i < files.Count; i++)
         {
-            if (CompareAll(files[i], best, rules, xdgTrash) < 0)
+            if (CompareAll(files, disposable, i, best, rules) < 0)
             {
-                best = files[i];
+                best = i;
             }
         }
 
-        foreach (var file in files)
+        for (var i = 0; i < files.Count; i++)
         {
-            if (!ReferenceEquals(file, best) && CompareAll(file, best, rules, xdgTrash) == 0)
+            if (i != best && CompareAll(files, disposable, i, best, rules) == 0)
             {
                 return null;
             }
         }
 
-        return best;
+        return files[best];
     }
 
-    private static int CompareAll(DuplicateFile x, DuplicateFile y, IReadOnlyList<KeepRule> rules, string? xdgTrash)
+    /// <summary>Whether a file lies in a trash folder (by its names and its real location) or is one of our temporary files.</summary>
+    internal static bool IsDisposable(DuplicateFile file) => TrashLocator.Create().IsDisposable(file);
+
+    private static int CompareAll(IReadOnlyList<DuplicateFile> files, bool[] disposable, int x, int y, IReadOnlyList<KeepRule> rules)
     {
         // Whatever the rules say, a copy in a trash folder or a leftover temporary file is never the one
         // kept: emptying the trash would then lose the data.
-        var disposable = IsDisposable(x, xdgTrash).CompareTo(IsDisposable(y, xdgTrash));
-        if (disposable != 0)
+        var order = disposable[x].CompareTo(disposable[y]);
+        if (order != 0)
         {
-            return disposable;
+            return order;
         }
 
         foreach (var rule in rules)
         {
-            var decision = rule.Compare(x, y);
+            var decision = rule.Compare(files[x], files[y]);
             if (decision != 0)
             {
                 return decision;
@@ -180,36 +192,6 @@ public sealed class KeepRule
 
         return 0;
     }
-
-    /// <summary>
-    /// Whether a file lies in a trash folder (freedesktop <c>…/.local/share/Trash</c>, <c>$XDG_DATA_HOME/Trash</c>,
-    /// <c>$topdir/.Trash/$uid</c>, <c>$topdir/.Trash-$uid</c>) or is one of our temporary files.
-    /// </summary>
-    internal static bool IsDisposable(DuplicateFile file) => IsDisposable(file, XdgTrash());
-
-    /// <summary>As above, with <c>$XDG_DATA_HOME/Trash</c> read once by the caller (a group's selection compares many pairs).</summary>
-    private static bool IsDisposable(DuplicateFile file, string? xdgTrash)
-    {
-        if (TemporaryFiles.IsTemporaryName(file.Path.Name))
-        {
-            return true;
-        }
-
-        for (var node = file.Path.Parent; node is not null; node = node.Parent)
-        {
-            if (node.Name == ".Trash" || node.Name.StartsWith(".Trash-", StringComparison.Ordinal)
-                || (node.Name == "Trash" && node.Parent?.Name == "share" && node.Parent.Parent?.Name == ".local")
-                || (xdgTrash is not null && node.Name == "Trash" && string.Equals(node.ToString(), xdgTrash, StringComparison.Ordinal)))
-            {
-                return true;
-            }
-        }
-
-        return false;
-    }
-
-    private static string? XdgTrash()
-        => Environment.GetEnvironmentVariable("XDG_DATA_HOME") is { Length: > 0 } xdg ? Path.Combine(xdg, "Trash") : null;
 
     private static bool IsHidden(AbsolutePath path)
     {

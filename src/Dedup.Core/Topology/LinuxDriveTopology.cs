@@ -206,7 +206,7 @@ internal sealed class LinuxDriveTopology : IDriveTopology
     }
 
     /// <summary>Undoes mountinfo's octal escapes (<c>\040</c> for a space, also tab, newline and backslash).</summary>
-    private static string Unescape(string field)
+    internal static string Unescape(string field)
     {
         if (!field.Contains('\\', StringComparison.Ordinal))
         {

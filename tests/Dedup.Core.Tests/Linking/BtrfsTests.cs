@@ -9,6 +9,7 @@ namespace Dedup.Core.Tests.Linking;
 /// so the free-space measurements are not disturbed.
 /// </summary>
 [System.Runtime.Versioning.SupportedOSPlatform("linux")]
+[Collection(BtrfsCollection.Name)]
 public sealed class BtrfsTests
 {
     private const string Variable = "DEDUP_TEST_BTRFS";

@@ -114,6 +114,10 @@ public sealed class KeepRuleTests
     [InlineData("/mnt/disk/.Trash-1000/files/x.bin")]
     [InlineData("/mnt/disk/.Trash/1000/files/x.bin")]
     [InlineData("/data/.dedup-tmp-0123456789abcdef0123456789abcdef")]
+    [InlineData("/mnt/win/$RECYCLE.BIN/S-1-5-21-1000/$RABC123.docx")]
+    [InlineData("/mnt/win/$Recycle.Bin/S-1-5-21-1000/$RABC123.docx")]
+    [InlineData("/mnt/xp/RECYCLER/S-1-5-21-1000/Dc1.docx")]
+    [InlineData("/mnt/usb/.Trashes/501/x.bin")]
     public void A_copy_in_a_trash_or_a_temporary_file_is_never_kept_whatever_the_rules_say(string disposable)
     {
         DuplicateFile[] files = [File(disposable, Early, 1), File("/zz/later.bin", Late, 2)];

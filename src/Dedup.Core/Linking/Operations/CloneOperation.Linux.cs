@@ -10,7 +10,8 @@ namespace Dedup.Core.Linking.Operations;
 
 /// <summary>
 /// Replaces the duplicate with a copy-on-write clone of the kept file (FICLONE) made under a temporary name,
-/// with the duplicate's permissions, owner (when permitted), extended attributes and times, then renamed over it.
+/// with the duplicate's permissions, owner (when permitted), extended attributes, times and <c>chattr</c> flags
+/// (<see cref="InodeFlags.Carried"/>), then renamed over it.
 /// </summary>
 [SupportedOSPlatform("linux")]
 internal static unsafe class CloneOperation
@@ -26,7 +27,7 @@ internal static unsafe class CloneOperation
         context.ReplaceViaTemporary(
             temporary => CreateClone(context.FolderFd, temporary, LinkContext.Fd(kept), source, duplicate, out failedAttribute),
             errno => failedAttribute is not null
-                ? ActionStoppedException.Fail($"cannot give the clone the duplicate's extended attributes ({failedAttribute}): {Libc.Message(errno)}; duplicate unchanged")
+                ? ActionStoppedException.Fail($"cannot give the clone the duplicate's {failedAttribute}: {Libc.Message(errno)}; duplicate unchanged")
                 : errno is Libc.EOPNOTSUPP or Libc.EINVAL or Libc.EXDEV or Libc.ENOTTY or Libc.ENOSYS
                 ? ActionStoppedException.Skip(Unsupported(errno))
                 : ActionStoppedException.Fail($"cannot create a clone in {PathText.Escape(context.Folder)}: {Libc.Message(errno)}; duplicate unchanged"));
@@ -67,7 +68,15 @@ internal static unsafe class CloneOperation
             var times = stackalloc TimeSpec[2];
             times[0] = new TimeSpec { Seconds = duplicate.AtimeSec, Nanoseconds = duplicate.AtimeNsec };
             times[1] = new TimeSpec { Seconds = duplicate.MtimeSec, Nanoseconds = duplicate.MtimeNsec };
-            return Libc.Fchmod(fd, mode) == 0 && Libc.Futimens(fd, times) == 0 ? 0 : Libc.LastErrno;
+            if (Libc.Fchmod(fd, mode) != 0 || Libc.Futimens(fd, times) != 0)
+            {
+                return Libc.LastErrno;
+            }
+
+            // chattr's flags (no dump, no atime…) last: they change only the change time, which the clone gets anew anyway.
+            errno = InodeFlags.Copy(LinkContext.Fd(source), fd);
+            failedAttribute = errno != 0 ? "inode flags (chattr)" : null;
+            return errno;
         }
         finally
         {
@@ -92,7 +101,7 @@ internal static unsafe class CloneOperation
                 return 0;
             }
 
-            failedAttribute = "listing them";
+            failedAttribute = "extended attributes (listing them)";
             return Libc.LastErrno;
         }
 
@@ -106,7 +115,7 @@ internal static unsafe class CloneOperation
             var length = Libc.FListXattr(from, list, (nuint)names.Length);
             if (length < 0)
             {
-                failedAttribute = "listing them";
+                failedAttribute = "extended attributes (listing them)";
                 return Libc.LastErrno;
             }
 
@@ -123,7 +132,7 @@ internal static unsafe class CloneOperation
                         continue; // removed meanwhile: its change time moved, which the last check catches
                     }
 
-                    failedAttribute = Encoding.UTF8.GetString(name, nameLength);
+                    failedAttribute = $"extended attributes ({Encoding.UTF8.GetString(name, nameLength)})";
                     return Libc.LastErrno;
                 }
 
@@ -135,7 +144,7 @@ internal static unsafe class CloneOperation
 
                 if (Libc.FSetXattr(to, name, v, (nuint)size, 0) != 0)
                 {
-                    failedAttribute = Encoding.UTF8.GetString(name, nameLength);
+                    failedAttribute = $"extended attributes ({Encoding.UTF8.GetString(name, nameLength)})";
                     return Marshal.GetLastPInvokeError();
                 }
             }

@@ -39,8 +39,8 @@ internal static class TrashOperation
             RepairOnce(trash, files, infoFolder);
             for (var attempt = 1; attempt <= MaxAttempts; attempt++)
             {
-                var candidate = attempt == 1 ? name : Path.GetFileNameWithoutExtension(name) + "." + attempt.ToString(CultureInfo.InvariantCulture) + Path.GetExtension(name);
-                var infoName = candidate + ".trashinfo";
+                var candidate = TrashNames.Candidate(name, attempt);
+                var infoName = candidate + TrashNames.InfoSuffix;
                 var infoPath = Path.Combine(trash.InfoFolder, infoName);
                 if (Libc.LStatAt(files.Fd, candidate, out _) == 0 || !TryReserve(infoFolder.Fd, infoName, infoPath, info))
                 {

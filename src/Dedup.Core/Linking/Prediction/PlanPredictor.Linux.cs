@@ -23,6 +23,34 @@ internal sealed partial class PlanPredictor
     }
 
     [SupportedOSPlatform("linux")]
+    private readonly Dictionary<DuplicateFile, List<FileExtents.Extent>?> _extents = new(ReferenceEqualityComparer.Instance);
+
+    [SupportedOSPlatform("linux")]
+    private long ReclaimableOnLinux(DuplicateFile kept, DuplicateFile duplicate, out bool alreadyShared)
+    {
+        alreadyShared = false;
+        if (linker is not (CloneLinker or DedupeLinker) || ExtentsOf(duplicate) is not { } extents)
+        {
+            return duplicate.Length;
+        }
+
+        alreadyShared = ExtentsOf(kept) is { } keptExtents && FileExtents.AllSharedWith(extents, keptExtents);
+        return FileExtents.UnsharedBytes(extents, duplicate.Length);
+    }
+
+    [SupportedOSPlatform("linux")]
+    private List<FileExtents.Extent>? ExtentsOf(DuplicateFile file)
+    {
+        if (!_extents.TryGetValue(file, out var extents))
+        {
+            extents = FileExtents.Of(file.Path.ToString(), file.Identity);
+            _extents[file] = extents;
+        }
+
+        return extents;
+    }
+
+    [SupportedOSPlatform("linux")]
     private string? Capability(DuplicateActionKind kind, DuplicateFile kept, DuplicateFile duplicate) =>
         duplicate.Path.Parent is { } folder
             ? Capability(kind, duplicate.Identity.Device, () => FileSystemProbe.Probe(kind, kept.Path.ToString(), kept, folder.ToString(), duplicate.Identity.Device))

@@ -28,6 +28,17 @@ internal sealed partial class PlanPredictor(ILinker linker, ILogger logger)
         : OperatingSystem.IsWindows() ? RefuseOnWindows(kept, duplicate)
         : null;
 
+    /// <summary>
+    /// The bytes acting on <paramref name="duplicate"/> would free: its length, or on Linux for the built-in clone and
+    /// dedupe only its extents no other file shares. <paramref name="alreadyShared"/> tells a duplicate whose data already
+    /// is the kept file's (a clone or dedupe done before): there is nothing left to do.
+    /// </summary>
+    public long Reclaimable(DuplicateFile kept, DuplicateFile duplicate, out bool alreadyShared)
+    {
+        alreadyShared = false;
+        return OperatingSystem.IsLinux() ? ReclaimableOnLinux(kept, duplicate, out alreadyShared) : duplicate.Length;
+    }
+
     /// <summary>The cached answer of <paramref name="probe"/> for <paramref name="device"/>, asked until one probe tells.</summary>
     private string? Capability(DuplicateActionKind kind, ulong device, Func<ProbeResult> probe)
     {

@@ -137,7 +137,7 @@ internal sealed partial class TrashDirectory
     /// </summary>
     public static readonly TimeSpan OrphanGracePeriod = TimeSpan.FromMinutes(2);
 
-    private const string InfoSuffix = ".trashinfo";
+    private const string InfoSuffix = TrashNames.InfoSuffix;
     private const int MaxInfoLength = 8192;
 
     /// <summary>Exactly what <see cref="Operations.TrashOperation"/> writes: the header, <c>Path=</c> in its encoding and <c>DeletionDate=</c>.</summary>
