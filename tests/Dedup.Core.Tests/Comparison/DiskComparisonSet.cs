@@ -18,8 +18,8 @@ internal sealed class DiskComparisonSet : ComparisonSet, IDisposable
     private readonly SafeFileHandle?[] _handles;
     private readonly HashSet<int> _grouped = [];
 
-    public DiskComparisonSet(IReadOnlyList<string> paths, long length, DuplicateHashAlgorithm hashAlgorithm, bool trustHashes, int chunkSize)
-        : base(hashAlgorithm, trustHashes, chunkSize, BufferPool.Shared)
+    public DiskComparisonSet(IReadOnlyList<string> paths, long length, DuplicateHashAlgorithm hashAlgorithm, bool trustHashes, int chunkSize, BufferPool buffers)
+        : base(hashAlgorithm, trustHashes, chunkSize, buffers)
     {
         _paths = [.. paths];
         Length = length;
