@@ -56,6 +56,44 @@ public sealed class StrategyEdgeTests
         }
     }
 
+    [Theory]
+    [InlineData(65_536)]
+    [InlineData(2 * HashChunk)]
+    public void Files_longer_than_the_hash_chunk_are_hashed_in_chunks(int chunk)
+    {
+        // Past 1 MiB (the hash pass's read) and 128 KiB (the longest read in step), with a difference in the last byte.
+        using var tree = new TempTree();
+        var random = new Random(chunk);
+        var content = RandomBytes(random, HashChunk + 17);
+        var last = (byte[])content.Clone();
+        last[^1] ^= 0x01;
+        var files = FileSet.Write(tree.Root, [content, last, content, last, RandomBytes(random, content.Length)], chunk);
+        foreach (var configuration in Configurations())
+        {
+            Check(files, configuration, $"chunk {chunk}");
+        }
+    }
+
+    [Theory]
+    [InlineData("bytewise")]
+    [InlineData("vectorized")]
+    [InlineData("hash")]
+    [InlineData("hybrid")]
+    public void A_cancelled_token_stops_every_strategy_before_it_reads(string strategy)
+    {
+        // Each side of the 3- and 64-file switches: read in step, pair by pair, or hashed whole.
+        foreach (var count in new[] { 3, 10, 70 })
+        {
+            var random = new Random(count);
+            var content = RandomBytes(random, 500);
+            var set = new MemoryComparisonSet(Enumerable.Repeat(content, count).ToList(), trustHashes: true);
+
+            Assert.ThrowsAny<OperationCanceledException>(() => ComparerStrategies.FromName(strategy).Partition(set, new CancellationToken(canceled: true)));
+            Assert.Equal(0, set.Reads);
+            Assert.Empty(set.Groups);
+        }
+    }
+
     [Fact]
     public void Sets_of_no_file_one_file_or_empty_files_are_handled()
     {
