@@ -56,6 +56,20 @@ public sealed class ContentHashTests
         }
     }
 
+    [Theory]
+    [InlineData(DuplicateHashAlgorithm.XxHash3)]
+    [InlineData(DuplicateHashAlgorithm.XxHash128)]
+    [InlineData(DuplicateHashAlgorithm.Sha256)]
+    public void Reset_forgets_what_was_appended(DuplicateHashAlgorithm algorithm)
+    {
+        using var hasher = new IncrementalContentHasher(algorithm);
+        hasher.Append(Pattern(300));
+        hasher.Reset();
+        hasher.Append(Pattern(17));
+
+        Assert.Equal(ContentHash.Compute(algorithm, Pattern(17)), hasher.Finish());
+    }
+
     [Fact]
     public void Sha256_digest_is_the_standard_one()
     {
