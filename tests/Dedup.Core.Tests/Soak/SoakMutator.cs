@@ -8,6 +8,7 @@ namespace Dedup.Core.Tests.Soak;
 /// </summary>
 internal sealed class SoakMutator(SoakWorld world, Random random)
 {
+    private static long s_edits;
     private int _fresh;
 
     /// <summary>Kinds usable before an action runs.</summary>
@@ -36,6 +37,21 @@ internal sealed class SoakMutator(SoakWorld world, Random random)
     /// <summary>One change of the given kind to a random file of the model; false when there was none to change.</summary>
     public bool Apply(string kind, string? target = null)
     {
+        try
+        {
+            return ApplyLocked(kind, target);
+        }
+        catch (IOException) when (ActionsRunning)
+        {
+            // An action removed or replaced the name between the pick and the change (a rename's or link's source
+            // gone): the change did not happen, and the model was not touched.
+            Done.Add($"{kind}: its name went away first");
+            return false;
+        }
+    }
+
+    private bool ApplyLocked(string kind, string? target)
+    {
         lock (world.Model)
         {
             var files = world.Model.Where(e => e.Value.Kind == EntryKind.File && File.Exists(e.Key)).Select(e => e.Key).Order(StringComparer.Ordinal).ToList();
@@ -61,12 +77,19 @@ internal sealed class SoakMutator(SoakWorld world, Random random)
                 case "edit-same-stamp":
                     {
                         // Same size, modification time put back: only the change time shows it.
+                        // Eight bytes no other edit and no made content has, so two edited files never become equal
+                        // again (an action could then rightly link them); shorter files are truncated instead.
                         var stamp = File.GetLastWriteTimeUtc(path);
                         using (var stream = new FileStream(path, FileMode.Open, FileAccess.ReadWrite))
                         {
-                            var first = stream.ReadByte();
-                            stream.Position = 0;
-                            stream.WriteByte((byte)(first ^ 0x5A));
+                            if (stream.Length < 8)
+                            {
+                                stream.SetLength(stream.Length / 2);
+                            }
+                            else
+                            {
+                                stream.Write(BitConverter.GetBytes(0x5EED_0000_0000_0000L | (long)Interlocked.Increment(ref s_edits)));
+                            }
                         }
 
                         File.SetLastWriteTimeUtc(path, stamp);
@@ -117,8 +140,14 @@ internal sealed class SoakMutator(SoakWorld world, Random random)
                     break;
                 case "hard-link":
                     {
+                        // While actions run, a delete may take the name away first: then there is nothing to link.
                         var link = world.NewPath("hl" + _fresh++);
-                        SoakWorld.Libc.Link(path, link);
+                        if (!SoakWorld.Libc.TryLink(path, link))
+                        {
+                            Assert.True(ActionsRunning, $"link {path} {link} failed before any action ran");
+                            return false;
+                        }
+
                         world.Model[link] = entry with { Pinned = !ActionsRunning };
                         break;
                     }
@@ -165,6 +194,11 @@ internal sealed class SoakMutator(SoakWorld world, Random random)
             File.WriteAllBytes(Path.Combine(decoy, Path.GetFileName(name)), entry.Bytes!);
         }
 
+        foreach (var (k, v) in world.SnapshotOutside())
+        {
+            world.OutsideBefore[k] = v;
+        }
+
         Directory.Move(folder, aside);
         File.CreateSymbolicLink(folder, decoy);
         foreach (var (name, entry) in world.Model.Where(e => e.Key.StartsWith(folder + "/", StringComparison.Ordinal)).ToList())
@@ -174,10 +208,6 @@ internal sealed class SoakMutator(SoakWorld world, Random random)
         }
 
         world.Model[folder] = SoakWorld.Read(folder, pinned: true)!;
-        foreach (var (k, v) in world.SnapshotOutside())
-        {
-            world.OutsideBefore[k] = v;
-        }
     }
 
     /// <summary>Makes the replacement under a fresh name beside <paramref name="path"/> and renames it over, as editors do.</summary>

@@ -85,7 +85,7 @@ internal static class SoakTrial
                     var plan = planner.Plan(fromReport ? AsReported(groups) : groups);
                     plan.Faults = Hooks(mutator, random);
                     var report = await plan.ApplyAsync().AsTask().WaitAsync(TimeSpan.FromMinutes(2));
-                    failures.AddRange(report.Outcomes.Where(o => o.Status == DuplicateActionStatus.Failed).Select(o => o.ToString()));
+                    failures.AddRange(report.Outcomes.Select(o => Path.GetRelativePath(world.World, o.ToString().Replace(world.World + "/", "", StringComparison.Ordinal))));
                     outcome = $"{plan.Actions.Count} actions, {report.Done} done, {report.Skipped} skipped, {report.Failed} failed";
                 }
             }
@@ -200,7 +200,7 @@ internal static class SoakTrial
             var actual = now[path];
             if (expected.Pinned)
             {
-                Assert.True(actual is not null && actual.Inode == expected.Inode && Same(expected, actual), $"{path} was changed by the user after the scan, yet an action touched it");
+                Assert.True(actual is not null && actual.Inode == expected.Inode && Same(expected, actual), $"{path} was changed by the user after the scan, yet an action touched it: expected {Describe(expected)}, found {Describe(actual)}");
                 continue;
             }
 
@@ -227,7 +227,12 @@ internal static class SoakTrial
             Assert.True(holds, $"{path} no longer holds what it held: expected {Describe(expected)}, found {Describe(actual)}");
         }
 
-        Assert.Equal(world.OutsideBefore, world.SnapshotOutside());
+        var outside = world.SnapshotOutside();
+        var changed = outside.Keys.Union(world.OutsideBefore.Keys)
+            .Where(k => !outside.TryGetValue(k, out var a) || !world.OutsideBefore.TryGetValue(k, out var b) || a != b)
+            .Select(k => $"{Path.GetRelativePath(world.World, k)}: {world.OutsideBefore.GetValueOrDefault(k) ?? "(none)"} -> {outside.GetValueOrDefault(k) ?? "(none)"}")
+            .ToList();
+        Assert.True(changed.Count == 0, "outside the roots: " + string.Join("; ", changed));
         Assert.Equal(["home", "outside", "r1", "r2"], Directory.EnumerateFileSystemEntries(world.World).Select(Path.GetFileName).Order(StringComparer.Ordinal));
         Assert.Empty(Directory.EnumerateFileSystemEntries(world.World, ".dedup-tmp-*", new EnumerationOptions { RecurseSubdirectories = true, AttributesToSkip = 0 }));
     }

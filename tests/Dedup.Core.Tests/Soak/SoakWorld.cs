@@ -139,7 +139,13 @@ internal sealed partial class SoakWorld : IDisposable
         var folder = Roots[Random.Next(Roots.Length)];
         for (var depth = Random.Next(0, 3); depth > 0; depth--)
         {
-            folder = Path.Combine(folder, FolderNames[Random.Next(FolderNames.Length)]);
+            var next = Path.Combine(folder, FolderNames[Random.Next(FolderNames.Length)]);
+            if (Libc.LStat(next, out var status) == 0 && !status.IsDirectory)
+            {
+                break; // a folder swapped for a link: the user would not create through it into the decoy outside
+            }
+
+            folder = next;
         }
 
         Directory.CreateDirectory(folder);
@@ -204,7 +210,9 @@ internal sealed partial class SoakWorld : IDisposable
         private static partial int MkfifoNative(string path, uint mode);
 
         public static void Link(string existing, string link) =>
-            Assert.True(LinkNative(existing, link) == 0, $"link {existing} {link}: {Marshal.GetLastPInvokeError()}");
+            Assert.True(TryLink(existing, link), $"link {existing} {link}: {Marshal.GetLastPInvokeError()}");
+
+        public static bool TryLink(string existing, string link) => LinkNative(existing, link) == 0;
 
         public static void Mkfifo(string path) =>
             Assert.True(MkfifoNative(path, 0x1A4) == 0, $"mkfifo {path}: {Marshal.GetLastPInvokeError()}");
