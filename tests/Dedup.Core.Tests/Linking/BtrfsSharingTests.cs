@@ -55,6 +55,35 @@ public sealed class BtrfsSharingTests
         Assert.Equal(content.Length, action.ReclaimableBytes);
     }
 
+    [FactRequiringFolder(Variable, Purpose)]
+    public async Task A_copy_sharing_half_its_extents_with_the_kept_file_reclaims_the_other_half()
+    {
+        using var tree = new LinkTree(LinkTree.BtrfsMount);
+        var content = TempTree.RandomBytes(1 << 20, 348);
+        var kept = tree.Write("a.bin", content);
+        tree.Write("b.bin", content);
+        var half = tree.PathOf("c.bin");
+        TempTree.Run("cp", "--reflink=always", kept, half);
+
+        // The second half rewritten in place with the same bytes gets extents of its own; the first stays the kept file's.
+        using (var stream = new FileStream(half, FileMode.Open, FileAccess.Write))
+        {
+            stream.Position = content.Length / 2;
+            stream.Write(content, content.Length / 2, content.Length / 2);
+            stream.Flush(flushToDisk: true);
+        }
+
+        var plan = LinkTree.Plan(await tree.ScanAsync(), Linkers.Clone);
+
+        Assert.Equal(content.Length, plan.Actions.Single(a => a.Path.ToString() == tree.PathOf("b.bin")).ReclaimableBytes);
+        Assert.Equal(content.Length / 2, plan.Actions.Single(a => a.Path.ToString() == half).ReclaimableBytes);
+        var report = await plan.ApplyAsync();
+        Assert.Equal(2, report.Done);
+        Assert.Equal(content.Length + (content.Length / 2), report.ReclaimedBytes);
+        Assert.All(TestNative.Extents(half), e => Assert.True(e.Shared));
+        Assert.Equal(content, await File.ReadAllBytesAsync(half));
+    }
+
     private static async Task ActTwiceAsync(ILinker linker, int seed)
     {
         using var tree = new LinkTree(LinkTree.BtrfsMount);
