@@ -37,6 +37,27 @@ public sealed class TrashLocationTests
         }
     }
 
+    [LinuxTheory]
+    [MemberData(nameof(RecycleBins))]
+    public async Task A_root_through_a_link_into_another_systems_trash_is_told_by_its_real_names(string trashed)
+    {
+        // Not the home trash, so no identity matches: only the names of the real path, below the link, tell.
+        using var tree = new LinkTree();
+        var thesis = tree.Write("vol/Users/bob/Documents/thesis.docx", Content);
+        var inTrash = tree.Write("vol/" + trashed, Content);
+        File.SetLastWriteTimeUtc(inTrash, new DateTime(2020, 1, 1, 0, 0, 0, DateTimeKind.Utc));
+        var link = tree.PathOf("Restored");
+        File.CreateSymbolicLink(link, Path.GetDirectoryName(inTrash)!);
+
+        foreach (var rules in new[] { Array.Empty<KeepRule>(), [KeepRule.Oldest, KeepRule.PathOrder] })
+        {
+            var plan = LinkTree.Plan(await tree.ScanAsync(link, tree.PathOf("vol/Users")), Linkers.Delete, rules);
+            var action = Assert.Single(plan.Actions);
+            Assert.Equal(thesis, action.Kept.Path.ToString());
+            Assert.Equal(Path.Combine(link, Path.GetFileName(inTrash)), action.Path.ToString());
+        }
+    }
+
     [LinuxFact(RequiresRoot = true, Tool = "mount")]
     public async Task A_bind_mount_of_a_folder_inside_a_trash_is_a_trash()
     {
