@@ -34,6 +34,24 @@ public sealed class BtrfsSharingTests
     }
 
     [FactRequiringFolder(Variable, Purpose)]
+    public async Task Clone_does_not_take_a_carried_flag_the_duplicate_lacked_from_its_folder()
+    {
+        // New files in a +c folder are born compressed; the replacement must end with the duplicate's flags, not its folder's.
+        using var tree = new LinkTree(LinkTree.BtrfsMount);
+        var content = TempTree.RandomBytes(256 << 10, 349);
+        tree.Write("a.bin", content);
+        var duplicate = tree.Write("folder/b.bin", content);
+        TempTree.Run("chattr", "+c", tree.PathOf("folder"));
+        Assert.DoesNotContain('c', Flags(duplicate));
+
+        var plan = LinkTree.Plan(await tree.ScanAsync(), Linkers.Clone);
+
+        Assert.Equal(DuplicateActionStatus.Done, Assert.Single((await plan.ApplyAsync()).Outcomes).Status);
+        Assert.DoesNotContain('c', Flags(duplicate));
+        Assert.Equal(content, await File.ReadAllBytesAsync(duplicate));
+    }
+
+    [FactRequiringFolder(Variable, Purpose)]
     public async Task Cloning_again_reclaims_and_reports_nothing() => await ActTwiceAsync(Linkers.Clone, seed: 345);
 
     [FactRequiringFolder(Variable, Purpose)]
