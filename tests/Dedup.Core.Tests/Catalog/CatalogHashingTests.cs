@@ -153,17 +153,8 @@ public sealed class CatalogHashingTests(PostgresFixture postgres)
         Assert.Empty(await catalog.GetSizesOnOtherMachinesAsync("alpha", []));
     }
 
-    private static async Task<(List<DuplicateGroup> Groups, Reporting.ScanSummary Summary)> ScanAsync(FileCatalog catalog, string machine, TempTree tree)
-    {
-        var scan = new DuplicateFinderBuilder().AddRoot(tree.Root).UseCatalog(catalog, machine).Build().FindAsync();
-        var groups = new List<DuplicateGroup>();
-        await foreach (var group in scan)
-        {
-            groups.Add(group);
-        }
-
-        return (groups, scan.Summary);
-    }
+    private static Task<(List<DuplicateGroup> Groups, Reporting.ScanSummary Summary)> ScanAsync(FileCatalog catalog, string machine, TempTree tree) =>
+        Scan.RunAsync(b => b.AddRoot(tree.Root).UseCatalog(catalog, machine));
 
     [PostgresFact]
     public async Task A_scans_rows_go_to_the_catalog_in_identity_order()

@@ -117,15 +117,6 @@ public sealed class CatalogOrphanRowTests(PostgresFixture postgres)
         return (int)(await command.ExecuteScalarAsync())!;
     }
 
-    private static async Task<(List<DuplicateGroup> Groups, Reporting.ScanSummary Summary)> ScanAsync(FileCatalog catalog, string machine, TempTree tree)
-    {
-        var scan = new DuplicateFinderBuilder().AddRoot(tree.Root).UseCatalog(catalog, machine).Build().FindAsync();
-        var groups = new List<DuplicateGroup>();
-        await foreach (var group in scan)
-        {
-            groups.Add(group);
-        }
-
-        return (groups, scan.Summary);
-    }
+    private static Task<(List<DuplicateGroup> Groups, Reporting.ScanSummary Summary)> ScanAsync(FileCatalog catalog, string machine, TempTree tree) =>
+        Scan.RunAsync(b => b.AddRoot(tree.Root).UseCatalog(catalog, machine));
 }

@@ -280,17 +280,8 @@ public sealed class CatalogScanTests(PostgresFixture postgres)
         }
     }
 
-    private static async Task<(List<DuplicateGroup> Groups, Reporting.ScanSummary Summary)> ScanAsync(FileCatalog catalog, string machine, TempTree tree)
-    {
-        var scan = new DuplicateFinderBuilder().AddRoot(tree.Root).UseCatalog(catalog, machine).Build().FindAsync();
-        var groups = new List<DuplicateGroup>();
-        await foreach (var group in scan)
-        {
-            groups.Add(group);
-        }
-
-        return (groups, scan.Summary);
-    }
+    private static Task<(List<DuplicateGroup> Groups, Reporting.ScanSummary Summary)> ScanAsync(FileCatalog catalog, string machine, TempTree tree) =>
+        Scan.RunAsync(b => b.AddRoot(tree.Root).UseCatalog(catalog, machine));
 
     private static DuplicateGroup Across(IEnumerable<DuplicateGroup> groups, byte[] content) =>
         Assert.Single(groups, group => group.Sha256.Span.SequenceEqual(SHA256.HashData(content)));
