@@ -273,13 +273,19 @@ internal sealed class FolderOverlap(FolderTree tree, ContentClasses contents, in
         var (pathA, pathB) = (tree.PathOf(a), tree.PathOf(b));
         var swap = pathB.CompareTo(pathA) < 0;
         var differences = comparison.Differences
-            .Select(d => swap && d.Kind != FolderDifferenceKind.Changed
-                ? d with { Kind = d.Kind == FolderDifferenceKind.OnlyInFirst ? FolderDifferenceKind.OnlyInSecond : FolderDifferenceKind.OnlyInFirst }
-                : d)
+            .Select(d => swap ? d with { Kind = Swapped(d.Kind) } : d)
             .OrderBy(d => d.RelativePath, StringComparer.Ordinal)
             .ToArray();
         return new DuplicateFolderGroup(swap ? [pathB, pathA] : [pathA, pathB], comparison.SharedFiles, comparison.SharedBytes, comparison.Verified, differences);
     }
+
+    // Only the sides swap with the folders: a changed or unknown entry is so from either side.
+    private static FolderDifferenceKind Swapped(FolderDifferenceKind kind) => kind switch
+    {
+        FolderDifferenceKind.OnlyInFirst => FolderDifferenceKind.OnlyInSecond,
+        FolderDifferenceKind.OnlyInSecond => FolderDifferenceKind.OnlyInFirst,
+        _ => kind,
+    };
 
     /// <summary>Two folders compared entry by entry, by name.</summary>
     private sealed class Comparison
