@@ -1,0 +1,149 @@
+using Dedup.Core.Linking;
+using Dedup.Core.Paths;
+using Dedup.Core.Reporting;
+using Dedup.Core.Tests.Infrastructure;
+using Dedup.Core.Tests.Linking;
+
+namespace Dedup.Core.Tests.Folders;
+
+/// <summary>Folder plans as people read them (the dry run, line for line) and the per-file actions and bytes they carry.</summary>
+public sealed class FolderPlanTextTests
+{
+    private static readonly byte[] One = TempTree.RandomBytes(5000, 11);
+    private static readonly byte[] Two = TempTree.RandomBytes(6000, 12);
+    private static readonly byte[] Three = TempTree.RandomBytes(7000, 13);
+
+    private static async Task<DuplicateScan> ScanAsync(TempTree tree, bool ignoreNames = false) =>
+        (await FolderScanRun.RunAsync(tree, ignoreNames, b => b.IncludeHidden(true))).Scan;
+
+    private static DuplicateFolderActionPlan Plan(DuplicateScan scan, ILinker linker, params KeepRule[] rules)
+    {
+        var builder = new DuplicateActionPlanBuilder().UseLinker(linker);
+        foreach (var rule in rules)
+        {
+            builder.Keep(rule);
+        }
+
+        return builder.Build().PlanFolders(scan.FolderGroups);
+    }
+
+    [LinuxFact]
+    public async Task The_dry_run_lists_leftovers_below_the_folders_each_kept_folder_each_copy_and_refusals()
+    {
+        using var tree = new TempTree();
+        foreach (var root in new[] { "a_kept", "b_copy" })
+        {
+            tree.Write($"{root}/x.bin", One);
+            tree.Write($"{root}/sub/y.bin", Two);
+        }
+
+        var leftover = tree.Write("b_copy/sub/.dedup-tmp-0123456789abcdef0123456789abcdef", [9]);
+        tree.Write(".Trash-0/files/p/z.bin", Three); // copies that are both in a trash: one is kept, the other refused
+        tree.Write(".Trash-0/files/q/z.bin", Three);
+
+        var plan = Plan(await ScanAsync(tree), Linkers.Delete);
+
+        Assert.Equal([leftover], plan.LeftoverTemporaryFiles);
+        Assert.Equal(
+            new[]
+            {
+                $"remove leftover temporary file {leftover}",
+                $"keep folder {tree.PathOf("a_kept")}/ (2 files, 11000 bytes)",
+                $"  delete folder {tree.PathOf("b_copy")}/ (2 files, frees 11000 bytes)",
+                $"keep folder {tree.PathOf(".Trash-0/files/p")}/ (1 files, 7000 bytes)",
+                $"  skip folder {tree.PathOf(".Trash-0/files/q")}/: the kept folder {tree.PathOf(".Trash-0/files/p")} is in a trash folder; nothing is kept outside it",
+                $"2 folder actions, {ByteCount.Format(11000)} (11000 bytes) to reclaim",
+            }.Order(StringComparer.Ordinal),
+            PlanTextTests.Lines(plan.WriteTo).Order(StringComparer.Ordinal));
+        Assert.Equal(11000, plan.ReclaimableBytes);
+        Assert.Equal(PlanTextTests.Lines(plan.WriteTo)[0], $"remove leftover temporary file {leftover}");
+
+        var tied = Plan(await ScanAsync(tree), Linkers.Delete, KeepRule.Custom("no preference", (_, _) => 0));
+        Assert.Empty(tied.Actions);
+        Assert.Equal(2, tied.UndecidedGroups.Count);
+        Assert.Contains($"leave folders {tree.PathOf("a_kept")}/, {tree.PathOf("b_copy")}/: no keep rule decides which one stays", PlanTextTests.Lines(tied.WriteTo));
+        Assert.Equal($"0 folder actions, {ByteCount.Format(0)} (0 bytes) to reclaim", PlanTextTests.Lines(tied.WriteTo)[^1]);
+    }
+
+    [LinuxFact]
+    public async Task Each_name_of_a_copied_file_gets_an_action_and_only_a_file_with_no_name_elsewhere_frees_its_bytes()
+    {
+        using var tree = new TempTree();
+        foreach (var root in new[] { "a_kept", "b_copy" })
+        {
+            tree.Write($"{root}/x.bin", One);
+            tree.Write($"{root}/x2.bin", One);
+            tree.Write($"{root}/sub/y.bin", Two);
+        }
+
+        File.Delete(tree.PathOf("b_copy/x2.bin"));
+        TempTree.Run("ln", tree.PathOf("b_copy/x.bin"), tree.PathOf("b_copy/x2.bin")); // one file, two names in the copy
+        TempTree.Run("ln", tree.PathOf("b_copy/sub/y.bin"), tree.PathOf("y-elsewhere.bin")); // also named outside both folders
+        var scan = await ScanAsync(tree);
+
+        var link = Assert.Single(Plan(scan, Linkers.HardLink).Actions);
+        Assert.Null(link.Refusal);
+        Assert.Equal(
+            new[]
+            {
+                ("b_copy/sub/y.bin", "a_kept/sub/y.bin", 0L),
+                ("b_copy/x.bin", "a_kept/x.bin", 0L),
+                ("b_copy/x2.bin", "a_kept/x.bin", 5000L),
+            },
+            link.FileActions.Select(a => (Relative(tree, a.Path), Relative(tree, a.Kept.Path), a.ReclaimableBytes)).Order());
+        Assert.All(link.FileActions, a => Assert.Equal(DuplicateActionKind.HardLink, a.Kind));
+        Assert.Equal(5000, link.ReclaimableBytes);
+
+        // Dedupe acts on the data once per file, whatever its names, and frees it whatever names it has elsewhere.
+        var dedupe = Assert.Single(Plan(scan, Linkers.Dedupe).Actions);
+        Assert.Equal(
+            new[] { ("b_copy/sub/y.bin", 6000L), ("b_copy/x.bin", 5000L) },
+            dedupe.FileActions.Select(a => (Relative(tree, a.Path), a.ReclaimableBytes)).Order());
+        Assert.Equal(11000, dedupe.ReclaimableBytes);
+    }
+
+    [Fact]
+    public void A_group_made_by_hand_is_refused_for_every_folder_but_the_first()
+    {
+        var group = new DuplicateFolderGroup([AbsolutePath.Parse("/m/a"), AbsolutePath.Parse("/m/b"), AbsolutePath.Parse("/m/c")], 2, 20, verifiedByBytes: true);
+        var plan = new DuplicateActionPlanBuilder().UseLinker(Linkers.Delete).Build().PlanFolders([group]);
+
+        Assert.Equal(["/m/b", "/m/c"], plan.Actions.Select(a => a.Folder.ToString()));
+        Assert.All(plan.Actions, a =>
+        {
+            Assert.Equal("/m/a", a.Kept.ToString());
+            Assert.Equal("no scan listing of the folders to check against (the group was not made by a scan); act on the file groups instead", a.Refusal);
+            Assert.Equal(0, a.ReclaimableBytes);
+            Assert.Empty(a.FileActions);
+            Assert.Same(group, a.Group);
+            Assert.Equal(DuplicateActionKind.Delete, a.Kind);
+        });
+        Assert.Equal(0, plan.ReclaimableBytes);
+        Assert.Empty(new DuplicateActionPlanBuilder().UseLinker(Linkers.Delete).Build().PlanFolders([group with { Folders = [AbsolutePath.Parse("/m/a")] }]).Actions);
+    }
+
+    [LinuxFact]
+    public async Task A_custom_linker_is_refused_on_whole_folders()
+    {
+        using var tree = new TempTree();
+        tree.Write("a_kept/x.bin", One);
+        tree.Write("b_copy/x.bin", One);
+
+        var action = Assert.Single(Plan(await ScanAsync(tree), new NoOpLinker()).Actions);
+        Assert.Equal("a custom linker acts on file groups only", action.Refusal);
+        Assert.Equal(tree.PathOf("b_copy"), action.Folder.ToString());
+    }
+
+    private static string Relative(TempTree tree, AbsolutePath path) => FolderScanRun.Relative(tree, path.ToString());
+
+    private sealed class NoOpLinker : ILinker
+    {
+        public DuplicateActionKind Kind => DuplicateActionKind.Custom;
+
+        public string Description => "nothing";
+
+        public string? RefuseAtPlanTime(DuplicateFile kept, DuplicateFile duplicate) => null;
+
+        public void Apply(LinkerContext context) => context.Skip("nothing");
+    }
+}
