@@ -244,6 +244,26 @@ public sealed class PlanTextTests
         }
     }
 
+    [LinuxFact]
+    public void Dedupe_is_planned_once_per_file_whatever_its_names_and_frees_its_size()
+    {
+        var kept = File("/d/a.bin", 1);
+        var twoNames = new DuplicateFile(AbsolutePath.Parse("/d/b.bin"), [AbsolutePath.Parse("/d/c.bin")], new FileIdentity(1, 2), 10, 2, Time);
+        var linkedElsewhere = new DuplicateFile(AbsolutePath.Parse("/d/e.bin"), [], new FileIdentity(1, 3), 10, 3, Time);
+
+        var plan = new DuplicateActionPlanBuilder().UseLinker(Linkers.Dedupe).Build().Plan([new DuplicateGroup(10, [kept, twoNames, linkedElsewhere], verifiedByBytes: true)]);
+
+        Assert.Equal(
+            [
+                "keep /d/a.bin (10 bytes)",
+                "  dedupe /d/b.bin (frees 10 bytes)",
+                "  dedupe /d/e.bin (frees 10 bytes)",
+                $"2 actions, {ByteCount.Format(20)} (20 bytes) to reclaim",
+            ],
+            Lines(plan.WriteTo));
+        Assert.All(plan.Actions, a => Assert.Equal(DuplicateActionKind.Dedupe, a.Kind));
+    }
+
     [Fact]
     public void Progress_counts_every_finished_action_once()
     {
