@@ -264,6 +264,23 @@ public sealed class PlanTextTests
         Assert.All(plan.Actions, a => Assert.Equal(DuplicateActionKind.Dedupe, a.Kind));
     }
 
+    [LinuxFact]
+    public async Task A_capability_probe_is_logged_at_debug_with_the_kind_the_device_and_the_outcome()
+    {
+        using var tree = new LinkTree(); // ext4 or tmpfs: no clones
+        var content = TempTree.RandomBytes(1000, 6);
+        tree.Write("a.bin", content);
+        var b = tree.Write("b.bin", content);
+        var logger = new CollectingLogger();
+
+        var plan = new DuplicateActionPlanBuilder().UseLinker(Linkers.Clone).UseLogger(logger).Build().Plan(await tree.ScanAsync());
+
+        var probe = Assert.Single(logger.Take(), e => e.Id.Id == 303);
+        Assert.Equal(Microsoft.Extensions.Logging.LogLevel.Debug, probe.Level);
+        Assert.StartsWith($"Probed Clone on device {TestNative.Device(b)}: Unsupported (", probe.Message, StringComparison.Ordinal);
+        Assert.NotNull(Assert.Single(plan.Actions).Refusal);
+    }
+
     [Fact]
     public void Progress_counts_every_finished_action_once()
     {
