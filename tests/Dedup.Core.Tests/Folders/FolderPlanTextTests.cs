@@ -134,6 +134,51 @@ public sealed class FolderPlanTextTests
         Assert.Equal(tree.PathOf("b_copy"), action.Folder.ToString());
     }
 
+    [LinuxFact]
+    public async Task Keep_rules_see_a_folder_as_its_latest_file_change_and_its_total_size()
+    {
+        using var tree = new TempTree();
+        foreach (var root in new[] { "a", "b" })
+        {
+            tree.Write($"{root}/x.bin", One);
+            tree.Write($"{root}/y.bin", Two);
+        }
+
+        // a's files were last changed in 2021, b's in 2022 (though b also holds the oldest file).
+        File.SetLastWriteTimeUtc(tree.PathOf("a/x.bin"), new DateTime(2020, 1, 1, 0, 0, 0, DateTimeKind.Utc));
+        File.SetLastWriteTimeUtc(tree.PathOf("a/y.bin"), new DateTime(2021, 1, 1, 0, 0, 0, DateTimeKind.Utc));
+        File.SetLastWriteTimeUtc(tree.PathOf("b/x.bin"), new DateTime(2019, 1, 1, 0, 0, 0, DateTimeKind.Utc));
+        File.SetLastWriteTimeUtc(tree.PathOf("b/y.bin"), new DateTime(2022, 1, 1, 0, 0, 0, DateTimeKind.Utc));
+        var scan = await ScanAsync(tree);
+
+        Assert.Equal(tree.PathOf("a"), Assert.Single(Plan(scan, Linkers.Delete, KeepRule.Oldest).Actions).Kept.ToString());
+        Assert.Equal(tree.PathOf("b"), Assert.Single(Plan(scan, Linkers.Delete, KeepRule.Newest).Actions).Kept.ToString());
+
+        var seen = new List<(string, long)>();
+        Plan(scan, Linkers.Delete, KeepRule.Custom("record", (x, y) =>
+        {
+            seen.Add((x.Path.ToString(), x.Length));
+            return KeepRule.PathOrder.Compare(x, y);
+        }));
+        Assert.Contains((tree.PathOf("b"), 11000L), seen);
+    }
+
+    [LinuxFact]
+    public async Task Ignoring_names_each_file_of_the_kept_folder_with_that_content_is_paired_once()
+    {
+        using var tree = new TempTree();
+        tree.Write("a/p.bin", One);
+        tree.Write("a/q.bin", One);
+        tree.Write("b/r.bin", One);
+        tree.Write("b/s/t.bin", One);
+
+        var action = Assert.Single(Plan(await ScanAsync(tree, ignoreNames: true), Linkers.HardLink).Actions);
+
+        Assert.Null(action.Refusal);
+        Assert.Equal(["a/p.bin", "a/q.bin"], action.FileActions.Select(a => Relative(tree, a.Kept.Path)).Order(StringComparer.Ordinal));
+        Assert.Equal(["b/r.bin", "b/s/t.bin"], action.FileActions.Select(a => Relative(tree, a.Path)).Order(StringComparer.Ordinal));
+    }
+
     private static string Relative(TempTree tree, AbsolutePath path) => FolderScanRun.Relative(tree, path.ToString());
 
     private sealed class NoOpLinker : ILinker
