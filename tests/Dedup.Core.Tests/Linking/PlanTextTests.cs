@@ -191,6 +191,7 @@ public sealed class PlanTextTests
         Assert.Equal($"The keep rule's folder '{file}' is a file, not a folder.", Refusal(KeepRule.PreferUnder(tree.Root, file)));
         Assert.Equal($"The keep rule's folder '{missing}' does not exist.", Refusal(KeepRule.PreferUnder(tree.Root, missing)));
         Assert.Equal($"The keep rule's folder '{missing}/..' does not exist (its '..' climbs out of a folder that does not).", Refusal(KeepRule.PreferUnder(tree.Root, missing + "/..")));
+        Assert.Equal($"The keep rule's folder '{missing}/..' does not exist (its '..' climbs out of a folder that does not).", Refusal(KeepRule.PreferUnder(missing + "/..", missing + "2/.."))); // the first named
         Assert.Null(KeepRule.PreferUnder(tree.Root).Validate());
         Assert.Null(KeepRule.Oldest.Validate());
 
