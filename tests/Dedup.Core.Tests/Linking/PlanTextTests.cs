@@ -232,7 +232,7 @@ public sealed class PlanTextTests
         var elsewhere = new DuplicateFile(AbsolutePath.Parse("/z/b.bin"), [], new FileIdentity(0xFFFF_FFF0_0000_0002, 4), 10, 1, Time);
         var acrossDevices = new DuplicateGroup(10, [kept, elsewhere], verifiedByBytes: true);
 
-        foreach (var linker in new[] { Linkers.Delete, Linkers.Trash, Linkers.SymbolicLink() })
+        foreach (var linker in new[] { Linkers.Delete, Linkers.Trash, Linkers.SymbolicLink(), new SkippingLinker() })
         {
             var plan = new DuplicateActionPlanBuilder().UseLinker(linker).Build().Plan([media, acrossDevices]);
             Assert.Equal(
@@ -282,6 +282,29 @@ public sealed class PlanTextTests
         Assert.NotNull(Assert.Single(plan.Actions).Refusal);
     }
 
+    [LinuxFact]
+    public void A_copy_on_a_file_system_of_unknown_type_is_refused_naming_the_type_of_the_other()
+    {
+        using var tree = new TempTree();
+        var real = tree.Write("real.bin", [1, 2, 3]);
+        Assert.Equal(0, Dedup.Core.Interop.Libc.LStat(real, out var status));
+        var local = new DuplicateFile(AbsolutePath.Parse(real), [], new FileIdentity(status.Device, status.Ino), 3, 1, Time);
+        var type = Dedup.Core.Topology.DriveTopology.CreateDefault().GetDevice(status.Device).FileSystemType;
+        Assert.NotNull(type);
+        var unknownAfter = new DuplicateFile(AbsolutePath.Parse("/zz/b.bin"), [], new FileIdentity(0xFFFF_FFF0_0000_0003, 5), 3, 1, Time);
+        var unknownBefore = new DuplicateFile(AbsolutePath.Parse("/a/b.bin"), [], new FileIdentity(0xFFFF_FFF0_0000_0004, 6), 3, 1, Time);
+        var planner = new DuplicateActionPlanBuilder().UseLinker(Linkers.Delete).Build();
+
+        var plan = planner.Plan([new DuplicateGroup(3, [local, unknownAfter], verifiedByBytes: true), new DuplicateGroup(3, [local, unknownBefore], verifiedByBytes: true)]);
+
+        Assert.Equal(
+            [
+                ("/zz/b.bin", $"kept and duplicate are on different file systems ({type}, unknown), one of which may show the same file under another identity; refused so the only copy is never removed"),
+                (real, $"kept and duplicate are on different file systems (unknown, {type}), one of which may show the same file under another identity; refused so the only copy is never removed"),
+            ],
+            plan.Actions.Select(a => (a.Path.ToString(), a.Refusal)));
+    }
+
     [Fact]
     public void Progress_counts_every_finished_action_once()
     {
@@ -302,6 +325,17 @@ public sealed class PlanTextTests
 
         Assert.Equal(Lines(planner.Plan(groups).WriteTo), Lines(streamed.WriteTo));
         Assert.Equal(tree.PathOf("b.bin"), Assert.Single(streamed.Actions).Path.ToString());
+    }
+
+    private sealed class SkippingLinker : ILinker
+    {
+        public DuplicateActionKind Kind => DuplicateActionKind.Custom;
+
+        public string Description => "skips";
+
+        public string? RefuseAtPlanTime(DuplicateFile kept, DuplicateFile duplicate) => null;
+
+        public void Apply(LinkerContext context) => context.Skip("not today");
     }
 
     /// <summary>What <paramref name="write"/> writes, line by line.</summary>
