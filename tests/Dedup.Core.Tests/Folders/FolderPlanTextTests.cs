@@ -38,15 +38,17 @@ public sealed class FolderPlanTextTests
         }
 
         var leftover = tree.Write("b_copy/sub/.dedup-tmp-0123456789abcdef0123456789abcdef", [9]);
+        var keptLeftover = tree.Write("a_kept/.dedup-tmp-abcdef0123456789abcdef0123456789", [8]); // the kept folder's own names are searched too
         tree.Write(".Trash-0/files/p/z.bin", Three); // copies that are both in a trash: one is kept, the other refused
         tree.Write(".Trash-0/files/q/z.bin", Three);
 
         var plan = Plan(await ScanAsync(tree), Linkers.Delete);
 
-        Assert.Equal([leftover], plan.LeftoverTemporaryFiles);
+        Assert.Equal([keptLeftover, leftover], plan.LeftoverTemporaryFiles.Order(StringComparer.Ordinal));
         Assert.Equal(
             new[]
             {
+                $"remove leftover temporary file {keptLeftover}",
                 $"remove leftover temporary file {leftover}",
                 $"keep folder {tree.PathOf("a_kept")}/ (2 files, 11000 bytes)",
                 $"  delete folder {tree.PathOf("b_copy")}/ (2 files, frees 11000 bytes)",
@@ -56,7 +58,8 @@ public sealed class FolderPlanTextTests
             }.Order(StringComparer.Ordinal),
             PlanTextTests.Lines(plan.WriteTo).Order(StringComparer.Ordinal));
         Assert.Equal(11000, plan.ReclaimableBytes);
-        Assert.Equal(PlanTextTests.Lines(plan.WriteTo)[0], $"remove leftover temporary file {leftover}");
+        Assert.Equal(0, Assert.Single(plan.Actions, a => a.Refusal is not null).ReclaimableBytes);
+        Assert.StartsWith("remove leftover temporary file ", PlanTextTests.Lines(plan.WriteTo)[0], StringComparison.Ordinal);
 
         var tied = Plan(await ScanAsync(tree), Linkers.Delete, KeepRule.Custom("no preference", (_, _) => 0));
         Assert.Empty(tied.Actions);
@@ -177,6 +180,44 @@ public sealed class FolderPlanTextTests
         Assert.Null(action.Refusal);
         Assert.Equal(["a/p.bin", "a/q.bin"], action.FileActions.Select(a => Relative(tree, a.Kept.Path)).Order(StringComparer.Ordinal));
         Assert.Equal(["b/r.bin", "b/s/t.bin"], action.FileActions.Select(a => Relative(tree, a.Path)).Order(StringComparer.Ordinal));
+    }
+
+    [LinuxFact]
+    public async Task Linking_leaves_a_copy_already_linked_to_the_kept_file_alone_without_refusing_the_folder()
+    {
+        using var tree = new TempTree();
+        tree.Write("a_kept/one.bin", One);
+        tree.Write("a_kept/two.bin", Two);
+        tree.Write("b_copy/one.bin", One);
+        tree.HardLink("a_kept/two.bin", "b_copy/two.bin");
+
+        var action = Assert.Single(Plan(await ScanAsync(tree), Linkers.HardLink).Actions);
+
+        Assert.Null(action.Refusal);
+        Assert.Equal(["b_copy/one.bin"], action.FileActions.Select(a => Relative(tree, a.Path)));
+        Assert.Equal(5000, action.ReclaimableBytes);
+    }
+
+    [FactRequiringFolder("DEDUP_TEST_BTRFS", "a second file system")]
+    public async Task A_folder_copied_to_another_file_system_is_refused_for_links_naming_the_first_file_that_cannot_be_linked()
+    {
+        using var local = new TempTree();
+        using var other = new TempTree(LinkTree.BtrfsMount);
+        local.Write("a_kept/one.bin", One);
+        local.Write("a_kept/two.bin", Two);
+        other.Write("b_copy/one.bin", One);
+        other.Write("b_copy/two.bin", Two);
+        var scan = (await FolderScanRun.RunAsync(local, configure: b => b.AddRoot(other.Root))).Scan;
+        var keepLocal = KeepRule.PreferUnder(local.Root);
+
+        var link = Assert.Single(Plan(scan, Linkers.HardLink, keepLocal).Actions);
+        Assert.Equal(local.PathOf("a_kept"), link.Kept.ToString());
+        Assert.Matches("^(one|two)\\.bin: kept file and duplicate are on different file systems; a hard link cannot cross devices", link.Refusal);
+        Assert.Equal(0, link.ReclaimableBytes);
+
+        var delete = Assert.Single(Plan(scan, Linkers.Delete, keepLocal).Actions); // both local file systems: no refusal
+        Assert.Null(delete.Refusal);
+        Assert.Equal(11000, delete.ReclaimableBytes);
     }
 
     private static string Relative(TempTree tree, AbsolutePath path) => FolderScanRun.Relative(tree, path.ToString());
