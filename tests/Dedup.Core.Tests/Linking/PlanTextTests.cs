@@ -305,6 +305,22 @@ public sealed class PlanTextTests
             plan.Actions.Select(a => (a.Path.ToString(), a.Refusal)));
     }
 
+    [LinuxFact]
+    public async Task An_action_refused_at_plan_time_frees_nothing()
+    {
+        using var tree = new LinkTree(); // ext4 or tmpfs: no dedupe
+        var content = TempTree.RandomBytes(1000, 7);
+        tree.Write("a.bin", content);
+        tree.Write("b.bin", content);
+
+        var plan = LinkTree.Plan(await tree.ScanAsync(), Linkers.Dedupe);
+
+        var action = Assert.Single(plan.Actions);
+        Assert.NotNull(action.Refusal);
+        Assert.Equal(0, action.ReclaimableBytes);
+        Assert.Equal(0, plan.ReclaimableBytes);
+    }
+
     [Fact]
     public void Progress_counts_every_finished_action_once()
     {
