@@ -122,6 +122,7 @@ public sealed class FolderPlanTextTests
             Assert.Equal(DuplicateActionKind.Delete, a.Kind);
         });
         Assert.Equal(0, plan.ReclaimableBytes);
+        Assert.Throws<ArgumentNullException>(() => plan.WriteTo(null!));
         Assert.Empty(new DuplicateActionPlanBuilder().UseLinker(Linkers.Delete).Build().PlanFolders([group with { Folders = [AbsolutePath.Parse("/m/a")] }]).Actions);
     }
 

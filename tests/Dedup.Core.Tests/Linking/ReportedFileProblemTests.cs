@@ -23,7 +23,9 @@ public sealed class ReportedFileProblemTests
         var link = tree.Write("link.bin", Content);
         var folder = tree.Write("folder.bin", Content);
         var modified = tree.Write("modified.bin", Content);
-        ReportedFile[] reported = [Reported(a), Reported(b), Reported(link), Reported(folder), Reported(modified), Reported(a, "/")];
+        var gone = tree.Write("gone.bin", Content);
+        ReportedFile[] reported = [Reported(a), Reported(b), Reported(link), Reported(folder), Reported(modified), Reported(a, "/"), Reported(gone)];
+        File.Delete(gone);
         File.Delete(link);
         tree.Symlink("a.bin", "link.bin");
         File.Delete(folder);
@@ -38,6 +40,7 @@ public sealed class ReportedFileProblemTests
                 $"{folder}: is no longer a regular file",
                 $"{modified}: modified since the report",
                 "/: not a file name",
+                $"{gone}: {Libc.Message(2)}", // ENOENT, as the system says it
             ],
             problems);
         Assert.NotNull(group);
