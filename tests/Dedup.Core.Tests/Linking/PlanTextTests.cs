@@ -322,6 +322,14 @@ public sealed class PlanTextTests
     }
 
     [Fact]
+    public void Keep_rules_describe_themselves_for_plans()
+    {
+        Assert.Equal(
+            ["oldest", "newest", "shortest path", "first in path order", "prefix /a, /b"],
+            new[] { KeepRule.Oldest, KeepRule.Newest, KeepRule.ShortestPath, KeepRule.PathOrder, KeepRule.PreferPrefix("/a", "/b") }.Select(r => r.Description));
+    }
+
+    [Fact]
     public void Progress_counts_every_finished_action_once()
     {
         Assert.Equal(7, new ApplyProgress { Done = 1, Skipped = 2, Failed = 4 }.Completed);
