@@ -239,6 +239,20 @@ public sealed class PortableApplyTests
         }
     }
 
+    [LinuxFact]
+    public async Task A_delete_the_system_refuses_fails_the_action_with_the_systems_reason()
+    {
+        using var pair = new PlannedPair(Linkers.Delete);
+        pair.Tree.MakeImmutable(pair.Duplicate); // a real EPERM, even for root
+
+        var outcome = Assert.Single(pair.Apply().Outcomes);
+
+        Assert.Equal(DuplicateActionStatus.Failed, outcome.Status);
+        Assert.StartsWith("cannot delete: ", outcome.Reason, StringComparison.Ordinal);
+        Assert.Equal(Content, await File.ReadAllBytesAsync(pair.Duplicate));
+        Assert.Equal(Content, await File.ReadAllBytesAsync(pair.Kept));
+    }
+
     private static ILinker LinkerOf(string kind) => kind == "delete" ? Linkers.Delete : Linkers.Trash;
 
     private static LinkerFaults Hook(string kind, Action<string> atLastMoment) => kind == "delete"
