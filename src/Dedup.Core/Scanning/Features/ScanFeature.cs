@@ -31,7 +31,7 @@ internal abstract class ScanFeature : IDisposable
     /// <summary>Keeps the whole-content digests the comparer makes, for this feature to take; at most one per scan.</summary>
     public virtual ContentDigests? Digests => null;
 
-    /// <summary>Once the folders are listed, before the size barrier: <paramref name="table"/> holds every listed file.</summary>
+    /// <summary>Once the folders are listed, before the size barrier: <paramref name="table"/> is sealed and holds every listed file.</summary>
     public virtual Task ListedAsync(ScanContext context, FileTable table, CancellationToken cancellationToken) => Task.CompletedTask;
 
     /// <summary>
