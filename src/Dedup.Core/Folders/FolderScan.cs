@@ -22,7 +22,7 @@ internal sealed class FolderScan(DuplicateFinderOptions options) : ICompareStage
     /// <summary>Folder mode reports its (empty) folder totals even when it did not finish.</summary>
     public StageOutcome Unfinished { get; } = StageOutcome.OfFolders([]);
 
-    /// <summary>The folder groups found, exact ones first, reported before the first file group is published.</summary>
+    /// <summary>Publishes the file groups once the folders are known; returns the folder groups found, exact ones first.</summary>
     public StageOutcome Run(ScanContext context, List<CandidateSet> sets, ScanOutput output, CancellationToken cancellationToken)
     {
         var table = sets.Find(s => s.Table is not null)?.Table;
