@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The win-x64 CLI, end to end under Wine (issue #15): publishes samples/Dedup.Cli for win-x64 (self-contained, not
+# The win-x64 CLI, end to end under Wine (issue #15): publishes src/Dedup.Cli for win-x64 (self-contained, not
 # NativeAOT), scans a generated tree with `dedup.exe find --format json` and checks the exact groups (a hard-link pair
 # folded into one file, a file differing in the middle left out), then `dedup.exe link --mode hard --yes` and checks on
 # the Linux side that every duplicate now has the kept file's inode (Wine's file ID). Fails loudly; never skips.
@@ -26,7 +26,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-dotnet publish samples/Dedup.Cli -c Release -r win-x64 -p:NativeAot=false -o "$work/publish" -v:q -nologo >"$work/publish.log" 2>&1 \
+dotnet publish src/Dedup.Cli -c Release -r win-x64 -p:NativeAot=false -o "$work/publish" -v:q -nologo >"$work/publish.log" 2>&1 \
   || { cat "$work/publish.log" >&2; fail "dotnet publish -r win-x64 failed"; }
 exe="$work/publish/dedup.exe"
 [ -f "$exe" ] || fail "no dedup.exe in the publish folder"

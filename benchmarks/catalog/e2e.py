@@ -123,7 +123,7 @@ def timed(command, report):
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("tree", nargs="?", default="/var/tmp/dedup-bench/src250k")
-    parser.add_argument("--dedup", default="/tmp/dedup-aot/dedup", help="the release CLI (dotnet publish samples/Dedup.Cli -c Release -r linux-x64 -o /tmp/dedup-aot)")
+    parser.add_argument("--dedup", default="/tmp/dedup-aot/dedup", help="the release CLI (dotnet publish src/Dedup.Cli -c Release -r linux-x64 -o /tmp/dedup-aot)")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--port", type=int, default=54391)
     parser.add_argument("--no-peer", action="store_true",

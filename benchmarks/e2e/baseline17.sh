@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # #17 baseline: the NativeAOT CLI, jdupes and the embedded library (benchmarks/embedded) on one tree, interleaved.
 # Usage: benchmarks/e2e/baseline17.sh TREE OUTDIR [warm_runs=3] [cold_runs=2]
-# Needs: /tmp/cli-k/dedup (dotnet publish samples/Dedup.Cli -c Release -r linux-x64 -o /tmp/cli-k),
+# Needs: /tmp/cli-k/dedup (dotnet publish src/Dedup.Cli -c Release -r linux-x64 -o /tmp/cli-k),
 #        /tmp/emb-k/Dedup.Embedded (dotnet build benchmarks/embedded -c Release -o /tmp/emb-k), jdupes, GNU time.
 # Cold runs need root (sync; echo 3 > /proc/sys/vm/drop_caches before each). COLD_TOOLS (default "dedup jdupes
 # embedded") chooses the tools of the cold rounds: a cold jdupes run of the 1 M tree takes minutes. WARM_TOOLS likewise

@@ -138,8 +138,8 @@ if has_tool dedup; then
   if [[ -z $DEDUP_BIN ]]; then
     DEDUP_BIN="$REPO/artifacts/cli/dedup"
     if [[ $BUILD == 1 ]]; then
-      log "dotnet publish samples/Dedup.Cli -c Release -r linux-x64 -o artifacts/cli"
-      if ! (cd "$REPO" && rm -rf artifacts/cli && dotnet publish samples/Dedup.Cli -c Release -r linux-x64 -o artifacts/cli) > "$OUT/publish.log" 2>&1; then
+      log "dotnet publish src/Dedup.Cli -c Release -r linux-x64 -o artifacts/cli"
+      if ! (cd "$REPO" && rm -rf artifacts/cli && dotnet publish src/Dedup.Cli -c Release -r linux-x64 -o artifacts/cli) > "$OUT/publish.log" 2>&1; then
         tail -n 30 "$OUT/publish.log" >&2
         die "dotnet publish failed (full log: $OUT/publish.log)"
       fi

@@ -48,7 +48,7 @@ fi
 
 bin="$repo/artifacts/cli/dedup"
 if [ $build = 1 ]; then
-  (cd "$repo" && rm -rf artifacts/cli && dotnet publish samples/Dedup.Cli -c Release -r linux-x64 -o artifacts/cli >/dev/null)
+  (cd "$repo" && rm -rf artifacts/cli && dotnet publish src/Dedup.Cli -c Release -r linux-x64 -o artifacts/cli >/dev/null)
 fi
 
 echo "Command: benchmarks/media/run.sh ${args}  ($(date -u +%FT%TZ))"

@@ -54,7 +54,7 @@ internal static class PlatformRequirements
 /// file system); otherwise skipped with the reason.
 /// </summary>
 [AttributeUsage(AttributeTargets.Method, AllowMultiple = false)]
-[XunitTestCaseDiscoverer("Dedup.Core.Tests.Infrastructure.RequirementFactDiscoverer", "Dedup.Core.Tests")]
+[XunitTestCaseDiscoverer("Dedup.Core.Tests.Infrastructure.RequirementFactDiscoverer", ThisTestAssembly.Name)]
 public sealed class LinuxFactAttribute : FactAttribute, IRequirementFact
 {
     private string? _skip;

@@ -9,7 +9,7 @@ namespace Dedup.Core.Tests.Infrastructure;
 /// reported as failed (see <see cref="CiRequirement"/>).
 /// </summary>
 [AttributeUsage(AttributeTargets.Method, AllowMultiple = false)]
-[XunitTestCaseDiscoverer("Dedup.Core.Tests.Infrastructure.RequirementFactDiscoverer", "Dedup.Core.Tests")]
+[XunitTestCaseDiscoverer("Dedup.Core.Tests.Infrastructure.RequirementFactDiscoverer", ThisTestAssembly.Name)]
 public sealed class RequiresToolFactAttribute : FactAttribute, IRequirementFact
 {
     public RequiresToolFactAttribute(params string[] tools)

@@ -10,7 +10,7 @@ namespace Dedup.Core.Tests.Linking;
 /// A fact that is skipped (with the reason) unless an environment variable names an existing folder; in CI, where
 /// .ci/run mounts them, a missing folder fails it instead (see <see cref="CiRequirement"/>).
 /// </summary>
-[XunitTestCaseDiscoverer("Dedup.Core.Tests.Infrastructure.RequirementFactDiscoverer", "Dedup.Core.Tests")]
+[XunitTestCaseDiscoverer("Dedup.Core.Tests.Infrastructure.RequirementFactDiscoverer", ThisTestAssembly.Name)]
 public sealed class FactRequiringFolderAttribute : FactAttribute, IRequirementFact
 {
     public FactRequiringFolderAttribute(string variable, string purpose)

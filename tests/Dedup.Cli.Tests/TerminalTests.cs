@@ -1,6 +1,6 @@
 using Dedup.Core.Tests.Infrastructure;
 
-namespace Dedup.Core.Tests.Cli;
+namespace Dedup.Cli.Tests;
 
 /// <summary>
 /// The real CLI on a terminal (a pseudo-terminal from util-linux's <c>script</c>): the prompt shows the plan, and the

@@ -1,13 +1,13 @@
 using System.Text.Json;
 using Dedup.Core.Tests.Infrastructure;
 
-namespace Dedup.Core.Tests.Packaging;
+namespace Dedup.Cli.Tests;
 
 /// <summary>
 /// What a user installs: the CLI as a .NET tool (NativeAOT on linux-x64; the library packages are LibraryPackageTests').
 /// The test packs into its own artifacts folder, so it never touches the build the other tests run.
 /// </summary>
-public sealed class PackageTests
+public sealed class ToolPackageTests
 {
     [LinuxFact]
     public void The_installed_dedup_tool_is_NativeAOT_and_finds_the_exact_groups()
@@ -15,7 +15,7 @@ public sealed class PackageTests
         using var work = new TempTree();
         var feed = work.PathOf("feed");
         var artifacts = work.PathOf("artifacts");
-        var project = Path.Combine(RepositoryFiles.Root, "samples", "Dedup.Cli");
+        var project = Path.Combine(RepositoryFiles.Root, "src", "Dedup.Cli");
 
         // The pointer package, the NativeAOT linux-x64 package and the framework-dependent one for other platforms.
         foreach (var rid in new[] { null, "linux-x64", "any" })

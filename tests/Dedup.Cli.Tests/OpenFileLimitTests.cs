@@ -2,7 +2,7 @@ using System.Runtime.InteropServices;
 using Dedup.Core.Tests.Infrastructure;
 using Xunit;
 
-namespace Dedup.Core.Tests.Cli;
+namespace Dedup.Cli.Tests;
 
 /// <summary>
 /// The NativeAOT CLI raises its soft open-file limit to the hard one at start (the JIT runtime does so for its apps, a

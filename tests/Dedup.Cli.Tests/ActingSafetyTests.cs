@@ -1,6 +1,7 @@
+using Dedup.Core.Tests.Linking;
 using Dedup.Core.Tests.Infrastructure;
 
-namespace Dedup.Core.Tests.Cli;
+namespace Dedup.Cli.Tests;
 
 /// <summary>
 /// The holes an adversarial run found in <c>dedup link</c>/<c>delete</c> (issue #11), replayed through the CLI on real
@@ -36,7 +37,7 @@ public sealed class ActingSafetyTests
         Assert.Equal(1, exit);
         Assert.Contains("t/sub: is a symbolic link", stderr, StringComparison.Ordinal);
         Assert.Equal(Content, File.ReadAllBytes(victim));
-        Assert.Equal(1u, Linking.TestNative.LinkCount(victim));
+        Assert.Equal(1u, TestNative.LinkCount(victim));
         Assert.Equal(Content, File.ReadAllBytes(tree.PathOf("t/sub.real/d")));
         Assert.Equal(Content, File.ReadAllBytes(tree.PathOf("t/keep/k")));
     }
@@ -58,8 +59,8 @@ public sealed class ActingSafetyTests
         Assert.Equal(1, exit);
         Assert.Contains("is a symbolic link", stderr, StringComparison.Ordinal);
         Assert.Equal(Content, File.ReadAllBytes(duplicate));
-        Assert.Equal(1u, Linking.TestNative.LinkCount(duplicate));
-        Assert.Equal(1u, Linking.TestNative.LinkCount(tree.PathOf("victim/k")));
+        Assert.Equal(1u, TestNative.LinkCount(duplicate));
+        Assert.Equal(1u, TestNative.LinkCount(tree.PathOf("victim/k")));
     }
 
     [LinuxFact]
@@ -94,7 +95,7 @@ public sealed class ActingSafetyTests
         Assert.Equal(0, exit);
         Assert.Equal("UNIQUE\n", File.ReadAllText(users));
         Assert.Contains(".dedup-tmp-0123456789abcdef0123456789abcdef: not provably a replacement", stderr, StringComparison.Ordinal);
-        Assert.Equal(Linking.TestNative.Inode(tree.PathOf("a/x.bin")), Linking.TestNative.Inode(tree.PathOf("b/x.bin")));
+        Assert.Equal(TestNative.Inode(tree.PathOf("a/x.bin")), TestNative.Inode(tree.PathOf("b/x.bin")));
     }
 
     [LinuxFact]

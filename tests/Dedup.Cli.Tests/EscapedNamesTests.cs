@@ -5,7 +5,7 @@ using Dedup.Core.Linking;
 using Dedup.Core.Tests.Infrastructure;
 using Xunit;
 
-namespace Dedup.Core.Tests.Cli;
+namespace Dedup.Cli.Tests;
 
 /// <summary>
 /// Names holding newlines, carriage returns, escape sequences, backslashes and bidi overrides, made on the real file

@@ -5,7 +5,7 @@ using Dedup.Core.Paths;
 using Dedup.Core.Tests.Infrastructure;
 using Xunit;
 
-namespace Dedup.Core.Tests.Cli;
+namespace Dedup.Cli.Tests;
 
 /// <summary>
 /// A Linux name that is not valid UTF-8 (<c>a\xFF.bin</c>) is found, acted on and reported like any other, while a

@@ -1,6 +1,6 @@
 using Dedup.Core.Tests.Infrastructure;
 
-namespace Dedup.Core.Tests.Cli;
+namespace Dedup.Cli.Tests;
 
 /// <summary>The real CLI: every command takes the same selection options, and a mistake is named, never taken for a folder.</summary>
 public sealed class UsageTests

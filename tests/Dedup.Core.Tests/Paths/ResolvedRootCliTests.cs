@@ -4,7 +4,7 @@ using Dedup.Core.Tests.Linking;
 using Dedup.Core.Tests.Paths;
 using Xunit;
 
-namespace Dedup.Core.Tests.Cli;
+namespace Dedup.Core.Tests.Paths;
 
 /// <summary>
 /// The CLI's folders mean what the kernel means (#34): with <c>lx/l -> real/deep</c>, <c>dedup delete --yes lx/l/..</c>

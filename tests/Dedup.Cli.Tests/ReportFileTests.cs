@@ -1,9 +1,10 @@
+using Dedup.Core;
 using System.Globalization;
 using System.Diagnostics;
 using System.Text.Json;
 using Dedup.Core.Tests.Infrastructure;
 
-namespace Dedup.Core.Tests.Cli;
+namespace Dedup.Cli.Tests;
 
 /// <summary>The real CLI's report: stable bytes run after run, replaced only when complete, kept when interrupted.</summary>
 public sealed class ReportFileTests

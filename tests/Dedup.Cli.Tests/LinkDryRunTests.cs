@@ -1,7 +1,7 @@
 using Dedup.Core.Tests.Infrastructure;
 using Dedup.Core.Tests.Linking;
 
-namespace Dedup.Core.Tests.Cli;
+namespace Dedup.Cli.Tests;
 
 /// <summary>
 /// <c>dedup link --mode clone --dry-run</c> on the small ext4 (<c>DEDUP_TEST_SMALLFS</c>), which cannot clone: the dry

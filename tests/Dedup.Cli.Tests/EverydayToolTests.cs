@@ -2,7 +2,7 @@ using System.Text.Json;
 using System.Text.RegularExpressions;
 using Dedup.Core.Tests.Infrastructure;
 
-namespace Dedup.Core.Tests.Cli;
+namespace Dedup.Cli.Tests;
 
 /// <summary>The real CLI as a sysadmin uses it: an audit log, each action printed, version, completion, man page.</summary>
 public sealed partial class EverydayToolTests
