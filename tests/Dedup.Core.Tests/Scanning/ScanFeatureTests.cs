@@ -36,7 +36,10 @@ public sealed class ScanFeatureTests
         Assert.Equal([tree.PathOf("a"), tree.PathOf("b")], groups[0].Files.Select(f => f.Path.ToString()));
         Assert.All(groups[0].Files, f => Assert.Equal("seen", f.Machine)); // the feature's replacements are what is published
         Assert.Same(extra, groups[1]);
+        Assert.Equal(run.Context.Roots, groups[0].Roots);
+        Assert.Single(groups[0].Roots);
         Assert.Equal(2, run.Summary!.Groups);
+        Assert.Equal(2, run.Summary.DuplicateFiles);
         Assert.Equal(["from the feature"], run.Summary.Cache!.Warnings);
     }
 
@@ -73,6 +76,35 @@ public sealed class ScanFeatureTests
         Assert.Contains(nameof(IWholeFileSettler), error.Message, StringComparison.Ordinal);
         var only = new Settling();
         Assert.Same(only, new ScanRun(options, new WholeFileScan(), [new Recorder(null), only]).Context.Settler);
+        Assert.Same(only, new ScanRun(options, new WholeFileScan(), [only, new Recorder(null)]).Context.Settler);
+    }
+
+    [Fact]
+    public void Neither_the_cache_nor_the_catalog_lets_the_listing_key_small_files()
+    {
+        // The sessions are not needed for the declarations.
+        Assert.False(new Core.Caching.CacheFeature(null!).AllowsListingKeys); // its point is not to read unchanged files
+        Assert.False(new Core.Catalog.CatalogFeature(null!).AllowsListingKeys); // it hashes what the compare stage reads
+    }
+
+    [Fact]
+    public void Content_digests_are_kept_once_opened_and_taken_once()
+    {
+        var digests = new ContentDigests();
+        var file = new FileNode(new ScannedFile(Core.Paths.AbsolutePath.Parse(Path.Combine(Path.GetTempPath(), "x")), 1, new FileIdentity(1, 2), 1, DateTime.UnixEpoch));
+        var first = new Core.Comparison.Hashing.ContentHash(1, 2, 3, 4);
+        var second = new Core.Comparison.Hashing.ContentHash(5, 6, 7, 8);
+
+        digests.Note(file, first);
+        Assert.False(digests.TryTake(file, out _)); // not open: nothing kept
+
+        digests.Open();
+        digests.Note(file, first);
+        digests.Note(file, second); // hashed again: the later digest stands
+        Assert.True(digests.TryTake(file, out var taken));
+        Assert.Equal(second, taken);
+        Assert.False(digests.TryTake(file, out taken));
+        Assert.Equal(default, taken);
     }
 
     [LinuxFact]
