@@ -35,13 +35,13 @@ internal static class FolderPassBreakdown
 
         // The folder pass's steps, each timed alone (median of the runs) on one enumerated tree.
         var options = new DuplicateFinderBuilder().AddRoot(root).UseFolderMode().Build().Options;
-        var state = new ScanState(options);
-        var context = EnumerationContexts.Create(options, state.Errors);
-        var table = new FileTable(true, state.AddFilesScanned) { TracksFolders = true };
+        var scan = ScanComposition.Compose(options, callbacks: null);
+        var context = EnumerationContexts.Create(options, scan.Context.Errors);
+        var table = new FileTable(true, scan.AddFilesScanned) { TracksFolders = true };
         await new ParallelFileEnumerator().FillAsync(context, table, CancellationToken.None);
         var sets = SizeBarrier.Split(table, keepSingles: true);
         var contents = new ContentClasses(table.Count);
-        var wholeFile = new WholeFileStage(state);
+        var wholeFile = new WholeFileStage(scan.Context);
         var watch = Stopwatch.StartNew();
         foreach (var set in sets)
         {

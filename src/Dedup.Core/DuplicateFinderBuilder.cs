@@ -419,7 +419,7 @@ public sealed class DuplicateFinderBuilder
             throw new ArgumentException("Folder mode and media mode cannot be combined: folders are compared by whole-file contents.");
         }
 
-        if (_folderMode && _enumerator is not null and not ParallelFileEnumerator)
+        if (_folderMode && _enumerator is not null and not ITableSource)
         {
             throw new ArgumentException("Folder mode needs the built-in file enumerator: it lists every folder, empty ones too, and their links.");
         }

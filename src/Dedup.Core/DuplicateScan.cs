@@ -13,8 +13,7 @@ namespace Dedup.Core;
 public sealed class DuplicateScan : IAsyncEnumerable<DuplicateGroup>
 {
     private readonly CancellationToken _cancellationToken;
-    private readonly ScanState? _state;
-    private readonly ICompareStage? _stage;
+    private readonly ScanRun? _run;
     private readonly IReadOnlyList<DuplicateGroup>? _results;
     private readonly IReadOnlyList<DuplicateFolderGroup> _folderResults = [];
     private IReadOnlyList<ScanRoot> _roots = [];
@@ -23,11 +22,7 @@ public sealed class DuplicateScan : IAsyncEnumerable<DuplicateGroup>
 
     internal DuplicateScan(DuplicateFinderOptions options, ScanCallbacks? callbacks, CancellationToken cancellationToken)
     {
-        // The one place the mode is chosen: media and folder modes are pipelines of their own, composing the whole-file stage.
-        _stage = options.MediaMode ? new Media.Pipeline.MediaScan(options)
-            : options.FolderMode ? new Folders.FolderScan(options)
-            : new WholeFileScan();
-        _state = new ScanState(options, _stage.Observer, callbacks);
+        _run = ScanComposition.Compose(options, callbacks);
         _cancellationToken = cancellationToken;
     }
 
@@ -55,14 +50,13 @@ public sealed class DuplicateScan : IAsyncEnumerable<DuplicateGroup>
     /// files inside the copies. Empty until the enumeration has ended, and in the other modes.
     /// </summary>
     public IReadOnlyList<DuplicateFolderGroup> FolderGroups => !IsCompleted ? []
-        : _stage is Folders.FolderScan folders ? folders.Groups
-        : _folderResults;
+        : _run?.Outcome.FolderGroups ?? _folderResults;
 
     /// <summary>
     /// The scanned roots with the identities their folders had when the scan started; empty until the enumeration
     /// has started. Reports that may be acted on later record them (see <see cref="Linking.ReportedDuplicates"/>).
     /// </summary>
-    public IReadOnlyList<ScanRoot> Roots => _state?.Roots ?? _roots;
+    public IReadOnlyList<ScanRoot> Roots => _run?.Context.Roots ?? _roots;
 
     /// <summary>
     /// A finished scan made of given results, for the tests of code that consumes scans: enumerating it yields
@@ -114,8 +108,8 @@ public sealed class DuplicateScan : IAsyncEnumerable<DuplicateGroup>
             throw new InvalidOperationException("A DuplicateScan can be enumerated once; call DuplicateFinder.FindAsync again for a new scan.");
         }
 
-        var run = _state is null ? ReplayAsync(cancellationToken) : RunAsync(_state, _stage!, cancellationToken);
-        return run.GetAsyncEnumerator(cancellationToken);
+        var groups = _run is null ? ReplayAsync(cancellationToken) : RunAsync(_run, cancellationToken);
+        return groups.GetAsyncEnumerator(cancellationToken);
     }
 
     private async IAsyncEnumerable<DuplicateGroup> ReplayAsync([EnumeratorCancellation] CancellationToken cancellationToken)
@@ -130,9 +124,9 @@ public sealed class DuplicateScan : IAsyncEnumerable<DuplicateGroup>
         Volatile.Write(ref _started, 2);
     }
 
-    private async IAsyncEnumerable<DuplicateGroup> RunAsync(ScanState state, ICompareStage stage, [EnumeratorCancellation] CancellationToken cancellationToken)
+    private async IAsyncEnumerable<DuplicateGroup> RunAsync(ScanRun run, [EnumeratorCancellation] CancellationToken cancellationToken)
     {
-        var options = state.Options;
+        var options = run.Context.Options;
         var logger = options.Logger;
         try
         {
@@ -140,7 +134,7 @@ public sealed class DuplicateScan : IAsyncEnumerable<DuplicateGroup>
         }
         catch
         {
-            _summary = state.ToSummary(TimeSpan.Zero);
+            _summary = run.ToSummary(TimeSpan.Zero);
             Volatile.Write(ref _started, 2);
             throw;
         }
@@ -156,7 +150,7 @@ public sealed class DuplicateScan : IAsyncEnumerable<DuplicateGroup>
         using var linked = CancellationTokenSource.CreateLinkedTokenSource(_cancellationToken, cancellationToken);
         var outcome = "cancelled"; // also when the caller stops enumerating early
         Exception? failure = null;
-        var groups = DuplicateScanner.ScanAsync(state, stage, linked.Token).GetAsyncEnumerator(linked.Token);
+        var groups = DuplicateScanner.ScanAsync(run, linked.Token).GetAsyncEnumerator(linked.Token);
         try
         {
             while (true)
@@ -183,8 +177,7 @@ public sealed class DuplicateScan : IAsyncEnumerable<DuplicateGroup>
         finally
         {
             await groups.DisposeAsync().ConfigureAwait(false);
-            var summary = state.Summary ?? state.ToSummary(TimeSpan.Zero);
-            Finish(stage is Folders.FolderScan folders ? summary with { Folders = FolderSummary.Of(folders.Groups) } : summary, outcome, failure, activity, logger);
+            Finish(run.Outcome.AddTo(run.Summary ?? run.ToSummary(TimeSpan.Zero)), outcome, failure, activity, logger);
         }
     }
 

@@ -5,6 +5,7 @@ using Dedup.Core.Comparison;
 using Dedup.Core.Comparison.Hashing;
 using Dedup.Core.Enumeration;
 using Dedup.Core.Scanning;
+using Dedup.Core.Scanning.Features;
 
 namespace Dedup.Core.Caching;
 
@@ -27,10 +28,9 @@ internal sealed class CacheSession : IDisposable
     private readonly DuplicateHashAlgorithm _algorithm;
     private readonly Action<string>? _log;
     private readonly ConcurrentQueue<string> _warnings = new();
-    private readonly ConcurrentDictionary<FileNode, ContentHash> _digests = new(); // until the file's entry is written
+    private readonly ContentDigests _digests = new(); // until the file's entry is written
     private readonly CacheWriteQueue _upserts;
     private CancellationToken _cancellationToken;
-    private int _digestsHeld; // how many _digests holds: while none, Write looks nothing up (most files are never hashed)
     private Task<Table?>? _load;
     private long _hits;
     private long _misses;
@@ -113,7 +113,7 @@ internal sealed class CacheSession : IDisposable
     public int Find(FileNode file)
     {
         var table = Entries;
-        var stamp = file.Stamp;
+        var stamp = file.Primary.Stamp;
         if (table is not null && stamp.IsComplete && table.Index.TryGetValue(stamp.Identity, out var slot)
             && table.Items[slot].Stamp == stamp)
         {
@@ -133,23 +133,10 @@ internal sealed class CacheSession : IDisposable
     public long NewId() => -Interlocked.Increment(ref _nextId);
 
     /// <summary>
-    /// Records the digest of a file's whole content, as the comparer computed it with the scan's algorithm, until
-    /// <see cref="Write"/> takes it; not kept when nothing will be saved.
+    /// The digests of files' whole contents, as the comparer computes them with the scan's algorithm, held until
+    /// <see cref="Write"/> takes them; opened only once the cache was read and may be saved (else nothing is kept).
     /// </summary>
-    public void NoteDigest(FileNode file, ContentHash digest)
-    {
-        if (IsUsable && !_readOnly)
-        {
-            if (_digests.TryAdd(file, digest))
-            {
-                Interlocked.Increment(ref _digestsHeld);
-            }
-            else
-            {
-                _digests[file] = digest;
-            }
-        }
-    }
+    public ContentDigests Digests => _digests;
 
     /// <summary>The cached whole-content digest of an entry, when it has one of the scan's algorithm.</summary>
     public bool TryGetDigest(in HashCacheEntry entry, out ContentHash digest)
@@ -170,14 +157,9 @@ internal sealed class CacheSession : IDisposable
     /// </summary>
     public void Write(FileNode file, ulong probe, long partition, long @class, in HashCacheEntry? previous = null)
     {
-        ContentHash digest = default;
-        var hashed = Volatile.Read(ref _digestsHeld) != 0 && _digests.TryRemove(file, out digest); // first: the node is not held past its set
-        if (hashed)
-        {
-            Interlocked.Decrement(ref _digestsHeld);
-        }
+        var hashed = _digests.TryTake(file, out var digest); // first: the node is not held past its set
 
-        var stamp = file.Stamp;
+        var stamp = file.Primary.Stamp;
         var table = Entries;
         if (!stamp.IsComplete || file.Dropped || table is null || _readOnly || stamp.ChangeTimeNs >= _startedNs - RacyWindowNs)
         {
@@ -295,6 +277,11 @@ internal sealed class CacheSession : IDisposable
         if (count != items.Length)
         {
             Array.Resize(ref items, count);
+        }
+
+        if (!_readOnly)
+        {
+            _digests.Open(); // before the load completes: every comparison with the cache waits for it
         }
 
         return new Table(items, index, new bool[count]);

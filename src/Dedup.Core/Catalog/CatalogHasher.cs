@@ -30,17 +30,17 @@ internal sealed class CatalogHasher : IReadObserver
     private readonly HashSet<FileIdentity> _complete = [];
     private readonly ConcurrentDictionary<FileIdentity, Progress> _partial = new();
     private IReadOnlyCollection<FileStamp>? _known;
-    private ScanState? _state;
+    private ScanContext? _context;
     private Action<CatalogDigest>? _handOn;
     private volatile bool _stopped;
 
     /// <summary>
     /// Starts hashing what the compare stage reads, but for the files whose stamp has a digest stored; checked digests go
-    /// to <paramref name="handOn"/> as they complete (checked through <paramref name="state"/>'s reader).
+    /// to <paramref name="handOn"/> as they complete (checked through <paramref name="context"/>'s reader).
     /// </summary>
-    public void Start(IReadOnlyCollection<FileStamp> known, ScanState state, Action<CatalogDigest> handOn)
+    public void Start(IReadOnlyCollection<FileStamp> known, ScanContext context, Action<CatalogDigest> handOn)
     {
-        (_state, _handOn) = (state, handOn);
+        (_context, _handOn) = (context, handOn);
         Volatile.Write(ref _known, known);
     }
 
@@ -58,7 +58,7 @@ internal sealed class CatalogHasher : IReadObserver
         if (_partial.IsEmpty || !_partial.TryGetValue(identity, out var progress))
         {
             // Only a read from the start begins a digest; a file with a digest stored under its stamp needs none.
-            if (offset != 0 || Contains(known, node.Stamp))
+            if (offset != 0 || Contains(known, node.Primary.Stamp))
             {
                 return;
             }
@@ -102,9 +102,9 @@ internal sealed class CatalogHasher : IReadObserver
     /// <summary>A digest just completed by a read through <paramref name="file"/> (still open): checked through it, handed on if the file is still as listed.</summary>
     private void OnCompleted(FileNode node, byte[] sha, OpenFile file)
     {
-        if (_state is { } state && _handOn is { } handOn && !node.Dropped && StillListed(state, node, file))
+        if (_context is { } context && _handOn is { } handOn && !node.Dropped && StillListed(context, node, file))
         {
-            handOn(new CatalogDigest(node.Stamp, sha));
+            handOn(new CatalogDigest(node.Primary.Stamp, sha));
         }
     }
 
@@ -124,18 +124,18 @@ internal sealed class CatalogHasher : IReadObserver
     }
 
     /// <summary>Reads and hashes one whole file; <see langword="null"/> when it failed or changed (a read failure is reported).</summary>
-    public static byte[]? HashOne(ScanState state, ScannedFile file, CancellationToken cancellationToken)
+    public static byte[]? HashOne(ScanContext context, ScannedFile file, CancellationToken cancellationToken)
     {
         var node = new FileNode(file);
         // Most files fit one read: no read-ahead advice (a system call) for them.
         var small = file.Length < ReadSize;
-        using var handle = state.Reader.TryOpen(file, small ? ReadHint.None : ReadHint.Sequential);
+        using var handle = context.Reader.TryOpen(file, small ? ReadHint.None : ReadHint.Sequential);
         if (handle is null)
         {
             return null; // reported by the reader
         }
 
-        var buffer = state.Options.Buffers.Rent(ReadSize);
+        var buffer = context.Options.Buffers.Rent(ReadSize);
         try
         {
             byte[] sha;
@@ -143,7 +143,7 @@ internal sealed class CatalogHasher : IReadObserver
             if (small)
             {
                 // One read past the listed length tells a file that grew.
-                offset = state.Reader.ReadFull(handle, buffer.AsSpan(0, ReadSize), 0);
+                offset = context.Reader.ReadFull(handle, buffer.AsSpan(0, ReadSize), 0);
                 sha = Sha256(buffer.AsSpan(0, (int)offset));
             }
             else
@@ -151,7 +151,7 @@ internal sealed class CatalogHasher : IReadObserver
                 using var incremental = IncrementalHash.CreateHash(HashAlgorithmName.SHA256);
                 offset = 0;
                 int read;
-                while ((read = state.Reader.ReadFull(handle, buffer.AsSpan(0, ReadSize), offset)) > 0)
+                while ((read = context.Reader.ReadFull(handle, buffer.AsSpan(0, ReadSize), offset)) > 0)
                 {
                     cancellationToken.ThrowIfCancellationRequested();
                     incremental.AppendData(buffer, 0, read);
@@ -162,16 +162,16 @@ internal sealed class CatalogHasher : IReadObserver
             }
 
             // The digest is stored under the listed stamp: only while the file still has it, and all its bytes were read.
-            return offset == file.Length && StillListed(state, node, OpenFile.Of(handle)) ? sha : null;
+            return offset == file.Length && StillListed(context, node, OpenFile.Of(handle)) ? sha : null;
         }
         catch (IOException error)
         {
-            state.ReportError(file.Path.ToString(), ScanErrorKind.IOError, error.Message);
+            context.Errors.Report(file.Path.ToString(), ScanErrorKind.IOError, error.Message);
             return null;
         }
         finally
         {
-            state.Options.Buffers.Return(buffer);
+            context.Options.Buffers.Return(buffer);
         }
     }
 
@@ -179,15 +179,15 @@ internal sealed class CatalogHasher : IReadObserver
     /// Whether the file still has its listed stamp after its last read: identity, size and modification time (the
     /// reader's check, through <paramref name="file"/> while it is open), and on Linux the change time too.
     /// </summary>
-    private static bool StillListed(ScanState state, FileNode node, OpenFile file)
+    private static bool StillListed(ScanContext context, FileNode node, OpenFile file)
     {
-        if (!state.Reader.IsUnchanged(node, file))
+        if (!context.Reader.IsUnchanged(node, file))
         {
             return false;
         }
 
         // The reader's check leaves the change time it saw on the node (Linux); any write since the listing moved it.
-        var listed = node.Stamp.ChangeTimeNs;
+        var listed = node.Primary.Stamp.ChangeTimeNs;
         return !OperatingSystem.IsLinux() || listed == 0 || node.LastChangeTimeUtc == FileTable.ToDateTime(listed);
     }
 

@@ -53,7 +53,7 @@ internal sealed class CatalogSession(FileCatalog catalog, string machine, Action
     /// waits only for the two small answers that say which files need a SHA-256, so the compare stage's reads hash
     /// exactly those.
     /// </summary>
-    public async Task ReplaceAsync(ScanState state, FileTable table, CancellationToken cancellationToken)
+    public async Task ReplaceAsync(ScanContext context, FileTable table, CancellationToken cancellationToken)
     {
         var rows = CatalogRows.Take(table);
         _rows = rows;
@@ -71,7 +71,7 @@ internal sealed class CatalogSession(FileCatalog catalog, string machine, Action
                 : catalog.GetSizesOnOtherMachinesAsync(machine, uniqueSizes, cancellationToken);
             await Task.WhenAll(known, uniqueShared).ConfigureAwait(false);
             (_known, _uniqueShared) = (known.Result, uniqueShared.Result);
-            _hasher.Start(_known, state, HandOn);
+            _hasher.Start(_known, context, HandOn);
         }
         catch (Exception error) when (error is not OperationCanceledException)
         {
@@ -88,7 +88,7 @@ internal sealed class CatalogSession(FileCatalog catalog, string machine, Action
     /// The hashing blocks on reads: it runs on the scan's <paramref name="threads"/> beside the compare stage, never on
     /// the host's thread pool (#13); only the catalog's own awaits leave them.
     /// </remarks>
-    public async Task<IReadOnlyList<DuplicateGroup>> FinishAsync(ScanState state, ScanThreads threads, Task compare, CancellationToken cancellationToken)
+    public async Task<IReadOnlyList<DuplicateGroup>> FinishAsync(ScanContext context, ScanThreads threads, Task compare, CancellationToken cancellationToken)
     {
         try
         {
@@ -100,20 +100,20 @@ internal sealed class CatalogSession(FileCatalog catalog, string machine, Action
             }
 
             var unique = rows.ToHash(_known, _uniqueShared, readWhole: null);
-            await threads.RunAsync(() => Hash(state, threads, unique, cancellationToken)).ConfigureAwait(false);
+            await threads.RunAsync(() => Hash(context, threads, unique, cancellationToken)).ConfigureAwait(false);
 
             // Its failure is the scan's, observed by the scan: here only its end matters.
             await Task.WhenAny(compare).ConfigureAwait(false);
             cancellationToken.ThrowIfCancellationRequested();
             var leftovers = rows.ToHash(_known, uniqueShared: null, _hasher.TakeReadWhole());
-            if (state.Errors.Count > 0)
+            if (context.Errors.Count > 0)
             {
                 // A file the compare stage could not read is reported once: the catalog does not try it again.
-                var failed = new HashSet<string>(state.Errors.ToArray().Select(error => error.Path), StringComparer.Ordinal);
+                var failed = new HashSet<string>(context.Errors.ToArray().Select(error => error.Path), StringComparer.Ordinal);
                 leftovers.RemoveAll(file => failed.Contains(file.Path.ToString()));
             }
 
-            await threads.RunAsync(() => Hash(state, threads, leftovers, cancellationToken)).ConfigureAwait(false);
+            await threads.RunAsync(() => Hash(context, threads, leftovers, cancellationToken)).ConfigureAwait(false);
             _known = [];
             _rows = null;
 
@@ -124,7 +124,7 @@ internal sealed class CatalogSession(FileCatalog catalog, string machine, Action
             // A row the catalog cannot use (a hand-edited catalog) is named and left out: an error of the scan (no path:
             // the rows are the catalog's), which goes on with the other machines' groups.
             var found = await catalog.FindGroupsAcrossMachinesAsync(
-                machine, message => state.ReportError(string.Empty, ScanErrorKind.IOError, message), cancellationToken).ConfigureAwait(false);
+                machine, message => context.Errors.Report(string.Empty, ScanErrorKind.IOError, message), cancellationToken).ConfigureAwait(false);
             var groups = new List<DuplicateGroup>();
             foreach (var group in found)
             {
@@ -189,11 +189,11 @@ internal sealed class CatalogSession(FileCatalog catalog, string machine, Action
     }
 
     /// <summary>SHA-256 of each whole file, on the scan's degree of parallelism; a file that changed meanwhile gets none.</summary>
-    private void Hash(ScanState state, ScanThreads threads, List<ScannedFile> files, CancellationToken cancellationToken)
+    private void Hash(ScanContext context, ScanThreads threads, List<ScannedFile> files, CancellationToken cancellationToken)
     {
         threads.ForEach(files, file =>
         {
-            if (CatalogHasher.HashOne(state, file, cancellationToken) is { } sha)
+            if (CatalogHasher.HashOne(context, file, cancellationToken) is { } sha)
             {
                 HandOn(new CatalogDigest(file.Stamp, sha));
             }

@@ -12,7 +12,7 @@ namespace Dedup.Core.Enumeration;
 /// one batch. Folders are identified by device and inode, so overlapping roots and symbolic-link loops
 /// never visit a folder twice. Platform code lives in the <c>.Linux.cs</c>, <c>.Windows.cs</c> and <c>.Portable.cs</c> parts.
 /// </summary>
-internal sealed partial class ParallelFileEnumerator : IFileEnumerator
+internal sealed partial class ParallelFileEnumerator : IFileEnumerator, ITableSource
 {
     public async IAsyncEnumerable<ScannedFile> EnumerateAsync(FileEnumerationContext context, [EnumeratorCancellation] CancellationToken cancellationToken = default)
     {
@@ -46,7 +46,7 @@ internal sealed partial class ParallelFileEnumerator : IFileEnumerator
     /// The scan's own path: the walk writes each file as a row of <paramref name="table"/> (names as the kernel's bytes on
     /// Linux), with no object per file; returns when every folder has been listed.
     /// </summary>
-    internal async Task FillAsync(FileEnumerationContext context, FileTable table, CancellationToken cancellationToken)
+    public async Task FillAsync(FileEnumerationContext context, FileTable table, CancellationToken cancellationToken)
     {
         var walk = new Walk(context, () => new TableSink(table), cancellationToken);
         var failure = await walk.RunAsync().ConfigureAwait(false);

@@ -15,22 +15,25 @@ internal sealed class FolderScan(DuplicateFinderOptions options) : ICompareStage
 {
     public bool KeepsSingles => true;
 
+    public bool AllowsListingKeys => false; // its table keeps every file, and a file's content class needs its bytes
+
     public IReadObserver? Observer => null;
 
-    /// <summary>The folder groups found, exact ones first; set before the first file group is published.</summary>
-    public IReadOnlyList<DuplicateFolderGroup> Groups { get; private set; } = [];
+    /// <summary>Folder mode reports its (empty) folder totals even when it did not finish.</summary>
+    public StageOutcome Unfinished { get; } = StageOutcome.OfFolders([]);
 
-    public void Run(ScanState state, List<CandidateSet> sets, ScanOutput output, CancellationToken cancellationToken)
+    /// <summary>Publishes the file groups once the folders are known; returns the folder groups found, exact ones first.</summary>
+    public StageOutcome Run(ScanContext context, List<CandidateSet> sets, ScanOutput output, CancellationToken cancellationToken)
     {
         var table = sets.Find(s => s.Table is not null)?.Table;
         if (table is null)
         {
-            return; // no file at all: no folder worth reporting
+            return Unfinished; // no file at all: no folder worth reporting
         }
 
         var contents = new ContentClasses(table.Count);
         var settled = new List<(CandidateSet Set, List<SettledGroup> Groups)>();
-        var wholeFile = new WholeFileStage(state);
+        var wholeFile = new WholeFileStage(context);
         ScanThreads.Required.ForEach(sets, candidate =>
         {
             if (candidate.Count < 2)
@@ -70,7 +73,7 @@ internal sealed class FolderScan(DuplicateFinderOptions options) : ICompareStage
             {
                 // What acting on the folders checks against: the name-ignoring mode pairs files by content class, not path.
                 Snapshots = g.Select(f => FolderSnapshot.Take(tree, contents, f, options.IgnoreFolderNames)).ToArray(),
-                Roots = state.Roots,
+                Roots = context.Roots,
                 FreedBytes = FolderWaste.Freed(tree, g),
             })
             .OrderByDescending(g => g.WastedBytes)
@@ -81,8 +84,6 @@ internal sealed class FolderScan(DuplicateFinderOptions options) : ICompareStage
             results.AddRange(new FolderOverlap(tree, contents, classOf, insideCopy, storage).Find(cancellationToken));
         }
 
-        Groups = results;
-
         foreach (var (set, found) in settled)
         {
             foreach (var group in found)
@@ -90,6 +91,8 @@ internal sealed class FolderScan(DuplicateFinderOptions options) : ICompareStage
                 output.Publish(set.Size, Outside(tree, set, group, insideCopy), group.Verified, ContentMatch.WholeFile);
             }
         }
+
+        return StageOutcome.OfFolders(results);
     }
 
     /// <summary>The group's files, each with only its names outside the copies; files with none left are dropped.</summary>

@@ -8,39 +8,41 @@ namespace Dedup.Core.Scanning;
 
 /// <summary>
 /// The scan pipeline: enumerate → group by size (the barrier) → fold hard links → the compare stage (whole-file, or
-/// media composing it), with groups streamed out as each candidate set is settled.
+/// media or folders composing it), with groups streamed out as each candidate set is settled. The scan's features
+/// (<see cref="Features.ScanFeature"/>) are called at its phases; what it does is decided from what the listing, the
+/// stage and the features declare, never from their types.
 /// </summary>
 internal static class DuplicateScanner
 {
-    public static async IAsyncEnumerable<DuplicateGroup> ScanAsync(ScanState state, ICompareStage stage, [EnumeratorCancellation] CancellationToken cancellationToken)
+    public static async IAsyncEnumerable<DuplicateGroup> ScanAsync(ScanRun run, [EnumeratorCancellation] CancellationToken cancellationToken)
     {
-        var options = state.Options;
+        var context = run.Context;
         var stopwatch = Stopwatch.StartNew();
-        state.Roots = options.Roots.Select(ScanRoot.Capture).ToArray();
+        context.CaptureRoots();
 
         // Cancelled when the caller cancels or stops enumerating early, so no work outlives the scan.
         using var scanCts = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
         var token = scanCts.Token;
-        var progressTask = state.Progress is null ? Task.CompletedTask : ReportProgressAsync(state, state.Progress, token);
+        var progressTask = run.Progress is null ? Task.CompletedTask : ReportProgressAsync(run, run.Progress, token);
         Task? compareTask = null;
-        Task<IReadOnlyList<DuplicateGroup>>? catalogTask = null;
+        var finishing = new Task<IReadOnlyList<DuplicateGroup>>?[run.Features.Length];
         ScanThreads? threads = null;
         try
         {
             // What blocks (the key pass's and the compare stage's reads, device tokens): on the scan's own threads, not
             // the host's pool.
-            threads = new ScanThreads(options.MaxDegreeOfParallelism);
-            var candidates = await CollectCandidatesAsync(state, stage, threads, token).ConfigureAwait(false);
-            state.Phase = ScanPhase.Comparing;
+            threads = new ScanThreads(context.Options.MaxDegreeOfParallelism);
+            var candidates = await CollectCandidatesAsync(run, threads, token).ConfigureAwait(false);
+            run.Phase = ScanPhase.Comparing;
 
             var channel = Channel.CreateUnbounded<DuplicateGroup>(new UnboundedChannelOptions { SingleReader = true });
-            compareTask = threads.RunAsync(() => Compare(state, stage, candidates, channel.Writer, token));
-            if (state.Catalog is { } catalog)
+            compareTask = threads.RunAsync(() => Compare(run, candidates, channel.Writer, token));
+            for (var i = 0; i < finishing.Length; i++)
             {
-                // SHA-256 of the files the catalog asked for that the compare stage does not read whole, on the same
-                // threads; its groups follow the scan's own.
-                catalogTask = catalog.FinishAsync(state, threads, compareTask, token);
+                // Beside the compare stage, on the same threads (the catalog's hashing); their groups follow the scan's own.
+                finishing[i] = run.Features[i].FinishAsync(context, threads, compareTask, token);
             }
+
             await foreach (var group in channel.Reader.ReadAllAsync(token).ConfigureAwait(false))
             {
                 // ReadAllAsync hands out buffered groups without looking at the token: none may follow a cancel.
@@ -49,17 +51,22 @@ internal static class DuplicateScanner
             }
 
             await compareTask.ConfigureAwait(false);
-            if (catalogTask is not null)
+            foreach (var task in finishing)
             {
-                foreach (var group in await catalogTask.ConfigureAwait(false))
+                if (task is null)
+                {
+                    continue;
+                }
+
+                foreach (var group in await task.ConfigureAwait(false))
                 {
                     token.ThrowIfCancellationRequested();
-                    state.AddGroup(group);
+                    run.AddGroup(group);
                     yield return group;
                 }
             }
 
-            state.Phase = ScanPhase.Completed;
+            run.Phase = ScanPhase.Completed;
         }
         finally
         {
@@ -67,17 +74,25 @@ internal static class DuplicateScanner
             // descriptors and threads in a long-lived host); the first failure is thrown at the end.
             await scanCts.CancelAsync().ConfigureAwait(false);
             var failure = await WaitQuietlyAsync(compareTask).ConfigureAwait(false);
-            state.Cache?.Dispose(); // its writer's thread: an uncommitted save (cancel, failure) is discarded
-            failure ??= await WaitQuietlyAsync(catalogTask).ConfigureAwait(false);
+            foreach (var feature in run.Features)
+            {
+                feature.Dispose(); // e.g. the cache writer's thread: an uncommitted save (cancel, failure) is discarded
+            }
+
+            foreach (var task in finishing)
+            {
+                failure ??= await WaitQuietlyAsync(task).ConfigureAwait(false);
+            }
+
             if (threads is not null)
             {
                 await threads.DisposeAsync().ConfigureAwait(false); // no scan thread outlives the scan
             }
 
             failure ??= await WaitQuietlyAsync(progressTask).ConfigureAwait(false);
-            state.Reader.Dispose();
-            state.Summary = state.ToSummary(stopwatch.Elapsed);
-            state.Progress?.Report(state.Snapshot());
+            context.Reader.Dispose();
+            run.Summary = run.ToSummary(stopwatch.Elapsed);
+            run.Progress?.Report(run.Snapshot());
             failure?.Throw();
         }
     }
@@ -105,34 +120,34 @@ internal static class DuplicateScanner
         }
     }
 
-    /// <param name="state">The scan.</param>
-    /// <param name="stage">What compares the candidates (whether it keeps files of a unique size, whether small files may be keyed while listed).</param>
+    /// <param name="run">The scan.</param>
     /// <param name="threads">The scan's threads: the key pass reads there.</param>
     /// <param name="cancellationToken">Stops the enumeration.</param>
-    private static async Task<List<CandidateSet>> CollectCandidatesAsync(ScanState state, ICompareStage stage, ScanThreads threads, CancellationToken cancellationToken)
+    private static async Task<List<CandidateSet>> CollectCandidatesAsync(ScanRun run, ScanThreads threads, CancellationToken cancellationToken)
     {
-        var options = state.Options;
-        var keepSingles = stage.KeepsSingles;
-        var context = EnumerationContexts.Create(options, state.Errors);
+        var context = run.Context;
+        var options = context.Options;
+        var keepSingles = run.Stage.KeepsSingles;
+        var listing = EnumerationContexts.Create(options, context.Errors);
         // Folder mode needs the whole tree: empty files and folders count, and every folder's parent.
-        var table = new FileTable(options.IncludeEmptyFiles || options.FolderMode, state.AddFilesScanned, state.AddKeyedBytes)
+        var table = new FileTable(options.IncludeEmptyFiles || options.FolderMode, run.AddFilesScanned, run.AddKeyedBytes)
         {
             TracksFolders = options.FolderMode,
-            KeyedLength = KeysWhileListing(state, stage) ? Math.Min(ProbeStage.WholeReadLimit, FileTable.MaxKeyedLength) : 0,
+            KeyedLength = KeysWhileListing(run) ? Math.Min(ProbeStage.WholeReadLimit, FileTable.MaxKeyedLength) : 0,
             KeysWhileListing = !ListingReadsOffInThisFlow.Value,
         };
-        if (options.Enumerator is ParallelFileEnumerator builtIn)
+        if (context.Source is { } source)
         {
             // The built-in walk writes rows straight into the table: no object per file or name.
-            await builtIn.FillAsync(context, table, cancellationToken).ConfigureAwait(false);
+            await source.FillAsync(listing, table, cancellationToken).ConfigureAwait(false);
         }
         else
         {
-            await foreach (var file in options.Enumerator.EnumerateAsync(context, cancellationToken).ConfigureAwait(false))
+            await foreach (var file in options.Enumerator.EnumerateAsync(listing, cancellationToken).ConfigureAwait(false))
             {
-                if (!context.IsSizeIncluded(file.Length))
+                if (!listing.IsSizeIncluded(file.Length))
                 {
-                    state.AddFilesScanned(1);
+                    run.AddFilesScanned(1);
                     continue;
                 }
 
@@ -140,13 +155,14 @@ internal static class DuplicateScanner
             }
         }
 
-        // The cache is read once the listing is done, beside the barrier: read during the listing, it took the two
-        // cores from the walk and made a rescan slower (docs/benchmarks.md, #18).
-        state.Cache?.Start(cancellationToken);
-        if (state.Catalog is { } catalog)
+        // The features' turn, beside the barrier, with the rows numbered (the barrier seals the table anyway): the cache
+        // is read once the listing is done (read during the listing, it took the two cores from the walk and made a
+        // rescan slower: docs/benchmarks.md, #18); the catalog takes every file, unique sizes included (another machine
+        // may have one of the same size).
+        table.Seal();
+        foreach (var feature in run.Features)
         {
-            // Every file, unique sizes included: another machine may have one of the same size.
-            await catalog.ReplaceAsync(state, table, cancellationToken).ConfigureAwait(false);
+            await feature.ListedAsync(context, table, cancellationToken).ConfigureAwait(false);
         }
 
         List<CandidateSet>? sets = null;
@@ -155,7 +171,7 @@ internal static class DuplicateScanner
             // The files the listing could not key from the page cache are keyed before sizes are split (KeyPass), on the
             // scan's threads: the reads block.
             await threads.RunAsync(() => sets = OperatingSystem.IsLinux()
-                ? SplitKeyingMissing(state, table, keepSingles, threads, cancellationToken)
+                ? SplitKeyingMissing(run, table, keepSingles, threads, cancellationToken)
                 : SizeBarrier.Split(table, keepSingles)).ConfigureAwait(false);
         }
         else
@@ -163,7 +179,7 @@ internal static class DuplicateScanner
             sets = SizeBarrier.Split(table, keepSingles);
         }
 
-        state.Reader.OpenBusiestFolders(table);
+        context.Reader.OpenBusiestFolders(table);
 
         // Longest work first, so one big set does not finish last on a single thread.
         sets!.Sort(static (a, b) => b.Cost.CompareTo(a.Cost));
@@ -174,32 +190,38 @@ internal static class DuplicateScanner
     internal static readonly AsyncLocal<bool> ListingReadsOffInThisFlow = new();
 
     [System.Runtime.Versioning.SupportedOSPlatform("linux")]
-    private static List<CandidateSet> SplitKeyingMissing(ScanState state, FileTable table, bool keepSingles, ScanThreads threads, CancellationToken cancellationToken)
+    private static List<CandidateSet> SplitKeyingMissing(ScanRun run, FileTable table, bool keepSingles, ScanThreads threads, CancellationToken cancellationToken)
         => SizeBarrier.Split(
             table,
             keepSingles,
-            keyMissing: rows => KeyPass.Run(table, rows, state.Options.Roots, state.Options.FollowSymbolicLinks, threads, state.AddKeyedBytes, cancellationToken));
+            keyMissing: rows => KeyPass.Run(table, rows, run.Context.Options.Roots, run.Context.Options.FollowSymbolicLinks, threads, run.AddKeyedBytes, cancellationToken));
 
     /// <summary>
-    /// Whether the built-in enumerator should read small files while listing them (<see cref="FileTable.KeyedLength"/>):
-    /// only for whole-file comparison of a plain scan. Not with a cache, whose point is not to read unchanged files, nor a
-    /// catalog or an observer, which must see every candidate's bytes (another machine may hold a file's twin), nor media
-    /// or folder mode, which do not compare whole files alone; and not where a root is on a rotational disk, whose reads
-    /// follow the disk's order in the compare stage, not the listing's.
+    /// Whether the listing should read small files while listing them (<see cref="FileTable.KeyedLength"/>), from what
+    /// the scan's parts declare: the listing must fill the table from the roots (<see cref="ScanContext.Source"/>: the
+    /// key pass walks its rows again), the stage must compare whole files alone (<see cref="ICompareStage.AllowsListingKeys"/>:
+    /// not media or folder mode), and every feature must allow it (<see cref="Features.ScanFeature.AllowsListingKeys"/>: not a
+    /// cache, whose point is not to read unchanged files, nor a catalog, which must see every candidate's bytes); and no
+    /// root may be on a rotational disk, whose reads follow the disk's order in the compare stage, not the listing's.
     /// </summary>
-    internal static bool KeysWhileListing(ScanState state, ICompareStage stage)
+    internal static bool KeysWhileListing(ScanRun run)
     {
-        // Media and folder mode are other stages (folder mode's options are checked too: its table keeps every file);
-        // whole-file mode keeps no singles and has no observer of its own.
-        if (!OperatingSystem.IsLinux() || stage is not WholeFileScan || state.Options.FolderMode
-            || state.Options.Enumerator is not ParallelFileEnumerator || state.Cache is not null || state.Catalog is not null)
+        if (!OperatingSystem.IsLinux() || run.Context.Source is null || !run.Stage.AllowsListingKeys)
         {
             return false;
         }
 
-        foreach (var root in state.Roots)
+        foreach (var feature in run.Features)
         {
-            if (state.Drives.Topology.GetDevice(root.Identity.Device).Kind == Topology.DriveKind.Hdd)
+            if (!feature.AllowsListingKeys)
+            {
+                return false;
+            }
+        }
+
+        foreach (var root in run.Context.Roots)
+        {
+            if (run.Context.Drives.Topology.GetDevice(root.Identity.Device).Kind == Topology.DriveKind.Hdd)
             {
                 return false;
             }
@@ -209,14 +231,18 @@ internal static class DuplicateScanner
     }
 
     /// <summary>Runs the compare stage to the end, then completes the channel (with its failure, if any).</summary>
-    private static void Compare(ScanState state, ICompareStage stage, List<CandidateSet> sets, ChannelWriter<DuplicateGroup> writer, CancellationToken cancellationToken)
+    private static void Compare(ScanRun run, List<CandidateSet> sets, ChannelWriter<DuplicateGroup> writer, CancellationToken cancellationToken)
     {
         try
         {
-            stage.Run(state, sets, new ScanOutput(state, writer), cancellationToken);
+            run.Outcome = run.Stage.Run(run.Context, sets, new ScanOutput(run, writer), cancellationToken);
 
             // Once, whatever the stage (whole files, media, folders): only a completed compare stage saves its cache.
-            state.Cache?.Finish(cancellationToken);
+            foreach (var feature in run.Features)
+            {
+                feature.Compared(cancellationToken);
+            }
+
             writer.Complete();
         }
         catch (Exception ex)
@@ -225,14 +251,14 @@ internal static class DuplicateScanner
         }
     }
 
-    private static async Task ReportProgressAsync(ScanState state, IProgress<ScanProgress> progress, CancellationToken cancellationToken)
+    private static async Task ReportProgressAsync(ScanRun run, IProgress<ScanProgress> progress, CancellationToken cancellationToken)
     {
         using var timer = new PeriodicTimer(TimeSpan.FromMilliseconds(100));
         try
         {
             while (await timer.WaitForNextTickAsync(cancellationToken).ConfigureAwait(false))
             {
-                progress.Report(state.Snapshot());
+                progress.Report(run.Snapshot());
             }
         }
         catch (OperationCanceledException)

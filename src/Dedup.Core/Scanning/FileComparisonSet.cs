@@ -12,7 +12,7 @@ internal sealed class FileComparisonSet : ComparisonSet, IDisposable
 {
     private readonly IReadOnlyList<FileNode> _files;
     private readonly long _length;
-    private readonly ScanState _state;
+    private readonly ScanContext _context;
     private readonly IContentMap?[]? _maps;
     private readonly FileReader.LazyHandles _handles;
     private readonly List<(int[] Members, bool Verified)> _groups = [];
@@ -21,15 +21,15 @@ internal sealed class FileComparisonSet : ComparisonSet, IDisposable
 
     /// <param name="files">The files to compare.</param>
     /// <param name="length">The length of the content compared: each file's, or each map's.</param>
-    /// <param name="state">The scan.</param>
+    /// <param name="context">The scan.</param>
     /// <param name="maps">When the content is not the whole file: each file's content map (all of them are mapped).</param>
     /// <param name="open">Handles the probe left open, by index, taken over (see <see cref="TakeKept"/>).</param>
-    public FileComparisonSet(IReadOnlyList<FileNode> files, long length, ScanState state, IReadOnlyDictionary<FileNode, IContentMap>? maps = null, SafeFileHandle?[]? open = null)
-        : base(state.Options.HashAlgorithm, state.Options.TrustHashes, state.Options.ChunkSize, state.Options.Buffers)
+    public FileComparisonSet(IReadOnlyList<FileNode> files, long length, ScanContext context, IReadOnlyDictionary<FileNode, IContentMap>? maps = null, SafeFileHandle?[]? open = null)
+        : base(context.Options.HashAlgorithm, context.Options.TrustHashes, context.Options.ChunkSize, context.Options.Buffers)
     {
         _files = files;
         _length = length;
-        _state = state;
+        _context = context;
         if (maps is not null)
         {
             _maps = new IContentMap?[files.Count];
@@ -39,7 +39,7 @@ internal sealed class FileComparisonSet : ComparisonSet, IDisposable
             }
         }
 
-        _handles = state.Reader.OpenLazily(files, _maps, open);
+        _handles = context.Reader.OpenLazily(files, _maps, open);
     }
 
     public override int Count => _files.Count;
@@ -53,10 +53,10 @@ internal sealed class FileComparisonSet : ComparisonSet, IDisposable
 
     public FileNode this[int index] => _files[index];
 
-    /// <summary>When set (a scan with a cache), the probe stores each file's probe key here, by index.</summary>
+    /// <summary>When set (by a settler that keeps them, the cache's), the probe stores each file's probe key here, by index.</summary>
     public ulong[]? ProbeKeys { get; init; }
 
-    /// <summary>Keeps the probe key of file <paramref name="index"/> for the cache (<see cref="ProbeKeys"/>).</summary>
+    /// <summary>Keeps the probe key of file <paramref name="index"/> (<see cref="ProbeKeys"/>).</summary>
     public void NoteProbeKey(int index, ulong key)
     {
         if (ProbeKeys is { } keys)
@@ -65,12 +65,12 @@ internal sealed class FileComparisonSet : ComparisonSet, IDisposable
         }
     }
 
-    /// <summary>The comparer hashed file <paramref name="index"/> whole: the cache keeps the digest with its stamp.</summary>
+    /// <summary>The comparer hashed file <paramref name="index"/> whole: a feature that takes digests (the cache) keeps it with its stamp.</summary>
     internal override void OnContentDigest(int index, Comparison.Hashing.ContentHash digest)
     {
         if (_maps is null)
         {
-            _state.Cache?.NoteDigest(_files[index], digest);
+            _context.Digests?.Note(_files[index], digest);
         }
     }
 
@@ -82,7 +82,7 @@ internal sealed class FileComparisonSet : ComparisonSet, IDisposable
     /// parallel, each once); no file is marked failed here.
     /// </summary>
     public bool TryReadOnce(int index, long offset1, Span<byte> destination1, long offset2, Span<byte> destination2, bool probe)
-        => _state.Reader.TryRead(_files[index], offset1, destination1, offset2, destination2, RecordPhysicalOffsets, probe, _maps?[index]);
+        => _context.Reader.TryRead(_files[index], offset1, destination1, offset2, destination2, RecordPhysicalOffsets, probe, _maps?[index]);
 
     /// <summary>
     /// The probe of file <paramref name="index"/>, leaving it open (<see cref="FileReader.TryProbeKeepingOpen"/>) until
@@ -90,7 +90,7 @@ internal sealed class FileComparisonSet : ComparisonSet, IDisposable
     /// </summary>
     public bool TryProbeKeepingOpen(int index, Span<byte> prefix, long suffixOffset, Span<byte> suffix)
     {
-        var handle = _state.Reader.TryProbeKeepingOpen(_files[index], 0, prefix, suffixOffset, suffix);
+        var handle = _context.Reader.TryProbeKeepingOpen(_files[index], 0, prefix, suffixOffset, suffix);
         if (handle is null)
         {
             return false;
@@ -108,7 +108,7 @@ internal sealed class FileComparisonSet : ComparisonSet, IDisposable
     [System.Runtime.Versioning.SupportedOSPlatform("linux")]
     public bool TryReadWholeKeepingOpen(int index, Span<byte> destination)
     {
-        var fd = _state.Reader.TryReadWholeKeepingOpen(_files[index], destination);
+        var fd = _context.Reader.TryReadWholeKeepingOpen(_files[index], destination);
         if (fd < 0)
         {
             return false;
@@ -216,7 +216,7 @@ internal sealed class FileComparisonSet : ComparisonSet, IDisposable
 
     private bool IsUnchanged(int index)
         => OperatingSystem.IsLinux() && _wholeReads is { } fds && fds[index] >= 0
-            ? _state.Reader.IsUnchanged(_files[index], fds[index])
+            ? _context.Reader.IsUnchanged(_files[index], fds[index])
             : _handles.IsUnchanged(index);
 
     public void Dispose()

@@ -20,9 +20,6 @@ internal sealed class FileNode
     /// </summary>
     public bool Dropped { get; set; }
 
-    /// <summary>The file's stamp as scanned (what a cache keys its digests by).</summary>
-    public Caching.FileStamp Stamp => Primary.Stamp;
-
     /// <summary>Physical offset of the first extent (rotational disks only), or -1 when unknown.</summary>
     public long PhysicalOffset { get; set; } = -1;
 

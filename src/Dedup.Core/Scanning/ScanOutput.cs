@@ -2,8 +2,8 @@ using System.Threading.Channels;
 
 namespace Dedup.Core.Scanning;
 
-/// <summary>Where a scan's groups leave it: counted in the summary and streamed to the caller as each is found.</summary>
-internal sealed class ScanOutput(ScanState state, ChannelWriter<DuplicateGroup> writer)
+/// <summary>Where a scan's groups leave it: shown to its features, counted in the summary and streamed to the caller as each is found.</summary>
+internal sealed class ScanOutput(ScanRun run, ChannelWriter<DuplicateGroup> writer)
 {
     /// <summary>Reports a group that still has two files, in path order.</summary>
     public void Publish(long size, List<DuplicateFile> files, bool verified, ContentMatch match)
@@ -14,16 +14,13 @@ internal sealed class ScanOutput(ScanState state, ChannelWriter<DuplicateGroup> 
         }
 
         files.Sort(static (a, b) => a.Path.CompareTo(b.Path));
-        if (state.Catalog is { } catalog)
+        foreach (var feature in run.Features)
         {
-            for (var i = 0; i < files.Count; i++)
-            {
-                files[i] = files[i] with { Machine = catalog.Machine };
-            }
+            feature.Settled(files);
         }
 
-        var group = new DuplicateGroup(size, files, verified, match) { Roots = state.Roots };
-        state.AddGroup(group);
+        var group = new DuplicateGroup(size, files, verified, match) { Roots = run.Context.Roots };
+        run.AddGroup(group);
         writer.TryWrite(group);
     }
 

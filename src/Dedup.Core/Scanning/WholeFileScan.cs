@@ -5,11 +5,15 @@ internal sealed class WholeFileScan : ICompareStage
 {
     public bool KeepsSingles => false;
 
+    public bool AllowsListingKeys => true;
+
     public IReadObserver? Observer => null;
 
-    public void Run(ScanState state, List<CandidateSet> sets, ScanOutput output, CancellationToken cancellationToken)
+    public StageOutcome Unfinished => StageOutcome.None;
+
+    public StageOutcome Run(ScanContext context, List<CandidateSet> sets, ScanOutput output, CancellationToken cancellationToken)
     {
-        var stage = new WholeFileStage(state);
+        var stage = new WholeFileStage(context);
         ScanThreads.Required.ForEach(sets, candidate =>
         {
             foreach (var group in stage.Compare(candidate, cancellationToken))
@@ -19,5 +23,6 @@ internal sealed class WholeFileScan : ICompareStage
 
             candidate.Release(); // its nodes and paths are garbage now; the published groups have their own
         }, cancellationToken);
+        return StageOutcome.None;
     }
 }

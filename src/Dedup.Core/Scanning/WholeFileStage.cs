@@ -7,17 +7,17 @@ namespace Dedup.Core.Scanning;
 /// strategy on each bucket the probes could not tell apart. Reads whole files, or each file through its content map
 /// when the set has them (media's payload stage). Files that fail are marked dropped.
 /// </summary>
-internal sealed class WholeFileStage(ScanState state)
+internal sealed class WholeFileStage(ScanContext context)
 {
     /// <summary>The scan this stage compares for.</summary>
-    public ScanState State => state;
+    public ScanContext Context => context;
 
     /// <summary>Probes and compares <paramref name="candidate"/>; returns the groups it found (the probe's, then each bucket's).</summary>
     public List<SettledGroup> Compare(CandidateSet candidate, CancellationToken cancellationToken)
     {
         // One token per device the set touches, taken in global order (HDD: one reader at a time).
         var devices = DevicesOf(candidate.Files);
-        var rotational = Array.Exists(devices, d => state.Drives.Topology.GetDevice(d).Kind == Topology.DriveKind.Hdd);
+        var rotational = Array.Exists(devices, d => context.Drives.Topology.GetDevice(d).Kind == Topology.DriveKind.Hdd);
         if (rotational)
         {
             // Until physical offsets are known, inode order approximates disk order.
@@ -25,23 +25,23 @@ internal sealed class WholeFileStage(ScanState state)
         }
 
         // Further readers within this set take further tokens of its device (one device only).
-        var readers = devices.Length == 1 ? new ReaderFanOut(state.Drives.GetSemaphore(devices[0])) : ReaderFanOut.Single;
+        var readers = devices.Length == 1 ? new ReaderFanOut(context.Drives.GetSemaphore(devices[0])) : ReaderFanOut.Single;
 
-        // A cache applies to whole files only (not media payloads), and only when it could be read. It takes the
-        // device tokens only if it has to read: a set settled from the cache must not wait behind another set's reads.
-        if (candidate.Maps is null && state.Cache is { IsUsable: true } cache)
+        // A feature's settler (the cache) applies to whole files only (not media payloads), and may decline. It takes
+        // the device tokens only if it has to read: a set settled without reading must not wait behind another set's reads.
+        if (candidate.Maps is null && context.Settler is { } settler
+            && settler.TrySettle(this, candidate.Files, candidate.Size, readers, rotational, () => context.Drives.EnterAll(devices, cancellationToken), cancellationToken) is { } settled)
         {
-            return new CachedSetComparison(this, cache, candidate.Size, readers, rotational, () => state.Drives.EnterAll(devices, cancellationToken))
-                .Run(candidate.Files, cancellationToken);
+            return settled;
         }
 
-        using var token = state.Drives.EnterAll(devices, cancellationToken);
+        using var token = context.Drives.EnterAll(devices, cancellationToken);
         return CompareFiles(candidate.Files, candidate.Size, candidate.Maps, readers, rotational, probeKeys: null, cancellationToken);
     }
 
     /// <summary>
     /// Probes and compares <paramref name="files"/> (the device tokens already held); with <paramref name="probeKeys"/>,
-    /// each file's probe key is stored there by index (for the cache).
+    /// each file's probe key is stored there by index (for a settler that keeps them).
     /// </summary>
     internal List<SettledGroup> CompareFiles(
         List<FileNode> files, long size, IReadOnlyDictionary<FileNode, IContentMap>? maps, ReaderFanOut readers, bool rotational,
@@ -50,7 +50,7 @@ internal sealed class WholeFileStage(ScanState state)
         var found = new List<SettledGroup>();
         var unsettled = new List<List<int>>();
         SafeFileHandle?[][]? open = null; // per bucket, the handles its probe left open
-        using (var set = new FileComparisonSet(files, size, state, maps) { RecordPhysicalOffsets = rotational, ProbeKeys = probeKeys })
+        using (var set = new FileComparisonSet(files, size, context, maps) { RecordPhysicalOffsets = rotational, ProbeKeys = probeKeys })
         {
             ProbeStage.Run(set, readers, unsettled, cancellationToken);
             AddGroups(found, set);
@@ -84,8 +84,8 @@ internal sealed class WholeFileStage(ScanState state)
                 subsetFiles.Sort(static (a, b) => a.PhysicalOffset.CompareTo(b.PhysicalOffset));
             }
 
-            using var subset = new FileComparisonSet(subsetFiles, size, state, maps, handles);
-            state.Options.Strategy.Partition(subset, cancellationToken);
+            using var subset = new FileComparisonSet(subsetFiles, size, context, maps, handles);
+            context.Options.Strategy.Partition(subset, cancellationToken);
             AddGroups(found, subset);
         }
 

@@ -23,6 +23,7 @@ public sealed class LayeringTests
         ["DuplicateFinderBuilderExtensions"] = "API",
         ["DuplicateFinder"] = "API",
         ["DuplicateScan"] = "API",
+        ["ScanComposition"] = "API", // composes a scan from its stage and features: above all of them
         ["Utf8Text"] = "Compat", // Compat/Utf8Text.cs keeps the root namespace, as the polyfills do
     };
 
@@ -41,8 +42,6 @@ public sealed class LayeringTests
         [("Model", "Caching")] = "DuplicateFinderOptions holds the HashCache; #35 step 5 (one options model)",
         [("Model", "Catalog")] = "DuplicateFinderOptions holds the FileCatalog; #35 step 5 (one options model)",
         [("Model", "Folders")] = "DuplicateFolderGroup holds a FolderSnapshot; #35 step 4 (actions by capability)",
-        [("Scanning", "Caching")] = "ScanState builds the CacheSession, FileComparisonSet carries probe keys; #35 step 1 (a composed scan)",
-        [("Scanning", "Catalog")] = "ScanState builds the CatalogSession, ScanOutput stamps the machine; #35 step 1 (a composed scan)",
         [("Folders", "Linking")] = "FolderTree leaves out Linking's TemporaryFiles names; #35 step 3 (one safe walk owns the temporary names)",
     };
 

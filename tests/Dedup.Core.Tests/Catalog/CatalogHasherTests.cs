@@ -30,13 +30,13 @@ public sealed class CatalogHasherTests
         {
             using var handle = File.OpenHandle(node.Primary.Path.ToString());
             hasher.OnRead(node, 0, ReadAll(handle, node), OpenFile.Of(handle));
-            Assert.Equal(node.Stamp, handed[^1].Stamp); // handed on by the read that completed it
+            Assert.Equal(node.Primary.Stamp, handed[^1].Stamp); // handed on by the read that completed it
         }
 
-        Assert.Equal(nodes.Select(node => node.Stamp), handed.Select(digest => digest.Stamp));
+        Assert.Equal(nodes.Select(node => node.Primary.Stamp), handed.Select(digest => digest.Stamp));
         Assert.Equal(5, hasher.TakeReadWhole().Count);
         Assert.All(handed, digest => Assert.Equal(
-            System.Security.Cryptography.SHA256.HashData(File.ReadAllBytes(nodes.Single(node => node.Stamp == digest.Stamp).Primary.Path.ToString())),
+            System.Security.Cryptography.SHA256.HashData(File.ReadAllBytes(nodes.Single(node => node.Primary.Stamp == digest.Stamp).Primary.Path.ToString())),
             digest.Sha256.ToArray()));
         Assert.Equal(0, state.Errors.Count);
     }
@@ -76,7 +76,7 @@ public sealed class CatalogHasherTests
             hasher.OnRead(nodes[1], 0, ReadAll(handle, nodes[1]), OpenFile.Of(handle));
         }
 
-        Assert.Equal([nodes[1].Stamp], handed.Select(digest => digest.Stamp));
+        Assert.Equal([nodes[1].Primary.Stamp], handed.Select(digest => digest.Stamp));
         Assert.Equal(2, hasher.TakeReadWhole().Count); // the rewritten one is not read again either
     }
 
@@ -106,7 +106,7 @@ public sealed class CatalogHasherTests
             hasher.OnRead(node, 0, bytes.AsSpan(0, 1000), OpenFile.Of((int)handle.DangerousGetHandle()));
         }
 
-        Assert.Equal([node.Stamp], handed.Select(digest => digest.Stamp));
+        Assert.Equal([node.Primary.Stamp], handed.Select(digest => digest.Stamp));
         Assert.Equal([node.Primary.Identity], hasher.TakeReadWhole());
         Assert.Equal(System.Security.Cryptography.SHA256.HashData(File.ReadAllBytes(tree.PathOf("e/a.bin"))), handed[0].Sha256.ToArray());
         Assert.Equal(0, state.Errors.Count);
@@ -120,7 +120,7 @@ public sealed class CatalogHasherTests
     }
 
     /// <summary>The tree's files as compare-stage nodes, in name order, and a scan state to check them with.</summary>
-    private static async Task<(List<FileNode> Nodes, ScanState State)> NodesAsync(TempTree tree)
+    private static async Task<(List<FileNode> Nodes, ScanContext State)> NodesAsync(TempTree tree)
     {
         var finder = new DuplicateFinderBuilder().AddRoot(tree.Root).Build();
         var files = new List<ScannedFile>();
@@ -129,6 +129,6 @@ public sealed class CatalogHasherTests
             files.Add(scanned);
         }
 
-        return (files.OrderBy(file => file.Path.ToString(), StringComparer.Ordinal).Select(file => new FileNode(file)).ToList(), new ScanState(finder.Options));
+        return (files.OrderBy(file => file.Path.ToString(), StringComparer.Ordinal).Select(file => new FileNode(file)).ToList(), new ScanContext(finder.Options, new Dedup.Core.Reporting.ScanErrorSink()));
     }
 }

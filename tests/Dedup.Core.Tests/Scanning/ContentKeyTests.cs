@@ -216,9 +216,11 @@ public sealed class ContentKeyTests
         {
             var builder = new DuplicateFinderBuilder();
             configure(builder);
-            var state = new ScanState(builder.Build().Options);
-            state.Roots = state.Options.Roots.Select(ScanRoot.Capture).ToArray();
-            return DuplicateScanner.KeysWhileListing(state, stage ?? new WholeFileScan());
+            var options = builder.Build().Options;
+            var composed = ScanComposition.Compose(options, callbacks: null);
+            var run = stage is null ? composed : new ScanRun(options, stage, composed.Features);
+            run.Context.CaptureRoots();
+            return DuplicateScanner.KeysWhileListing(run);
         }
     }
 

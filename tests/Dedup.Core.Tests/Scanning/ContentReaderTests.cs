@@ -66,7 +66,7 @@ public sealed class ContentReaderTests
         Assert.Equal(0, state.Errors.Count);
     }
 
-    private static async Task<(FileNode Node, ScanState State)> NodeAsync(TempTree tree)
+    private static async Task<(FileNode Node, ScanContext State)> NodeAsync(TempTree tree)
     {
         var finder = new DuplicateFinderBuilder().AddRoot(tree.Root).Build();
         var errors = new ScanErrorSink();
@@ -77,6 +77,6 @@ public sealed class ContentReaderTests
         }
 
         Assert.NotNull(file);
-        return (new FileNode(file), new ScanState(finder.Options));
+        return (new FileNode(file), new ScanContext(finder.Options, new Dedup.Core.Reporting.ScanErrorSink()));
     }
 }

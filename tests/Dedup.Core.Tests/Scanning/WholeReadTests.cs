@@ -179,7 +179,7 @@ public sealed class WholeReadTests
         }
     }
 
-    private static async Task<(FileComparisonSet Set, ScanState State)> SetAsync(TempTree tree, IReadObserver observer)
+    private static async Task<(FileComparisonSet Set, ScanContext State)> SetAsync(TempTree tree, IReadObserver observer)
     {
         var finder = new DuplicateFinderBuilder().AddRoot(tree.Root).Build();
         var files = new List<ScannedFile>();
@@ -189,7 +189,7 @@ public sealed class WholeReadTests
         }
 
         var nodes = files.OrderBy(f => f.Path.ToString(), StringComparer.Ordinal).Select(f => new FileNode(f)).ToList();
-        var state = new ScanState(finder.Options, observer);
+        var state = new ScanContext(finder.Options, new Dedup.Core.Reporting.ScanErrorSink(), observer);
         return (new FileComparisonSet(nodes, nodes[0].Primary.Length, state), state);
     }
 

@@ -45,7 +45,7 @@ internal sealed class ContentClass(FileNode[] members, bool verified)
     /// Opens one live member to find the class's payload: the first that opens (a copy that vanished since the
     /// first stage is reported and passed over). <see langword="false"/> when it is not media or none opens.
     /// </summary>
-    public bool Locate(ScanState state, MediaScan media, CancellationToken cancellationToken)
+    public bool Locate(ScanContext context, MediaScan media, CancellationToken cancellationToken)
     {
         if (FollowedPng(media.Follower))
         {
@@ -60,8 +60,8 @@ internal sealed class ContentClass(FileNode[] members, bool verified)
             }
 
             // A reader like any other: on a disk that admits one reader, locating waits its turn.
-            using var token = state.Drives.Enter(member.Primary.Identity.Device, cancellationToken);
-            using var handle = state.Reader.TryOpen(member.Primary);
+            using var token = context.Drives.Enter(member.Primary.Identity.Device, cancellationToken);
+            using var handle = context.Reader.TryOpen(member.Primary);
             if (handle is null)
             {
                 member.Dropped = true; // reported
@@ -70,7 +70,7 @@ internal sealed class ContentClass(FileNode[] members, bool verified)
 
             Representative = member;
             using var ranges = ListPool<ByteRange>.Shared.RentScoped();
-            var located = MediaContent.TryLocate(state.Reader, handle, member.Primary.Length, media.Options, out var format, ranges.List);
+            var located = MediaContent.TryLocate(context.Reader, handle, member.Primary.Length, media.Options, out var format, ranges.List);
             if (located)
             {
                 Payload = new FileNode(member.Primary);
@@ -132,7 +132,7 @@ internal sealed class ContentClass(FileNode[] members, bool verified)
     /// it changed. With <paramref name="representativeChecked"/> (its payload was just grouped, and the group
     /// checked) the representative is not checked twice.
     /// </summary>
-    public void RecheckMembers(ScanState state, bool representativeChecked)
+    public void RecheckMembers(ScanContext context, bool representativeChecked)
     {
         foreach (var member in Members)
         {
@@ -143,7 +143,7 @@ internal sealed class ContentClass(FileNode[] members, bool verified)
                 continue;
             }
 
-            if (!member.Dropped && !state.Reader.IsUnchanged(member, null))
+            if (!member.Dropped && !context.Reader.IsUnchanged(member, null))
             {
                 member.Dropped = true;
             }

@@ -29,12 +29,16 @@ internal sealed class MediaScan : ICompareStage
 
     public bool KeepsSingles => true;
 
+    public bool AllowsListingKeys => false; // a file's payload is not its first bytes
+
     public IReadObserver? Observer => Follower;
 
-    public void Run(ScanState state, List<CandidateSet> sets, ScanOutput output, CancellationToken cancellationToken)
+    public StageOutcome Unfinished => StageOutcome.None;
+
+    public StageOutcome Run(ScanContext context, List<CandidateSet> sets, ScanOutput output, CancellationToken cancellationToken)
     {
         var threads = ScanThreads.Required; // blocking work stays off the host's thread pool
-        var wholeFile = new WholeFileStage(state);
+        var wholeFile = new WholeFileStage(context);
 
         // Stage 1: whole-file classes, each located through one member while its pages are still cached. The
         // classes of a set that split are located after the loop, in parallel: a set of many distinct files must
@@ -43,7 +47,7 @@ internal sealed class MediaScan : ICompareStage
         var deferred = new List<ContentClass>();
         void Locate(ContentClass found)
         {
-            if (found.Locate(state, this, cancellationToken))
+            if (found.Locate(context, this, cancellationToken))
             {
                 lock (located)
                 {
@@ -52,7 +56,7 @@ internal sealed class MediaScan : ICompareStage
             }
             else
             {
-                PublishAlone(state, output, found); // not media (or gone): its whole-file group is final
+                PublishAlone(context, output, found); // not media (or gone): its whole-file group is final
             }
         }
 
@@ -93,7 +97,7 @@ internal sealed class MediaScan : ICompareStage
         {
             foreach (var group in payloads.Compare(keyed.Key.Length, keyed.Value, cancellationToken))
             {
-                Publish(state, output, keyed.Key.Length, group);
+                Publish(context, output, keyed.Key.Length, group);
             }
         }, cancellationToken);
 
@@ -102,9 +106,11 @@ internal sealed class MediaScan : ICompareStage
         {
             if (found.Group is null)
             {
-                PublishAlone(state, output, found);
+                PublishAlone(context, output, found);
             }
         }
+
+        return StageOutcome.None;
     }
 
     /// <summary>Splits one same-size set into byte-identical classes (a file of a unique size is a class of one).</summary>
@@ -144,12 +150,12 @@ internal sealed class MediaScan : ICompareStage
     /// group actions act on), and one group of payload-equal files holding one copy of each class, the first by path.
     /// Listing every copy there would hide the exact copies in a group no action may touch, and count them twice.
     /// </summary>
-    private static void Publish(ScanState state, ScanOutput output, long length, PayloadGroup group)
+    private static void Publish(ScanContext context, ScanOutput output, long length, PayloadGroup group)
     {
         var files = new List<DuplicateFile>(group.Classes.Count);
         foreach (var found in group.Classes)
         {
-            found.RecheckMembers(state, representativeChecked: true);
+            found.RecheckMembers(context, representativeChecked: true);
             var copies = new List<DuplicateFile>(found.Members.Length);
             found.AddLiveFiles(copies);
             if (copies.Count == 0)
@@ -171,7 +177,7 @@ internal sealed class MediaScan : ICompareStage
     }
 
     /// <summary>Reports a class on its own, as a whole-file group, when it still has two files.</summary>
-    private static void PublishAlone(ScanState state, ScanOutput output, ContentClass found)
+    private static void PublishAlone(ScanContext context, ScanOutput output, ContentClass found)
     {
         if (found.Payload is not null)
         {
@@ -180,7 +186,7 @@ internal sealed class MediaScan : ICompareStage
                 found.Representative!.Dropped = true; // changed or vanished while its payload was compared
             }
 
-            found.RecheckMembers(state, representativeChecked: false);
+            found.RecheckMembers(context, representativeChecked: false);
         }
 
         var files = new List<DuplicateFile>(found.Members.Length);

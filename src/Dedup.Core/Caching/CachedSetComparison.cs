@@ -1,8 +1,8 @@
-using Dedup.Core.Caching;
 using Dedup.Core.Comparison;
 using Dedup.Core.Comparison.Hashing;
+using Dedup.Core.Scanning;
 
-namespace Dedup.Core.Scanning;
+namespace Dedup.Core.Caching;
 
 /// <summary>
 /// One candidate set compared with a <see cref="CacheSession"/>. Files whose stamp is unchanged take their probe key
@@ -125,7 +125,7 @@ internal sealed class CachedSetComparison(
     {
         EnterDevices();
         var subset = missing.ConvertAll(i => files[i]);
-        using var set = new FileComparisonSet(subset, size, stage.State);
+        using var set = new FileComparisonSet(subset, size, stage.Context);
         (missing.Count < ParallelFrom ? ReaderFanOut.Single : readers).For(missing.Count, j =>
         {
             if (ProbeStage.TryReadKey(set, j, out var key))
@@ -159,7 +159,7 @@ internal sealed class CachedSetComparison(
             return;
         }
 
-        var options = stage.State.Options;
+        var options = stage.Context.Options;
         var digests = new (ContentHash Digest, int Index)[bucket.Length];
         for (var k = 0; k < bucket.Length; k++)
         {
@@ -260,7 +260,7 @@ internal sealed class CachedSetComparison(
         {
             // The change time the comparison was made under, for reports acted on later.
             var member = files[members[k]];
-            member.LastChangeTimeUtc = Enumeration.FileTable.ToDateTime(member.Stamp.ChangeTimeNs);
+            member.LastChangeTimeUtc = Enumeration.FileTable.ToDateTime(member.Primary.Stamp.ChangeTimeNs);
             nodes[k] = member;
         }
 
