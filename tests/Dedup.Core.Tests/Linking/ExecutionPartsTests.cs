@@ -227,5 +227,33 @@ public sealed class ExecutionPartsTests
         roots.Dispose();
     }
 
+    [LinuxFact]
+    public async Task The_tally_counts_each_status_and_the_bytes_of_a_duplicate_only_when_all_its_names_were_done()
+    {
+        using var tree = new LinkTree();
+        var content = TempTree.RandomBytes(3000, 74);
+        tree.Write("a.bin", content);
+        tree.Write("b.bin", content);
+        TempTree.Run("ln", tree.PathOf("b.bin"), tree.PathOf("b2.bin"));
+        tree.Write("c.bin", content);
+        tree.Write("d.bin", content);
+        var plan = LinkTree.Plan(await tree.ScanAsync(), Linkers.HardLink);
+        Assert.Equal(["b.bin", "b2.bin", "c.bin", "d.bin"], plan.Actions.Select(a => a.Path.Name));
+        var tally = new ProgressTally(4);
+
+        var first = tally.Add(new DuplicateActionOutcome(plan.Actions[0], DuplicateActionStatus.Failed, "x"));
+        var second = tally.Add(new DuplicateActionOutcome(plan.Actions[1], DuplicateActionStatus.Done, null));
+        var third = tally.Add(new DuplicateActionOutcome(plan.Actions[2], DuplicateActionStatus.Skipped, "y"));
+        var outcome = new DuplicateActionOutcome(plan.Actions[3], DuplicateActionStatus.Done, null);
+        var last = tally.Add(outcome);
+
+        Assert.Equal((4, 0, 0, 1, 0L), (first.Total, first.Done, first.Skipped, first.Failed, first.ReclaimedBytes));
+        Assert.Equal((1, 0, 1, 0L), (second.Done, second.Skipped, second.Failed, second.ReclaimedBytes)); // b's other name was not done
+        Assert.Equal((1, 1, 1), (third.Done, third.Skipped, third.Failed));
+        Assert.Equal((4, 2, 1, 1, 3000L), (last.Total, last.Done, last.Skipped, last.Failed, last.ReclaimedBytes));
+        Assert.Equal(plan.Actions[3].Path, last.LastPath);
+        Assert.Same(outcome, last.LastOutcome);
+    }
+
     private static string Stopped(Action act) => Assert.Throws<ActionStoppedException>(act).Message;
 }
