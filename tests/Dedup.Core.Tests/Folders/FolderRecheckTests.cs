@@ -291,6 +291,24 @@ public sealed class FolderRecheckTests
     }
 
     [LinuxFact]
+    public async Task Empty_leftovers_in_the_kept_folder_and_in_the_copy_are_removed_first()
+    {
+        using var tree = new TempTree();
+        Copies(tree, "a_kept", "b_copy");
+        var inKept = tree.Write("a_kept/album/.dedup-tmp-" + new string('1', 32), []);
+        var inCopy = tree.Write("b_copy/.dedup-tmp-" + new string('2', 32), []);
+        var plan = await PlanAsync(tree);
+        Assert.Equal([inKept, inCopy], plan.LeftoverTemporaryFiles);
+
+        var report = await plan.ApplyAsync();
+
+        Assert.True(report.TemporaryFilesRemoved == 2, string.Join("\n", report.TemporaryFilesLeftAlone));
+        Assert.Empty(report.TemporaryFilesLeftAlone);
+        Assert.False(File.Exists(inKept));
+        Assert.Equal(DuplicateActionStatus.Done, Assert.Single(report.Outcomes).Status);
+    }
+
+    [LinuxFact]
     public async Task Cancelling_during_a_folder_keeps_its_files_and_skips_the_next_folders()
     {
         using var tree = new TempTree();
