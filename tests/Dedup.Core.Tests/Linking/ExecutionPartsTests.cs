@@ -2,6 +2,7 @@ using System.Text;
 using Dedup.Core.Interop;
 using Dedup.Core.Linking;
 using Dedup.Core.Linking.Execution;
+using Dedup.Core.Paths;
 using Dedup.Core.Tests.Infrastructure;
 using Microsoft.Win32.SafeHandles;
 
@@ -88,6 +89,18 @@ public sealed class ExecutionPartsTests
         var found = TemporaryFiles.FindLeftovers([tree.PathOf("b"), tree.PathOf("a"), tree.PathOf("missing"), tree.PathOf("a")]);
 
         Assert.Equal([link, file, other], found);
+    }
+
+    [LinuxFact]
+    public void A_folder_whose_name_is_not_utf8_is_not_searched_for_leftovers_under_another_name()
+    {
+        using var tree = new TempTree();
+        var root = Encoding.UTF8.GetBytes(tree.Root);
+        ExactNames.CreateFolder([.. root, .. "/d"u8, 0xFF]);
+        ExactNames.WriteFile([.. root, .. "/d"u8, 0xFF, .. "/"u8, .. Encoding.UTF8.GetBytes(".dedup-tmp-" + Hex32)], [1]);
+        tree.Write("d\uFFFD/.dedup-tmp-" + Hex32, [1]); // where a lossy decoding of the name leads
+
+        Assert.Empty(TemporaryFiles.FindLeftovers([KernelNames.GetString([.. root, .. "/d"u8, 0xFF])]));
     }
 
     [Fact]
