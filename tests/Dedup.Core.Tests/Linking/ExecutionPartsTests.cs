@@ -211,6 +211,45 @@ public sealed class ExecutionPartsTests
     }
 
     [LinuxFact]
+    public void Why_a_name_could_not_be_opened_is_told_from_what_it_is_now()
+    {
+        using var tree = new TempTree();
+        var folder = tree.PathOf("d");
+        Directory.CreateDirectory(folder);
+        var link = tree.Symlink(tree.Write("f", [1]), "l");
+
+        Assert.Equal("is a symbolic link or another reparse point (such as a cloud placeholder), not a plain file", PortableContext.WhyNotOpened(link, "e"));
+        Assert.Equal("was replaced by a folder since the scan", PortableContext.WhyNotOpened(folder, "e"));
+        Assert.Equal("was deleted or renamed since the scan (e)", PortableContext.WhyNotOpened(tree.PathOf("missing"), "e"));
+        Assert.Equal("was deleted or renamed since the scan (e)", PortableContext.WhyNotOpened(tree.PathOf("missing/f"), "e"));
+        Assert.Equal("cannot be opened: e", PortableContext.WhyNotOpened(tree.PathOf("f"), "e"));
+    }
+
+    [LinuxFact]
+    public async Task The_portable_checks_refuse_a_fifo_or_a_folder_in_the_duplicates_place()
+    {
+        using var tree = new LinkTree();
+        var content = TempTree.RandomBytes(3000, 75);
+        tree.Write("a.bin", content);
+        var fifo = tree.Write("b.bin", content);
+        var folder = tree.Write("c.bin", content);
+        var plan = LinkTree.Plan(await tree.ScanAsync(), Linkers.Delete);
+        File.Delete(fifo);
+        TempTree.Run("mkfifo", fifo);
+        File.Delete(folder);
+        Directory.CreateDirectory(folder);
+
+        var report = PlanExecutor.ApplyPortable(plan, _ => throw new InvalidOperationException("no trash here"), CancellationToken.None);
+
+        Assert.Equal(
+            ["duplicate is no longer a regular file; left untouched", "duplicate was replaced by a folder since the scan; left untouched"],
+            report.Outcomes.Select(o => o.Reason));
+        Assert.All(report.Outcomes, o => Assert.Equal(DuplicateActionStatus.Skipped, o.Status));
+        Assert.Empty(report.TemporaryFilesLeftAlone);
+        Assert.Equal(0, report.TemporaryFilesRemoved);
+    }
+
+    [LinuxFact]
     public void A_root_is_opened_once_per_run_a_failed_one_keeps_its_reason_and_disposing_closes_them()
     {
         using var tree = new TempTree();
