@@ -225,7 +225,7 @@ public sealed class FolderRecheckTests
     public async Task What_is_left_after_the_files_is_removed_only_as_scanned()
     {
         using var tree = new TempTree();
-        Copies(tree, "a_kept", "b", "c", "d", "e", "f");
+        Copies(tree, "a_kept", "b", "c", "d", "e", "f", "g");
         var plan = await PlanAsync(tree);
         plan.Faults = new LinkerFaults
         {
@@ -252,6 +252,9 @@ public sealed class FolderRecheckTests
                         break;
                     case "e":
                         File.WriteAllBytes(tree.PathOf("e/deep/empty/new.txt"), [1]);
+                        break;
+                    case "g":
+                        File.WriteAllBytes(tree.PathOf("g/new.txt"), [1]);
                         break;
                     case "f":
                         Directory.Move(tree.PathOf("f/deep"), tree.PathOf("f/deep.real"));
@@ -282,6 +285,8 @@ public sealed class FolderRecheckTests
         Assert.Equal(
             $"every file was handled, but deep/empty/ could not be reached ({tree.PathOf("f/deep")}: is a symbolic link (actions never follow links below a scanned root))" + Stays,
             ReasonOf(report, tree, "f"));
+        Assert.Equal($"every file was handled, but {tree.PathOf("g")}/ could not be removed (Directory not empty)" + Stays, ReasonOf(report, tree, "g"));
+        Assert.False(Directory.Exists(tree.PathOf("g/deep")));
         Assert.Equal("../album/02.mp3", new FileInfo(tree.PathOf("b/links/first.mp3")).LinkTarget);
         Assert.Equal("../album/01.mp3", new FileInfo(tree.PathOf("c/links/first.mp3")).LinkTarget);
         Assert.Equal("../album/01.mp3", new FileInfo(tree.PathOf("d/links.real/first.mp3")).LinkTarget);

@@ -250,6 +250,34 @@ public sealed class ExecutionPartsTests
     }
 
     [LinuxFact]
+    public async Task Only_links_are_refused_for_another_mode_and_the_portable_run_is_logged()
+    {
+        using var tree = new LinkTree();
+        var content = TempTree.RandomBytes(3000, 76);
+        tree.Write("a.bin", content);
+        var b = tree.Write("b.bin", content);
+        File.SetUnixFileMode(b, UnixFileMode.UserRead);
+        var other = TempTree.RandomBytes(3000, 77);
+        tree.Write("c.bin", other);
+        var d = tree.Write("d.bin", other);
+        File.SetUnixFileMode(d, UnixFileMode.UserRead);
+        var groups = await tree.ScanAsync();
+        var linux = LinkTree.Plan(groups.Where(g => g.Files.Any(f => f.Path.Name == "d.bin")), Linkers.Delete);
+        Assert.Equal(DuplicateActionStatus.Done, Assert.Single((await linux.ApplyAsync()).Outcomes).Status);
+        Assert.False(File.Exists(d));
+        groups = groups.Where(g => g.Files.Any(f => f.Path.Name == "b.bin")).ToList();
+        var logger = new CollectingLogger();
+        var portable = new DuplicateActionPlanBuilder().UseLinker(Linkers.Delete).UseLogger(logger).Build().Plan(groups);
+        logger.Take();
+
+        var report = PlanExecutor.ApplyPortable(portable, _ => throw new InvalidOperationException("no trash here"), CancellationToken.None);
+
+        Assert.Equal(DuplicateActionStatus.Done, Assert.Single(report.Outcomes).Status); // a delete keeps no name of the duplicate
+        Assert.Single(logger.Take(), e => e.Id.Id == 201);
+        Assert.False(File.Exists(b));
+    }
+
+    [LinuxFact]
     public void A_root_is_opened_once_per_run_a_failed_one_keeps_its_reason_and_disposing_closes_them()
     {
         using var tree = new TempTree();
@@ -269,6 +297,7 @@ public sealed class ExecutionPartsTests
         Assert.Null(roots.Get(missing, out problem)); // failed for the run, even once it exists
         Assert.Equal($"scanned root {tree.PathOf("missing")}: No such file or directory", problem);
 
+        Assert.NotNull(roots.Get(new ScanRoot(root.Path, default), out _)); // a root without identity (not from a Linux scan) is not compared
         Assert.Null(roots.Get(moved, out problem));
         Assert.Equal($"scanned root {tree.PathOf("r")} is no longer the folder that was scanned (another device or inode)", problem);
 
