@@ -75,7 +75,7 @@ public sealed class DuplicateActionPlan
 
             var line = action.Refusal is not null
                 ? $"  skip {action.Path.ToDisplayString()}: {PathText.EscapeMessage(action.Refusal)}"
-                : string.Create(CultureInfo.InvariantCulture, $"  {Verb(action.Kind)} {action.Path.ToDisplayString()}{(action.ReclaimableBytes > 0 ? $" (frees {action.ReclaimableBytes} bytes)" : string.Empty)}");
+                : string.Create(CultureInfo.InvariantCulture, $"  {Verb(action.Kind, Linker)} {action.Path.ToDisplayString()}{(action.ReclaimableBytes > 0 ? $" (frees {action.ReclaimableBytes} bytes)" : string.Empty)}");
             writer.WriteLine(line);
         }
 
@@ -147,13 +147,15 @@ public sealed class DuplicateActionPlan
     };
 
     /// <summary>The dry-run verb for a kind (also used by <see cref="DuplicateFolderActionPlan.WriteTo"/>).</summary>
-    internal static string Verb(DuplicateActionKind kind) => kind switch
+    /// <summary>The dry run's verb; a linker of the user's own is named by its own words, never by a built-in verb.</summary>
+    internal static string Verb(DuplicateActionKind kind, ILinker linker) => kind switch
     {
         DuplicateActionKind.HardLink => "hard-link",
         DuplicateActionKind.SymbolicLink => "symlink",
         DuplicateActionKind.Clone => "clone",
         DuplicateActionKind.Dedupe => "dedupe",
         DuplicateActionKind.Delete => "delete",
-        _ => "trash",
+        DuplicateActionKind.Trash => "trash",
+        _ => PathText.EscapeMessage(linker.Description) + ":",
     };
 }

@@ -194,6 +194,19 @@ public sealed class CustomLinkerTests
         Assert.Equal("A linker performs one operation per action; 'dedupe' was asked after 'delete'.", twice);
     }
 
+    [LinuxFact]
+    public void A_custom_linkers_dry_run_names_what_it_does_not_a_built_in_verb()
+    {
+        using var tree = KeptAndDuplicate(out var duplicate);
+
+        var text = new StringWriter();
+        Plan(tree, new StubLinker()).WriteTo(text);
+
+        // Before: "  trash /…/dup/a.bin", the fallback verb of the built-in kinds.
+        Assert.Contains($"  replace with a stub: {duplicate} (frees {Content.Length} bytes)", text.ToString(), StringComparison.Ordinal);
+        Assert.DoesNotContain("trash", text.ToString(), StringComparison.Ordinal);
+    }
+
     /// <summary>keep/a.bin and its duplicate dup/a.bin.</summary>
     private static LinkTree KeptAndDuplicate(out string duplicate)
     {

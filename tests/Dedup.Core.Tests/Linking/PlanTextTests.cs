@@ -86,12 +86,12 @@ public sealed class PlanTextTests
     [Fact]
     public void Each_built_in_kind_has_its_own_dry_run_verb()
     {
-        Assert.Equal("hard-link", DuplicateActionPlan.Verb(DuplicateActionKind.HardLink));
-        Assert.Equal("symlink", DuplicateActionPlan.Verb(DuplicateActionKind.SymbolicLink));
-        Assert.Equal("clone", DuplicateActionPlan.Verb(DuplicateActionKind.Clone));
-        Assert.Equal("dedupe", DuplicateActionPlan.Verb(DuplicateActionKind.Dedupe));
-        Assert.Equal("delete", DuplicateActionPlan.Verb(DuplicateActionKind.Delete));
-        Assert.Equal("trash", DuplicateActionPlan.Verb(DuplicateActionKind.Trash));
+        Assert.Equal("hard-link", DuplicateActionPlan.Verb(DuplicateActionKind.HardLink, Linkers.Delete));
+        Assert.Equal("symlink", DuplicateActionPlan.Verb(DuplicateActionKind.SymbolicLink, Linkers.Delete));
+        Assert.Equal("clone", DuplicateActionPlan.Verb(DuplicateActionKind.Clone, Linkers.Delete));
+        Assert.Equal("dedupe", DuplicateActionPlan.Verb(DuplicateActionKind.Dedupe, Linkers.Delete));
+        Assert.Equal("delete", DuplicateActionPlan.Verb(DuplicateActionKind.Delete, Linkers.Delete));
+        Assert.Equal("trash", DuplicateActionPlan.Verb(DuplicateActionKind.Trash, Linkers.Delete));
     }
 
     [Fact]
