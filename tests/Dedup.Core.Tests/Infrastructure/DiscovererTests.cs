@@ -29,6 +29,4 @@ public sealed class DiscovererTests
         });
     }
 
-    [LinuxFact]
-    public void A_linux_fact_is_discovered_and_run() => Assert.True(OperatingSystem.IsLinux());
 }
