@@ -28,5 +28,4 @@ public sealed class DiscovererTests
             Assert.NotNull(assembly.GetType(typeName));
         });
     }
-
 }
