@@ -1,0 +1,155 @@
+using System.Globalization;
+using System.Text;
+using System.Text.Json;
+using Dedup.Cli.Acting;
+using Dedup.Core;
+using Dedup.Core.Linking;
+using Dedup.Core.Tests.Infrastructure;
+
+namespace Dedup.Cli.Tests.Acting;
+
+/// <summary>
+/// <see cref="ActionLog"/> in process, on real actions: the <c>--log</c> line of each action (its fields, the exact
+/// bytes of a name that is not UTF-8, nothing reclaimed for an action not done), appending to an existing log, and
+/// the plan preview of the confirmation prompt. EverydayToolTests covers the same through the CLI process.
+/// </summary>
+public sealed class ActionLogTests
+{
+    private static readonly byte[] One = TempTree.RandomBytes(3000, seed: 71);
+    private static readonly byte[] Two = TempTree.RandomBytes(5000, seed: 72);
+
+    [LinuxFact]
+    public async Task Each_done_action_is_one_flushed_json_line_with_what_was_linked_to_what()
+    {
+        using var tree = new TempTree();
+        var keptOne = tree.Write("a/1.bin", One);
+        var copyOne = tree.Write("b/1.bin", One);
+        var keptTwo = tree.Write("a/2.bin", Two);
+        var copyTwo = tree.Write("b/2.bin", Two);
+        var before = DateTime.UtcNow;
+
+        var lines = await ApplyLoggedAsync(await PlanAsync(tree, Linkers.HardLink));
+
+        Assert.Equal(2, lines.Length);
+        var byPath = lines.ToDictionary(line => line.GetProperty("path").GetString()!);
+        foreach (var (copy, kept, size) in new[] { (copyOne, keptOne, One.Length), (copyTwo, keptTwo, Two.Length) })
+        {
+            var line = byPath[copy];
+            Assert.Equal(["version", "time", "status", "kind", "path", "kept", "bytes"], line.EnumerateObject().Select(p => p.Name));
+            Assert.Equal(ActionLog.FormatVersion, line.GetProperty("version").GetInt32());
+            Assert.Equal(1, ActionLog.FormatVersion);
+            var time = DateTime.Parse(line.GetProperty("time").GetString()!, CultureInfo.InvariantCulture, DateTimeStyles.RoundtripKind);
+            Assert.Equal(DateTimeKind.Utc, time.Kind);
+            Assert.InRange(time, before, DateTime.UtcNow);
+            Assert.Equal("done", line.GetProperty("status").GetString());
+            Assert.Equal("hardLink", line.GetProperty("kind").GetString());
+            Assert.Equal(kept, line.GetProperty("kept").GetString());
+            Assert.Equal(size, line.GetProperty("bytes").GetInt64());
+        }
+    }
+
+    [LinuxFact]
+    public async Task An_action_refused_at_apply_time_logs_its_reason_and_no_bytes()
+    {
+        using var tree = new TempTree();
+        tree.Write("a/1.bin", One);
+        var copy = tree.Write("b/1.bin", One);
+        var plan = await PlanAsync(tree, Linkers.Delete);
+        var changed = (byte[])One.Clone();
+        changed[^1] ^= 0xFF;
+        File.WriteAllBytes(copy, changed); // same size, other bytes: re-verification refuses
+
+        var line = Assert.Single(await ApplyLoggedAsync(plan));
+
+        Assert.Equal(copy, line.GetProperty("path").GetString());
+        Assert.Equal("delete", line.GetProperty("kind").GetString());
+        Assert.NotEqual("done", line.GetProperty("status").GetString());
+        Assert.Equal(0, line.GetProperty("bytes").GetInt64());
+        Assert.False(string.IsNullOrWhiteSpace(line.GetProperty("reason").GetString()));
+        Assert.Equal(changed, File.ReadAllBytes(copy));
+    }
+
+    [LinuxFact]
+    public async Task A_name_that_is_not_utf8_is_logged_with_its_exact_bytes()
+    {
+        using var tree = new TempTree();
+        var kept = tree.Write("a/1.bin", One);
+        byte[] raw = [.. Encoding.UTF8.GetBytes(tree.PathOf("b") + "/"), (byte)'x', 0xFF, (byte)'.', (byte)'b', (byte)'i', (byte)'n'];
+        Directory.CreateDirectory(tree.PathOf("b"));
+        ExactNames.WriteFile(raw, One);
+
+        var line = Assert.Single(await ApplyLoggedAsync(await PlanAsync(tree, Linkers.HardLink)));
+
+        Assert.Equal(raw, Convert.FromBase64String(line.GetProperty("pathBytes").GetString()!));
+        Assert.Equal(kept, line.GetProperty("kept").GetString());
+        Assert.False(line.TryGetProperty("keptBytes", out _)); // a UTF-8 name needs no bytes beside it
+    }
+
+    [Fact]
+    public async Task The_log_file_is_appended_to_never_replaced()
+    {
+        using var tree = new TempTree();
+        var log = tree.Write("actions.log", "{\"earlier\":1}\n");
+
+        using (var stream = ActionLog.OpenLog(new FileInfo(log)))
+        {
+            await stream.WriteAsync("{\"later\":2}\n"u8.ToArray());
+        }
+
+        Assert.Equal("{\"earlier\":1}\n{\"later\":2}\n", await File.ReadAllTextAsync(log));
+    }
+
+    [Fact]
+    public void Without_a_log_or_a_display_a_report_writes_nothing_and_does_not_fail()
+    {
+        using var log = new ActionLog(null, null, verbose: false);
+
+        log.Report(new ApplyProgress { Total = 1 });
+    }
+
+    [LinuxFact]
+    public async Task The_preview_shows_the_first_lines_and_says_how_many_more_there_are()
+    {
+        using var tree = new TempTree();
+        for (var i = 0; i < 4; i++)
+        {
+            var content = TempTree.RandomBytes(1000 + i, seed: 80 + i);
+            tree.Write($"a/{i}.bin", content);
+            tree.Write($"b/{i}.bin", content);
+        }
+
+        var plan = await PlanAsync(tree, Linkers.Delete);
+        using var writer = new StringWriter();
+        plan.WriteTo(writer);
+        var all = writer.ToString().Split('\n', StringSplitOptions.RemoveEmptyEntries);
+
+        var preview = ActionLog.Preview(plan, 2).Split(Environment.NewLine, StringSplitOptions.RemoveEmptyEntries);
+
+        Assert.Equal(["  " + all[0], "  " + all[1], $"  … {all.Length - 2} more lines: run the same command with --dry-run to see the whole plan"], preview);
+        Assert.Equal(all.Select(line => "  " + line), ActionLog.Preview(plan, all.Length).Split(Environment.NewLine, StringSplitOptions.RemoveEmptyEntries));
+    }
+
+    private static async Task<DuplicateActionPlan> PlanAsync(TempTree tree, ILinker linker)
+    {
+        var groups = new List<DuplicateGroup>();
+        await foreach (var group in new DuplicateFinderBuilder().AddRoot(tree.Root).Build().FindAsync())
+        {
+            groups.Add(group);
+        }
+
+        return new DuplicateActionPlanBuilder().UseLinker(linker).Build().Plan(groups);
+    }
+
+    private static async Task<JsonElement[]> ApplyLoggedAsync(DuplicateActionPlan plan)
+    {
+        using var stream = new MemoryStream();
+        using (var log = new ActionLog(null, stream, verbose: false))
+        {
+            await plan.ApplyAsync(log);
+        }
+
+        var text = Encoding.UTF8.GetString(stream.ToArray());
+        Assert.EndsWith("\n", text, StringComparison.Ordinal);
+        return text.Split('\n', StringSplitOptions.RemoveEmptyEntries).Select(line => JsonDocument.Parse(line).RootElement.Clone()).ToArray();
+    }
+}
