@@ -187,7 +187,7 @@ internal sealed class ActingCommand
 
         var display = ApplyProgressDisplay.CreateIfTerminal();
         using (logStream)
-        using (var log = new ActionLog(display, logStream, result.GetValue(_verbose)))
+        using (var log = new ActionLog(display, logStream, result.GetValue(_verbose) ? Console.Out : null))
         {
             try
             {

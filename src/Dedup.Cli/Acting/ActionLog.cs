@@ -14,7 +14,10 @@ namespace Dedup.Cli.Acting;
 /// <c>keptBytes</c> (base64 of the exact bytes) beside a path that is not valid UTF-8, as in the JSON report
 /// (docs/usage.md). Readers ignore fields they do not know; a change that old readers would misread raises the version.
 /// </summary>
-internal sealed class ActionLog(ApplyProgressDisplay? display, Stream? log, bool verbose) : IProgress<ApplyProgress>, IDisposable
+/// <param name="display">The terminal's progress line, if any.</param>
+/// <param name="log">The <c>--log</c> file, if any.</param>
+/// <param name="verbose">Where <c>-v</c> prints each action (standard output), or <see langword="null"/>.</param>
+internal sealed class ActionLog(ApplyProgressDisplay? display, Stream? log, TextWriter? verbose) : IProgress<ApplyProgress>, IDisposable
 {
     /// <summary>The version of a log line's format, its first field.</summary>
     public const int FormatVersion = 1;
@@ -33,10 +36,10 @@ internal sealed class ActionLog(ApplyProgressDisplay? display, Stream? log, bool
                 WriteLine(outcome);
             }
 
-            if (verbose)
+            if (verbose is not null)
             {
                 display?.Clear();
-                Console.Out.WriteLine(outcome.ToString());
+                verbose.WriteLine(outcome.ToString());
             }
         }
 

@@ -17,7 +17,8 @@ internal sealed class ApplyProgressDisplay : IProgress<ApplyProgress>
     private readonly Stopwatch _stopwatch = Stopwatch.StartNew();
     private long _lastDraw = -1000;
 
-    private ApplyProgressDisplay(IAnsiConsole console)
+    /// <param name="console">Standard error's console (tests: one writing to a string).</param>
+    internal ApplyProgressDisplay(IAnsiConsole console)
     {
         _console = console;
     }

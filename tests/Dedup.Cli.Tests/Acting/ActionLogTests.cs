@@ -5,6 +5,7 @@ using Dedup.Cli.Acting;
 using Dedup.Core;
 using Dedup.Core.Linking;
 using Dedup.Core.Tests.Infrastructure;
+using Spectre.Console;
 
 namespace Dedup.Cli.Tests.Acting;
 
@@ -102,7 +103,7 @@ public sealed class ActionLogTests
     [Fact]
     public void Without_a_log_or_a_display_a_report_writes_nothing_and_does_not_fail()
     {
-        using var log = new ActionLog(null, null, verbose: false);
+        using var log = new ActionLog(null, null, verbose: null);
 
         log.Report(new ApplyProgress { Total = 1 });
     }
@@ -129,6 +130,50 @@ public sealed class ActionLogTests
         Assert.Equal(all.Select(line => "  " + line), ActionLog.Preview(plan, all.Length).Split(Environment.NewLine, StringSplitOptions.RemoveEmptyEntries));
     }
 
+    [LinuxFact]
+    public async Task Verbose_prints_each_outcome_after_clearing_the_progress_line_which_is_drawn_after_it()
+    {
+        using var tree = new TempTree();
+        tree.Write("a/1.bin", One);
+        var copy = tree.Write("b/1.bin", One);
+        var plan = await PlanAsync(tree, Linkers.Delete);
+        var terminal = new StringWriter();
+        var console = AnsiConsole.Create(new AnsiConsoleSettings { Ansi = AnsiSupport.Yes, ColorSystem = ColorSystemSupport.NoColors, Out = new AnsiConsoleOutput(terminal) });
+        var verbose = new StringWriter();
+
+        using (var log = new ActionLog(new ApplyProgressDisplay(console), null, verbose))
+        {
+            await plan.ApplyAsync(log);
+        }
+
+        var outcome = Assert.Single(verbose.ToString().Split(Environment.NewLine, StringSplitOptions.RemoveEmptyEntries));
+        Assert.Contains(copy, outcome, StringComparison.Ordinal);
+        var drawn = WithoutStyles(terminal.ToString());
+        Assert.StartsWith("\r\u001b[2K\r\u001b[2Kapplying 1/1  done 1", drawn, StringComparison.Ordinal); // cleared for the outcome, then redrawn
+    }
+
+    [LinuxFact]
+    public async Task Quiet_prints_no_outcome()
+    {
+        using var tree = new TempTree();
+        tree.Write("a/1.bin", One);
+        tree.Write("b/1.bin", One);
+        var plan = await PlanAsync(tree, Linkers.Delete);
+        var terminal = new StringWriter();
+        var console = AnsiConsole.Create(new AnsiConsoleSettings { Ansi = AnsiSupport.Yes, ColorSystem = ColorSystemSupport.NoColors, Out = new AnsiConsoleOutput(terminal) });
+
+        using (var log = new ActionLog(new ApplyProgressDisplay(console), null, verbose: null))
+        {
+            await plan.ApplyAsync(log);
+        }
+
+        var drawn = WithoutStyles(terminal.ToString());
+        Assert.DoesNotContain(tree.Root, drawn, StringComparison.Ordinal); // the progress line names no file
+        Assert.StartsWith("\r\u001b[2Kapplying 1/1  done 1", drawn, StringComparison.Ordinal);
+    }
+
+    private static string WithoutStyles(string drawn) => System.Text.RegularExpressions.Regex.Replace(drawn, "\u001b\\[[0-9;]*m", string.Empty);
+
     private static async Task<DuplicateActionPlan> PlanAsync(TempTree tree, ILinker linker)
     {
         var groups = new List<DuplicateGroup>();
@@ -142,13 +187,16 @@ public sealed class ActionLogTests
 
     private static async Task<JsonElement[]> ApplyLoggedAsync(DuplicateActionPlan plan)
     {
+        // Behind a buffer, read before the log is disposed: each line must have been flushed as its action completed.
         using var stream = new MemoryStream();
-        using (var log = new ActionLog(null, stream, verbose: false))
+        using var buffered = new BufferedStream(stream, 1 << 16);
+        string text;
+        using (var log = new ActionLog(null, buffered, verbose: null))
         {
             await plan.ApplyAsync(log);
+            text = Encoding.UTF8.GetString(stream.ToArray());
         }
 
-        var text = Encoding.UTF8.GetString(stream.ToArray());
         Assert.EndsWith("\n", text, StringComparison.Ordinal);
         return text.Split('\n', StringSplitOptions.RemoveEmptyEntries).Select(line => JsonDocument.Parse(line).RootElement.Clone()).ToArray();
     }

@@ -34,6 +34,22 @@ public sealed class ExactFileNamesTests
     }
 
     [Fact]
+    public void A_name_starting_with_a_byte_that_is_not_utf8_is_refused()
+    {
+        Assert.Equal([NotUtf8], Errors((char)0xDC80 + ".log"));
+    }
+
+    [Fact]
+    public void A_folder_whose_name_is_not_exact_gets_one_error_not_two()
+    {
+        using var tree = new TempTree();
+        var folder = tree.PathOf("logs\uFFFD");
+        Directory.CreateDirectory(folder);
+
+        Assert.Equal([NotUtf8], Errors(folder));
+    }
+
+    [Fact]
     public void A_folder_is_refused_by_name()
     {
         using var tree = new TempTree();
