@@ -141,16 +141,19 @@ public static class DuplicateFinderBuilderExtensions
     /// Copies every setting of <paramref name="options"/> into <paramref name="builder"/>'s
     /// <see cref="DuplicateFinderBuilder.Options"/>: roots, globs and drive kinds are added, a <see langword="null"/>
     /// <see cref="ScanOptions.MaxSize"/> or <see cref="ScanOptions.MaxDegreeOfParallelism"/> leaves the builder's, and
-    /// the comparer name replaces any comparer set before. Nothing is checked here: <see cref="DuplicateFinderBuilder.Build"/>
-    /// lists every problem.
+    /// the comparer name replaces any comparer set before. Only the comparer name is checked here, as
+    /// <see cref="DuplicateFinderBuilder.UseComparer"/> would; <see cref="DuplicateFinderBuilder.Build"/> lists every
+    /// other problem.
     /// </summary>
     /// <param name="builder">The builder.</param>
     /// <param name="options">The settings, for example bound from configuration.</param>
     /// <returns>The builder.</returns>
+    /// <exception cref="ArgumentException">The comparer name is unknown.</exception>
     public static DuplicateFinderBuilder Configure(this DuplicateFinderBuilder builder, ScanOptions options)
     {
         ArgumentNullException.ThrowIfNull(builder);
         ArgumentNullException.ThrowIfNull(options);
+        _ = ComparerStrategies.FromName(options.Comparer); // at once, as before: the name is what was asked for
         builder.CopyFrom(options);
         return builder;
     }

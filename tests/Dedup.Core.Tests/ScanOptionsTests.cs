@@ -135,7 +135,9 @@ public sealed class ScanOptionsTests
             ],
             problems.Select(p => p[..p.IndexOf(':', StringComparison.Ordinal)]));
 
-        var error = Assert.Throws<ArgumentException>(() => new DuplicateFinderBuilder().Configure(options).Build());
+        var builder = new DuplicateFinderBuilder();
+        builder.Options.CopyFrom(options); // Configure would refuse the comparer name at once, as UseComparer does
+        var error = Assert.Throws<ArgumentException>(builder.Build);
         Assert.All(problems, p => Assert.Contains(p, error.Message, StringComparison.Ordinal));
         Assert.Contains("9 problems", error.Message, StringComparison.Ordinal);
     }
