@@ -158,15 +158,16 @@ public sealed class DuplicateFinderBuilder
         ArgumentNullException.ThrowIfNull(strategy);
 
         // A built-in strategy is a setting (Options.Comparer, bindable by name); an object of your own is a service.
-        if (ComparerStrategies.TryFromName(strategy.Name) == strategy)
+        if (strategy.Name is { } name && ComparerStrategies.TryFromName(name) == strategy)
         {
-            Options.Comparer = strategy.Name;
+            Options.Comparer = name;
             _customStrategy = null;
         }
         else
         {
             _customStrategy = strategy;
         }
+
         return this;
     }
 
