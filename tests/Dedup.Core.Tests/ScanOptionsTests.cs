@@ -142,6 +142,85 @@ public sealed class ScanOptionsTests
         Assert.Contains("9 problems", error.Message, StringComparison.Ordinal);
     }
 
+    /// <summary>One bad setting: its problem text, and Build's exception as the builder always threw it.</summary>
+    public static TheoryData<string> SingleProblems => new(SingleProblemCases.Keys);
+
+    private static readonly Dictionary<string, (Action<ScanOptions> Spoil, Type Type, string? Parameter, string Message, string Problem)> SingleProblemCases = new()
+    {
+        ["no roots"] = (o => o.Roots.Clear(), typeof(InvalidOperationException), null, "Add at least one folder to scan with AddRoot before calling Build.", "Roots is empty: add at least one folder to scan."),
+        ["blank root"] = (o => o.Roots[0] = "  ", typeof(ArgumentException), null, "A root path must not be empty.", "Roots[0] is empty: a root path must not be empty."),
+        ["NUL root"] = (o => o.Roots[0] = "a\0b", typeof(ArgumentException), null, $"The root path '{Core.Paths.PathText.Escape("a\0b")}' contains a NUL character.", $"Roots[0] is '{Core.Paths.PathText.Escape("a\0b")}': it contains a NUL character."),
+        ["bad include"] = (o => o.Include.Add("["), typeof(ArgumentException), "text", "The glob pattern '[' has an unclosed '[' at position 0.", "Include[0] is '[': The glob pattern '[' has an unclosed '[' at position 0."),
+        ["empty exclude"] = (o => o.Exclude.Add(" "), typeof(ArgumentException), "text", "A glob pattern must not be empty.", "Exclude[0] is ' ': A glob pattern must not be empty."),
+        ["negative min"] = (o => o.MinSize = -1, typeof(ArgumentOutOfRangeException), "minSize", "The minimum size must not be negative.", "MinSize is -1: the minimum size must not be negative."),
+        ["max below min"] = (o => (o.MinSize, o.MaxSize) = (10, 5), typeof(ArgumentOutOfRangeException), "maxSize", "The maximum size (5) is smaller than the minimum size (10).", "MaxSize is 5: it is smaller than MinSize (10)."),
+        ["parallelism"] = (o => o.MaxDegreeOfParallelism = 2000, typeof(ArgumentOutOfRangeException), "maxDegreeOfParallelism", "The degree of parallelism must be at least 1 and at most 1024.", "MaxDegreeOfParallelism is 2000: the degree of parallelism must be at least 1 and at most 1024."),
+        ["comparer"] = (o => o.Comparer = "x", typeof(ArgumentException), "name", "Unknown comparer strategy 'x'; expected hybrid, hash, vectorized or bytewise.", "Comparer is 'x': expected hybrid, hash, vectorized or bytewise."),
+        ["no comparer"] = (o => o.Comparer = null!, typeof(ArgumentException), null, "Comparer has no value.", "Comparer has no value."),
+        ["hash"] = (o => o.HashAlgorithm = (DuplicateHashAlgorithm)99, typeof(ArgumentOutOfRangeException), "hashAlgorithm", "Unknown hash algorithm.", "HashAlgorithm is 99: unknown hash algorithm."),
+        ["trust xxh3"] = (o => (o.TrustHashes, o.HashAlgorithm) = (true, DuplicateHashAlgorithm.XxHash3), typeof(ArgumentException), null, "TrustHashes needs a hash of at least 128 bits: use XxHash128 or Sha256, not the 64-bit XxHash3.", "TrustHashes is set with HashAlgorithm XxHash3: trusting hashes needs at least 128 bits (XxHash128 or Sha256)."),
+        ["folders and media"] = (o => (o.FolderMode, o.MediaMode) = (true, true), typeof(ArgumentException), null, "Folder mode and media mode cannot be combined: folders are compared by whole-file contents.", "FolderMode and MediaMode are both set: they cannot be combined, folders are compared by whole-file contents."),
+        ["drive path"] = (o => o.DriveKinds.Add(new DriveKindSetting(" ", DriveKind.Hdd)), typeof(ArgumentException), "path", "A drive kind's path must not be empty.", "DriveKinds[0].Path is empty: name a path on the device."),
+        ["NUL drive path"] = (o => o.DriveKinds.Add(new DriveKindSetting("a\0", DriveKind.Hdd)), typeof(ArgumentException), "path", $"The drive kind path '{Core.Paths.PathText.Escape("a\0")}' contains a NUL character.", $"DriveKinds[0].Path is '{Core.Paths.PathText.Escape("a\0")}': it contains a NUL character."),
+        ["drive kind"] = (o => o.DriveKinds.Add(new DriveKindSetting("/srv", (DriveKind)9)), typeof(ArgumentOutOfRangeException), "kind", "Unknown drive kind.", "DriveKinds[0].Kind is 9: unknown drive kind."),
+        ["no drive"] = (o => o.DriveKinds.Add(null!), typeof(ArgumentException), null, "DriveKinds[0] has no value.", "DriveKinds[0] has no value."),
+    };
+
+    [Theory]
+    [MemberData(nameof(SingleProblems))]
+    public void A_single_bad_setting_is_one_problem_and_throws_as_the_builder_always_did(string name)
+    {
+        var (spoil, type, parameter, message, problem) = SingleProblemCases[name];
+        var builder = new DuplicateFinderBuilder().AddRoot("/srv");
+        spoil(builder.Options);
+
+        Assert.Equal([problem], builder.Options.Validate());
+        var error = Assert.Throws(type, builder.Build);
+        Assert.Equal(parameter, (error as ArgumentException)?.ParamName);
+        Assert.StartsWith(message, error.Message, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void Several_problems_are_one_exception_listing_them_in_order()
+    {
+        var error = Assert.Throws<ArgumentException>(new DuplicateFinderBuilder().WithMinSize(-1).WithMaxDegreeOfParallelism(0).Build);
+
+        Assert.Equal(
+            string.Join(
+                Environment.NewLine,
+                "The scan settings have 3 problems:",
+                "- Roots is empty: add at least one folder to scan.",
+                "- MinSize is -1: the minimum size must not be negative.",
+                "- MaxDegreeOfParallelism is 0: the degree of parallelism must be at least 1 and at most 1024."),
+            error.Message);
+    }
+
+    [Fact]
+    public void Folder_mode_with_an_enumerator_of_your_own_is_refused_by_Build()
+    {
+        var builder = new DuplicateFinderBuilder().AddRoot("/srv").UseFolderMode().UseFileEnumerator(new NoFiles());
+
+        Assert.Empty(builder.Options.Validate()); // the options alone are fine: the enumerator is a service
+        var error = Assert.Throws<ArgumentException>(builder.Build);
+        Assert.Equal("Folder mode needs the built-in file enumerator: it lists every folder, empty ones too, and their links.", error.Message);
+        Assert.Equal(
+            "The scan settings have 2 problems:" + Environment.NewLine + "- MinSize is -1: the minimum size must not be negative." + Environment.NewLine
+                + "- FolderMode needs the built-in file enumerator: it lists every folder, empty ones too, and their links.",
+            Assert.Throws<ArgumentException>(builder.WithMinSize(-1).Build).Message);
+    }
+
+    [Fact]
+    public void Configure_keeps_the_builders_limits_where_the_options_leave_them_unset()
+    {
+        var kept = new DuplicateFinderBuilder().WithMaxSize(5).WithMaxDegreeOfParallelism(7).Configure(new ScanOptions()).Options;
+        var replaced = new DuplicateFinderBuilder().WithMaxSize(5).WithMaxDegreeOfParallelism(7)
+            .Configure(new ScanOptions { MaxSize = 6, MaxDegreeOfParallelism = 8, DriveKinds = { null! } }).Options;
+
+        Assert.Equal((5L, 7), (kept.MaxSize, kept.MaxDegreeOfParallelism));
+        Assert.Equal((6L, 8), (replaced.MaxSize, replaced.MaxDegreeOfParallelism));
+        Assert.Equal(["Roots is empty: add at least one folder to scan.", "DriveKinds[0] has no value."], replaced.Validate());
+    }
+
     [Fact]
     public void Settings_without_a_value_are_named()
     {
@@ -209,6 +288,15 @@ public sealed class ScanOptionsTests
 
         Assert.Equal(["/srv"], finder.Roots);
         Assert.Equal([("/srv", DriveKind.Ssd)], finder.Options.DriveKinds);
+    }
+
+    private sealed class NoFiles : Enumeration.IFileEnumerator
+    {
+        public async IAsyncEnumerable<Enumeration.ScannedFile> EnumerateAsync(Enumeration.FileEnumerationContext context, [System.Runtime.CompilerServices.EnumeratorCancellation] CancellationToken cancellationToken = default)
+        {
+            await Task.CompletedTask;
+            yield break;
+        }
     }
 
     private sealed class UnknownDrives : IDriveTopology
