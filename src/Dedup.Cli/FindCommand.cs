@@ -48,11 +48,10 @@ internal static class FindCommand
                 return ExitCodes.BadUsage;
             }
 
-            var builder = selection.CreateBuilder(result, result.GetValue(paths)!);
-            if (folderMode)
-            {
-                builder.UseFolderMode(ignoreNames: result.GetValue(ignoreNames));
-            }
+            var options = selection.CreateOptions(result, result.GetValue(paths)!);
+            options.FolderMode = folderMode;
+            options.IgnoreFolderNames = folderMode && result.GetValue(ignoreNames);
+            var builder = new DuplicateFinderBuilder().Configure(options);
 
             if (result.GetValue(cache) is { } cacheFile)
             {

@@ -16,9 +16,10 @@ namespace Dedup.Core;
 /// <para>
 /// Roots are not checked at start-up: a service may start before its backup disk is mounted. Each scan checks them
 /// when it starts, and its first <c>MoveNextAsync</c> throws <see cref="DirectoryNotFoundException"/> naming the
-/// missing root; <see cref="DuplicateFinder.CheckRoots"/> checks them on demand. Everything else (sizes, globs,
-/// comparer name, hash settings, parallelism, at least one root) is validated when the host starts, and a bad value
-/// stops it with an <see cref="OptionsValidationException"/> naming the problem.
+/// missing root; <see cref="DuplicateFinder.CheckRoots"/> checks them on demand (and the paths of drive kinds are looked
+/// up then too). Everything else (sizes, globs, comparer name, hash settings, modes, parallelism, at least one root) is
+/// validated by <see cref="ScanOptions.Validate"/> when the host starts, and bad values stop it with one
+/// <see cref="OptionsValidationException"/> listing every problem.
 /// </para>
 /// <para>
 /// The finder is built once, when first resolved, from the options at that moment. Give each run its own progress and
@@ -54,7 +55,8 @@ public static class DedupServiceCollectionExtensions
     /// section, for example <c>builder.Configuration.GetSection("Dedup")</c> with the keys <c>Roots</c>,
     /// <c>Include</c>, <c>Exclude</c> (lists), <c>MinSize</c>, <c>MaxSize</c>, <c>IncludeHidden</c>,
     /// <c>IncludeEmptyFiles</c>, <c>FollowSymbolicLinks</c>, <c>StayOnOneFileSystem</c>, <c>Comparer</c>,
-    /// <c>HashAlgorithm</c>, <c>TrustHashes</c>, <c>MediaMode</c> and <c>MaxDegreeOfParallelism</c>.
+    /// <c>HashAlgorithm</c>, <c>TrustHashes</c>, <c>MediaMode</c>, <c>FolderMode</c>, <c>IgnoreFolderNames</c>,
+    /// <c>MaxDegreeOfParallelism</c> and <c>DriveKinds</c> (a list of objects with <c>Path</c> and <c>Kind</c>).
     /// </summary>
     /// <param name="services">The service collection.</param>
     /// <param name="configuration">The section holding the scan options.</param>

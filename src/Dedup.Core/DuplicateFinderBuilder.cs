@@ -32,22 +32,7 @@ public sealed class DuplicateFinderBuilder
     /// </summary>
     public const int MaxDegreeOfParallelismLimit = 1024;
 
-    private readonly List<string> _roots = [];
-    private readonly List<string> _includes = [];
-    private readonly List<string> _excludes = [];
-    private long _minSize;
-    private long _maxSize = long.MaxValue;
-    private bool _includeHidden = true;
-    private bool _followSymbolicLinks;
-    private bool _stayOnOneFileSystem;
-    private bool _includeEmptyFiles;
-    private bool _trustHashes;
-    private bool _mediaMode;
-    private bool _folderMode;
-    private bool _ignoreFolderNames;
-    private IComparerStrategy _strategy = ComparerStrategies.Hybrid;
-    private DuplicateHashAlgorithm _hashAlgorithm = DuplicateHashAlgorithm.XxHash128;
-    private int _maxDegreeOfParallelism = DuplicateFinderOptions.DefaultDegreeOfParallelism;
+    private IComparerStrategy? _customStrategy;
     private IProgress<ScanProgress>? _progress;
     private IProgress<ScanError>? _errors;
     private ILogger? _logger;
@@ -56,7 +41,13 @@ public sealed class DuplicateFinderBuilder
     private IDriveTopology? _topology;
     private HashCache? _cache;
     private (Catalog.FileCatalog, string)? _catalog;
-    private readonly List<(string Path, DriveKind Kind)> _driveKinds = [];
+
+    /// <summary>
+    /// The settings this builder holds: its fluent methods set them, <see cref="DuplicateFinderBuilderExtensions.Configure"/>
+    /// copies into them, and they may be read or set here directly. <see cref="Build"/> checks them then and copies
+    /// them, so a later change affects only finders built later.
+    /// </summary>
+    public ScanOptions Options { get; } = new();
 
     /// <summary>Adds a folder to scan.</summary>
     /// <param name="path">
@@ -67,7 +58,7 @@ public sealed class DuplicateFinderBuilder
     public DuplicateFinderBuilder AddRoot(string path)
     {
         ArgumentNullException.ThrowIfNull(path);
-        _roots.Add(path);
+        Options.Roots.Add(path);
         return this;
     }
 
@@ -91,7 +82,7 @@ public sealed class DuplicateFinderBuilder
     public DuplicateFinderBuilder Include(string glob)
     {
         ArgumentNullException.ThrowIfNull(glob);
-        _includes.Add(glob);
+        Options.Include.Add(glob);
         return this;
     }
 
@@ -101,7 +92,7 @@ public sealed class DuplicateFinderBuilder
     public DuplicateFinderBuilder Exclude(string glob)
     {
         ArgumentNullException.ThrowIfNull(glob);
-        _excludes.Add(glob);
+        Options.Exclude.Add(glob);
         return this;
     }
 
@@ -110,7 +101,7 @@ public sealed class DuplicateFinderBuilder
     /// <returns>This builder.</returns>
     public DuplicateFinderBuilder WithMinSize(long bytes)
     {
-        _minSize = bytes;
+        Options.MinSize = bytes;
         return this;
     }
 
@@ -119,7 +110,7 @@ public sealed class DuplicateFinderBuilder
     /// <returns>This builder.</returns>
     public DuplicateFinderBuilder WithMaxSize(long bytes)
     {
-        _maxSize = bytes;
+        Options.MaxSize = bytes;
         return this;
     }
 
@@ -128,7 +119,7 @@ public sealed class DuplicateFinderBuilder
     /// <returns>This builder.</returns>
     public DuplicateFinderBuilder IncludeHidden(bool include = true)
     {
-        _includeHidden = include;
+        Options.IncludeHidden = include;
         return this;
     }
 
@@ -137,7 +128,7 @@ public sealed class DuplicateFinderBuilder
     /// <returns>This builder.</returns>
     public DuplicateFinderBuilder FollowSymbolicLinks(bool follow = true)
     {
-        _followSymbolicLinks = follow;
+        Options.FollowSymbolicLinks = follow;
         return this;
     }
 
@@ -146,7 +137,7 @@ public sealed class DuplicateFinderBuilder
     /// <returns>This builder.</returns>
     public DuplicateFinderBuilder StayOnOneFileSystem(bool stay = true)
     {
-        _stayOnOneFileSystem = stay;
+        Options.StayOnOneFileSystem = stay;
         return this;
     }
 
@@ -155,7 +146,7 @@ public sealed class DuplicateFinderBuilder
     /// <returns>This builder.</returns>
     public DuplicateFinderBuilder IncludeEmptyFiles(bool include = true)
     {
-        _includeEmptyFiles = include;
+        Options.IncludeEmptyFiles = include;
         return this;
     }
 
@@ -165,7 +156,18 @@ public sealed class DuplicateFinderBuilder
     public DuplicateFinderBuilder UseComparer(IComparerStrategy strategy)
     {
         ArgumentNullException.ThrowIfNull(strategy);
-        _strategy = strategy;
+
+        // A built-in strategy is a setting (Options.Comparer, bindable by name); an object of your own is a service.
+        if (strategy.Name is { } name && ComparerStrategies.TryFromName(name) == strategy)
+        {
+            Options.Comparer = name;
+            _customStrategy = null;
+        }
+        else
+        {
+            _customStrategy = strategy;
+        }
+
         return this;
     }
 
@@ -174,7 +176,7 @@ public sealed class DuplicateFinderBuilder
     /// <returns>This builder.</returns>
     public DuplicateFinderBuilder UseHashAlgorithm(DuplicateHashAlgorithm algorithm)
     {
-        _hashAlgorithm = algorithm;
+        Options.HashAlgorithm = algorithm;
         return this;
     }
 
@@ -186,7 +188,7 @@ public sealed class DuplicateFinderBuilder
     /// <returns>This builder.</returns>
     public DuplicateFinderBuilder TrustHashes(bool trust = true)
     {
-        _trustHashes = trust;
+        Options.TrustHashes = trust;
         return this;
     }
 
@@ -203,7 +205,7 @@ public sealed class DuplicateFinderBuilder
     /// <returns>This builder.</returns>
     public DuplicateFinderBuilder UseMediaMode(bool enable = true)
     {
-        _mediaMode = enable;
+        Options.MediaMode = enable;
         return this;
     }
 
@@ -225,8 +227,8 @@ public sealed class DuplicateFinderBuilder
     /// <remarks>Needs the built-in file enumerator, and cannot be combined with <see cref="UseMediaMode"/>.</remarks>
     public DuplicateFinderBuilder UseFolderMode(bool enable = true, bool ignoreNames = false)
     {
-        _folderMode = enable;
-        _ignoreFolderNames = ignoreNames;
+        Options.FolderMode = enable;
+        Options.IgnoreFolderNames = ignoreNames;
         return this;
     }
 
@@ -239,7 +241,7 @@ public sealed class DuplicateFinderBuilder
     /// <returns>This builder.</returns>
     public DuplicateFinderBuilder WithMaxDegreeOfParallelism(int degree)
     {
-        _maxDegreeOfParallelism = degree;
+        Options.MaxDegreeOfParallelism = degree;
         return this;
     }
 
@@ -360,83 +362,60 @@ public sealed class DuplicateFinderBuilder
     }
 
     /// <summary>Declares the kind of the device holding <paramref name="path"/>, overriding detection (virtual disks often misreport).</summary>
-    /// <param name="path">A root or any existing path on the device.</param>
+    /// <param name="path">
+    /// A root or any path on the device. It need not exist yet: each scan looks its device up when it starts, and fails
+    /// then, as for a missing root, if the path is not there.
+    /// </param>
     /// <param name="kind">The kind to assume.</param>
     /// <returns>This builder.</returns>
     public DuplicateFinderBuilder WithDriveKind(string path, DriveKind kind)
     {
         ArgumentNullException.ThrowIfNull(path);
-        _driveKinds.Add((path, kind));
+        Options.DriveKinds.Add(new DriveKindSetting(path, kind));
         return this;
+    }
+
+    /// <summary>Copies <paramref name="source"/> into <see cref="Options"/> (see <see cref="DuplicateFinderBuilderExtensions.Configure"/>).</summary>
+    internal void CopyFrom(ScanOptions source)
+    {
+        Options.CopyFrom(source);
+        _customStrategy = null; // the comparer name replaces any comparer set before, as UseComparer would
     }
 
     /// <summary>Validates the settings and creates the finder.</summary>
     /// <returns>An immutable finder that can run any number of scans.</returns>
-    /// <exception cref="InvalidOperationException">No root was added.</exception>
+    /// <exception cref="InvalidOperationException">No root was added (and nothing else is wrong).</exception>
+    /// <exception cref="ArgumentException">
+    /// A glob is malformed or an option is out of range; with several problems, one exception lists them all (the
+    /// same texts as <see cref="ScanOptions.Validate"/>).
+    /// </exception>
     /// <exception cref="DirectoryNotFoundException">
-    /// A path given to <see cref="WithDriveKind"/> does not exist, or a root's part up to its last <c>..</c> does not
-    /// lead to a folder (what the root means cannot be told; see <see cref="AbsolutePath.Resolve"/>).
+    /// A root's part up to its last <c>..</c> does not lead to a folder (what the root means cannot be told; see
+    /// <see cref="AbsolutePath.Resolve"/>).
     /// </exception>
     /// <remarks>
-    /// Roots are not required to exist yet: each scan checks them when it starts (<see cref="DuplicateFinder.CheckRoots"/>).
+    /// Nothing else is read from the disk here. Roots need not exist yet: each scan checks them when it starts
+    /// (<see cref="DuplicateFinder.CheckRoots"/>); the paths given to <see cref="WithDriveKind"/> are looked up then too.
     /// A root holding <c>..</c> is resolved here, though, as the kernel resolves it.
     /// </remarks>
-    /// <exception cref="ArgumentException">A glob is malformed or an option is out of range.</exception>
     public DuplicateFinder Build()
     {
-        if (_roots.Count == 0)
+        var problems = ScanOptionsValidation.Problems(Options);
+        if (Options.FolderMode && _enumerator is not null and not ITableSource)
         {
-            throw new InvalidOperationException("Add at least one folder to scan with AddRoot before calling Build.");
+            problems.Add(new(
+                "FolderMode needs the built-in file enumerator: it lists every folder, empty ones too, and their links.",
+                static () => new ArgumentException("Folder mode needs the built-in file enumerator: it lists every folder, empty ones too, and their links.")));
         }
 
-        if (_minSize < 0)
+        if (problems.Count > 0)
         {
-            throw new ArgumentOutOfRangeException("minSize", _minSize, "The minimum size must not be negative.");
+            throw ScanOptionsValidation.ToException(problems);
         }
 
-        if (_maxSize < _minSize)
+        var roots = new List<AbsolutePath>(Options.Roots.Count);
+        foreach (var root in Options.Roots)
         {
-            throw new ArgumentOutOfRangeException("maxSize", _maxSize, $"The maximum size ({_maxSize}) is smaller than the minimum size ({_minSize}).");
-        }
-
-        if (_maxDegreeOfParallelism is < 1 or > MaxDegreeOfParallelismLimit)
-        {
-            throw new ArgumentOutOfRangeException("maxDegreeOfParallelism", _maxDegreeOfParallelism, $"The degree of parallelism must be at least 1 and at most {MaxDegreeOfParallelismLimit}.");
-        }
-
-        if (!Enum.IsDefined(_hashAlgorithm))
-        {
-            throw new ArgumentOutOfRangeException("hashAlgorithm", _hashAlgorithm, "Unknown hash algorithm.");
-        }
-
-        if (_trustHashes && _hashAlgorithm == DuplicateHashAlgorithm.XxHash3)
-        {
-            throw new ArgumentException("TrustHashes needs a hash of at least 128 bits: use XxHash128 or Sha256, not the 64-bit XxHash3.");
-        }
-
-        if (_folderMode && _mediaMode)
-        {
-            throw new ArgumentException("Folder mode and media mode cannot be combined: folders are compared by whole-file contents.");
-        }
-
-        if (_folderMode && _enumerator is not null and not ITableSource)
-        {
-            throw new ArgumentException("Folder mode needs the built-in file enumerator: it lists every folder, empty ones too, and their links.");
-        }
-
-        var roots = new List<AbsolutePath>(_roots.Count);
-        foreach (var root in _roots)
-        {
-            if (string.IsNullOrWhiteSpace(root))
-            {
-                throw new ArgumentException("A root path must not be empty.");
-            }
-
-            if (root.Contains('\0', StringComparison.Ordinal))
-            {
-                throw new ArgumentException($"The root path '{PathText.Escape(root)}' contains a NUL character.");
-            }
-
             // Whether the folder exists is checked when each scan starts (DuplicateFinder.CheckRoots), not here: a
             // service may build its finder before its backup disk is mounted. A ".." is resolved now, as the kernel
             // resolves it (after the links before it): read lexically, "l/.." would scan the folder holding the link.
@@ -447,35 +426,24 @@ public sealed class DuplicateFinderBuilder
             }
         }
 
-        var overrides = new Dictionary<ulong, DriveKind>();
-        foreach (var (path, kind) in _driveKinds)
-        {
-            if (!Enum.IsDefined(kind))
-            {
-                throw new ArgumentOutOfRangeException("kind", kind, "Unknown drive kind.");
-            }
-
-            overrides[DeviceOf(path)] = kind;
-        }
-
         return new DuplicateFinder(new DuplicateFinderOptions
         {
             Roots = roots,
-            Includes = _includes.Select(GlobPattern.Parse).ToArray(),
-            Excludes = _excludes.Select(GlobPattern.Parse).ToArray(),
-            MinSize = _minSize,
-            MaxSize = _maxSize,
-            IncludeHidden = _includeHidden,
-            FollowSymbolicLinks = _followSymbolicLinks,
-            StayOnOneFileSystem = _stayOnOneFileSystem,
-            IncludeEmptyFiles = _includeEmptyFiles,
-            Strategy = _strategy,
-            HashAlgorithm = _hashAlgorithm,
-            TrustHashes = _trustHashes,
-            MediaMode = _mediaMode,
-            FolderMode = _folderMode,
-            IgnoreFolderNames = _ignoreFolderNames,
-            MaxDegreeOfParallelism = _maxDegreeOfParallelism,
+            Includes = Options.Include.Select(GlobPattern.Parse).ToArray(),
+            Excludes = Options.Exclude.Select(GlobPattern.Parse).ToArray(),
+            MinSize = Options.MinSize,
+            MaxSize = Options.MaxSize ?? long.MaxValue,
+            IncludeHidden = Options.IncludeHidden,
+            FollowSymbolicLinks = Options.FollowSymbolicLinks,
+            StayOnOneFileSystem = Options.StayOnOneFileSystem,
+            IncludeEmptyFiles = Options.IncludeEmptyFiles,
+            Strategy = _customStrategy ?? ComparerStrategies.FromName(Options.Comparer),
+            HashAlgorithm = Options.HashAlgorithm,
+            TrustHashes = Options.TrustHashes,
+            MediaMode = Options.MediaMode,
+            FolderMode = Options.FolderMode,
+            IgnoreFolderNames = Options.IgnoreFolderNames,
+            MaxDegreeOfParallelism = Options.MaxDegreeOfParallelism ?? ScanOptions.DefaultDegreeOfParallelism,
             Progress = _progress,
             ErrorCallback = _errors,
             Logger = _logger,
@@ -483,27 +451,10 @@ public sealed class DuplicateFinderBuilder
             Buffers = _buffers ?? BufferPool.Shared,
             Cache = _cache,
             Catalog = _catalog,
-            Topology = DriveTopology.WithOverrides(_topology ?? DriveTopology.CreateDefault(), overrides),
+            Topology = _topology ?? DriveTopology.CreateDefault(),
+
+            // Made absolute now, against the current directory of the Build, but looked up when each scan starts.
+            DriveKinds = Options.DriveKinds.Select(d => (Path.Combine(Environment.CurrentDirectory, d.Path), d.Kind)).ToArray(),
         });
-    }
-
-    private static ulong DeviceOf(string path)
-    {
-        var full = KernelPaths.Resolve(path);
-        if (!Path.Exists(full))
-        {
-            throw new DirectoryNotFoundException($"The path '{PathText.Escape(full)}' given for a drive kind does not exist.");
-        }
-
-        // On Windows the volume serial, as the default enumerator reports it for every file below a root; 0 where
-        // the platform tells no devices apart.
-        if (DeviceLookup.TryGet(full, out var device, out var problem))
-        {
-            return device;
-        }
-
-        return OperatingSystem.IsLinux() || OperatingSystem.IsWindows()
-            ? throw new IOException($"Cannot tell the device of '{PathText.Escape(full)}': {problem}")
-            : 0UL;
     }
 }

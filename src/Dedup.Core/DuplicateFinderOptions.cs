@@ -15,40 +15,34 @@ internal sealed record DuplicateFinderOptions
 
     public required GlobPattern[] Excludes { get; init; }
 
-    public long MinSize { get; init; }
+    // The settings' defaults live in ScanOptions, their one place; Build fills every one of these.
+    public required long MinSize { get; init; }
 
-    public long MaxSize { get; init; } = long.MaxValue;
+    public required long MaxSize { get; init; }
 
-    public bool IncludeHidden { get; init; } = true;
+    public required bool IncludeHidden { get; init; }
 
-    public bool FollowSymbolicLinks { get; init; }
+    public required bool FollowSymbolicLinks { get; init; }
 
-    public bool StayOnOneFileSystem { get; init; }
+    public required bool StayOnOneFileSystem { get; init; }
 
-    public bool IncludeEmptyFiles { get; init; }
+    public required bool IncludeEmptyFiles { get; init; }
 
     public required IComparerStrategy Strategy { get; init; }
 
-    public DuplicateHashAlgorithm HashAlgorithm { get; init; }
+    public required DuplicateHashAlgorithm HashAlgorithm { get; init; }
 
-    public bool TrustHashes { get; init; }
+    public required bool TrustHashes { get; init; }
 
-    public bool MediaMode { get; init; }
+    public required bool MediaMode { get; init; }
 
     /// <summary>Folder mode: duplicate folders are reported (see <see cref="DuplicateFinderBuilder.UseFolderMode"/>).</summary>
-    public bool FolderMode { get; init; }
+    public required bool FolderMode { get; init; }
 
     /// <summary>Folder mode compares the multiset of contents, ignoring names and layout.</summary>
-    public bool IgnoreFolderNames { get; init; }
+    public required bool IgnoreFolderNames { get; init; }
 
-    public int MaxDegreeOfParallelism { get; init; } = DefaultDegreeOfParallelism;
-
-    /// <summary>
-    /// Four threads per processor, 4 to 32 (fclones' default for SSDs): a cold scan spends its time waiting for reads,
-    /// and a virtual disk read by eight threads finished a cold 250k-file scan in about half the time of two
-    /// (docs/benchmarks.md, #17); a warm scan loses nothing, its threads sharing the processors.
-    /// </summary>
-    internal static int DefaultDegreeOfParallelism { get; } = Math.Min(32, Math.Max(4, 4 * Environment.ProcessorCount));
+    public required int MaxDegreeOfParallelism { get; init; }
 
     public IProgress<ScanProgress>? Progress { get; init; }
     public IProgress<ScanError>? ErrorCallback { get; init; }
@@ -56,11 +50,18 @@ internal sealed record DuplicateFinderOptions
 
     public required IFileEnumerator Enumerator { get; init; }
 
+    /// <summary>The device detection, without the declared drive kinds (<see cref="DriveKinds"/>).</summary>
     public required Topology.IDriveTopology Topology { get; init; }
+
+    /// <summary>
+    /// Declared drive kinds by absolute path (a <c>..</c> still unresolved): their devices are looked up when each scan
+    /// starts (<see cref="Scanning.ScanContext.CaptureDrives"/>), so a Build touches no disk for them.
+    /// </summary>
+    public required IReadOnlyList<(string Path, Topology.DriveKind Kind)> DriveKinds { get; init; }
 
     public int ChunkSize { get; init; } = 256 * 1024;
 
-    public BufferPool Buffers { get; init; } = BufferPool.Shared;
+    public required BufferPool Buffers { get; init; }
 
     /// <summary>Where rescans find what earlier scans learned, if anywhere.</summary>
     public Caching.HashCache? Cache { get; init; }

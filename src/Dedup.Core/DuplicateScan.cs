@@ -131,6 +131,7 @@ public sealed class DuplicateScan : IAsyncEnumerable<DuplicateGroup>
         try
         {
             CheckRoots(options, logger);
+            CaptureDrives(run.Context, logger);
         }
         catch
         {
@@ -213,6 +214,24 @@ public sealed class DuplicateScan : IAsyncEnumerable<DuplicateGroup>
             default:
                 ScanLog.ScanFailed(logger, failure, elapsed);
                 break;
+        }
+    }
+
+    /// <summary>The declared drive kinds' paths are looked up when a scan starts; one that fails stops it as a missing root does.</summary>
+    private static void CaptureDrives(Scanning.ScanContext context, Microsoft.Extensions.Logging.ILogger? logger)
+    {
+        try
+        {
+            context.CaptureDrives();
+        }
+        catch (IOException e)
+        {
+            if (logger is not null)
+            {
+                ScanLog.RootMissing(logger, e.Message);
+            }
+
+            throw;
         }
     }
 

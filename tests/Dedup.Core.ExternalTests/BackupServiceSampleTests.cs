@@ -51,7 +51,7 @@ public sealed class BackupServiceSampleTests
         var (exitCode, output) = RunSample("--once", $"--Dedup:Roots:0={tree.Root}", "--Dedup:Comparer=fastest");
 
         Assert.True(exitCode == 3, $"exit code {exitCode}:\n{output}");
-        Assert.Contains("invalid settings: Invalid ScanOptions: Unknown comparer strategy 'fastest'", output, StringComparison.Ordinal);
+        Assert.Contains("invalid settings: ScanOptions.Comparer is 'fastest': expected hybrid, hash, vectorized or bytewise.", output, StringComparison.Ordinal);
     }
 
     /// <summary>Runs the sample's build that matches this test build's configuration; stdout and stderr together.</summary>

@@ -52,7 +52,7 @@ public sealed class HostingTests
     }
 
     [Theory]
-    [InlineData("Comparer", "fastest", "Unknown comparer strategy 'fastest'")]
+    [InlineData("Comparer", "fastest", "ScanOptions.Comparer is 'fastest'")]
     [InlineData("MinSize", "-1", "minimum size must not be negative")]
     [InlineData("MaxDegreeOfParallelism", "0", "parallelism must be at least 1")]
     [InlineData("MaxDegreeOfParallelism", "1025", "parallelism must be at least 1 and at most 1024")]

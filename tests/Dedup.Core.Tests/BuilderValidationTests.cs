@@ -1,5 +1,6 @@
 using Dedup.Core.Comparison;
 using Dedup.Core.Reporting;
+using Dedup.Core.Topology;
 using Dedup.Core.Tests.Infrastructure;
 using Xunit;
 
@@ -165,6 +166,15 @@ public sealed class BuilderValidationTests
         Assert.Throws<ArgumentNullException>(() => builder.UseComparer(null!));
         Assert.Throws<ArgumentNullException>(() => builder.ReportProgress(null!));
         Assert.Throws<ArgumentNullException>(() => builder.UseFileEnumerator(null!));
+        Assert.Throws<ArgumentNullException>(() => builder.ReportErrors(null!));
+        Assert.Throws<ArgumentNullException>(() => builder.UseLogger(null!));
+        Assert.Throws<ArgumentNullException>(() => builder.UseBufferPool(null!));
+        Assert.Throws<ArgumentNullException>(() => builder.UseCache(null!));
+        Assert.Throws<ArgumentNullException>(() => builder.UseCatalog(null!, "m"));
+        Assert.Throws<ArgumentNullException>(() => builder.UseDriveTopology(null!));
+        Assert.Throws<ArgumentNullException>(() => builder.WithDriveKind(null!, DriveKind.Hdd));
+        Assert.Throws<ArgumentNullException>(() => builder.Configure(null!));
+        Assert.Empty(builder.Options.DriveKinds);
         Assert.Throws<ArgumentNullException>(() => ComparerStrategies.FromName(null!));
         Assert.Throws<ArgumentNullException>(() => new ScanError(null!, ScanErrorKind.IOError, "m"));
         Assert.Throws<ArgumentNullException>(() => new ScanError("/p", ScanErrorKind.IOError, null!));

@@ -66,13 +66,9 @@ internal sealed class ActingCommand
         {
             try
             {
-                var scanBuilder = _selection.CreateBuilder(result, paths);
-                if (folderMode)
-                {
-                    scanBuilder.UseFolderMode();
-                }
-
-                finder = scanBuilder.Build();
+                var options = _selection.CreateOptions(result, paths);
+                options.FolderMode = folderMode;
+                finder = new DuplicateFinderBuilder().Configure(options).Build();
                 finder.CheckRoots();
             }
             catch (Exception ex) when (ex is ArgumentException or InvalidOperationException or IOException or UnauthorizedAccessException)

@@ -55,49 +55,39 @@ internal sealed class ScanSelection
                 ? "--trust-hashes needs a 128-bit hash: use --hash xxh128 or sha256, not xxh3"
                 : null;
 
-    /// <summary>A builder for <paramref name="roots"/> with every selection option of <paramref name="result"/> applied.</summary>
-    public DuplicateFinderBuilder CreateBuilder(ParseResult result, IEnumerable<string> roots)
+    /// <summary>The settings for <paramref name="roots"/> with every selection option of <paramref name="result"/>: what the library's configuration binding fills too.</summary>
+    public ScanOptions CreateOptions(ParseResult result, IEnumerable<string> roots)
     {
-        var builder = new DuplicateFinderBuilder()
-            .AddRoots(roots)
-            .IncludeHidden(result.GetValue(_hidden))
-            .FollowSymbolicLinks(result.GetValue(_followSymlinks))
-            .StayOnOneFileSystem(result.GetValue(_oneFileSystem))
-            .IncludeEmptyFiles(result.GetValue(_empty))
-            .UseMediaMode(result.GetValue(_media))
-            .UseComparer(ComparerStrategies.FromName(result.GetValue(_strategy)!))
-            .UseHashAlgorithm(result.GetValue(_hash) switch
+        var options = new ScanOptions
+        {
+            MinSize = result.GetValue(_minSize) ?? 0,
+            MaxSize = result.GetValue(_maxSize),
+            IncludeHidden = result.GetValue(_hidden),
+            FollowSymbolicLinks = result.GetValue(_followSymlinks),
+            StayOnOneFileSystem = result.GetValue(_oneFileSystem),
+            IncludeEmptyFiles = result.GetValue(_empty),
+            MediaMode = result.GetValue(_media),
+            Comparer = result.GetValue(_strategy)!,
+            HashAlgorithm = result.GetValue(_hash) switch
             {
                 "xxh3" => DuplicateHashAlgorithm.XxHash3,
                 "sha256" => DuplicateHashAlgorithm.Sha256,
                 _ => DuplicateHashAlgorithm.XxHash128,
-            })
-            .TrustHashes(result.GetValue(_trustHashes));
-        if (result.GetValue(_minSize) is { } min)
-        {
-            builder.WithMinSize(min);
-        }
+            },
+            TrustHashes = result.GetValue(_trustHashes),
+            MaxDegreeOfParallelism = result.GetValue(_threads),
+        };
+        AddAll(options.Roots, roots);
+        AddAll(options.Include, result.GetValue(_include) ?? []);
+        AddAll(options.Exclude, result.GetValue(_exclude) ?? []);
+        return options;
+    }
 
-        if (result.GetValue(_maxSize) is { } max)
+    private static void AddAll(IList<string> target, IEnumerable<string> items)
+    {
+        foreach (var item in items)
         {
-            builder.WithMaxSize(max);
+            target.Add(item);
         }
-
-        foreach (var glob in result.GetValue(_include) ?? [])
-        {
-            builder.Include(glob);
-        }
-
-        foreach (var glob in result.GetValue(_exclude) ?? [])
-        {
-            builder.Exclude(glob);
-        }
-
-        if (result.GetValue(_threads) is { } degree)
-        {
-            builder.WithMaxDegreeOfParallelism(degree);
-        }
-
-        return builder;
     }
 }

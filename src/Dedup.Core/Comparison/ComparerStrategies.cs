@@ -28,15 +28,20 @@ public static class ComparerStrategies
     public static IComparerStrategy FromName(string name)
     {
         ArgumentNullException.ThrowIfNull(name);
-        return name.ToLowerInvariant() switch
-        {
-            "bytewise" => Bytewise,
-            "vectorized" => Vectorized,
-            "hash" or "hashing" => Hashing,
-            "hybrid" => Hybrid,
-            _ => throw new ArgumentException($"Unknown comparer strategy '{name}'; expected hybrid, hash, vectorized or bytewise.", nameof(name)),
-        };
+        return TryFromName(name) ?? throw new ArgumentException(UnknownName(name), nameof(name));
     }
+
+    /// <summary>The built-in strategy named <paramref name="name"/> (case-insensitive), or <see langword="null"/>.</summary>
+    internal static IComparerStrategy? TryFromName(string name) => name.ToLowerInvariant() switch
+    {
+        "bytewise" => Bytewise,
+        "vectorized" => Vectorized,
+        "hash" or "hashing" => Hashing,
+        "hybrid" => Hybrid,
+        _ => null,
+    };
+
+    internal static string UnknownName(string name) => $"Unknown comparer strategy '{name}'; expected hybrid, hash, vectorized or bytewise.";
 
     private sealed class ChunkCompareStrategy(string name, ChunkMatchMode mode) : IComparerStrategy
     {

@@ -22,15 +22,27 @@ internal sealed class GlobPattern
 
     public static GlobPattern Parse(string text)
     {
-        if (string.IsNullOrWhiteSpace(text))
+        if (Problem(text) is { } problem)
         {
-            throw new ArgumentException("A glob pattern must not be empty.", nameof(text));
+            throw new ArgumentException(problem, nameof(text));
         }
 
-        var normalized = text.Replace('\\', '/').TrimStart('/');
+        var normalized = Normalize(text);
+        return new GlobPattern(text, normalized, !normalized.Contains('/', StringComparison.Ordinal));
+    }
+
+    /// <summary>Why <paramref name="text"/> is not a glob, or <see langword="null"/> when <see cref="Parse"/> accepts it.</summary>
+    public static string? Problem(string text)
+    {
+        if (string.IsNullOrWhiteSpace(text))
+        {
+            return "A glob pattern must not be empty.";
+        }
+
+        var normalized = Normalize(text);
         if (normalized.Length == 0)
         {
-            throw new ArgumentException($"The glob pattern '{text}' matches nothing.", nameof(text));
+            return $"The glob pattern '{text}' matches nothing.";
         }
 
         for (var i = 0; i < normalized.Length; i++)
@@ -40,15 +52,17 @@ internal sealed class GlobPattern
                 var close = i + 2 <= normalized.Length ? normalized.IndexOf(']', i + 2) : -1;
                 if (close < 0)
                 {
-                    throw new ArgumentException($"The glob pattern '{text}' has an unclosed '[' at position {i}.", nameof(text));
+                    return $"The glob pattern '{text}' has an unclosed '[' at position {i}.";
                 }
 
                 i = close;
             }
         }
 
-        return new GlobPattern(text, normalized, !normalized.Contains('/', StringComparison.Ordinal));
+        return null;
     }
+
+    private static string Normalize(string text) => text.Replace('\\', '/').TrimStart('/');
 
     /// <summary>Matches a root-relative path such as <c>a/b/c.txt</c>.</summary>
     public bool IsMatch(ReadOnlySpan<char> relativePath)

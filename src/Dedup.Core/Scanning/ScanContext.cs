@@ -40,7 +40,7 @@ internal sealed class ScanContext
     public FileReader Reader { get; }
 
     /// <summary>Per-device access tokens for this scan.</summary>
-    public Topology.DriveAccessManager Drives { get; }
+    public Topology.DriveAccessManager Drives { get; private set; }
 
     /// <summary>Where this scan's errors go: the summary, the error callback and the logger.</summary>
     public ScanErrorSink Errors { get; }
@@ -56,6 +56,19 @@ internal sealed class ScanContext
 
     /// <summary>The roots with their identities, taken when the scan starts (<see cref="CaptureRoots"/>); every group carries them.</summary>
     public IReadOnlyList<ScanRoot> Roots { get; private set; } = [];
+
+    /// <summary>
+    /// Looks up the devices of the declared drive kinds (<see cref="DuplicateFinderOptions.DriveKinds"/>) and applies
+    /// them; once, as the scan starts, before anything is read.
+    /// </summary>
+    /// <exception cref="IOException">A declared path is missing or its device cannot be told.</exception>
+    public void CaptureDrives()
+    {
+        if (Options.DriveKinds.Count > 0)
+        {
+            Drives = new Topology.DriveAccessManager(Topology.DriveTopology.WithDeclaredKinds(Options.Topology, Options.DriveKinds), Options.MaxDegreeOfParallelism);
+        }
+    }
 
     /// <summary>Takes the roots' identities; once, as the scan starts.</summary>
     public void CaptureRoots() => Roots = Options.Roots.Select(ScanRoot.Capture).ToArray();

@@ -32,6 +32,48 @@ public static class DriveTopology
         return overrides.Count == 0 ? inner : new OverridingTopology(inner, overrides);
     }
 
+    /// <summary>
+    /// <paramref name="inner"/> with the declared kinds applied, their paths' devices looked up now: called when a scan
+    /// starts, so a finder built before a disk is mounted works once it is.
+    /// </summary>
+    /// <exception cref="DirectoryNotFoundException">A path does not exist (or its part up to a <c>..</c> leads nowhere).</exception>
+    /// <exception cref="IOException">A path's device cannot be told on a platform that tells devices apart.</exception>
+    internal static IDriveTopology WithDeclaredKinds(IDriveTopology inner, IReadOnlyList<(string Path, DriveKind Kind)> kinds)
+    {
+        if (kinds.Count == 0)
+        {
+            return inner;
+        }
+
+        var overrides = new Dictionary<ulong, DriveKind>();
+        foreach (var (path, kind) in kinds)
+        {
+            overrides[DeviceOf(path)] = kind;
+        }
+
+        return WithOverrides(inner, overrides);
+    }
+
+    private static ulong DeviceOf(string path)
+    {
+        var full = Paths.KernelPaths.Resolve(path);
+        if (!Path.Exists(full))
+        {
+            throw new DirectoryNotFoundException($"The path '{Paths.PathText.Escape(full)}' given for a drive kind does not exist.");
+        }
+
+        // On Windows the volume serial, as the default enumerator reports it for every file below a root; 0 where
+        // the platform tells no devices apart.
+        if (DeviceLookup.TryGet(full, out var device, out var problem))
+        {
+            return device;
+        }
+
+        return OperatingSystem.IsLinux() || OperatingSystem.IsWindows()
+            ? throw new IOException($"Cannot tell the device of '{Paths.PathText.Escape(full)}': {problem}")
+            : 0UL;
+    }
+
     private sealed class UnknownDriveTopology : IDriveTopology
     {
         private readonly ConcurrentDictionary<ulong, StorageDevice> _devices = new();

@@ -48,10 +48,12 @@ public sealed class ResolvedRootTests
         // "lx/far/.." is the other file system's folder; read lexically it is lx, on this one.
         var finder = new DuplicateFinderBuilder().AddRoot(tree.Root).UseDriveTopology(new UnknownDrives())
             .WithDriveKind(tree.PathOf("lx/far/.."), DriveKind.Hdd).Build();
+        var context = new Core.Scanning.ScanContext(finder.Options, new Dedup.Core.Reporting.ScanErrorSink());
+        context.CaptureDrives(); // the devices are looked up as a scan starts
 
         Assert.NotEqual(TestNative.Device(tree.Root), TestNative.Device(other.Root));
-        Assert.Equal(DriveKind.Hdd, finder.Options.Topology.GetDevice(TestNative.Device(other.Root)).Kind);
-        Assert.Equal(DriveKind.Unknown, finder.Options.Topology.GetDevice(TestNative.Device(tree.Root)).Kind);
+        Assert.Equal(DriveKind.Hdd, context.Drives.Topology.GetDevice(TestNative.Device(other.Root)).Kind);
+        Assert.Equal(DriveKind.Unknown, context.Drives.Topology.GetDevice(TestNative.Device(tree.Root)).Kind);
     }
 
     [LinuxFact]

@@ -148,6 +148,7 @@ public sealed class DriveTopologyTests
         var b = WrittenToDisk(tree, "b/x.bin", 6);
         var finder = new DuplicateFinderBuilder().AddRoot(tree.Root).WithDriveKind(tree.Root, DriveKind.Hdd).Build();
         var state = new Core.Scanning.ScanContext(finder.Options, new Dedup.Core.Reporting.ScanErrorSink());
+        state.CaptureDrives(); // the declared kind applies from the scan's start
         var nodes = new[] { a, b }.Select(p => new Core.Scanning.FileNode(Scanned(p))).ToList();
         using var set = new Core.Scanning.FileComparisonSet(nodes, nodes[0].Primary.Length, state) { RecordPhysicalOffsets = true };
 
