@@ -51,7 +51,6 @@ internal sealed class FolderHandle : IDisposable
         {
             var parent = System.IO.Path.GetDirectoryName(path);
             var name = System.IO.Path.GetFileName(path);
-            // Stryker disable once Logical : a path ending in "/" has itself (without the "/") as parent: the same realpath
             resolved = parent is null || name.Length == 0 ? Libc.RealPathOf(path, out errno) : Libc.RealPathOf(parent, out errno);
             if (resolved is not null && parent is not null && name.Length != 0)
             {

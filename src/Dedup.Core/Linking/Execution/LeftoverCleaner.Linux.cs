@@ -85,11 +85,15 @@ internal static class LeftoverCleaner
                 : $"a symbolic link to {PathText.Escape(target ?? "?")}, not to a file of this plan; left alone";
         }
 
-        if (!status.IsRegularFile)
-        {
-            return "not a regular file; left alone";
-        }
+        return status.IsRegularFile ? TryRemoveFile(folder, name, status, kept, rootHandles) : "not a regular file; left alone";
+    }
 
+    /// <summary>
+    /// As <see cref="TryRemove"/> for the regular file <paramref name="name"/> of <paramref name="folder"/>, whose
+    /// status was just taken: the file opened must be that one.
+    /// </summary>
+    internal static string? TryRemoveFile(FolderHandle folder, string name, in StatxBuffer status, (DuplicateFile Kept, IReadOnlyList<ScanRoot> Roots)[] kept, RootHandles rootHandles)
+    {
         var fd = FolderHandle.OpenFileAt(folder.Fd, name);
         if (fd < 0)
         {
