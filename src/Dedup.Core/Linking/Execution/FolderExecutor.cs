@@ -19,6 +19,7 @@ internal static class FolderExecutor
     {
         if (!OperatingSystem.IsLinux())
         {
+            // Stryker disable once String : Windows and macOS only
             return Apply(plan, (action, _) => new(action, DuplicateActionStatus.Skipped, "acting on whole folders is implemented for Linux only; act on the file groups", []), cancellationToken);
         }
 
@@ -70,7 +71,9 @@ internal static class FolderExecutor
     private static DuplicateFolderActionOutcome ApplyOne(DuplicateFolderActionPlan plan, DuplicateFolderAction action, RootHandles roots, IProgress<ApplyProgress>? progress, CancellationToken cancellationToken)
     {
         var snapshots = action.Group.Snapshots!;
+        // Stryker disable once Linq : the group holds a snapshot of every folder of its actions (a missing one throws either way)
         var kept = snapshots.First(s => s.Folder == action.Kept);
+        // Stryker disable once Linq : as above
         var folder = snapshots.First(s => s.Folder == action.Folder);
         try
         {
@@ -100,6 +103,7 @@ internal static class FolderExecutor
         var report = PlanExecutor.Apply(filePlan, progress, cancellationToken);
         if (report.Done != report.Outcomes.Count)
         {
+            // Stryker disable once Linq : fewer done than outcomes, so one outcome is not done
             var first = report.Outcomes.First(o => o.Status != DuplicateActionStatus.Done);
             return new(
                 action,

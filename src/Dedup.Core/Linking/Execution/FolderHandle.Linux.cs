@@ -52,7 +52,7 @@ internal sealed class FolderHandle : IDisposable
             var parent = System.IO.Path.GetDirectoryName(path);
             var name = System.IO.Path.GetFileName(path);
             resolved = parent is null || name.Length == 0 ? Libc.RealPathOf(path, out errno) : Libc.RealPathOf(parent, out errno);
-            if (resolved is not null && parent is not null && name.Length > 0)
+            if (resolved is not null && parent is not null && name.Length != 0)
             {
                 resolved = System.IO.Path.Join(resolved, name);
             }
@@ -71,14 +71,25 @@ internal sealed class FolderHandle : IDisposable
             return null;
         }
 
-        var handle = new FolderHandle(fd, path);
-        // Each errno is read right after its call: close() in Dispose resets it (a "…: Success" message otherwise).
-        var lookupErrno = Libc.Statx(Libc.AT_FDCWD, path, followLast ? 0 : Libc.AT_SYMLINK_NOFOLLOW, Libc.STATX_BASIC_STATS, out var named) == 0 ? 0 : Libc.LastErrno;
-        var openErrno = lookupErrno != 0 ? 0 : Libc.FStat(fd, out opened);
-        if (lookupErrno != 0 || openErrno != 0 || !SameFile(opened, named))
+        return Confirm(new FolderHandle(fd, path), followLast, out problem, out opened);
+    }
+
+    /// <summary>
+    /// The folder <paramref name="handle"/> reached by the walk must be the one a plain lookup of its path gives now
+    /// (the last component followed or not); otherwise the handle is closed and <see langword="null"/> returned.
+    /// </summary>
+    internal static FolderHandle? Confirm(FolderHandle handle, bool followLast, out string problem, out StatxBuffer opened)
+    {
+        opened = default;
+
+        // The lookup's errno is read right after it: close() in Dispose resets it (a "…: Success" message otherwise).
+        var errno = Libc.Statx(Libc.AT_FDCWD, handle.Path, followLast ? 0 : Libc.AT_SYMLINK_NOFOLLOW, Libc.STATX_BASIC_STATS, out var named) == 0
+            ? Libc.FStat(handle.Fd, out opened)
+            : Libc.LastErrno;
+        if (errno != 0 || !SameFile(opened, named))
         {
             handle.Dispose();
-            problem = lookupErrno != 0 || openErrno != 0 ? Libc.Message(lookupErrno != 0 ? lookupErrno : openErrno) : "was replaced while being opened";
+            problem = errno != 0 ? Libc.Message(errno) : "was replaced while being opened";
             return null;
         }
 
@@ -123,6 +134,7 @@ internal sealed class FolderHandle : IDisposable
         }
 
         // The components below the root, outermost first.
+        // Stryker disable once Arithmetic : a capacity hint
         var below = new List<string>(folder.Depth - root.Path.Depth);
         for (var node = folder; node is not null && node.Depth > root.Path.Depth; node = node.Parent)
         {
@@ -145,7 +157,7 @@ internal sealed class FolderHandle : IDisposable
 
             if (next is null)
             {
-                problem = childProblem.Length == 0 ? "cannot be opened" : $"{PathText.Escape(System.IO.Path.Join(rootPath, string.Join('/', below.Skip(i).Reverse())))}: {childProblem}";
+                problem = $"{PathText.Escape(System.IO.Path.Join(rootPath, string.Join('/', below.Skip(i).Reverse())))}: {childProblem}";
                 return null;
             }
 
@@ -197,6 +209,14 @@ internal sealed class FolderHandle : IDisposable
     }
 
     /// <summary>
+    /// Opens the file <paramref name="name"/> in the folder <paramref name="folderFd"/> for reading, as the re-checks
+    /// do: never through a symbolic link in its place, never waiting on a FIFO, not inherited by a child process.
+    /// Returns the descriptor, or -1 with the errno in <see cref="Libc.LastErrno"/>.
+    /// </summary>
+    public static int OpenFileAt(int folderFd, string name) =>
+        Libc.OpenAt(folderFd, name, Libc.O_RDONLY | Libc.O_NOFOLLOW | Libc.O_NONBLOCK | Libc.O_CLOEXEC, 0);
+
+    /// <summary>
     /// Adds the names in the folder <paramref name="folderFd"/> to <paramref name="names"/> as the kernel lists them
     /// (<c>getdents64</c> on the folder itself, not on its path), each decoded without loss (<see cref="KernelNames"/>:
     /// a name that is not UTF-8 keeps its bytes), "." and ".." left out. Returns 0, or the errno of the open or of a
@@ -204,6 +224,7 @@ internal sealed class FolderHandle : IDisposable
     /// </summary>
     public static unsafe int ListNames(int folderFd, List<string> names)
     {
+        // Stryker disable once Bitwise : "." of a folder descriptor is a folder, and this descriptor is closed before the call returns
         var fd = Libc.OpenAt(folderFd, ".", Libc.O_RDONLY | Libc.O_DIRECTORY | Libc.O_CLOEXEC, 0);
         if (fd < 0)
         {
@@ -224,7 +245,7 @@ internal sealed class FolderHandle : IDisposable
                     for (var offset = 0; offset < read;)
                     {
                         var length = *(ushort*)(start + offset + 16);
-                        var name = new ReadOnlySpan<byte>(start + offset + 19, length - 19);
+                        var name = new ReadOnlySpan<byte>(start + offset, length)[19..];
                         name = name[..name.IndexOf((byte)0)];
                         if (!name.SequenceEqual("."u8) && !name.SequenceEqual(".."u8))
                         {
@@ -235,7 +256,13 @@ internal sealed class FolderHandle : IDisposable
                     }
                 }
 
-                return read < 0 ? Libc.LastErrno : 0;
+                // The loop ended on 0 (the end) or on an error (-1).
+                if (read != 0)
+                {
+                    return Libc.LastErrno;
+                }
+
+                return 0;
             }
         }
         finally
@@ -259,10 +286,13 @@ internal sealed class FolderHandle : IDisposable
     private static int Walk(string resolved, out int errno)
     {
         const int PathFlags = Interop.Libc.O_PATH | Libc.O_CLOEXEC;
+        // Stryker disable once Bitwise : "/" is a folder we may read, and this descriptor is closed within the walk
         var fd = Libc.OpenAt(Libc.AT_FDCWD, "/", PathFlags | Libc.O_DIRECTORY, 0);
         if (fd < 0)
         {
             errno = Libc.LastErrno;
+
+            // Stryker disable once Unary : unreachable, "/" always opens
             return -1;
         }
 
@@ -270,13 +300,14 @@ internal sealed class FolderHandle : IDisposable
         {
             // realpath gives no "." or ".." components; a name that became a symbolic link fails with ENOTDIR or ELOOP.
             var next = Libc.OpenAt(fd, component, PathFlags | Libc.O_DIRECTORY | Libc.O_NOFOLLOW, 0);
-            errno = next < 0 ? Libc.LastErrno : 0;
-            _ = Libc.Close(fd);
             if (next < 0)
             {
+                errno = Libc.LastErrno; // before close() resets it
+                _ = Libc.Close(fd);
                 return -1;
             }
 
+            _ = Libc.Close(fd);
             fd = next;
         }
 

@@ -28,6 +28,7 @@ internal static class LeftoverCleaner
     {
         var leftAlone = new List<string>();
         var removed = 0;
+        // Stryker disable once Block : an early exit; with no leftovers the loop below finds nothing either
         if (leftovers.Count == 0)
         {
             return (0, leftAlone);
@@ -36,6 +37,7 @@ internal static class LeftoverCleaner
         var kept = actions.Select(a => (a.Kept, a.Group.Roots)).DistinctBy(k => k.Kept.Identity).ToArray();
 
         // A symbolic link loses no data; it is ours when it leads to a name in the plan's groups (an earlier run may have kept another copy).
+        // Stryker disable once Linq : a set of names, whatever their order
         var names = actions.SelectMany(a => a.Group.Files).SelectMany(f => f.OtherLinks.Prepend(f.Path)).Select(p => p.ToString()).ToHashSet(StringComparer.Ordinal);
         foreach (var text in leftovers)
         {
@@ -83,12 +85,16 @@ internal static class LeftoverCleaner
                 : $"a symbolic link to {PathText.Escape(target ?? "?")}, not to a file of this plan; left alone";
         }
 
-        if (!status.IsRegularFile)
-        {
-            return "not a regular file; left alone";
-        }
+        return status.IsRegularFile ? TryRemoveFile(folder, name, status, kept, rootHandles) : "not a regular file; left alone";
+    }
 
-        var fd = Libc.OpenAt(folder.Fd, name, Libc.O_RDONLY | Libc.O_NOFOLLOW | Libc.O_NONBLOCK | Libc.O_CLOEXEC, 0);
+    /// <summary>
+    /// As <see cref="TryRemove"/> for the regular file <paramref name="name"/> of <paramref name="folder"/>, whose
+    /// status was just taken: the file opened must be that one.
+    /// </summary>
+    internal static string? TryRemoveFile(FolderHandle folder, string name, in StatxBuffer status, (DuplicateFile Kept, IReadOnlyList<ScanRoot> Roots)[] kept, RootHandles rootHandles)
+    {
+        var fd = FolderHandle.OpenFileAt(folder.Fd, name);
         if (fd < 0)
         {
             return $"cannot be opened ({Libc.Message(Libc.LastErrno)}); left alone";
@@ -127,7 +133,7 @@ internal static class LeftoverCleaner
             return false;
         }
 
-        var fd = Libc.OpenAt(folder.Fd, kept.Path.Name, Libc.O_RDONLY | Libc.O_NOFOLLOW | Libc.O_NONBLOCK | Libc.O_CLOEXEC, 0);
+        var fd = FolderHandle.OpenFileAt(folder.Fd, kept.Path.Name);
         if (fd < 0)
         {
             return false;
@@ -156,7 +162,7 @@ internal static class LeftoverCleaner
     }
 
     /// <summary>Unlinks the name if it still is the file that was checked (same inode, same change time).</summary>
-    private static string? Unlink(FolderHandle folder, string name, in StatxBuffer checkedStatus)
+    internal static string? Unlink(FolderHandle folder, string name, in StatxBuffer checkedStatus)
     {
         if (Libc.LStatAt(folder.Fd, name, out var now) != 0 || !FolderHandle.SameFile(now, checkedStatus)
             || now.CtimeSec != checkedStatus.CtimeSec || now.CtimeNsec != checkedStatus.CtimeNsec)

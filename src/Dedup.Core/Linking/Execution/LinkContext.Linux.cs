@@ -301,8 +301,7 @@ internal sealed class LinkContext : IDisposable
     /// <summary>Opens <paramref name="name"/> in the folder <paramref name="dirfd"/> without following a link and checks the open file.</summary>
     private static SafeFileHandle OpenChecked(int dirfd, string name, string? path, DuplicateFile scanned, string role, string consequence, ref (long, uint)? changed)
     {
-        var flags = Libc.O_RDONLY | Libc.O_NOFOLLOW | Libc.O_NONBLOCK | Libc.O_CLOEXEC;
-        var fd = Libc.OpenAt(dirfd, name, flags, 0);
+        var fd = FolderHandle.OpenFileAt(dirfd, name);
         if (fd < 0)
         {
             var errno = Libc.LastErrno;

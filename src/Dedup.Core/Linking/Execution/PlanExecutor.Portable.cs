@@ -29,6 +29,7 @@ internal static partial class PlanExecutor
         Run(linker, new LinkerContext(action, context, faults, moveToTrash));
     }
 
+    // Stryker disable all : Windows and macOS only: Apply passes this on those platforms alone
     private static void MoveToSystemTrash(string path)
     {
         if (OperatingSystem.IsWindows())
@@ -44,4 +45,6 @@ internal static partial class PlanExecutor
             throw ActionStoppedException.Fail("no system trash is implemented for this platform; not moved");
         }
     }
+
+    // Stryker restore all
 }

@@ -70,6 +70,7 @@ internal static partial class PlanExecutor
     {
         if (!OperatingSystem.IsLinux())
         {
+            // Stryker disable once Statement : unreachable, Apply calls this on Linux only
             throw new PlatformNotSupportedException(); // Apply dispatches here on Linux only
         }
 

@@ -47,6 +47,7 @@ internal sealed class PortableContext : IDisposable
 
         if (_keptHandle is not null)
         {
+            // Stryker disable once Statement : the name was just checked to lead to this same file (same identity), whose size and time the handle gives alike
             Require(_keptHandle, Action.Kept, ref _keptIdentity, KeptRole, KeptConsequence);
         }
     }
@@ -135,6 +136,7 @@ internal sealed class PortableContext : IDisposable
         {
             var status = PortableFile.StatusOf(handle);
             change = Describe(handle, status, scanned, identity);
+            // Stryker disable once Assignment : once set, the identity is reassigned only when Describe found it equal (else the check throws)
             identity ??= status.Identity;
         }
         catch (Exception ex) when (ex is IOException or UnauthorizedAccessException)
