@@ -7,8 +7,9 @@ namespace Dedup.Core.Tests.Linking;
 /// <summary>
 /// The built-in operations at apply time where a step is refused: which refusals skip and which fail, with the folder
 /// and errno named; a symbolic link that no longer leads to the kept file is never renamed over the duplicate; and no
-/// operation leaves a descriptor open.
+/// operation leaves a descriptor open. In the small mount's collection: one test uses that mount.
 /// </summary>
+[Collection(SmallFsCollection.Name)]
 [System.Runtime.Versioning.SupportedOSPlatform("linux")]
 public sealed class OperationEdgeTests
 {
@@ -101,6 +102,33 @@ public sealed class OperationEdgeTests
         Assert.Equal(DuplicateActionStatus.Done, outcome.Status);
         Assert.Equal("replaced", await File.ReadAllTextAsync(b));
         Assert.Empty(OpenDescriptors.Under(tree.Root, includeRoot: true));
+    }
+
+    [FactRequiringFolder("DEDUP_TEST_BTRFS", "a mounted btrfs", "DEDUP_TEST_SMALLFS", "a second, ext4 mount")]
+    public async Task A_hard_link_across_file_systems_asked_by_a_custom_linker_is_skipped_with_the_reason()
+    {
+        using var btrfs = new LinkTree(LinkTree.BtrfsMount);
+        using var small = new LinkTree(LinkTree.SmallMount);
+        btrfs.Write("a.bin", Content);
+        var b = small.Write("b.bin", Content);
+        var plan = LinkTree.Plan(await btrfs.ScanAsync(btrfs.Root, small.Root), new HardLinkingLinker());
+
+        var outcome = Assert.Single((await plan.ApplyAsync()).Outcomes);
+
+        Assert.Equal(DuplicateActionStatus.Skipped, outcome.Status);
+        Assert.Equal("kept file and duplicate are on different file systems (EXDEV); a hard link cannot cross devices (no other kind of link is made instead)", outcome.Reason);
+        Assert.Equal(Content, await File.ReadAllBytesAsync(b));
+    }
+
+    private sealed class HardLinkingLinker : ILinker
+    {
+        public DuplicateActionKind Kind => DuplicateActionKind.Custom;
+
+        public string Description => "hard link, unpredicted";
+
+        public string? RefuseAtPlanTime(DuplicateFile kept, DuplicateFile duplicate) => null;
+
+        public void Apply(LinkerContext context) => context.ReplaceWithHardLink();
     }
 
     private sealed class WritingLinker : ILinker
