@@ -11,7 +11,7 @@ namespace Dedup.Core.Tests.Linking;
 /// </summary>
 [Collection(SmallFsCollection.Name)]
 [System.Runtime.Versioning.SupportedOSPlatform("linux")]
-public sealed class OperationEdgeTests
+public sealed partial class OperationEdgeTests
 {
     private static readonly byte[] Content = TempTree.RandomBytes(30_000, 357);
 
@@ -119,6 +119,32 @@ public sealed class OperationEdgeTests
         Assert.Equal("kept file and duplicate are on different file systems (EXDEV); a hard link cannot cross devices (no other kind of link is made instead)", outcome.Reason);
         Assert.Equal(Content, await File.ReadAllBytesAsync(b));
     }
+
+    [LinuxFact(TempFileSystem = "ext4")]
+    public async Task A_hard_link_to_a_kept_file_at_the_link_limit_is_skipped_with_the_reason()
+    {
+        using var tree = new LinkTree();
+        var a = tree.Write("data/a.bin", Content);
+        var b = tree.Write("data/b.bin", Content);
+        var plan = LinkTree.Plan(await tree.ScanAsync(tree.PathOf("data")), Linkers.HardLink);
+
+        // ext4 allows 65,000 links to one file: the kept file gets them all, outside the scanned folder.
+        Directory.CreateDirectory(tree.PathOf("links"));
+        for (var i = 0; Link(a, tree.PathOf($"links/{i}")) == 0; i++)
+        {
+        }
+
+        Assert.Equal(65_000u, TestNative.LinkCount(a));
+        var outcome = Assert.Single((await plan.ApplyAsync()).Outcomes);
+
+        Assert.Equal(DuplicateActionStatus.Skipped, outcome.Status);
+        Assert.Equal("the kept file has the most hard links its file system allows (EMLINK)", outcome.Reason);
+        Assert.Equal(Content, await File.ReadAllBytesAsync(b));
+        Assert.Equal(1u, TestNative.LinkCount(b));
+    }
+
+    [System.Runtime.InteropServices.LibraryImport("libc", EntryPoint = "link", StringMarshalling = System.Runtime.InteropServices.StringMarshalling.Utf8)]
+    private static partial int Link(string existing, string link);
 
     private sealed class HardLinkingLinker : ILinker
     {
