@@ -65,5 +65,60 @@ public sealed class ExtendedAttributeCopyTests
         Assert.Equal("extended attributes (listing them)", failed);
     }
 
+    [LinuxFact(TempFileSystem = "ext4")]
+    public void An_empty_value_is_copied_and_the_attributes_after_it_too()
+    {
+        using var tree = new TempTree();
+        var from = tree.Write("from.bin", "a");
+        var to = tree.Write("to.bin", "b");
+        TestNative.SetXattr(from, "user.empty", []);
+        TestNative.SetXattr(from, "user.after", "1"u8.ToArray());
+        using var source = File.OpenHandle(from);
+        using var target = File.OpenHandle(to, FileMode.Open, FileAccess.ReadWrite);
+
+        Assert.Equal(0, CloneOperation.CopyExtendedAttributes(Fd(source), Fd(target), out var failed));
+
+        Assert.Null(failed);
+        Assert.Equal([], TestNative.GetXattr(to, "user.empty")!);
+        Assert.Equal("1"u8.ToArray(), TestNative.GetXattr(to, "user.after"));
+    }
+
+    [LinuxFact(RequiresRoot = true, Tool = "chattr", TempFileSystem = "ext4")]
+    public void A_value_the_target_already_holds_is_not_set_again()
+    {
+        using var tree = new LinkTree();
+        var from = tree.Write("from.bin", [1]);
+        var to = tree.Write("to.bin", [2]);
+        TestNative.SetXattr(from, "user.held", "same"u8.ToArray());
+        TestNative.SetXattr(to, "user.held", "same"u8.ToArray());
+        using var source = File.OpenHandle(from);
+        using var target = File.OpenHandle(to, FileMode.Open, FileAccess.ReadWrite);
+        tree.MakeImmutable(to); // setting any attribute now fails with EPERM
+
+        Assert.Equal(0, CloneOperation.CopyExtendedAttributes(Fd(source), Fd(target), out var failed));
+        Assert.Null(failed);
+    }
+
+    [FactRequiringFolder("DEDUP_TEST_BTRFS", "a btrfs, which holds more attributes than one ext4 block")]
+    public void A_list_of_names_near_the_largest_size_is_read_to_its_end()
+    {
+        using var tree = new TempTree(LinkTree.BtrfsMount);
+        var from = tree.Write("from.bin", "a");
+        var to = tree.Write("to.bin", "b");
+        var names = Enumerable.Range(0, 280).Select(i => $"user.{i:D3}{new string('n', 200)}").ToList(); // 280 × 209 bytes: past half of XATTR_LIST_MAX
+        foreach (var name in names)
+        {
+            TestNative.SetXattr(from, name, [1]);
+        }
+
+        using var source = File.OpenHandle(from);
+        using var target = File.OpenHandle(to, FileMode.Open, FileAccess.ReadWrite);
+
+        Assert.Equal(0, CloneOperation.CopyExtendedAttributes(Fd(source), Fd(target), out var failed));
+
+        Assert.Null(failed);
+        Assert.All(names, name => Assert.Equal([1], TestNative.GetXattr(to, name)!));
+    }
+
     private static int Fd(SafeFileHandle handle) => (int)handle.DangerousGetHandle();
 }

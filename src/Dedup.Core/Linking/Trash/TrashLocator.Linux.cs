@@ -32,6 +32,7 @@ internal sealed partial class TrashLocator
     [SupportedOSPlatform("linux")]
     private string? RealPathOf(AbsolutePath folder)
     {
+        // Stryker disable once Block : a cache; working the path out again gives the same one
         if (_realPaths.TryGetValue(folder, out var real))
         {
             return real;
@@ -72,6 +73,7 @@ internal sealed partial class TrashLocator
             return known;
         }
 
+        // Stryker disable once String : "" is never a real path, and GetDirectoryName("/") is null too
         var parent = real == "/" ? null : Path.GetDirectoryName(real);
         var verdict = parent is not null && RealFolderInTrash(parent);
         if (!verdict && parent is not null)
@@ -83,6 +85,7 @@ internal sealed partial class TrashLocator
 
         if (!verdict && Libc.LStat(real, out var status) == 0)
         {
+            // Stryker disable once Assignment : a cache; reading the identities again gives the same set
             _homeTrash ??= HomeTrashIdentities();
             verdict = _homeTrash.Contains((status.Device, status.Ino))
                 || (MountRoots().TryGetValue(real, out var root) // a bind mount of the same file system keeps the device: by the table
@@ -93,6 +96,7 @@ internal sealed partial class TrashLocator
         return verdict;
     }
 
+    // Stryker disable once String : "" is never a folder passed here (real paths are absolute)
     private static string? NameOf(string folder) => folder == "/" ? null : Path.GetFileName(folder);
 
     /// <summary>The home trash (as <c>$XDG_DATA_HOME</c> names it, and the default one) and its <c>files/</c>, as they resolve now.</summary>
@@ -125,6 +129,7 @@ internal sealed partial class TrashLocator
     /// <summary>Each mount point with its root within its file system (<c>/proc/self/mountinfo</c>); a later mount on a point hides earlier ones.</summary>
     private Dictionary<string, string> MountRoots()
     {
+        // Stryker disable once Block : a cache; reading the mount table again gives the same map
         if (_mountRoots is not null)
         {
             return _mountRoots;
