@@ -82,7 +82,10 @@ public sealed partial class DuplicateActionPlanner
         "ext2", "ext3", "ext4", "xfs", "btrfs", "f2fs", "zfs", "jfs", "reiserfs", "tmpfs", "vfat", "exfat", "ntfs", "ntfs3", "hfsplus", "apfs",
     };
 
-    private readonly Lazy<Topology.IDriveTopology> _topology = new(Topology.DriveTopology.CreateDefault);
+    private Lazy<Topology.IDriveTopology> _topology = new(Topology.DriveTopology.CreateDefault);
+
+    /// <summary>Test seam: the topology telling each device's file-system type, instead of the system's.</summary>
+    internal void UseTopology(Topology.IDriveTopology topology) => _topology = new(() => topology);
 
     /// <summary>Refusals that depend on the group rather than on the linker.</summary>
     private string? RefuseForGroup(DuplicateGroup group, DuplicateFile kept, DuplicateFile duplicate, Trash.TrashLocator trash)
