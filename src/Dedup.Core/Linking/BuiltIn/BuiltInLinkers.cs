@@ -77,6 +77,7 @@ internal sealed class TrashLinker(string? homeTrash) : ILinker
 {
     public DuplicateActionKind Kind => DuplicateActionKind.Trash;
 
+    // Stryker disable once Conditional,String : the Recycle Bin wording is Windows-only (the Wine test project checks it)
     public string Description => OperatingSystem.IsWindows() ? "move to the Recycle Bin" : "move to trash";
 
     public string? RefuseAtPlanTime(DuplicateFile kept, DuplicateFile duplicate) => null;
