@@ -151,7 +151,6 @@ public sealed class KeepRule
         var best = 0;
         for (var i = 1; i < files.Count; i++)
         {
-            // Stryker disable once Equality : with rules that order consistently, a later file tied with the best is found as a tie below either way
             if (CompareAll(files, disposable, i, best, rules) < 0)
             {
                 best = i;
@@ -198,8 +197,7 @@ public sealed class KeepRule
     {
         for (var node = path; node is not null; node = node.Parent)
         {
-            // Stryker disable once Equality : the one-character name starting with '.' is '.', which no AbsolutePath holds
-            if (node.Name.Length > 1 && node.Name[0] == '.')
+            if (node.Name is ['.', _, ..]) // a dot and at least one more character ("." itself is never a name here)
             {
                 return true;
             }
