@@ -68,6 +68,7 @@ public sealed class DuplicateActionPlanBuilder
             throw new InvalidOperationException("Set what to do with duplicates with UseLinker(Linkers.…) before Build().");
         }
 
+        // Stryker disable once Block,Statement : thrown off Linux only; PlatformRefusal's tests cover the decision and its messages
         if (PlatformRefusal(_linker, OperatingSystem.IsLinux(), OperatingSystem.IsWindows(), OperatingSystem.IsMacOS()) is { } refusal)
         {
             throw new NotSupportedException(refusal);

@@ -24,7 +24,7 @@ public sealed partial class LinkerContext
 
     private void ReplaceWithHardLinkCore()
     {
-        // Stryker disable once Equality,Statement : the Windows branch (the Wine test project runs it)
+        // Stryker disable once Equality,Statement,Block : the Windows branch (the Wine test project runs it)
         if (OperatingSystem.IsWindows() && _portable is not null)
         {
             ReplaceWithHardLinkWindows();
@@ -43,7 +43,7 @@ public sealed partial class LinkerContext
 
     private void ReplaceWithSymbolicLinkCore(bool relative)
     {
-        // Stryker disable once Equality,Statement : the Windows branch (the Wine test project runs it)
+        // Stryker disable once Equality,Statement,Block : the Windows branch (the Wine test project runs it)
         if (OperatingSystem.IsWindows() && _portable is not null)
         {
             ReplaceWithSymbolicLinkWindows(relative);
@@ -62,7 +62,7 @@ public sealed partial class LinkerContext
 
     private void ReplaceWithCloneCore()
     {
-        // Stryker disable once Equality,Statement : the Windows branch (the Wine test project runs it)
+        // Stryker disable once Equality,Statement,Block : the Windows branch (the Wine test project runs it)
         if (OperatingSystem.IsWindows() && _portable is not null)
         {
             ReplaceWithCloneWindows();

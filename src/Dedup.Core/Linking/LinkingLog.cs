@@ -45,7 +45,7 @@ internal static partial class LinkingLog
             DuplicateActionStatus.Skipped => LogLevel.Warning,
             _ => LogLevel.Error,
         };
-        // Stryker disable once Statement : spares the formatting only; the generated methods check the level again
+        // Stryker disable once Statement,Block : spares the formatting only; the generated methods check the level again
         if (!logger.IsEnabled(level))
         {
             return;
