@@ -68,25 +68,10 @@ public sealed class DuplicateActionPlanBuilder
             throw new InvalidOperationException("Set what to do with duplicates with UseLinker(Linkers.…) before Build().");
         }
 
-        if (!OperatingSystem.IsLinux())
+        // Stryker disable once Block,Statement : thrown off Linux only; PlatformRefusal's tests cover the decision and its messages
+        if (PlatformRefusal(_linker, OperatingSystem.IsLinux(), OperatingSystem.IsWindows(), OperatingSystem.IsMacOS()) is { } refusal)
         {
-            if (!OperatingSystem.IsWindows() && !OperatingSystem.IsMacOS())
-            {
-                throw new NotSupportedException($"Acting on duplicates ({_linker.Description}) is implemented for Linux, Windows and macOS only.");
-            }
-
-            if (OperatingSystem.IsWindows() && _linker.Kind == DuplicateActionKind.Dedupe)
-            {
-                throw new NotSupportedException(
-                    $"{_linker.Kind} ({_linker.Description}) is implemented for Linux only: Windows has no call that compares and shares two files' clusters under lock (FIDEDUPERANGE); use Linkers.Clone on ReFS, which verifies the bytes itself.");
-            }
-
-            var windows = OperatingSystem.IsWindows() && _linker.Kind is (DuplicateActionKind.HardLink or DuplicateActionKind.SymbolicLink or DuplicateActionKind.Clone);
-            if (!windows && _linker.Kind is not (DuplicateActionKind.Delete or DuplicateActionKind.Trash or DuplicateActionKind.Custom))
-            {
-                throw new NotSupportedException(
-                    $"{_linker.Kind} ({_linker.Description}) is implemented for Linux and Windows only; on macOS only Linkers.Delete and Linkers.Trash are (clonefile and symbolic links are not implemented).");
-            }
+            throw new NotSupportedException(refusal);
         }
 
         foreach (var rule in _rules)
@@ -98,5 +83,35 @@ public sealed class DuplicateActionPlanBuilder
         }
 
         return new DuplicateActionPlanner(_linker, _rules.Count == 0 ? [KeepRule.PathOrder] : _rules.ToArray(), _logger);
+    }
+
+    /// <summary>
+    /// Why <paramref name="linker"/> cannot act on the platform described by the flags, or <see langword="null"/>; the
+    /// platform is passed in so that every branch runs in the tests on Linux.
+    /// </summary>
+    internal static string? PlatformRefusal(ILinker linker, bool linux, bool windows, bool macOS)
+    {
+        if (linux)
+        {
+            return null;
+        }
+
+        if (!windows && !macOS)
+        {
+            return $"Acting on duplicates ({linker.Description}) is implemented for Linux, Windows and macOS only.";
+        }
+
+        if (windows && linker.Kind == DuplicateActionKind.Dedupe)
+        {
+            return $"{linker.Kind} ({linker.Description}) is implemented for Linux only: Windows has no call that compares and shares two files' clusters under lock (FIDEDUPERANGE); use Linkers.Clone on ReFS, which verifies the bytes itself.";
+        }
+
+        var windowsLink = windows && linker.Kind is (DuplicateActionKind.HardLink or DuplicateActionKind.SymbolicLink or DuplicateActionKind.Clone);
+        if (!windowsLink && linker.Kind is not (DuplicateActionKind.Delete or DuplicateActionKind.Trash or DuplicateActionKind.Custom))
+        {
+            return $"{linker.Kind} ({linker.Description}) is implemented for Linux and Windows only; on macOS only Linkers.Delete and Linkers.Trash are (clonefile and symbolic links are not implemented).";
+        }
+
+        return null;
     }
 }

@@ -110,6 +110,7 @@ public sealed partial class DuplicateActionPlanner
                 continue;
             }
 
+            // Stryker disable once Linq : a GroupBy group is never empty
             var counterpart = folder.PairByContent ? ByContent(keptByContent, taken, file.First().ContentClass) : keptEntries.TryGetValue(names[0], out var byPath) ? byPath : null;
             if (counterpart is not { Kind: FolderEntryKind.File })
             {
@@ -117,6 +118,7 @@ public sealed partial class DuplicateActionPlanner
                 continue;
             }
 
+            // Stryker disable once Linq : a GroupBy group is never empty
             var first = file.First();
             var duplicate = ToFile(folder.Folder, names, first);
             var keptFile = ToFile(kept.Folder, [counterpart.RelativePath], counterpart);
@@ -145,6 +147,7 @@ public sealed partial class DuplicateActionPlanner
     /// Where an interrupted run may have left temporary names: both folders of the action and every folder below them
     /// (an earlier run may have kept another folder of the group). The scan leaves such names out of the folders.
     /// </summary>
+    // Stryker disable once Linq : FindLeftovers takes each folder once and sorts what it finds, so the folders' order is not seen
     private static IEnumerable<AbsolutePath> FoldersActedOn(DuplicateFolderAction action) =>
         action.Group.Snapshots?.Where(s => s.Folder == action.Folder || s.Folder == action.Kept)
             .SelectMany(s => s.Entries.Where(e => e.Kind == FolderEntryKind.Folder).Select(e => FolderExecutor.Below(s.Folder, e.RelativePath)).Prepend(s.Folder))

@@ -82,7 +82,12 @@ public sealed partial class DuplicateActionPlanner
         "ext2", "ext3", "ext4", "xfs", "btrfs", "f2fs", "zfs", "jfs", "reiserfs", "tmpfs", "vfat", "exfat", "ntfs", "ntfs3", "hfsplus", "apfs",
     };
 
-    private readonly Lazy<Topology.IDriveTopology> _topology = new(Topology.DriveTopology.CreateDefault);
+    private static bool IsLocal(string? fileSystemType) => fileSystemType is not null && s_localFileSystems.Contains(fileSystemType);
+
+    private Lazy<Topology.IDriveTopology> _topology = new(Topology.DriveTopology.CreateDefault);
+
+    /// <summary>Test seam: the topology telling each device's file-system type, instead of the system's.</summary>
+    internal void UseTopology(Topology.IDriveTopology topology) => _topology = new(() => topology);
 
     /// <summary>Refusals that depend on the group rather than on the linker.</summary>
     private string? RefuseForGroup(DuplicateGroup group, DuplicateFile kept, DuplicateFile duplicate, Trash.TrashLocator trash)
@@ -104,7 +109,7 @@ public sealed partial class DuplicateActionPlanner
         {
             var keptFs = _topology.Value.GetDevice(kept.Identity.Device).FileSystemType;
             var duplicateFs = _topology.Value.GetDevice(duplicate.Identity.Device).FileSystemType;
-            if (keptFs is null || duplicateFs is null || !s_localFileSystems.Contains(keptFs) || !s_localFileSystems.Contains(duplicateFs))
+            if (!IsLocal(keptFs) || !IsLocal(duplicateFs))
             {
                 return $"kept and duplicate are on different file systems ({keptFs ?? "unknown"}, {duplicateFs ?? "unknown"}), one of which may show the same file under another identity; refused so the only copy is never removed";
             }
@@ -136,6 +141,7 @@ public sealed partial class DuplicateActionPlanner
 
             // Predictions last: they only ever add refusals the executor would make (and cost a probe or a status).
             var refusal = RefuseForGroup(group, kept, duplicate, trash) ?? Linker.RefuseAtPlanTime(kept, duplicate) ?? predictor.Refuse(kept, duplicate);
+            // Stryker disable once Boolean : read only when refusal is null, after Reclaimable has set it
             var alreadyShared = false;
             var reclaimable = refusal is null ? predictor.Reclaimable(kept, duplicate, out alreadyShared) : 0;
             if (refusal is null && alreadyShared)

@@ -197,7 +197,7 @@ public sealed class KeepRule
     {
         for (var node = path; node is not null; node = node.Parent)
         {
-            if (node.Name.Length > 1 && node.Name[0] == '.')
+            if (node.Name is ['.', _, ..]) // a dot and at least one more character ("." itself is never a name here)
             {
                 return true;
             }

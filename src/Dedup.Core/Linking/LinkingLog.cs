@@ -24,6 +24,7 @@ internal static partial class LinkingLog
     {
         if (logger.IsEnabled(LogLevel.Information))
         {
+            // Stryker disable once String : only refused actions are logged here, so Refusal is never null
             RefusedAtPlanTime(logger, action.Kind, action.Path.ToDisplayString(), action.Kept.Path.ToDisplayString(), Paths.PathText.EscapeMessage(action.Refusal ?? string.Empty));
         }
     }
@@ -44,12 +45,14 @@ internal static partial class LinkingLog
             DuplicateActionStatus.Skipped => LogLevel.Warning,
             _ => LogLevel.Error,
         };
+        // Stryker disable once Statement,Block : spares the formatting only; the generated methods check the level again
         if (!logger.IsEnabled(level))
         {
             return;
         }
 
         var (kind, path, kept) = (outcome.Action.Kind, outcome.Action.Path.ToDisplayString(), outcome.Action.Kept.Path.ToDisplayString());
+        // Stryker disable once String : only Done outcomes lack a reason, and ActionDone logs none
         var reason = Paths.PathText.EscapeMessage(outcome.Reason ?? string.Empty);
         switch (outcome.Status)
         {

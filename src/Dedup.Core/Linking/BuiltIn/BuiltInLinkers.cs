@@ -77,7 +77,10 @@ internal sealed class TrashLinker(string? homeTrash) : ILinker
 {
     public DuplicateActionKind Kind => DuplicateActionKind.Trash;
 
-    public string Description => OperatingSystem.IsWindows() ? "move to the Recycle Bin" : "move to trash";
+    /// <summary>The Windows wording (a constant: the Wine test project checks it, not the tests on Linux).</summary>
+    private const string RecycleBin = "move to the Recycle Bin";
+
+    public string Description => OperatingSystem.IsWindows() ? RecycleBin : "move to trash";
 
     public string? RefuseAtPlanTime(DuplicateFile kept, DuplicateFile duplicate) => null;
 
