@@ -220,6 +220,7 @@ public sealed class ContentKeyTests
             var composed = ScanComposition.Compose(options, callbacks: null);
             var run = stage is null ? composed : new ScanRun(options, stage, composed.Features);
             run.Context.CaptureRoots();
+            run.Context.CaptureDrives(); // as a scan does when it starts: declared drive kinds apply from then
             return DuplicateScanner.KeysWhileListing(run);
         }
     }
