@@ -24,9 +24,7 @@ public sealed class FolderRecheckDetailTests
     public async Task A_file_with_the_scanned_inode_number_on_another_device_is_another_file()
     {
         using var tree = new LinkTree();
-        tree.Write("a.bin", Content);
-        tree.Write("b.bin", Content);
-        var action = Assert.Single(LinkTree.Plan(await tree.ScanAsync(), Linkers.Delete).Actions);
+        var action = await OneDeleteAsync(tree);
         using var roots = new RootHandles();
         using var recheck = new FolderRecheck(action.Group.Roots, roots);
         recheck.Verify(action.Kept, action.Duplicate);
@@ -41,15 +39,21 @@ public sealed class FolderRecheckDetailTests
     public async Task A_file_that_is_in_no_folder_is_refused()
     {
         using var tree = new LinkTree();
-        tree.Write("a.bin", Content);
-        tree.Write("b.bin", Content);
-        var action = Assert.Single(LinkTree.Plan(await tree.ScanAsync(), Linkers.Delete).Actions);
+        var action = await OneDeleteAsync(tree);
         using var roots = new RootHandles();
         using var recheck = new FolderRecheck(action.Group.Roots, roots);
 
         var refused = Assert.Throws<ActionStoppedException>(() => recheck.Verify(action.Kept, action.Duplicate with { Path = AbsolutePath.Parse("/") }));
 
         Assert.Equal("/ is not in a folder", refused.Message);
+    }
+
+    /// <summary>Two copies in the tree's root and the one delete action planned for them.</summary>
+    private static async Task<DuplicateAction> OneDeleteAsync(LinkTree tree)
+    {
+        tree.Write("a.bin", Content);
+        tree.Write("b.bin", Content);
+        return Assert.Single(LinkTree.Plan(await tree.ScanAsync(), Linkers.Delete).Actions);
     }
 
     [LinuxFact]
