@@ -100,6 +100,34 @@ public sealed class CacheStoreContractTests : IDisposable
         Assert.Equal(2, _fixture.CountEntries());
     }
 
+    [LinuxFact]
+    public async Task Stored_digests_are_the_contents_sha256_and_an_unchanged_file_keeps_its_own_when_compared_again()
+    {
+        static void Sha256(DuplicateFinderBuilder b) => b.UseComparer(Dedup.Core.Comparison.ComparerStrategies.Hashing).UseHashAlgorithm(Dedup.Core.Comparison.DuplicateHashAlgorithm.Sha256);
+        static void Bytewise(DuplicateFinderBuilder b) => b.UseComparer(Dedup.Core.Comparison.ComparerStrategies.Bytewise).UseHashAlgorithm(Dedup.Core.Comparison.DuplicateHashAlgorithm.Sha256);
+        var content = TempTree.RandomBytes(300_000, 32);
+        Tree.Write("a", content);
+        Tree.Write("b", content);
+        await CacheFixture.LetSettleAsync();
+        await _fixture.ScanAsync(Sha256); // a and b hashed whole: their digests are stored
+        Tree.Write("c", content); // a new copy: the next scan compares all three again, byte for byte this time
+        await CacheFixture.LetSettleAsync();
+        await _fixture.ScanAsync(Bytewise);
+        IReadOnlyList<HashCacheEntry> stored = [];
+        var capture = new Wrapped(new SqliteHashCache(_fixture.CachePath), transform: entries => [.. stored = entries]);
+
+        await ScanThroughAsync(capture);
+
+        var expected = Dedup.Core.Comparison.Hashing.ContentHash.Compute(Dedup.Core.Comparison.DuplicateHashAlgorithm.Sha256, content);
+        var withDigest = stored.Where(e => e.Digest.Length != 0).ToArray();
+        Assert.Equal(2, withDigest.Length); // a and b kept theirs through the bytewise scan; c was never hashed
+        Assert.All(withDigest, e =>
+        {
+            Assert.Equal(Dedup.Core.Comparison.DuplicateHashAlgorithm.Sha256, e.DigestAlgorithm);
+            Assert.Equal(expected, Dedup.Core.Comparison.Hashing.ContentHash.FromBytes(e.Digest.Span));
+        });
+    }
+
     /// <summary>A store that hands the scan the real file's entries, changed by <c>transform</c>, as a list (not the store's array).</summary>
     private sealed class Wrapped(HashCache inner, bool readOnly = false, Func<IReadOnlyList<HashCacheEntry>, List<HashCacheEntry>>? transform = null) : HashCache
     {
