@@ -40,6 +40,32 @@ public sealed class CatalogGroupTests(PostgresFixture postgres)
     }
 
     [PostgresFact]
+    public async Task Groups_come_largest_first_then_by_sha256()
+    {
+        await using var catalog = postgres.NewCatalog("order");
+        string[] contents = ["P", "Q", "S", "T"]; // four contents of one size: their order is their digests'
+        var content = new Dictionary<string, string> { ["/a/big"] = "R", ["/a/big2"] = "R" };
+        var files = new List<CatalogFile> { File("/a/big", 20, 100), File("/a/big2", 20, 101) };
+        for (var i = 0; i < contents.Length; i++)
+        {
+            content[$"/a/{contents[i]}1"] = contents[i];
+            content[$"/a/{contents[i]}2"] = contents[i];
+            files.Add(File($"/a/{contents[i]}1", 10, (ulong)(2 * i) + 1));
+            files.Add(File($"/a/{contents[i]}2", 10, (ulong)(2 * i) + 2));
+        }
+
+        await catalog.ReplaceMachineFilesAsync("alpha", files);
+        await catalog.ReplaceMachineFilesAsync("beta", [File("/b/big", 20, 1), File("/b/small", 10, 2)]); // shares both sizes
+        await HashRequestedAsync(catalog, "alpha", content);
+
+        var groups = await catalog.FindGroupsAsync("alpha");
+
+        byte[][] expected = [Sha("R"), .. contents.Select(Sha).Order(Comparer<byte[]>.Create((x, y) => x.AsSpan().SequenceCompareTo(y)))];
+        Assert.Equal(expected, groups.Select(group => group.Sha256.ToArray()));
+        Assert.Equal([20L, 10, 10, 10, 10], groups.Select(group => group.Length));
+    }
+
+    [PostgresFact]
     public async Task Groups_across_machines_leave_out_the_groups_of_one_machine_alone()
     {
         await using var catalog = postgres.NewCatalog("across");
