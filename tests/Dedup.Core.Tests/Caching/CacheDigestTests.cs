@@ -48,6 +48,25 @@ public sealed class CacheDigestTests : IDisposable
     }
 
     [LinuxFact]
+    public async Task A_digest_of_another_algorithm_is_not_compared_with_this_scans()
+    {
+        // The same content cached under two algorithms: SHA-256 and XXH128 digests of it differ, which must not make
+        // the four copies two groups when a later XXH128 scan trusts hashes.
+        var content = TempTree.RandomBytes(200_000, 13);
+        Tree.Write("x/1", content);
+        Tree.Write("x/2", content);
+        Tree.Write("y/1", content);
+        Tree.Write("y/2", content);
+        await CacheFixture.LetSettleAsync();
+        await _fixture.ScanAsync(b => b.UseComparer(ComparerStrategies.Hashing).UseHashAlgorithm(DuplicateHashAlgorithm.Sha256), Tree.PathOf("x"));
+        await _fixture.ScanAsync(Hashing, Tree.PathOf("y"));
+
+        var (both, _) = await _fixture.ScanAsync(TrustingHashes);
+
+        Assert.Equal(4, Assert.Single(both).Files.Count);
+    }
+
+    [LinuxFact]
     public async Task Without_trusted_hashes_equal_cached_digests_are_compared_byte_for_byte()
     {
         var x = TempTree.RandomBytes(200_000, 12);
