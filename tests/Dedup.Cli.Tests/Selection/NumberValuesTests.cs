@@ -77,16 +77,6 @@ public sealed class NumberValuesTests
         Assert.Equal(long.MaxValue >> 40 << 40, ParseSize($"{long.MaxValue >> 40}T").Value);
     }
 
-    [Fact]
-    public void No_size_given_is_no_value_and_no_error()
-    {
-        var option = new Option<long?>("--min-size") { CustomParser = NumberValues.ParseSize };
-        var result = new RootCommand { option }.Parse([]);
-
-        Assert.Empty(result.Errors);
-        Assert.Null(result.GetValue(option));
-    }
-
     [Theory]
     [InlineData("1", 1)]
     [InlineData(" 8 ", 8)]
