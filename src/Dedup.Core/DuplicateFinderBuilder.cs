@@ -426,7 +426,7 @@ public sealed class DuplicateFinderBuilder
             }
         }
 
-        return new DuplicateFinder(new DuplicateFinderOptions
+        return new BuiltDuplicateFinder(new DuplicateFinderOptions
         {
             Roots = roots,
             Includes = Options.Include.Select(GlobPattern.Parse).ToArray(),

@@ -1,15 +1,13 @@
-using System.Runtime.CompilerServices;
-
 namespace Dedup.Core;
 
 /// <summary>
-/// Files whose contents are identical, each distinct file (identity) listed once. A record for its
-/// <c>with</c> copies and init-only properties, but equality is by reference: each group a scan reports is
-/// its own value, and comparing the file lists item by item would cost more than it tells.
+/// Files whose contents are identical, each distinct file (identity) listed once. A record: two groups are equal
+/// when every property is, the lists and the digest compared item by item, so a test can assert on a group it expects.
 /// </summary>
 public sealed record DuplicateGroup
 {
     private readonly IReadOnlyList<DuplicateFile> _files = [];
+    private readonly long _size;
 
     /// <summary>
     /// Describes a group. Scans make these; the constructor is public so that code consuming results can be tested
@@ -21,6 +19,8 @@ public sealed record DuplicateGroup
     /// <param name="verifiedByBytes">Whether every byte was compared.</param>
     /// <param name="match">Whole files or media payloads.</param>
     /// <exception cref="ArgumentNullException"><paramref name="files"/> is <see langword="null"/>.</exception>
+    /// <exception cref="ArgumentException"><paramref name="files"/> holds fewer than two files.</exception>
+    /// <exception cref="ArgumentOutOfRangeException"><paramref name="size"/> is negative.</exception>
     public DuplicateGroup(long size, IReadOnlyList<DuplicateFile> files, bool verifiedByBytes, ContentMatch match = ContentMatch.WholeFile)
     {
         Size = size;
@@ -33,17 +33,25 @@ public sealed record DuplicateGroup
     /// Length of the content compared: each file's size, or with <see cref="Match"/> =
     /// <see cref="ContentMatch.MediaPayload"/> the payload's length (file sizes then differ).
     /// </summary>
-    public long Size { get; init; }
+    /// <exception cref="ArgumentOutOfRangeException">Set to a negative value.</exception>
+    public long Size
+    {
+        get => _size;
+        init => _size = value >= 0 ? value : throw new ArgumentOutOfRangeException(nameof(Size), value, "A group's size cannot be negative.");
+    }
 
     /// <summary>Whether whole files or media payloads (tags ignored) were found equal.</summary>
     public ContentMatch Match { get; init; }
 
     /// <summary>The distinct files, at least two, in path order.</summary>
     /// <exception cref="ArgumentNullException">Set to <see langword="null"/>.</exception>
+    /// <exception cref="ArgumentException">Set to fewer than two files: one file is no duplicate.</exception>
     public IReadOnlyList<DuplicateFile> Files
     {
         get => _files;
-        init => _files = value ?? throw new ArgumentNullException(nameof(Files));
+        init => _files = (value ?? throw new ArgumentNullException(nameof(Files))).Count >= 2
+            ? value
+            : throw new ArgumentException($"A group holds at least two files; this one has {value.Count}.", nameof(Files));
     }
 
     /// <summary>
@@ -77,11 +85,19 @@ public sealed record DuplicateGroup
         ? Size * (Files.Count - 1)
         : Files.Sum(f => f.Length) - Files.Max(f => f.Length);
 
-    /// <summary>Reference equality: <see langword="true"/> only for the same group object.</summary>
+    /// <summary>Whether <paramref name="other"/> describes the same group: equal sizes, kinds and flags, the same files and roots in the same order, the same digest.</summary>
     /// <param name="other">The other group.</param>
-    /// <returns>Whether <paramref name="other"/> is this group.</returns>
-    public bool Equals(DuplicateGroup? other) => ReferenceEquals(this, other);
+    /// <returns><see langword="true"/> when every property is equal.</returns>
+    public bool Equals(DuplicateGroup? other) =>
+        ReferenceEquals(this, other)
+        || (other is not null
+            && Size == other.Size
+            && Match == other.Match
+            && VerifiedByBytes == other.VerifiedByBytes
+            && Sha256.Span.SequenceEqual(other.Sha256.Span)
+            && Files.SequenceEqual(other.Files)
+            && Roots.SequenceEqual(other.Roots));
 
     /// <inheritdoc />
-    public override int GetHashCode() => RuntimeHelpers.GetHashCode(this);
+    public override int GetHashCode() => HashCode.Combine(Size, Match, VerifiedByBytes, Files.Count, Files[0]);
 }

@@ -59,6 +59,21 @@ public sealed class DuplicateScan : IAsyncEnumerable<DuplicateGroup>
     public IReadOnlyList<ScanRoot> Roots => _run?.Context.Roots ?? _roots;
 
     /// <summary>
+    /// A finished scan that yields <paramref name="groups"/>, with the summary <see cref="ScanSummary.Of"/> adds up from
+    /// them, for the tests of code that consumes scans (a fake <see cref="DuplicateFinder"/> returns it). Nothing is read
+    /// from disk.
+    /// </summary>
+    /// <param name="groups">The groups to yield, in order.</param>
+    /// <returns>A scan that can be enumerated once.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="groups"/> is <see langword="null"/>.</exception>
+    public static DuplicateScan FromResults(IEnumerable<DuplicateGroup> groups)
+    {
+        ArgumentNullException.ThrowIfNull(groups);
+        var list = groups.ToArray();
+        return new DuplicateScan(list, ScanSummary.Of(list), []);
+    }
+
+    /// <summary>
     /// A finished scan made of given results, for the tests of code that consumes scans: enumerating it yields
     /// <paramref name="groups"/>, then <see cref="Summary"/> is <paramref name="summary"/>. Nothing is read from disk.
     /// </summary>

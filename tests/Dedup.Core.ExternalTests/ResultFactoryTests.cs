@@ -52,7 +52,37 @@ public sealed class ResultFactoryTests
     [Fact]
     public void A_group_needs_its_files()
     {
+        var a = new DuplicateFile(AbsolutePath.Parse("/backup/a"), [], FileIdentity.FromStatx(8, 1, 1), 1, 1, DateTime.UnixEpoch);
+        var b = new DuplicateFile(AbsolutePath.Parse("/backup/b"), [], FileIdentity.FromStatx(8, 1, 2), 1, 1, DateTime.UnixEpoch);
+        var pair = new DuplicateGroup(1, [a, b], verifiedByBytes: true);
+
         Assert.Throws<ArgumentNullException>(() => new DuplicateGroup(1, null!, verifiedByBytes: true));
         Assert.Throws<ArgumentNullException>(() => new DuplicateFile(null!, [], default, 1, 1, DateTime.UnixEpoch));
+        Assert.Contains("at least two files; this one has 1", Assert.Throws<ArgumentException>(() => new DuplicateGroup(1, [a], verifiedByBytes: true)).Message);
+        Assert.Throws<ArgumentException>(() => new DuplicateGroup(1, [], verifiedByBytes: true));
+        Assert.Throws<ArgumentException>(() => pair with { Files = [b] });
+        Assert.Throws<ArgumentNullException>(() => pair with { Files = null! });
+        Assert.Throws<ArgumentOutOfRangeException>(() => new DuplicateGroup(-1, [a, b], verifiedByBytes: true));
+        Assert.Throws<ArgumentOutOfRangeException>(() => pair with { Size = -1 });
+        Assert.Equal(0, (pair with { Size = 0 }).Size);
+    }
+
+    [Fact]
+    public void Groups_are_equal_when_their_values_are()
+    {
+        DuplicateFile File(string path, ulong inode) => new(AbsolutePath.Parse(path), [], FileIdentity.FromStatx(8, 1, inode), 4, 1, DateTime.UnixEpoch);
+        DuplicateGroup Pair() => new(4, [File("/r/a", 1), File("/r/b", 2)], verifiedByBytes: true) { Sha256 = new byte[] { 1, 2 }, Roots = [new ScanRoot(AbsolutePath.Parse("/r"), FileIdentity.FromStatx(8, 1, 9))] };
+
+        Assert.Equal(Pair(), Pair());
+        Assert.Equal(Pair().GetHashCode(), Pair().GetHashCode());
+        Assert.True(Pair() == Pair());
+        Assert.NotEqual(Pair(), Pair() with { Size = 5 });
+        Assert.NotEqual(Pair(), Pair() with { Match = ContentMatch.MediaPayload });
+        Assert.NotEqual(Pair(), Pair() with { VerifiedByBytes = false });
+        Assert.NotEqual(Pair(), Pair() with { Sha256 = new byte[] { 1, 3 } });
+        Assert.NotEqual(Pair(), Pair() with { Files = [File("/r/a", 1), File("/r/c", 2)] });
+        Assert.NotEqual(Pair(), Pair() with { Files = [File("/r/a", 1), File("/r/b", 2), File("/r/d", 3)] });
+        Assert.NotEqual(Pair(), Pair() with { Roots = [] });
+        Assert.False(Pair().Equals(null));
     }
 }

@@ -49,7 +49,7 @@ public sealed class DataRecordTests
     }
 
     [Fact]
-    public void Duplicate_files_compare_by_value_and_groups_by_reference()
+    public void Duplicate_files_and_groups_compare_by_value()
     {
         var time = new DateTime(2024, 1, 2, 3, 4, 5, DateTimeKind.Utc);
         var file = new DuplicateFile(AbsolutePath.Parse("/a/x"), [AbsolutePath.Parse("/a/y")], new FileIdentity(1, 2), 10, 2, time);
@@ -65,7 +65,8 @@ public sealed class DataRecordTests
         var group = new DuplicateGroup(10, [file, other], verifiedByBytes: true);
         var copy = group with { };
         Assert.Equal(group, group);
-        Assert.NotEqual(group, copy); // by reference
+        Assert.Equal(group, copy); // files compared file by file
+        Assert.NotEqual(group, copy with { Files = [file, other with { Length = 11 }] });
         Assert.Equal(group.WastedBytes, copy.WastedBytes);
         Assert.Throws<ArgumentNullException>(() => group with { Files = null! });
     }

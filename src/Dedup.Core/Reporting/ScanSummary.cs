@@ -42,4 +42,41 @@ public sealed record ScanSummary
 
     /// <summary>Wall time of the scan.</summary>
     public required TimeSpan Elapsed { get; init; }
+
+    /// <summary>
+    /// The summary a scan that found exactly <paramref name="groups"/> would give, for the tests of code that consumes
+    /// scans: the counts and wasted bytes added up from the groups, every name in them counted as scanned, nothing
+    /// read, no time spent. Change what a test needs with <c>with { ... }</c>.
+    /// </summary>
+    /// <param name="groups">The groups the scan found.</param>
+    /// <param name="errors">The errors it met; none when omitted.</param>
+    /// <returns>The summary.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="groups"/> is <see langword="null"/>.</exception>
+    public static ScanSummary Of(IEnumerable<DuplicateGroup> groups, IReadOnlyList<ScanError>? errors = null)
+    {
+        ArgumentNullException.ThrowIfNull(groups);
+        long names = 0, duplicates = 0, wasted = 0;
+        var count = 0;
+        foreach (var group in groups)
+        {
+            count++;
+            duplicates += group.Files.Count - 1;
+            wasted += group.WastedBytes;
+            foreach (var file in group.Files)
+            {
+                names += 1 + file.OtherLinks.Count;
+            }
+        }
+
+        return new ScanSummary
+        {
+            FilesScanned = names,
+            BytesRead = 0,
+            Groups = count,
+            DuplicateFiles = duplicates,
+            WastedBytes = wasted,
+            Errors = errors ?? [],
+            Elapsed = TimeSpan.Zero,
+        };
+    }
 }

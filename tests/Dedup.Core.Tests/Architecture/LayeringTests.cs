@@ -22,6 +22,7 @@ public sealed class LayeringTests
         ["DuplicateFinderBuilder"] = "API",
         ["DuplicateFinderBuilderExtensions"] = "API",
         ["DuplicateFinder"] = "API",
+        ["BuiltDuplicateFinder"] = "API",
         ["DuplicateScan"] = "API",
         ["ScanComposition"] = "API", // composes a scan from its stage and features: above all of them
         ["Utf8Text"] = "Compat", // Compat/Utf8Text.cs keeps the root namespace, as the polyfills do

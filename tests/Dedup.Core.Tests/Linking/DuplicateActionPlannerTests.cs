@@ -93,17 +93,6 @@ public sealed class DuplicateActionPlannerTests
         Assert.Equal("kept file and duplicate are on different file systems; a hard link cannot cross devices (no other kind of link is made instead)", action.Refusal);
     }
 
-    [LinuxFact]
-    public void Groups_of_fewer_than_two_files_are_passed_over()
-    {
-        var planner = new DuplicateActionPlanBuilder().UseLinker(Linkers.Delete).Build();
-
-        var plan = planner.Plan([new DuplicateGroup(10, [], verifiedByBytes: true), new DuplicateGroup(10, [Made("/o/a.bin", 1, 1)], verifiedByBytes: true)]);
-
-        Assert.Empty(plan.Actions);
-        Assert.Empty(plan.UndecidedGroups);
-    }
-
     [FactRequiringFolder("DEDUP_TEST_BTRFS", "a mounted btrfs, for clones")]
     public async Task A_duplicate_already_cloned_from_the_kept_file_is_not_planned_again()
     {
