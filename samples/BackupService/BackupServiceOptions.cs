@@ -1,8 +1,8 @@
 namespace BackupService;
 
 /// <summary>
-/// The service's own settings, read from the same "Dedup" section as the scan options (the binder ignores the keys
-/// the other type lacks).
+/// The service's own settings, read from the "BackupService" section: the "Dedup" section holds scan options only
+/// (a key the library does not know there stops the host at start).
 /// </summary>
 internal sealed class BackupServiceOptions
 {

@@ -1,10 +1,11 @@
 // The backup service: finds duplicate files on the backup roots every few hours and logs what it found.
 //
-//   dotnet run --project samples/BackupService                                  # repeats every Dedup:Interval
+//   dotnet run --project samples/BackupService                                  # repeats every BackupService:Interval
 //   dotnet run --project samples/BackupService -- --once --Dedup:Roots:0=/srv/backup
 //
-// Settings come from appsettings.json (section "Dedup"), environment variables (Dedup__Roots__0=...) and the command
-// line. With --once (or Dedup:Once=true) it runs one scan and exits: 0 completed, 1 completed with file errors,
+// Settings come from appsettings.json (section "Dedup" for the scan, "BackupService" for this worker; a key the
+// library does not know in "Dedup" stops the host at start), environment variables (Dedup__Roots__0=...) and the command
+// line. With --once (or BackupService:Once=true) it runs one scan and exits: 0 completed, 1 completed with file errors,
 // 2 a root is missing (the disk is not mounted). Without it a missing root is logged and retried at the next interval.
 // Bad settings (an unknown comparer, a negative MinSize, no roots) stop the host at start-up, naming the setting
 // (exit code 3).
@@ -18,7 +19,7 @@ using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Hosting;
 using Microsoft.Extensions.Options;
 
-// "--once" has no value, which the command-line configuration provider cannot read; map it to Dedup:Once.
+// "--once" has no value, which the command-line configuration provider cannot read; map it to BackupService:Once.
 var once = args.Contains("--once", StringComparer.Ordinal);
 var builder = Host.CreateApplicationBuilder(new HostApplicationBuilderSettings
 {
@@ -28,15 +29,15 @@ var builder = Host.CreateApplicationBuilder(new HostApplicationBuilderSettings
 });
 if (once)
 {
-    builder.Configuration.AddInMemoryCollection([new("Dedup:Once", "true")]);
+    builder.Configuration.AddInMemoryCollection([new("BackupService:Once", "true")]);
 }
 
 var section = builder.Configuration.GetSection("Dedup");
 builder.Services.AddDedup(section);
 builder.Services.AddOptions<BackupServiceOptions>()
-    .Bind(section)
-    .Validate(o => o.Action is "none" or "hardlink", "Dedup:Action must be \"none\" or \"hardlink\".")
-    .Validate(o => o.Interval > TimeSpan.Zero, "Dedup:Interval must be positive.")
+    .Bind(builder.Configuration.GetSection("BackupService"))
+    .Validate(o => o.Action is "none" or "hardlink", "BackupService:Action must be \"none\" or \"hardlink\".")
+    .Validate(o => o.Interval > TimeSpan.Zero, "BackupService:Interval must be positive.")
     .ValidateOnStart();
 builder.Services.AddHostedService<DedupWorker>();
 

@@ -1,11 +1,11 @@
 using System.Diagnostics.CodeAnalysis;
+using Dedup.Core;
 using Microsoft.Extensions.Configuration;
-using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.DependencyInjection.Extensions;
 using Microsoft.Extensions.Logging;
 using Microsoft.Extensions.Options;
 
-namespace Dedup.Core;
+namespace Microsoft.Extensions.DependencyInjection;
 
 /// <summary>
 /// Registers a <see cref="DuplicateFinder"/> in an <see cref="IServiceCollection"/>: its <see cref="ScanOptions"/>
@@ -23,7 +23,14 @@ namespace Dedup.Core;
 /// </para>
 /// <para>
 /// The finder is built once, when first resolved, from the options at that moment. Give each run its own progress and
-/// error sinks with <see cref="DuplicateFinder.FindAsync(Reporting.ScanCallbacks, CancellationToken)"/>.
+/// error sinks with <see cref="DuplicateFinder.FindAsync(Dedup.Core.Reporting.ScanCallbacks, CancellationToken)"/>.
+/// </para>
+/// <para>
+/// An application with several finders names them: <c>AddDedup("photos", ...)</c> registers a keyed service, resolved
+/// with <c>[FromKeyedServices("photos")] DuplicateFinder</c> or <c>GetRequiredKeyedService&lt;DuplicateFinder&gt;("photos")</c>,
+/// with its own named <see cref="ScanOptions"/>. Registering the same finder twice (the same name, or the unnamed one)
+/// throws, rather than merging two configurations into one finder. Configuration keys that are not settings
+/// (<c>Dedup:Rots</c>) stop the host at start.
 /// </para>
 /// </remarks>
 public static class DedupServiceCollectionExtensions
@@ -31,7 +38,7 @@ public static class DedupServiceCollectionExtensions
     /// <summary>Logger category of the finder's log events (scans: event ids 100–105).</summary>
     public const string LoggerCategory = "Dedup.Core";
 
-    /// <summary>Registers a <see cref="DuplicateFinder"/> configured in code.</summary>
+    /// <summary>Registers the application's <see cref="DuplicateFinder"/>, configured in code.</summary>
     /// <param name="services">The service collection.</param>
     /// <param name="configure">Sets the scan options (roots, globs, sizes, comparer, ...).</param>
     /// <param name="configureBuilder">
@@ -39,29 +46,48 @@ public static class DedupServiceCollectionExtensions
     /// <c>(builder, sp) =&gt; builder.UseFileEnumerator(sp.GetRequiredService&lt;MyEnumerator&gt;())</c>.
     /// </param>
     /// <returns>The service collection.</returns>
+    /// <exception cref="InvalidOperationException">The unnamed finder is registered already.</exception>
     public static IServiceCollection AddDedup(
         this IServiceCollection services,
         Action<ScanOptions> configure,
         Action<DuplicateFinderBuilder, IServiceProvider>? configureBuilder = null)
     {
-        ArgumentNullException.ThrowIfNull(services);
         ArgumentNullException.ThrowIfNull(configure);
-        AddOptions(services).Configure(configure);
-        return AddFinder(services, configureBuilder);
+        return AddDedup(services, null, options => options.Configure(configure), configureBuilder);
+    }
+
+    /// <summary>Registers a named <see cref="DuplicateFinder"/> (a keyed service, the key being <paramref name="name"/>), configured in code.</summary>
+    /// <param name="services">The service collection.</param>
+    /// <param name="name">The finder's name: its service key and the name of its <see cref="ScanOptions"/>.</param>
+    /// <param name="configure">Sets the scan options (roots, globs, sizes, comparer, ...).</param>
+    /// <param name="configureBuilder">Optional: plugs services into the builder after the options are applied.</param>
+    /// <returns>The service collection.</returns>
+    /// <exception cref="ArgumentException"><paramref name="name"/> is empty.</exception>
+    /// <exception cref="InvalidOperationException">A finder of that name is registered already.</exception>
+    public static IServiceCollection AddDedup(
+        this IServiceCollection services,
+        string name,
+        Action<ScanOptions> configure,
+        Action<DuplicateFinderBuilder, IServiceProvider>? configureBuilder = null)
+    {
+        ArgumentNullException.ThrowIfNull(configure);
+        return AddDedup(services, CheckName(name), options => options.Configure(configure), configureBuilder);
     }
 
     /// <summary>
-    /// Registers a <see cref="DuplicateFinder"/> whose <see cref="ScanOptions"/> are bound from a configuration
-    /// section, for example <c>builder.Configuration.GetSection("Dedup")</c> with the keys <c>Roots</c>,
+    /// Registers the application's <see cref="DuplicateFinder"/> with <see cref="ScanOptions"/> bound from a
+    /// configuration section, for example <c>builder.Configuration.GetSection("Dedup")</c> with the keys <c>Roots</c>,
     /// <c>Include</c>, <c>Exclude</c> (lists), <c>MinSize</c>, <c>MaxSize</c>, <c>IncludeHidden</c>,
     /// <c>IncludeEmptyFiles</c>, <c>FollowSymbolicLinks</c>, <c>StayOnOneFileSystem</c>, <c>Comparer</c>,
     /// <c>HashAlgorithm</c>, <c>TrustHashes</c>, <c>MediaMode</c>, <c>FolderMode</c>, <c>IgnoreFolderNames</c>,
-    /// <c>MaxDegreeOfParallelism</c> and <c>DriveKinds</c> (a list of objects with <c>Path</c> and <c>Kind</c>).
+    /// <c>MaxDegreeOfParallelism</c> and <c>DriveKinds</c> (a list of objects with <c>Path</c> and <c>Kind</c>). Any
+    /// other key in the section stops the host at start, naming it.
     /// </summary>
     /// <param name="services">The service collection.</param>
     /// <param name="configuration">The section holding the scan options.</param>
     /// <param name="configureBuilder">Optional: plugs services into the builder after the options are applied.</param>
     /// <returns>The service collection.</returns>
+    /// <exception cref="InvalidOperationException">The unnamed finder is registered already.</exception>
     /// <remarks>
     /// Binding uses the configuration binder's reflection, as <c>services.Configure&lt;T&gt;(IConfiguration)</c> does;
     /// a trimmed or NativeAOT application binds in its own code instead (where the binder's source generator applies)
@@ -74,47 +100,80 @@ public static class DedupServiceCollectionExtensions
         IConfiguration configuration,
         Action<DuplicateFinderBuilder, IServiceProvider>? configureBuilder = null)
     {
-        ArgumentNullException.ThrowIfNull(services);
         ArgumentNullException.ThrowIfNull(configuration);
-        AddOptions(services).Bind(configuration);
-        return AddFinder(services, configureBuilder);
+        return AddDedup(services, null, options => Bind(options, configuration), configureBuilder);
+    }
+
+    /// <summary>
+    /// Registers a named <see cref="DuplicateFinder"/> (a keyed service, the key being <paramref name="name"/>) with
+    /// <see cref="ScanOptions"/> bound from a configuration section, as
+    /// <see cref="AddDedup(IServiceCollection, IConfiguration, Action{DuplicateFinderBuilder, IServiceProvider})"/> binds them.
+    /// </summary>
+    /// <param name="services">The service collection.</param>
+    /// <param name="name">The finder's name: its service key and the name of its <see cref="ScanOptions"/>.</param>
+    /// <param name="configuration">The section holding the scan options.</param>
+    /// <param name="configureBuilder">Optional: plugs services into the builder after the options are applied.</param>
+    /// <returns>The service collection.</returns>
+    /// <exception cref="ArgumentException"><paramref name="name"/> is empty.</exception>
+    /// <exception cref="InvalidOperationException">A finder of that name is registered already.</exception>
+    [RequiresUnreferencedCode(BindingWarning)]
+    [RequiresDynamicCode(BindingWarning)]
+    public static IServiceCollection AddDedup(
+        this IServiceCollection services,
+        string name,
+        IConfiguration configuration,
+        Action<DuplicateFinderBuilder, IServiceProvider>? configureBuilder = null)
+    {
+        ArgumentNullException.ThrowIfNull(configuration);
+        return AddDedup(services, CheckName(name), options => Bind(options, configuration), configureBuilder);
     }
 
     // The 8.0 binder's source generator emits interceptors that newer compilers reject (CS9270), so binding stays
     // reflection-based and says so, as Microsoft.Extensions.Options.ConfigurationExtensions does.
     private const string BindingWarning = "Binds ScanOptions with the configuration binder's reflection; bind in your own code and use AddDedup(Action<ScanOptions>) when trimming.";
 
-    private static OptionsBuilder<ScanOptions> AddOptions(IServiceCollection services)
+    [RequiresUnreferencedCode(BindingWarning)]
+    [RequiresDynamicCode(BindingWarning)]
+    private static void Bind(OptionsBuilder<ScanOptions> options, IConfiguration configuration) =>
+        options.Bind(configuration, binder => binder.ErrorOnUnknownConfiguration = true); // a misspelt key is a setting lost
+
+    private static string CheckName(string name)
     {
-        // TryAddEnumerable: calling AddDedup twice must not validate (and report) everything twice.
+        ArgumentNullException.ThrowIfNull(name);
+        return name.Length > 0 ? name : throw new ArgumentException("A finder's name cannot be empty; use the AddDedup overload without a name for the application's one finder.", nameof(name));
+    }
+
+    private static IServiceCollection AddDedup(
+        IServiceCollection services,
+        string? name,
+        Action<OptionsBuilder<ScanOptions>> configure,
+        Action<DuplicateFinderBuilder, IServiceProvider>? configureBuilder)
+    {
+        ArgumentNullException.ThrowIfNull(services);
+        if (services.Any(d => d.ServiceType == typeof(FinderRegistration) && d.ImplementationInstance is FinderRegistration r && r.Name == name))
+        {
+            throw new InvalidOperationException(name is null
+                ? "AddDedup was called twice for the application's finder; configure it in one call, or name a second finder: AddDedup(\"name\", ...)."
+                : $"AddDedup was called twice for the finder '{name}'; configure it in one call, or give the second finder another name.");
+        }
+
+        var registration = new FinderRegistration(name, configureBuilder);
+        services.AddSingleton(registration);
+
+        // TryAddEnumerable: one validator serves every finder's options (it is called with each name).
         services.TryAddEnumerable(ServiceDescriptor.Singleton<IValidateOptions<ScanOptions>, ScanOptionsValidator>());
-        return services.AddOptions<ScanOptions>().ValidateOnStart();
-    }
-
-    private static IServiceCollection AddFinder(IServiceCollection services, Action<DuplicateFinderBuilder, IServiceProvider>? configureBuilder)
-    {
-        if (configureBuilder is not null)
+        var options = services.AddOptions<ScanOptions>(name ?? Microsoft.Extensions.Options.Options.DefaultName);
+        configure(options);
+        options.ValidateOnStart();
+        if (name is null)
         {
-            services.AddSingleton(new BuilderCallback(configureBuilder));
+            services.AddSingleton(registration.CreateFinder);
+        }
+        else
+        {
+            services.AddKeyedSingleton(name, (sp, _) => registration.CreateFinder(sp));
         }
 
-        services.TryAddSingleton(CreateFinder);
         return services;
-    }
-
-    private static DuplicateFinder CreateFinder(IServiceProvider services)
-    {
-        var builder = new DuplicateFinderBuilder().Configure(services.GetRequiredService<IOptions<ScanOptions>>().Value);
-        if (services.GetService<ILoggerFactory>() is { } loggerFactory)
-        {
-            builder.UseLogger(loggerFactory.CreateLogger(LoggerCategory));
-        }
-
-        foreach (var callback in services.GetServices<BuilderCallback>())
-        {
-            callback.Configure(builder, services);
-        }
-
-        return builder.Build();
     }
 }

@@ -1,6 +1,8 @@
 using Microsoft.Extensions.Options;
 
-namespace Dedup.Core;
+using Dedup.Core;
+
+namespace Microsoft.Extensions.DependencyInjection;
 
 /// <summary>
 /// Runs <see cref="ScanOptions.Validate"/> when the host starts, so a bad setting stops the service at once, with

@@ -19,7 +19,7 @@ public sealed class BackupServiceSampleTests
         tree.Write("docs/copy of x.txt", TempFolder.RandomBytes(8_000, 12));
         tree.Write("docs/unique.txt", TempFolder.RandomBytes(8_000, 13));
 
-        var (exitCode, output) = RunSample("--once", $"--Dedup:Roots:0={tree.Root}", "--Dedup:Action=hardlink", "--Dedup:MinSize=1");
+        var (exitCode, output) = RunSample("--once", $"--Dedup:Roots:0={tree.Root}", "--BackupService:Action=hardlink", "--Dedup:MinSize=1");
 
         Assert.True(exitCode == 0, $"exit code {exitCode}:\n{output}");
         Assert.Contains($"2 copies of 50000 bytes: {Path.Combine(tree.Root, "backup/photos/a.jpg")}, {Path.Combine(tree.Root, "photos/a.jpg")}", output, StringComparison.Ordinal);
