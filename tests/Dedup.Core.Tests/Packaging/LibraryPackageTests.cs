@@ -27,6 +27,7 @@ public sealed partial class LibraryPackageTests(LibraryPackageTests.PackedLibrar
             }
 
             Assert.Contains("README.md", entries);
+            AssertOwnReadme(nupkg, id);
             Assert.DoesNotContain(entries, e => e.EndsWith(".pdb", StringComparison.Ordinal)); // symbols go in the .snupkg
 
             var metadata = Nuspec(nupkg);
@@ -105,6 +106,41 @@ public sealed partial class LibraryPackageTests(LibraryPackageTests.PackedLibrar
         Assert.Equal(
             packed.LibraryBytes("Dedup.Core.Extensions.DependencyInjection", "net8.0"),
             File.ReadAllBytes(Path.Combine(app, "out", "Dedup.Core.Extensions.DependencyInjection.dll")));
+    }
+
+    [LinuxFact]
+    public void A_net8_app_restores_the_8_0_line_of_every_library_the_packages_depend_on()
+    {
+        using var work = new TempTree();
+        var app = WriteApp(
+            work,
+            "deps-app",
+            "System.Console.WriteLine();\n",
+            packageReferences: [("Dedup.Core", packed.Version), ("Dedup.Core.Extensions.DependencyInjection", packed.Version), ("Dedup.Core.Sqlite", packed.Version)]);
+
+        var restore = ProcessRunner.Run("dotnet", ["restore", app], timeoutSeconds: 600);
+        Assert.True(restore.ExitCode == 0, $"restore failed:\n{restore.Stdout}\n{restore.Stderr}");
+        var list = ProcessRunner.Run("dotnet", ["list", app, "package", "--include-transitive"], timeoutSeconds: 600);
+        Assert.True(list.ExitCode == 0, $"dotnet list package failed:\n{list.Stdout}\n{list.Stderr}");
+
+        // "   > Microsoft.Extensions.ObjectPool      8.0.11": the last column is the resolved version.
+        var resolved = list.Stdout.Split('\n')
+            .Select(line => line.Trim())
+            .Where(line => line.StartsWith("> ", StringComparison.Ordinal))
+            .Select(line => line[2..].Split(' ', StringSplitOptions.RemoveEmptyEntries))
+            .ToDictionary(columns => columns[0], columns => Version.Parse(columns[^1].Split('-')[0]), StringComparer.Ordinal);
+        Assert.Contains("Microsoft.Extensions.ObjectPool", resolved.Keys);
+        Assert.Contains("Microsoft.Data.Sqlite.Core", resolved.Keys);
+        Assert.Contains("Microsoft.Extensions.Options", resolved.Keys);
+
+        // An app on .NET 8 keeps the .NET 8 line of Microsoft.Extensions.* and of the BCL packages: the libraries ask for
+        // the lowest version they need, and an app that wants newer ones references them itself.
+        var newer = resolved
+            .Where(p => p.Key.StartsWith("Microsoft.Extensions.", StringComparison.Ordinal) || p.Key.StartsWith("Microsoft.Data.Sqlite", StringComparison.Ordinal) || p.Key.StartsWith("System.", StringComparison.Ordinal))
+            .Where(p => p.Value.Major > 8)
+            .Select(p => $"{p.Key} {p.Value}")
+            .ToList();
+        Assert.True(newer.Count == 0, "a net8.0 app is given newer packages than it needs: " + string.Join(", ", newer));
     }
 
     // Which runtime ran the app, and which Dedup.Core it loaded.
@@ -215,6 +251,7 @@ public sealed partial class LibraryPackageTests(LibraryPackageTests.PackedLibrar
             [$"lib/net10.0/{id}.dll", $"lib/net10.0/{id}.xml", $"lib/net8.0/{id}.dll", $"lib/net8.0/{id}.xml"],
             nupkg.Entries.Select(e => e.FullName).Where(e => e.StartsWith("lib/", StringComparison.Ordinal)).Order(StringComparer.Ordinal));
         Assert.Contains("README.md", nupkg.Entries.Select(e => e.FullName));
+        AssertOwnReadme(nupkg, id);
 
         // Npgsql has no netstandard2.0 build since 8.0, so neither has this package; it depends on the packed Dedup.Core.
         var dependencies = Element(Nuspec(nupkg), "dependencies").Elements()
@@ -234,6 +271,20 @@ public sealed partial class LibraryPackageTests(LibraryPackageTests.PackedLibrar
         public bool Equals((string?, string[]) x, (string?, string[]) y) => x.Item1 == y.Item1 && x.Item2.SequenceEqual(y.Item2);
 
         public int GetHashCode((string?, string[]) obj) => obj.Item1?.GetHashCode(StringComparison.Ordinal) ?? 0;
+    }
+
+    /// <summary>
+    /// The package's own short README (src/ID/README.md), not the repository's: no contributor instructions, and no
+    /// relative link, which a package page cannot follow.
+    /// </summary>
+    private static void AssertOwnReadme(ZipArchive nupkg, string id)
+    {
+        using var reader = new StreamReader(nupkg.GetEntry("README.md")!.Open());
+        var readme = reader.ReadToEnd();
+        Assert.Equal(File.ReadAllText(Path.Combine(RepositoryFiles.Root, "src", id, "README.md")), readme);
+        Assert.StartsWith($"# {id}\n", readme, StringComparison.Ordinal);
+        Assert.DoesNotContain("dotnet test", readme, StringComparison.Ordinal);
+        Assert.DoesNotMatch(@"\]\((?!https?://)", readme);
     }
 
     private static string Replace(string code, string oldValue, string newValue)
