@@ -40,6 +40,7 @@ public sealed class DuplicateFinderBuilder
     private BufferPool? _buffers;
     private IDriveTopology? _topology;
     private HashCache? _cache;
+    private bool _cacheRequired;
     private (Catalog.FileCatalog, string)? _catalog;
 
     /// <summary>
@@ -316,10 +317,22 @@ public sealed class DuplicateFinderBuilder
     /// </summary>
     /// <param name="cache">The store; one may be shared by several finders and processes.</param>
     /// <returns>This builder.</returns>
-    public DuplicateFinderBuilder UseCache(HashCache cache)
+    public DuplicateFinderBuilder UseCache(HashCache cache) => UseCache(cache, required: false);
+
+    /// <summary>
+    /// Keeps what each scan learns in <paramref name="cache"/>, as <see cref="UseCache(HashCache)"/> does; with
+    /// <paramref name="required"/> set, a cache that cannot be read or saved (or that its store reports damaged) fails
+    /// the scan with a <see cref="HashCacheException"/> holding the store's own exception, instead of being a warning:
+    /// for a job whose run time depends on the cache, where reading everything again is worse than stopping.
+    /// </summary>
+    /// <param name="cache">The store; one may be shared by several finders and processes.</param>
+    /// <param name="required">Whether a cache problem fails the scan.</param>
+    /// <returns>This builder.</returns>
+    public DuplicateFinderBuilder UseCache(HashCache cache, bool required)
     {
         ArgumentNullException.ThrowIfNull(cache);
         _cache = cache;
+        _cacheRequired = required;
         return this;
     }
 
@@ -450,6 +463,7 @@ public sealed class DuplicateFinderBuilder
             Enumerator = _enumerator ?? new ParallelFileEnumerator(),
             Buffers = _buffers ?? BufferPool.Shared,
             Cache = _cache,
+            CacheRequired = _cacheRequired,
             Catalog = _catalog,
             Topology = _topology ?? DriveTopology.CreateDefault(),
 

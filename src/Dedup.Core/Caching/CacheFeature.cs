@@ -21,7 +21,11 @@ internal sealed class CacheFeature(CacheSession session) : ScanFeature, IWholeFi
 
         var logger = options.Logger;
         return new CacheFeature(new CacheSession(
-            cache, options.Roots, options.HashAlgorithm, logger is null ? null : message => Diagnostics.ScanLog.CacheWarning(logger, message)));
+            cache,
+            options.Roots,
+            options.HashAlgorithm,
+            logger is null ? null : (message, exception) => Diagnostics.ScanLog.CacheWarning(logger, message, exception),
+            options.CacheRequired));
     }
 
     /// <summary>No: the cache's point is not to read unchanged files.</summary>

@@ -26,7 +26,9 @@ internal sealed class CacheSession : IDisposable
     private readonly HashCache _cache;
     private readonly HashCacheScope _scope;
     private readonly DuplicateHashAlgorithm _algorithm;
-    private readonly Action<string>? _log;
+    private readonly Action<string, Exception?>? _log;
+    private readonly bool _required;
+    private HashCacheException? _failure; // the first problem, when the cache is required
     private readonly ConcurrentQueue<string> _warnings = new();
     private readonly ContentDigests _digests = new(); // until the file's entry is written
     private readonly CacheWriteQueue _upserts;
@@ -41,11 +43,12 @@ internal sealed class CacheSession : IDisposable
     private long _startedNs;
     private readonly string? _bootUnknown; // why the boot could not be told: then the cache is not used
 
-    public CacheSession(HashCache cache, IReadOnlyList<Paths.AbsolutePath> roots, DuplicateHashAlgorithm algorithm, Action<string>? log)
+    public CacheSession(HashCache cache, IReadOnlyList<Paths.AbsolutePath> roots, DuplicateHashAlgorithm algorithm, Action<string, Exception?>? log, bool required = false)
     {
         _cache = cache;
         _algorithm = algorithm;
         _log = log;
+        _required = required;
         // The kernel's bytes, so that roots differing only in a byte that is not UTF-8 get different keys (UTF-8 would
         // make both U+FFFD, and a scan of one would prune the other's entries); the same bytes as before for UTF-8 roots.
         var key = string.Join("\n", roots.Select(r => r.ToString()).OrderBy(r => r, StringComparer.Ordinal));
@@ -92,14 +95,18 @@ internal sealed class CacheSession : IDisposable
                 return null;
             }
 
+            Table? table;
             try
             {
-                return _load.GetAwaiter().GetResult();
+                table = _load.GetAwaiter().GetResult();
             }
             catch (OperationCanceledException)
             {
                 return null;
             }
+
+            // A required cache that could not be read fails the scan instead of letting it read everything.
+            return table is null && _failure is { } failure ? throw failure : table;
         }
     }
 
@@ -219,6 +226,10 @@ internal sealed class CacheSession : IDisposable
             _pruned = removals.Count;
             _written = written;
         }
+        else if (_failure is { } failure)
+        {
+            throw failure;
+        }
     }
 
     /// <summary>Discards an uncommitted save (a cancelled or failed scan) and waits for the writer's thread.</summary>
@@ -248,13 +259,18 @@ internal sealed class CacheSession : IDisposable
         }
         catch (Exception ex) when (ex is not OperationCanceledException)
         {
-            Warn($"cache '{_cache.Description}' not used: {ex.Message}");
+            Warn($"cache '{_cache.Description}' not used: {ex.Message}", ex);
             return null;
         }
 
         foreach (var warning in snapshot.Warnings)
         {
             Warn(warning);
+        }
+
+        if (_failure is not null)
+        {
+            return null; // a store's own warning (a damaged chunk, a rebuilt file) fails a required cache too
         }
 
         _readOnly = snapshot.IsReadOnly;
@@ -287,12 +303,19 @@ internal sealed class CacheSession : IDisposable
         return new Table(items, index, new bool[count]);
     }
 
-    /// <summary>Records a warning, the session's or the store's, as one line.</summary>
-    private void Warn(string message)
+    /// <summary>
+    /// Records a warning, the session's or the store's, as one line, and logs it with the exception behind it. With a
+    /// required cache the first one becomes the failure the scan throws when it next needs the cache.
+    /// </summary>
+    private void Warn(string message, Exception? exception = null)
     {
         message = message.Replace('\r', ' ').Replace('\n', ' ').Trim();
         _warnings.Enqueue(message);
-        _log?.Invoke(message);
+        _log?.Invoke(message, exception);
+        if (_required)
+        {
+            Interlocked.CompareExchange(ref _failure, new HashCacheException(message, exception), null);
+        }
     }
 
     private static void WriteDigest(ContentHash digest, Span<byte> destination)

@@ -12,7 +12,7 @@ namespace Dedup.Core.Caching;
 /// first full batch: a scan that writes nothing never opens the store. A failing writer is a warning; the rest is
 /// drained and dropped.
 /// </summary>
-internal sealed class CacheWriteQueue(HashCache cache, HashCacheScope scope, Action<string> warn) : IDisposable
+internal sealed class CacheWriteQueue(HashCache cache, HashCacheScope scope, Action<string, Exception?> warn) : IDisposable
 {
     /// <summary>Entries per batch: big enough that the hand-over is rare, small enough that the writer starts early.</summary>
     internal const int BatchSize = 4096;
@@ -164,6 +164,6 @@ internal sealed class CacheWriteQueue(HashCache cache, HashCacheScope scope, Act
     private void Fail(Exception ex)
     {
         _failed = true;
-        warn($"cache '{cache.Description}' not saved: {ex.Message}");
+        warn($"cache '{cache.Description}' not saved: {ex.Message}", ex);
     }
 }

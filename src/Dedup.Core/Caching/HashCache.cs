@@ -2,7 +2,7 @@ namespace Dedup.Core.Caching;
 
 /// <summary>
 /// A persistent store of what earlier scans learned about file contents, plugged in with
-/// <see cref="DuplicateFinderBuilder.UseCache"/> so that a rescan of a tree that barely changed reads only what changed.
+/// <see cref="DuplicateFinderBuilder.UseCache(HashCache)"/> so that a rescan of a tree that barely changed reads only what changed.
 /// The store only keeps entries; the scan decides what to trust: an entry is used only while the file's whole
 /// <see cref="FileStamp"/> is unchanged and complete, equality is taken from a cache only for files whose bytes were
 /// compared under those very stamps, and anything else is read again (docs/cache.md). The SQLite implementation is in

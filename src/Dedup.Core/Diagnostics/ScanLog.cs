@@ -29,7 +29,7 @@ internal static partial class ScanLog
     public static partial void RootMissing(ILogger logger, string reason);
 
     [LoggerMessage(EventId = 106, EventName = "CacheWarning", Level = LogLevel.Warning, Message = "{Reason}")]
-    public static partial void CacheWarning(ILogger logger, string reason);
+    public static partial void CacheWarning(ILogger logger, string reason, Exception? exception);
 
     [LoggerMessage(EventId = 107, EventName = "CatalogFailed", Level = LogLevel.Warning, Message = "{Reason}")]
     public static partial void CatalogFailed(ILogger logger, string reason);

@@ -31,7 +31,7 @@ public sealed record ScanSummary
         init => _errors = value ?? throw new ArgumentNullException(nameof(Errors));
     }
 
-    /// <summary>How the scan used its hash cache (<see cref="DuplicateFinderBuilder.UseCache"/>); <see langword="null"/> without one.</summary>
+    /// <summary>How the scan used its hash cache (<see cref="DuplicateFinderBuilder.UseCache(Caching.HashCache)"/>); <see langword="null"/> without one.</summary>
     public Caching.CacheStatistics? Cache { get; init; }
 
     /// <summary>How the scan used its file catalog (<see cref="DuplicateFinderBuilder.UseCatalog"/>), including why it could not; <see langword="null"/> without one.</summary>

@@ -76,7 +76,8 @@ internal sealed class ScanThreads : IAsyncDisposable
     /// <summary>
     /// Calls <paramref name="body"/> for each item, in order and one item at a time per thread (sets come longest
     /// first), on the calling thread and up to <see cref="Count"/> − 1 more. Like <c>Parallel.ForEach</c>: stops
-    /// handing out items at the first failure or cancellation, then throws an <see cref="AggregateException"/> of
+    /// handing out items at the first failure or cancellation, then throws the failure (one exception, or the same one
+    /// met by several workers) or an <see cref="AggregateException"/> of
     /// the failures, or <see cref="OperationCanceledException"/>.
     /// </summary>
     public void ForEach<T>(IReadOnlyList<T> items, Action<T> body, CancellationToken cancellationToken)
@@ -287,6 +288,13 @@ internal sealed class ScanThreads : IAsyncDisposable
         {
             if (_failures.Count > 0)
             {
+                // One failure, or one shared by every worker that met it (a required cache that could not be read): thrown
+                // as itself, as a caller expects; several different ones together.
+                if (_failures.TrueForAll(f => ReferenceEquals(f, _failures[0])))
+                {
+                    System.Runtime.ExceptionServices.ExceptionDispatchInfo.Capture(_failures[0]).Throw();
+                }
+
                 throw new AggregateException(_failures);
             }
 

@@ -60,6 +60,65 @@ public sealed class CacheFailureTests : IDisposable
     }
 
     [LinuxFact]
+    public async Task A_cache_that_cannot_be_saved_is_logged_with_the_stores_exception()
+    {
+        var expected = await WriteTreeAsync();
+        Tree.Write("not-a-folder", [1]);
+        var logger = new Hosting.CollectingLogger();
+        var path = Tree.PathOf("not-a-folder/cache.db");
+
+        var (groups, summary) = await Scan.RunAsync(b => b.AddRoot(Tree.Root).UseCache(new Dedup.Core.Caching.Sqlite.SqliteHashCache(path)).UseLogger(logger));
+
+        Assert.Equal(expected, Scan.Canonical(groups));
+        var entry = Assert.Single(logger.Entries, e => e.Id.Id == 106);
+        Assert.IsType<SqliteException>(entry.Exception);
+        Assert.Equal(summary.Cache!.Warnings.Single(), entry.Message);
+    }
+
+    [LinuxFact]
+    public async Task A_required_cache_that_cannot_be_saved_fails_the_scan_with_the_stores_exception()
+    {
+        await WriteTreeAsync();
+        Tree.Write("not-a-folder", [1]);
+        var path = Tree.PathOf("not-a-folder/cache.db");
+
+        var error = await Assert.ThrowsAsync<Dedup.Core.Caching.HashCacheException>(
+            () => Scan.RunAsync(b => b.AddRoot(Tree.Root).UseCache(new Dedup.Core.Caching.Sqlite.SqliteHashCache(path), required: true)));
+
+        Assert.Equal($"cache '{path}' not saved: SQLite Error 14: 'unable to open database file'.", error.Message);
+        Assert.IsType<SqliteException>(error.InnerException);
+    }
+
+    [LinuxFact]
+    public async Task A_required_cache_that_is_not_a_database_fails_the_scan_and_is_left_untouched()
+    {
+        await WriteTreeAsync();
+        var garbage = TempTree.RandomBytes(10_000, 7);
+        File.WriteAllBytes(_fixture.CachePath, garbage);
+
+        var error = await Assert.ThrowsAsync<Dedup.Core.Caching.HashCacheException>(
+            () => _fixture.ScanAsync(b => b.UseCache(new Dedup.Core.Caching.Sqlite.SqliteHashCache(_fixture.CachePath), required: true)));
+
+        Assert.Contains(_fixture.CachePath, error.Message, StringComparison.Ordinal);
+        Assert.Equal(garbage, File.ReadAllBytes(_fixture.CachePath));
+    }
+
+    [LinuxFact]
+    public async Task A_required_cache_that_works_is_used_as_any_other()
+    {
+        var expected = await WriteTreeAsync();
+        Action<DuplicateFinderBuilder> required = b => b.UseCache(new Dedup.Core.Caching.Sqlite.SqliteHashCache(_fixture.CachePath), required: true);
+
+        var (first, _) = await _fixture.ScanAsync(required);
+        var (again, summary) = await _fixture.ScanAsync(required);
+
+        Assert.Equal(expected, Scan.Canonical(first));
+        Assert.Equal(expected, Scan.Canonical(again));
+        Assert.Equal(5, summary.Cache!.Hits);
+        Assert.Empty(summary.Cache.Warnings);
+    }
+
+    [LinuxFact]
     public async Task A_damaged_cache_never_makes_a_result_wrong_and_is_rebuilt()
     {
         var expected = await WriteTreeAsync();

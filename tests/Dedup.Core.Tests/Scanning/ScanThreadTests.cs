@@ -80,16 +80,36 @@ public sealed class ScanThreadTests
     {
         var threads = new ScanThreads(3);
         var seen = new ConcurrentBag<int>();
-        AggregateException? failure = null;
+        Exception? failure = null;
+        var shared = new InvalidOperationException("shared");
+        Exception? sharedFailure = null;
         await threads.RunAsync(() =>
         {
             threads.ForEach(Enumerable.Range(0, 100).ToList(), seen.Add, CancellationToken.None);
-            failure = Assert.Throws<AggregateException>(() => threads.ForEach([1, 2], i => throw new InvalidOperationException($"item {i}"), CancellationToken.None));
+
+            // Both items start before either fails, so both failures are reported.
+            using var bothStarted = new CountdownEvent(2);
+            failure = Assert.Throws<AggregateException>(() => threads.ForEach([1, 2], i =>
+            {
+                bothStarted.Signal();
+                bothStarted.Wait();
+                throw new InvalidOperationException($"item {i}");
+            }, CancellationToken.None));
+
+            // The same exception met by both workers is thrown as itself.
+            using var bothStartedAgain = new CountdownEvent(2);
+            sharedFailure = Assert.Throws<InvalidOperationException>(() => threads.ForEach([1, 2], i =>
+            {
+                bothStartedAgain.Signal();
+                bothStartedAgain.Wait();
+                throw shared;
+            }, CancellationToken.None));
         });
         await threads.DisposeAsync();
 
         Assert.Equal(Enumerable.Range(0, 100), seen.Order());
-        Assert.All(failure!.InnerExceptions, e => Assert.IsType<InvalidOperationException>(e));
+        Assert.Equal(["item 1", "item 2"], ((AggregateException)failure!).InnerExceptions.Select(e => Assert.IsType<InvalidOperationException>(e).Message).Order(StringComparer.Ordinal));
+        Assert.Same(shared, sharedFailure);
     }
 
     [Fact]
