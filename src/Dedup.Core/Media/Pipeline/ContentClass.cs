@@ -1,3 +1,4 @@
+using Dedup.Core.IO;
 using Dedup.Core.Pooling;
 using Dedup.Core.Scanning;
 
@@ -61,23 +62,30 @@ internal sealed class ContentClass(FileNode[] members, bool verified)
 
             // A reader like any other: on a disk that admits one reader, locating waits its turn.
             using var token = context.Drives.Enter(member.Primary.Identity.Device, cancellationToken);
-            using var handle = context.Reader.TryOpen(member.Primary);
-            if (handle is null)
+            var file = context.Reader.TryOpen(member);
+            if (!file.IsOpen)
             {
                 member.Dropped = true; // reported
                 continue;
             }
 
-            Representative = member;
-            using var ranges = ListPool<ByteRange>.Shared.RentScoped();
-            var located = MediaContent.TryLocate(context.Reader, handle, member.Primary.Length, media.Options, out var format, ranges.List);
-            if (located)
+            try
             {
-                Payload = new FileNode(member.Primary);
-                Map = new PayloadMap([.. ranges.List], format);
-            }
+                Representative = member;
+                using var ranges = ListPool<ByteRange>.Shared.RentScoped();
+                var located = MediaContent.TryLocate(context.Reader, file, member.Primary.Length, media.Options, out var format, ranges.List);
+                if (located)
+                {
+                    Payload = new FileNode(member.Primary);
+                    Map = new PayloadMap([.. ranges.List], format);
+                }
 
-            return located;
+                return located;
+            }
+            finally
+            {
+                file.Close();
+            }
         }
 
         return false;
@@ -143,7 +151,7 @@ internal sealed class ContentClass(FileNode[] members, bool verified)
                 continue;
             }
 
-            if (!member.Dropped && !context.Reader.IsUnchanged(member, null))
+            if (!member.Dropped && !context.Reader.IsUnchanged(member))
             {
                 member.Dropped = true;
             }

@@ -1,7 +1,7 @@
 using Dedup.Core.Enumeration;
 using Dedup.Core.Paths;
 
-namespace Dedup.Core.Scanning;
+namespace Dedup.Core.IO;
 
 /// <summary>One distinct file (identity) among the candidates, with every name the scan found for it.</summary>
 internal sealed class FileNode
