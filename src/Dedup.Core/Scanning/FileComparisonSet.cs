@@ -139,7 +139,7 @@ internal sealed class FileComparisonSet : ComparisonSet, IDisposable
     /// <summary>Marks a file failed (its error was already reported): it drops out of this set and of the scan.</summary>
     public void MarkFailed(int index)
     {
-        _files[index].Dropped = true;
+        _context.Drop(_files[index]);
         _open.Release(index);
     }
 
@@ -180,7 +180,7 @@ internal sealed class FileComparisonSet : ComparisonSet, IDisposable
             }
             else
             {
-                _files[index].Dropped = true;
+                _context.Drop(_files[index]);
             }
         }
 

@@ -28,9 +28,9 @@ internal sealed class ContentClass(FileNode[] members, bool verified)
     /// After the located copy dropped out: the next live copy becomes the representative, with the same payload
     /// ranges (the copies are byte-identical). <see langword="false"/> when none is left.
     /// </summary>
-    public bool TryNextCopy()
+    public bool TryNextCopy(ScanContext context)
     {
-        Representative!.Dropped = true;
+        context.Drop(Representative!);
         var next = Array.Find(Members, static m => !m.Dropped);
         if (next is null)
         {
@@ -65,7 +65,7 @@ internal sealed class ContentClass(FileNode[] members, bool verified)
             var file = context.Reader.TryOpen(member);
             if (!file.IsOpen)
             {
-                member.Dropped = true; // reported
+                context.Drop(member); // reported
                 continue;
             }
 
@@ -153,7 +153,7 @@ internal sealed class ContentClass(FileNode[] members, bool verified)
 
             if (!member.Dropped && !context.Reader.IsUnchanged(member))
             {
-                member.Dropped = true;
+                context.Drop(member);
             }
         }
     }

@@ -184,7 +184,7 @@ internal sealed class MediaScan : ICompareStage
         {
             if (found.Payload.Dropped)
             {
-                found.Representative!.Dropped = true; // changed or vanished while its payload was compared
+                context.Drop(found.Representative!); // changed or vanished while its payload was compared
             }
 
             found.RecheckMembers(context, representativeChecked: false);
