@@ -11,8 +11,11 @@ namespace Dedup.Core.IO;
 /// to cached folder descriptors, asking for <c>O_NOATIME</c> where the kernel allows it), checks each is still the
 /// file the scan listed (identity, size, modification time), gives read hints, reads content positionally (whole
 /// files, or the pieces an <see cref="IContentMap"/> names), counts every byte read, and makes the last unchanged-check
-/// before a group is reported. Failures are reported as <see cref="ScanError"/>s, never thrown. Platform code lives
-/// in the <c>.Linux.cs</c> and <c>.Portable.cs</c> parts; this file holds the only dispatch between them.
+/// before a group is reported. Each open gives an <see cref="OpenedFile"/>, the caller's to close or keep; the read
+/// kinds are methods (<see cref="TryReadWhole"/>, <see cref="TryProbe"/>, <see cref="TryRead"/> through an open file,
+/// <see cref="ReadFull"/>), not flags. Failures are reported as <see cref="ScanError"/>s, never thrown (but by
+/// <see cref="ReadFull"/>). Platform code lives in the <c>.Linux.cs</c> and <c>.Portable.cs</c> parts; this file holds
+/// the only dispatch between them.
 /// </summary>
 internal sealed partial class FileReader : IDisposable
 {
