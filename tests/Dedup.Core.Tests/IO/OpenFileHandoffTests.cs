@@ -39,6 +39,40 @@ public sealed class OpenFileHandoffTests
         Assert.Empty(OpenDescriptors.Under(tree.Root, includeRoot: false));
     }
 
+    [LinuxFact]
+    public async Task A_set_keeps_at_most_its_cap_of_files_open_and_reopens_one_it_closed_to_make_room()
+    {
+        using var tree = new TempTree();
+        var count = OpenFileSet.MaxOpen + 4;
+        for (var i = 0; i < count; i++)
+        {
+            tree.Write($"f{i:D3}.bin", TempTree.RandomBytes(100, i));
+        }
+
+        var finder = new DuplicateFinderBuilder().AddRoot(tree.Root).Build();
+        var nodes = await NodesAsync(finder);
+        var errors = new Dedup.Core.Reporting.ScanErrorSink();
+        using var reader = new FileReader(Dedup.Core.Pooling.BufferPool.Shared, errors, trustedIdentities: true);
+        var buffer = new byte[10];
+        using (var files = new OpenFileSet(reader, nodes))
+        {
+            for (var i = 0; i < count; i++)
+            {
+                Assert.True(files.TryRead(i, 0, buffer, map: null));
+                Assert.Equal(Math.Min(i + 1, OpenFileSet.MaxOpen), OpenDescriptors.Under(tree.Root, includeRoot: false).Count);
+            }
+
+            // The first files were closed to make room: read again, each is opened anew, and one other closed.
+            Assert.True(files.TryRead(0, 10, buffer, map: null));
+            Assert.True(files.TryRead(1, 10, buffer, map: null));
+            Assert.Equal(OpenFileSet.MaxOpen, OpenDescriptors.Under(tree.Root, includeRoot: false).Count);
+            Assert.True(files.IsUnchanged(0));
+        }
+
+        Assert.Empty(OpenDescriptors.Under(tree.Root, includeRoot: false));
+        Assert.Equal(0, errors.Count);
+    }
+
     /// <summary>Two pairs of 20 kB duplicates: each pair's files share a prefix the other pair's lack, so the probe makes two buckets.</summary>
     private static TempTree TwoBuckets()
     {
@@ -53,16 +87,21 @@ public sealed class OpenFileHandoffTests
         return tree;
     }
 
-    private static async Task<List<SettledGroup>> CompareAsync(TempTree tree, IComparerStrategy strategy)
+    private static async Task<List<FileNode>> NodesAsync(DuplicateFinder finder)
     {
-        var finder = new DuplicateFinderBuilder().AddRoot(tree.Root).UseComparer(strategy).Build();
         var files = new List<ScannedFile>();
         await foreach (var scanned in new ParallelFileEnumerator().EnumerateAsync(EnumerationContexts.Create(finder.Options, new Dedup.Core.Reporting.ScanErrorSink())))
         {
             files.Add(scanned);
         }
 
-        var nodes = files.OrderBy(f => f.Path.ToString(), StringComparer.Ordinal).Select(f => new FileNode(f)).ToList();
+        return files.OrderBy(f => f.Path.ToString(), StringComparer.Ordinal).Select(f => new FileNode(f)).ToList();
+    }
+
+    private static async Task<List<SettledGroup>> CompareAsync(TempTree tree, IComparerStrategy strategy)
+    {
+        var finder = new DuplicateFinderBuilder().AddRoot(tree.Root).UseComparer(strategy).Build();
+        var nodes = await NodesAsync(finder);
         var context = new ScanContext(finder.Options, new Dedup.Core.Reporting.ScanErrorSink());
         using (context.Reader)
         {
