@@ -4,6 +4,7 @@ using System.Text;
 using Dedup.Core.Comparison;
 using Dedup.Core.Comparison.Hashing;
 using Dedup.Core.Enumeration;
+using Dedup.Core.IO;
 using Dedup.Core.Scanning;
 using Dedup.Core.Scanning.Features;
 

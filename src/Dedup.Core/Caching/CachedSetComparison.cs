@@ -1,5 +1,6 @@
 using Dedup.Core.Comparison;
 using Dedup.Core.Comparison.Hashing;
+using Dedup.Core.IO;
 using Dedup.Core.Scanning;
 
 namespace Dedup.Core.Caching;

@@ -2,6 +2,7 @@ using System.Collections.Concurrent;
 using System.Security.Cryptography;
 using Dedup.Core.Caching;
 using Dedup.Core.Enumeration;
+using Dedup.Core.IO;
 using Dedup.Core.Reporting;
 using Dedup.Core.Scanning;
 
@@ -47,7 +48,7 @@ internal sealed class CatalogHasher : IReadObserver
     /// <summary>Stops hashing (the catalog failed): later reads are not looked at.</summary>
     public void Stop() => _stopped = true;
 
-    public void OnRead(FileNode node, long offset, ReadOnlySpan<byte> bytes, OpenFile file)
+    public void OnRead(FileNode node, long offset, ReadOnlySpan<byte> bytes, OpenedFile file)
     {
         if (_stopped || Volatile.Read(ref _known) is not { } known)
         {
@@ -100,9 +101,9 @@ internal sealed class CatalogHasher : IReadObserver
     }
 
     /// <summary>A digest just completed by a read through <paramref name="file"/> (still open): checked through it, handed on if the file is still as listed.</summary>
-    private void OnCompleted(FileNode node, byte[] sha, OpenFile file)
+    private void OnCompleted(FileNode node, byte[] sha, OpenedFile file)
     {
-        if (_context is { } context && _handOn is { } handOn && !node.Dropped && StillListed(context, node, file))
+        if (_context is { } context && _handOn is { } handOn && !node.Dropped && StillListed(context, file))
         {
             handOn(new CatalogDigest(node.Primary.Stamp, sha));
         }
@@ -129,8 +130,8 @@ internal sealed class CatalogHasher : IReadObserver
         var node = new FileNode(file);
         // Most files fit one read: no read-ahead advice (a system call) for them.
         var small = file.Length < ReadSize;
-        using var handle = context.Reader.TryOpen(file, small ? ReadHint.None : ReadHint.Sequential);
-        if (handle is null)
+        var opened = context.Reader.TryOpen(node, small ? ReadHint.None : ReadHint.Sequential);
+        if (!opened.IsOpen)
         {
             return null; // reported by the reader
         }
@@ -143,7 +144,7 @@ internal sealed class CatalogHasher : IReadObserver
             if (small)
             {
                 // One read past the listed length tells a file that grew.
-                offset = context.Reader.ReadFull(handle, buffer.AsSpan(0, ReadSize), 0);
+                offset = context.Reader.ReadFull(opened, buffer.AsSpan(0, ReadSize), 0);
                 sha = Sha256(buffer.AsSpan(0, (int)offset));
             }
             else
@@ -151,7 +152,7 @@ internal sealed class CatalogHasher : IReadObserver
                 using var incremental = IncrementalHash.CreateHash(HashAlgorithmName.SHA256);
                 offset = 0;
                 int read;
-                while ((read = context.Reader.ReadFull(handle, buffer.AsSpan(0, ReadSize), offset)) > 0)
+                while ((read = context.Reader.ReadFull(opened, buffer.AsSpan(0, ReadSize), offset)) > 0)
                 {
                     cancellationToken.ThrowIfCancellationRequested();
                     incremental.AppendData(buffer, 0, read);
@@ -162,7 +163,7 @@ internal sealed class CatalogHasher : IReadObserver
             }
 
             // The digest is stored under the listed stamp: only while the file still has it, and all its bytes were read.
-            return offset == file.Length && StillListed(context, node, OpenFile.Of(handle)) ? sha : null;
+            return offset == file.Length && StillListed(context, opened) ? sha : null;
         }
         catch (IOException error)
         {
@@ -172,6 +173,7 @@ internal sealed class CatalogHasher : IReadObserver
         finally
         {
             context.Options.Buffers.Return(buffer);
+            opened.Close();
         }
     }
 
@@ -179,9 +181,10 @@ internal sealed class CatalogHasher : IReadObserver
     /// Whether the file still has its listed stamp after its last read: identity, size and modification time (the
     /// reader's check, through <paramref name="file"/> while it is open), and on Linux the change time too.
     /// </summary>
-    private static bool StillListed(ScanContext context, FileNode node, OpenFile file)
+    private static bool StillListed(ScanContext context, in OpenedFile file)
     {
-        if (!context.Reader.IsUnchanged(node, file))
+        var node = file.Node!;
+        if (!context.Reader.IsUnchanged(file))
         {
             return false;
         }

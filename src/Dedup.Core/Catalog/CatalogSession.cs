@@ -1,6 +1,7 @@
 using System.Threading.Channels;
 using Dedup.Core.Caching;
 using Dedup.Core.Enumeration;
+using Dedup.Core.IO;
 using Dedup.Core.Paths;
 using Dedup.Core.Reporting;
 using Dedup.Core.Scanning;

@@ -1,4 +1,5 @@
 using Dedup.Core.Enumeration;
+using Dedup.Core.IO;
 using Dedup.Core.Paths;
 using Dedup.Core.Scanning;
 

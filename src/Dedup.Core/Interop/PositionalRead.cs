@@ -46,6 +46,25 @@ internal static unsafe class PositionalRead
         }
     }
 
+    /// <summary>One <c>pread</c> at <paramref name="offset"/> of a bare descriptor (Linux); returns the bytes read (0 at end of file).</summary>
+    [System.Runtime.Versioning.SupportedOSPlatform("linux")]
+    public static int Read(int descriptor, Span<byte> destination, long offset)
+    {
+        fixed (byte* p = destination)
+        {
+            while (true)
+            {
+                var read = Libc.PRead(descriptor, p, (nuint)destination.Length, offset);
+                if (read >= 0)
+                {
+                    return (int)read;
+                }
+
+                ThrowUnlessInterrupted();
+            }
+        }
+    }
+
     /// <summary>Reads until <paramref name="destination"/> is full or the file ends; returns the bytes read.</summary>
     public static int ReadFull(SafeFileHandle handle, Span<byte> destination, long offset)
     {

@@ -1,3 +1,4 @@
+using Dedup.Core.IO;
 using Microsoft.Win32.SafeHandles;
 
 namespace Dedup.Core.Media;
@@ -21,15 +22,15 @@ internal static class MediaContent
     public static bool TryLocate(SafeFileHandle handle, long fileLength, MediaOptions options, out MediaFormat format, List<ByteRange> ranges)
     {
         // Outside a scan (tests, benchmarks): a reader of its own, whose count nobody reads.
-        using var reader = new Scanning.FileReader(options.Buffers, new(), trustedIdentities: true);
-        return TryLocate(reader, handle, fileLength, options, out format, ranges);
+        ArgumentNullException.ThrowIfNull(handle);
+        using var reader = new FileReader(options.Buffers, new(), trustedIdentities: true);
+        return TryLocate(reader, OpenedFile.Of(null, handle), fileLength, options, out format, ranges);
     }
 
     /// <summary>As above, reading through a scan's <paramref name="reader"/>, which counts the bytes read (a PNG's chunk walk reads the whole file).</summary>
-    public static bool TryLocate(Scanning.FileReader reader, SafeFileHandle handle, long fileLength, MediaOptions options, out MediaFormat format, List<ByteRange> ranges)
+    public static bool TryLocate(FileReader reader, in OpenedFile file, long fileLength, MediaOptions options, out MediaFormat format, List<ByteRange> ranges)
     {
-        ArgumentNullException.ThrowIfNull(handle);
-        using var media = new MediaReader(reader, handle, fileLength, options);
+        using var media = new MediaReader(reader, file, fileLength, options);
         return Run(media, out format, ranges);
     }
 

@@ -1,13 +1,13 @@
 using System.Buffers.Binary;
 using System.Numerics;
 using System.Runtime.CompilerServices;
-using Microsoft.Win32.SafeHandles;
+using Dedup.Core.IO;
 
 namespace Dedup.Core.Media;
 
 /// <summary>
-/// Positional, buffered reads for the locators, over a file handle (through the scan's
-/// <see cref="Scanning.FileReader"/>, which counts the bytes) or over memory. Every read and every
+/// Positional, buffered reads for the locators, over an open file (through the scan's
+/// <see cref="FileReader"/>, which counts the bytes) or over memory. Every read and every
 /// <see cref="Step"/> is charged to a budget; once it is spent all reads fail, so a malformed file costs
 /// bounded time and memory. Reads never throw for offsets out of range: they return <see langword="false"/>.
 /// </summary>
@@ -25,8 +25,8 @@ internal sealed class MediaReader : IDisposable
     /// </summary>
     public const int MaxSequentialReadSize = 512 * 1024;
 
-    private readonly Scanning.FileReader? _reader;
-    private readonly SafeFileHandle? _handle;
+    private readonly FileReader? _reader;
+    private readonly OpenedFile _file;
     private readonly ReadOnlyMemory<byte> _memory;
     private byte[] _buffer;
     private int _fillSize = PointReadSize;
@@ -35,11 +35,11 @@ internal sealed class MediaReader : IDisposable
     private long _bytesLeft;
     private long _stepsLeft;
 
-    public MediaReader(Scanning.FileReader reader, SafeFileHandle handle, long length, MediaOptions options)
+    public MediaReader(FileReader reader, in OpenedFile file, long length, MediaOptions options)
         : this(length, options)
     {
         _reader = reader;
-        _handle = handle;
+        _file = file;
     }
 
     public MediaReader(ReadOnlyMemory<byte> content, MediaOptions options)
@@ -162,13 +162,13 @@ internal sealed class MediaReader : IDisposable
             return false;
         }
 
-        if (_handle is null)
+        if (_reader is null)
         {
             _memory.Span.Slice((int)offset, destination.Length).CopyTo(destination);
             return true;
         }
 
-        return _reader!.ReadFull(_handle, destination, offset) == destination.Length;
+        return _reader.ReadFull(_file, destination, offset) == destination.Length;
     }
 
     /// <summary>Returns the buffer to the pool.</summary>

@@ -1,4 +1,5 @@
 using Dedup.Core.Enumeration;
+using Dedup.Core.IO;
 
 namespace Dedup.Core.Scanning;
 

@@ -1,12 +1,12 @@
 using Dedup.Core.Comparison;
-using Microsoft.Win32.SafeHandles;
+using Dedup.Core.IO;
 
 namespace Dedup.Core.Scanning;
 
 /// <summary>
-/// The scan's <see cref="ComparisonSet"/>: reads its files through the scan's <see cref="FileReader"/> (each opened
-/// lazily, open handles capped: <see cref="FileReader.LazyHandles"/>), drops files that fail, and turns strategy
-/// results into groups.
+/// The scan's <see cref="ComparisonSet"/>: reads its files through the scan's <see cref="FileReader"/>, keeps those
+/// left open in one <see cref="OpenFileSet"/> (a probe's or a whole read's, or opened lazily by the strategy, capped),
+/// drops files that fail, and turns strategy results into groups.
 /// </summary>
 internal sealed class FileComparisonSet : ComparisonSet, IDisposable
 {
@@ -14,17 +14,15 @@ internal sealed class FileComparisonSet : ComparisonSet, IDisposable
     private readonly long _length;
     private readonly ScanContext _context;
     private readonly IContentMap?[]? _maps;
-    private readonly FileReader.LazyHandles _handles;
+    private readonly OpenFileSet _open;
     private readonly List<(int[] Members, bool Verified)> _groups = [];
-    private SafeFileHandle?[]? _kept;
-    private int[]? _wholeReads; // descriptors of files read whole and left open for the last check, by index; -1 none
 
     /// <param name="files">The files to compare.</param>
     /// <param name="length">The length of the content compared: each file's, or each map's.</param>
     /// <param name="context">The scan.</param>
     /// <param name="maps">When the content is not the whole file: each file's content map (all of them are mapped).</param>
-    /// <param name="open">Handles the probe left open, by index, taken over (see <see cref="TakeKept"/>).</param>
-    public FileComparisonSet(IReadOnlyList<FileNode> files, long length, ScanContext context, IReadOnlyDictionary<FileNode, IContentMap>? maps = null, SafeFileHandle?[]? open = null)
+    /// <param name="open">Files another set's probe left open, by index, taken over (see <see cref="TakeKept"/>).</param>
+    public FileComparisonSet(IReadOnlyList<FileNode> files, long length, ScanContext context, IReadOnlyDictionary<FileNode, IContentMap>? maps = null, OpenedFile[]? open = null)
         : base(context.Options.HashAlgorithm, context.Options.TrustHashes, context.Options.ChunkSize, context.Options.Buffers)
     {
         _files = files;
@@ -39,7 +37,7 @@ internal sealed class FileComparisonSet : ComparisonSet, IDisposable
             }
         }
 
-        _handles = context.Reader.OpenLazily(files, _maps, open);
+        _open = new OpenFileSet(context.Reader, files, open);
     }
 
     public override int Count => _files.Count;
@@ -78,93 +76,71 @@ internal sealed class FileComparisonSet : ComparisonSet, IDisposable
     public IContentMap? ContentMap(int index) => _maps?[index];
 
     /// <summary>
-    /// Opens file <paramref name="index"/> for one or two reads and closes it (the probe, which reads files in
-    /// parallel, each once); no file is marked failed here.
+    /// Reads file <paramref name="index"/>'s content whole into <paramref name="destination"/> (<see cref="FileReader.TryReadWhole"/>);
+    /// with <paramref name="keepOpen"/> the file stays open in this set until <see cref="CloseKept"/>: a group settled
+    /// from these bytes then makes its last check through the descriptor that read them, not by a lookup of each
+    /// file's name (for sets read on one thread). No file is marked failed here.
     /// </summary>
-    public bool TryReadOnce(int index, long offset1, Span<byte> destination1, long offset2, Span<byte> destination2, bool probe)
-        => _context.Reader.TryRead(_files[index], offset1, destination1, offset2, destination2, RecordPhysicalOffsets, probe, _maps?[index]);
+    public bool TryReadWhole(int index, Span<byte> destination, bool keepOpen)
+    {
+        var file = _context.Reader.TryReadWhole(_files[index], destination, _maps?[index]);
+        return Settle(index, file, keepOpen);
+    }
 
     /// <summary>
-    /// The probe of file <paramref name="index"/>, leaving it open (<see cref="FileReader.TryProbeKeepingOpen"/>) until
-    /// it is taken for the strategy (<see cref="TakeKept"/>) or this set is disposed: for sets probed on one thread.
+    /// The probe of file <paramref name="index"/> (<see cref="FileReader.TryProbe"/>): <paramref name="prefix"/> and
+    /// <paramref name="suffix"/>, the suffix ending at the content's end. With <paramref name="keepOpen"/> the file
+    /// stays open in this set until taken for the strategy (<see cref="TakeKept"/>) or this set is disposed (for sets
+    /// probed on one thread). No file is marked failed here.
     /// </summary>
-    public bool TryProbeKeepingOpen(int index, Span<byte> prefix, long suffixOffset, Span<byte> suffix)
+    public bool TryProbe(int index, Span<byte> prefix, Span<byte> suffix, bool keepOpen)
     {
-        var handle = _context.Reader.TryProbeKeepingOpen(_files[index], 0, prefix, suffixOffset, suffix);
-        if (handle is null)
+        var file = _context.Reader.TryProbe(_files[index], prefix, _length - suffix.Length, suffix, _maps?[index]);
+        return Settle(index, file, keepOpen);
+    }
+
+    /// <summary>After a read that opened file <paramref name="index"/>: records its physical offset if asked, then keeps or closes it.</summary>
+    private bool Settle(int index, OpenedFile file, bool keepOpen)
+    {
+        if (!file.IsOpen)
         {
             return false;
         }
 
-        (_kept ??= new SafeFileHandle?[_files.Count])[index] = handle;
+        if (RecordPhysicalOffsets)
+        {
+            FileReader.RecordPhysicalOffset(file);
+        }
+
+        if (keepOpen)
+        {
+            _open.Keep(index, file);
+        }
+        else
+        {
+            file.Close();
+        }
+
         return true;
     }
 
-    /// <summary>
-    /// Reads file <paramref name="index"/> whole and leaves it open (Linux, <see cref="FileReader.TryReadWholeKeepingOpen"/>)
-    /// until <see cref="CloseWholeReads"/>: a group settled from these bytes then makes its last check through the
-    /// descriptor that read them, not by a lookup of each file's name. For sets read on one thread.
-    /// </summary>
-    [System.Runtime.Versioning.SupportedOSPlatform("linux")]
-    public bool TryReadWholeKeepingOpen(int index, Span<byte> destination)
-    {
-        var fd = _context.Reader.TryReadWholeKeepingOpen(_files[index], destination);
-        if (fd < 0)
-        {
-            return false;
-        }
+    /// <summary>Closes the files the reads left open (<see cref="TryReadWhole"/>, <see cref="TryProbe"/>).</summary>
+    public void CloseKept() => _open.Dispose();
 
-        if (_wholeReads is null)
-        {
-            _wholeReads = new int[_files.Count];
-            _wholeReads.AsSpan().Fill(-1);
-        }
-
-        _wholeReads[index] = fd;
-        return true;
-    }
-
-    /// <summary>Closes the files <see cref="TryReadWholeKeepingOpen"/> left open.</summary>
-    public void CloseWholeReads()
-    {
-        if (_wholeReads is not { } fds || !OperatingSystem.IsLinux())
-        {
-            return;
-        }
-
-        for (var i = 0; i < fds.Length; i++)
-        {
-            if (fds[i] >= 0)
-            {
-                FileReader.Close(fds[i]);
-                fds[i] = -1;
-            }
-        }
-    }
-
-    /// <summary>Whether the probe may keep files open: not for a rotational disk's physical order, nor through content maps.</summary>
-    public bool CanKeepProbesOpen => !RecordPhysicalOffsets && _maps is null;
+    /// <summary>Whether reads may keep files open: not for a rotational disk's physical order, nor through content maps.</summary>
+    public bool CanKeepOpen => !RecordPhysicalOffsets && _maps is null;
 
     /// <summary>Whether the probe left any file of this set open.</summary>
-    public bool KeptAny => _kept is not null;
+    public bool KeptAny => _open.Any;
 
-    /// <summary>The handle the probe left open for file <paramref name="index"/>, now the caller's; or <see langword="null"/>.</summary>
-    public SafeFileHandle? TakeKept(int index)
-    {
-        if (_kept?[index] is not { } handle)
-        {
-            return null;
-        }
-
-        _kept[index] = null;
-        return handle;
-    }
+    /// <summary>The file the probe left open for file <paramref name="index"/>, now the caller's; or <see cref="OpenedFile.None"/>.</summary>
+    public OpenedFile TakeKept(int index) => _open.Take(index);
 
     /// <summary>Marks a file failed (its error was already reported): it drops out of this set and of the scan.</summary>
     public void MarkFailed(int index)
     {
-        _files[index].Dropped = true;
-        _handles.Release(index);
+        _context.Drop(_files[index]);
+        _open.Release(index);
     }
 
     public override bool TryRead(int index, long offset, Span<byte> destination)
@@ -174,7 +150,7 @@ internal sealed class FileComparisonSet : ComparisonSet, IDisposable
             return false;
         }
 
-        if (_handles.TryRead(index, offset, destination))
+        if (_open.TryRead(index, offset, destination, _maps?[index]))
         {
             return true;
         }
@@ -183,7 +159,7 @@ internal sealed class FileComparisonSet : ComparisonSet, IDisposable
         return false;
     }
 
-    public override void Release(int index) => _handles.Release(index);
+    public override void Release(int index) => _open.Release(index);
 
     public override void AddGroup(ReadOnlySpan<int> indices, bool verifiedByBytes)
     {
@@ -204,7 +180,7 @@ internal sealed class FileComparisonSet : ComparisonSet, IDisposable
             }
             else
             {
-                _files[index].Dropped = true;
+                _context.Drop(_files[index]);
             }
         }
 
@@ -214,21 +190,7 @@ internal sealed class FileComparisonSet : ComparisonSet, IDisposable
         }
     }
 
-    private bool IsUnchanged(int index)
-        => OperatingSystem.IsLinux() && _wholeReads is { } fds && fds[index] >= 0
-            ? _context.Reader.IsUnchanged(_files[index], fds[index])
-            : _handles.IsUnchanged(index);
+    private bool IsUnchanged(int index) => _open.IsUnchanged(index);
 
-    public void Dispose()
-    {
-        CloseWholeReads();
-        _handles.Dispose();
-        if (_kept is not null)
-        {
-            foreach (var handle in _kept)
-            {
-                handle?.Dispose();
-            }
-        }
-    }
+    public void Dispose() => _open.Dispose();
 }

@@ -12,7 +12,7 @@ namespace Dedup.Core.Scanning;
 /// identity, and a folder is opened with <c>O_NOFOLLOW</c> (a folder replaced by a link is reached by path instead).
 /// The last check before a group is reported (<see cref="LocateAtPath"/>) goes through a descriptor only once its folder
 /// was found, by full path, to be still where the report will say it is.
-/// Linux only; elsewhere <see cref="Locate"/> writes the full path. A root is opened by its path and never through a folder above it, and every folder below one by its name from its parent's descriptor: a path written below such a descriptor holds only folders the scan listed, so a link on it is one put there since, and is refused when the scan does not follow links (<see cref="FileReader"/>).
+/// Linux only; elsewhere <see cref="Locate"/> writes the full path. A root is opened by its path and never through a folder above it, and every folder below one by its name from its parent's descriptor: a path written below such a descriptor holds only folders the scan listed, so a link on it is one put there since, and is refused when the scan does not follow links (<see cref="IO.FileReader"/>).
 /// </summary>
 internal sealed unsafe partial class FolderHandles : IDisposable
 {
@@ -32,7 +32,7 @@ internal sealed unsafe partial class FolderHandles : IDisposable
 
     private readonly int _capacity;
 
-    /// <param name="threads">The scan's threads: each may hold up to <see cref="FileReader.LazyHandles.MaxOpen"/> files
+    /// <param name="threads">The scan's threads: each may hold up to <see cref="IO.OpenFileSet.MaxOpen"/> files
     /// open, which the cache leaves room for.</param>
     /// <param name="roots">The scan's roots: opened by their paths (links followed, as the listing did), never
     /// through a folder above them, so the folders below one are reached from it one listed name at a time.</param>
@@ -62,7 +62,7 @@ internal sealed unsafe partial class FolderHandles : IDisposable
     /// cache) under a low limit with many threads.
     /// </summary>
     internal static int CapacityFor(int threads) => OperatingSystem.IsLinux()
-        ? (int)Math.Min(MaxCapacity, Math.Max(0, (Interop.OpenFileLimit.Current - ((long)threads * FileReader.LazyHandles.MaxOpen) - 256) / 2))
+        ? (int)Math.Min(MaxCapacity, Math.Max(0, (Interop.OpenFileLimit.Current - ((long)threads * IO.OpenFileSet.MaxOpen) - 256) / 2))
         : 0;
 
     // By value (the node's hash is precomputed, and equal nodes of one scan are usually the same reference): files of a

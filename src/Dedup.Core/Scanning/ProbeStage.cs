@@ -20,7 +20,7 @@ internal static class ProbeStage
     private const int ParallelFrom = 64;
 
     /// <summary>The largest set whose whole reads stay open until it is settled (on the calling thread): a thread's share of open files.</summary>
-    private const int KeepOpenMax = FileReader.LazyHandles.MaxOpen;
+    private const int KeepOpenMax = IO.OpenFileSet.MaxOpen;
 
     /// <summary>
     /// Memory allowed for the small files' bytes when settling them in memory, shared by the scan's threads: a set gets
@@ -63,8 +63,8 @@ internal static class ProbeStage
         try
         {
             var ok = whole
-                ? set.TryReadOnce(index, 0, buffer.AsSpan(0, length), 0, default, probe: false)
-                : set.TryReadOnce(index, 0, buffer.AsSpan(0, ProbeSize), set.Length - ProbeSize, withSuffix ? buffer.AsSpan(ProbeSize, ProbeSize) : default, probe: true);
+                ? set.TryReadWhole(index, buffer.AsSpan(0, length), keepOpen: false)
+                : set.TryProbe(index, buffer.AsSpan(0, ProbeSize), withSuffix ? buffer.AsSpan(ProbeSize, ProbeSize) : default, keepOpen: false);
             if (ok)
             {
                 key = XxHash3.HashToUInt64(buffer.AsSpan(0, length));
@@ -92,17 +92,15 @@ internal static class ProbeStage
 
         // A set settled here from its bytes, read on this thread, keeps its files open until it is settled: a group's last
         // check then is a stat of the descriptor that read the bytes, not a lookup of the file's name (the name lookups
-        // were ~7 % of a warm scan's CPU, perf). No more than a thread's share of open files (LazyHandles.MaxOpen).
-        var keepOpen = OperatingSystem.IsLinux() && arena is not null && set.Count <= KeepOpenMax && set.CanKeepProbesOpen;
+        // were ~7 % of a warm scan's CPU, perf). No more than a thread's share of open files (OpenFileSet.MaxOpen).
+        var keepOpen = OperatingSystem.IsLinux() && arena is not null && set.Count <= KeepOpenMax && set.CanKeepOpen;
         try
         {
             ForEachFile(set, keepOpen ? ReaderFanOut.Single : readers, cancellationToken, i =>
             {
                 var buffer = arena is null ? set.Buffers.Rent(Math.Max(1, length)) : null;
                 var data = arena is null ? buffer.AsSpan(0, length) : arena.AsSpan(i * length, length);
-                ok[i] = keepOpen && OperatingSystem.IsLinux()
-                    ? set.TryReadWholeKeepingOpen(i, data)
-                    : set.TryReadOnce(i, 0, data, 0, default, probe: false);
+                ok[i] = set.TryReadWhole(i, data, keepOpen);
                 if (ok[i])
                 {
                     hashes[i] = XxHash3.HashToUInt64(data);
@@ -119,7 +117,7 @@ internal static class ProbeStage
         }
         finally
         {
-            set.CloseWholeReads();
+            set.CloseKept();
             if (arena is not null)
             {
                 set.Buffers.Return(arena);
@@ -135,7 +133,7 @@ internal static class ProbeStage
 
         // A set probed on this thread keeps its files open: those the probe cannot tell apart are read on by the strategy
         // through the same descriptors (WholeFileStage), not opened a second time (an open, a stat and a close per file).
-        var keepOpen = set.Count < ParallelFrom && set.CanKeepProbesOpen;
+        var keepOpen = set.Count < ParallelFrom && set.CanKeepOpen;
         ForEachFile(set, readers, cancellationToken, i =>
         {
             var buffer = set.Buffers.Rent(ProbeSize * 2);
@@ -143,9 +141,7 @@ internal static class ProbeStage
             {
                 var prefix = buffer.AsSpan(0, ProbeSize);
                 var suffix = withSuffix ? buffer.AsSpan(ProbeSize, ProbeSize) : default;
-                ok[i] = keepOpen
-                    ? set.TryProbeKeepingOpen(i, prefix, set.Length - ProbeSize, suffix)
-                    : set.TryReadOnce(i, 0, prefix, set.Length - ProbeSize, suffix, probe: true);
+                ok[i] = set.TryProbe(i, prefix, suffix, keepOpen);
                 if (ok[i])
                 {
                     // Prefix and suffix lie next to each other in the buffer: one hash keys both.

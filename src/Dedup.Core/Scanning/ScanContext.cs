@@ -1,4 +1,5 @@
 using Dedup.Core.Enumeration;
+using Dedup.Core.IO;
 using Dedup.Core.Reporting;
 using Dedup.Core.Scanning.Features;
 
@@ -69,6 +70,13 @@ internal sealed class ScanContext
             Drives = new Topology.DriveAccessManager(Topology.DriveTopology.WithDeclaredKinds(Options.Topology, Options.DriveKinds), Options.MaxDegreeOfParallelism);
         }
     }
+
+    /// <summary>
+    /// Drops <paramref name="node"/> out of the scan: the comparison sets skip it and later stages leave it out. The
+    /// one writer of <see cref="FileNode.Dropped"/>, called by the stage that found the file failed or changed; its
+    /// error was reported where that was found (the reader's open, read or check).
+    /// </summary>
+    public void Drop(FileNode node) => node.MarkDropped();
 
     /// <summary>Takes the roots' identities; once, as the scan starts.</summary>
     public void CaptureRoots() => Roots = Options.Roots.Select(ScanRoot.Capture).ToArray();

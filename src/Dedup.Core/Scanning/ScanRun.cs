@@ -1,3 +1,4 @@
+using Dedup.Core.IO;
 using Dedup.Core.Reporting;
 using Dedup.Core.Scanning.Features;
 
@@ -111,7 +112,7 @@ internal sealed class ScanRun
     /// <summary>Two observers of the same reads (media's PNG walk and the catalog's hashing).</summary>
     private sealed class BothObservers(IReadObserver first, IReadObserver second) : IReadObserver
     {
-        public void OnRead(FileNode node, long offset, ReadOnlySpan<byte> bytes, OpenFile file)
+        public void OnRead(FileNode node, long offset, ReadOnlySpan<byte> bytes, OpenedFile file)
         {
             first.OnRead(node, offset, bytes, file);
             second.OnRead(node, offset, bytes, file);

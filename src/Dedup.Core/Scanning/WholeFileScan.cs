@@ -1,3 +1,5 @@
+using Dedup.Core.IO;
+
 namespace Dedup.Core.Scanning;
 
 /// <summary>Whole-file mode: each candidate set is compared (<see cref="WholeFileStage"/>) and its groups reported.</summary>

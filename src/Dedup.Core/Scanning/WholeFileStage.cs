@@ -1,4 +1,4 @@
-using Microsoft.Win32.SafeHandles;
+using Dedup.Core.IO;
 
 namespace Dedup.Core.Scanning;
 
@@ -49,28 +49,28 @@ internal sealed class WholeFileStage(ScanContext context)
     {
         var found = new List<SettledGroup>();
         var unsettled = new List<List<int>>();
-        SafeFileHandle?[][]? open = null; // per bucket, the handles its probe left open
+        OpenedFile[][]? open = null; // per bucket, the files its probe left open
         using (var set = new FileComparisonSet(files, size, context, maps) { RecordPhysicalOffsets = rotational, ProbeKeys = probeKeys })
         {
             ProbeStage.Run(set, readers, unsettled, cancellationToken);
             AddGroups(found, set);
             if (set.KeptAny && unsettled.Count > 0) // never with a rotational disk's order, which reorders a bucket's files
             {
-                open = new SafeFileHandle?[unsettled.Count][];
+                open = new OpenedFile[unsettled.Count][];
                 for (var b = 0; b < unsettled.Count; b++)
                 {
-                    open[b] = new SafeFileHandle?[unsettled[b].Count];
+                    open[b] = new OpenedFile[unsettled[b].Count];
                     for (var k = 0; k < unsettled[b].Count; k++)
                     {
                         open[b][k] = set.TakeKept(unsettled[b][k]);
                     }
                 }
             }
-        } // the rest of the probe's handles (files told apart) close here
+        } // the rest of the probe's files (those told apart) close here
 
         // Buckets are independent; a set with many (same size, same probes) must not keep one core busy
         // while the other idles, so they are compared in parallel within the device's reader limit.
-        void CompareBucket(List<int> bucket, SafeFileHandle?[]? handles)
+        void CompareBucket(List<int> bucket, OpenedFile[]? kept)
         {
             var subsetFiles = new List<FileNode>(bucket.Count);
             foreach (var index in bucket)
@@ -84,7 +84,7 @@ internal sealed class WholeFileStage(ScanContext context)
                 subsetFiles.Sort(static (a, b) => a.PhysicalOffset.CompareTo(b.PhysicalOffset));
             }
 
-            using var subset = new FileComparisonSet(subsetFiles, size, context, maps, handles);
+            using var subset = new FileComparisonSet(subsetFiles, size, context, maps, kept);
             context.Options.Strategy.Partition(subset, cancellationToken);
             AddGroups(found, subset);
         }
@@ -95,13 +95,14 @@ internal sealed class WholeFileStage(ScanContext context)
         }
         finally
         {
-            // Buckets never compared (cancelled, or a strategy that threw) still close what their probe left open;
-            // disposing a handle a bucket already closed does nothing.
-            foreach (var handles in open ?? [])
+            // Buckets never compared (cancelled, or a strategy that threw) still close what their probe left open; a
+            // bucket that was compared took its files over and cleared their slots as it closed them.
+            foreach (var kept in open ?? [])
             {
-                foreach (var handle in handles)
+                for (var k = 0; k < kept.Length; k++)
                 {
-                    handle?.Dispose();
+                    kept[k].Close();
+                    kept[k] = OpenedFile.None;
                 }
             }
         }

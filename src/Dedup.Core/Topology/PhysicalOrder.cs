@@ -1,6 +1,5 @@
 using System.Runtime.InteropServices;
 using Dedup.Core.Interop;
-using Microsoft.Win32.SafeHandles;
 
 namespace Dedup.Core.Topology;
 
@@ -13,34 +12,18 @@ internal static unsafe class PhysicalOrder
     private const int HeaderSize = 32;
     private const int ExtentSize = 56;
 
-    /// <summary>The physical byte offset of the file's first extent, or -1 when unknown.</summary>
-    public static long FirstExtentOffset(SafeFileHandle handle)
+    /// <summary>The physical byte offset of the first extent of the file open as <paramref name="descriptor"/>, or -1 when unknown.</summary>
+    [System.Runtime.Versioning.SupportedOSPlatform("linux")]
+    public static long FirstExtentOffset(int descriptor)
     {
-        if (!OperatingSystem.IsLinux())
-        {
-            return -1;
-        }
-
         var buffer = stackalloc byte[HeaderSize + ExtentSize];
         new Span<byte>(buffer, HeaderSize + ExtentSize).Clear();
         *(ulong*)(buffer + 8) = ulong.MaxValue; // fm_length: the whole file
         *(uint*)(buffer + 24) = 1;             // fm_extent_count
-        var added = false;
-        try
+        if (Libc.Ioctl(descriptor, Libc.FS_IOC_FIEMAP, buffer) != 0)
         {
-            handle.DangerousAddRef(ref added);
-            if (Libc.Ioctl((int)handle.DangerousGetHandle(), Libc.FS_IOC_FIEMAP, buffer) != 0)
-            {
-                _ = Marshal.GetLastPInvokeError();
-                return -1;
-            }
-        }
-        finally
-        {
-            if (added)
-            {
-                handle.DangerousRelease();
-            }
+            _ = Marshal.GetLastPInvokeError();
+            return -1;
         }
 
         var mapped = *(uint*)(buffer + 20);

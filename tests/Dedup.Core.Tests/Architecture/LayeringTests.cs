@@ -14,7 +14,7 @@ public sealed class LayeringTests
     private static readonly string[] Layers =
     [
         "Compat", "Interop", "Pooling", "Paths", "Reporting", "Diagnostics", "Topology", "Enumeration", "Comparison",
-        "Model", "Scanning", "Caching", "Catalog", "Media", "Folders", "Linking", "API",
+        "Model", "IO", "Scanning", "Caching", "Catalog", "Media", "Folders", "Linking", "API",
     ];
 
     private static readonly Dictionary<string, string> RootLayers = new(StringComparer.Ordinal)
@@ -40,6 +40,7 @@ public sealed class LayeringTests
         [("Reporting", "Caching")] = "ScanSummary names CacheStatistics; #35 step 1 (a feature's statistics)",
         [("Reporting", "Catalog")] = "ScanSummary names CatalogStatistics; #35 step 1 (a feature's statistics)",
         [("Enumeration", "Caching")] = "ScannedFile carries a FileStamp; #35 step 2 (the opened file owns its identity and change check)",
+        [("IO", "Scanning")] = "the reader opens files relative to Scanning's FolderHandles; #35 step 3 (one safe walk) moves them below IO",
         [("Model", "Caching")] = "DuplicateFinderOptions holds the HashCache; #35 step 5 (one options model)",
         [("Model", "Catalog")] = "DuplicateFinderOptions holds the FileCatalog; #35 step 5 (one options model)",
         [("Model", "Folders")] = "DuplicateFolderGroup holds a FolderSnapshot; #35 step 4 (actions by capability)",

@@ -1,5 +1,6 @@
 using Dedup.Core.Catalog;
 using Dedup.Core.Enumeration;
+using Dedup.Core.IO;
 using Dedup.Core.Reporting;
 using Dedup.Core.Scanning;
 using Dedup.Core.Tests.Infrastructure;
@@ -29,7 +30,7 @@ public sealed class CatalogHasherTests
         foreach (var node in nodes)
         {
             using var handle = File.OpenHandle(node.Primary.Path.ToString());
-            hasher.OnRead(node, 0, ReadAll(handle, node), OpenFile.Of(handle));
+            hasher.OnRead(node, 0, ReadAll(handle, node), OpenedFile.Of(node, handle));
             Assert.Equal(node.Primary.Stamp, handed[^1].Stamp); // handed on by the read that completed it
         }
 
@@ -68,12 +69,12 @@ public sealed class CatalogHasherTests
             }
 
             File.SetLastWriteTimeUtc(path, written);
-            hasher.OnRead(first, 0, bytes, byDescriptor ? OpenFile.Of((int)handle.DangerousGetHandle()) : OpenFile.Of(handle));
+            hasher.OnRead(first, 0, bytes, byDescriptor ? OpenedFile.Of(first, (int)handle.DangerousGetHandle()) : OpenedFile.Of(first, handle));
         }
 
         using (var handle = File.OpenHandle(nodes[1].Primary.Path.ToString()))
         {
-            hasher.OnRead(nodes[1], 0, ReadAll(handle, nodes[1]), OpenFile.Of(handle));
+            hasher.OnRead(nodes[1], 0, ReadAll(handle, nodes[1]), OpenedFile.Of(nodes[1], handle));
         }
 
         Assert.Equal([nodes[1].Primary.Stamp], handed.Select(digest => digest.Stamp));
@@ -98,12 +99,12 @@ public sealed class CatalogHasherTests
             var bytes = ReadAll(handle, node);
             Directory.Move(tree.PathOf("d"), tree.PathOf("e"));
             // Fed in two reads: the second completes the digest and is checked.
-            hasher.OnRead(node, 0, bytes.AsSpan(0, 1000), OpenFile.Of((int)handle.DangerousGetHandle()));
+            hasher.OnRead(node, 0, bytes.AsSpan(0, 1000), OpenedFile.Of(node, (int)handle.DangerousGetHandle()));
             Assert.Empty(handed);
-            hasher.OnRead(node, 1000, bytes.AsSpan(1000), OpenFile.Of((int)handle.DangerousGetHandle()));
+            hasher.OnRead(node, 1000, bytes.AsSpan(1000), OpenedFile.Of(node, (int)handle.DangerousGetHandle()));
             // Read again, whole or in pieces: hashed once.
-            hasher.OnRead(node, 0, bytes, OpenFile.Of((int)handle.DangerousGetHandle()));
-            hasher.OnRead(node, 0, bytes.AsSpan(0, 1000), OpenFile.Of((int)handle.DangerousGetHandle()));
+            hasher.OnRead(node, 0, bytes, OpenedFile.Of(node, (int)handle.DangerousGetHandle()));
+            hasher.OnRead(node, 0, bytes.AsSpan(0, 1000), OpenedFile.Of(node, (int)handle.DangerousGetHandle()));
         }
 
         Assert.Equal([node.Primary.Stamp], handed.Select(digest => digest.Stamp));

@@ -1,5 +1,6 @@
 using System.Collections.Concurrent;
 using Dedup.Core.Enumeration;
+using Dedup.Core.IO;
 using Dedup.Core.Media;
 using Dedup.Core.Media.Pipeline;
 using Dedup.Core.Reporting;
@@ -50,16 +51,19 @@ public sealed class ContentReaderTests
 
         // Whole payload at once, then in odd-sized chunks through one handle (as the comparers read).
         var whole = new byte[expected.Length];
-        Assert.True(state.Reader.TryRead(node, 0, whole, 0, default, map: map));
+        var read = state.Reader.TryReadWhole(node, whole, map);
+        Assert.True(read.IsOpen);
+        read.Close();
         Assert.Equal(expected, whole);
 
         using var handle = File.OpenHandle(Path.Combine(tree.Root, "media.bin"));
+        var opened = OpenedFile.Of(node, handle);
         var chunked = new byte[expected.Length];
         var chunk = 65_537 + (seed * 1000);
         for (var offset = 0; offset < chunked.Length; offset += chunk)
         {
             var length = Math.Min(chunk, chunked.Length - offset);
-            Assert.True(state.Reader.TryRead(node, handle, offset, chunked.AsSpan(offset, length), map));
+            Assert.True(state.Reader.TryRead(opened, offset, chunked.AsSpan(offset, length), map));
         }
 
         Assert.Equal(expected, chunked);

@@ -1,5 +1,6 @@
 using System.Collections.Concurrent;
 using Dedup.Core.Enumeration;
+using Dedup.Core.IO;
 using Dedup.Core.Media;
 using Dedup.Core.Media.Pipeline;
 using Dedup.Core.Pooling;
@@ -29,15 +30,19 @@ public sealed class FileReaderTests
 
         var prefix = new byte[4096];
         var suffix = new byte[4096];
-        Assert.True(reader.TryRead(node, 0, prefix, bytes.Length - 4096, suffix, probe: true));
+        var probed = reader.TryProbe(node, prefix, bytes.Length - 4096, suffix);
+        Assert.True(probed.IsOpen);
+        probed.Close();
         Assert.Empty(observer.Reads);
 
         var whole = new byte[bytes.Length];
-        Assert.True(reader.TryRead(node, 0, whole, 0, default));
+        var read = reader.TryReadWhole(node, whole);
+        Assert.True(read.IsOpen);
+        read.Close();
         Assert.Equal(bytes, whole);
-        using (var handles = reader.OpenLazily([node]))
+        using (var files = new OpenFileSet(reader, [node]))
         {
-            Assert.True(handles.TryRead(0, 1000, whole.AsSpan(0, 500)));
+            Assert.True(files.TryRead(0, 1000, whole.AsSpan(0, 500), map: null));
         }
 
         Assert.Equal([(0L, bytes.Length), (1000L, 500)], observer.Reads);
@@ -58,7 +63,9 @@ public sealed class FileReaderTests
         // Content offsets, not file offsets: the observer (PNG chunk following) only wants file bytes in place.
         var map = new PayloadMap([new ByteRange(100, 50), new ByteRange(1000, 70)], MediaFormat.Png);
         var payload = new byte[map.Length];
-        Assert.True(reader.TryRead(node, 0, payload, 0, default, map: map));
+        var read = reader.TryReadWhole(node, payload, map);
+        Assert.True(read.IsOpen);
+        read.Close();
         Assert.Equal(bytes.AsSpan(100, 50).ToArray().Concat(bytes.AsSpan(1000, 70).ToArray()), payload);
         Assert.Empty(observer.Reads);
         Assert.True(reader.BytesRead >= map.Length);
@@ -71,11 +78,12 @@ public sealed class FileReaderTests
         tree.Write("a.bin", TempTree.RandomBytes(50_000, 8));
         var file = await ScanOneAsync(tree);
         using var reader = new FileReader(BufferPool.Shared, new ScanErrorSink(), trustedIdentities: true);
-        using var handle = reader.TryOpen(file);
-        Assert.NotNull(handle);
+        var opened = reader.TryOpen(new FileNode(file));
+        Assert.True(opened.IsOpen);
 
         // Not media: only the signature is read, through the reader.
-        Assert.False(MediaContent.TryLocate(reader, handle, file.Length, MediaOptions.Default, out _, []));
+        Assert.False(MediaContent.TryLocate(reader, opened, file.Length, MediaOptions.Default, out _, []));
+        opened.Close();
         Assert.Equal(MediaDetector.HeaderSize, reader.BytesRead);
     }
 
@@ -96,6 +104,6 @@ public sealed class FileReaderTests
     {
         public List<(long Offset, int Length)> Reads { get; } = [];
 
-        public void OnRead(FileNode node, long offset, ReadOnlySpan<byte> bytes, OpenFile file) => Reads.Add((offset, bytes.Length));
+        public void OnRead(FileNode node, long offset, ReadOnlySpan<byte> bytes, OpenedFile file) => Reads.Add((offset, bytes.Length));
     }
 }

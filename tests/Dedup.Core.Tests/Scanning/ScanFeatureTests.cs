@@ -1,4 +1,5 @@
 using Dedup.Core.Enumeration;
+using Dedup.Core.IO;
 using Dedup.Core.Reporting;
 using Dedup.Core.Scanning;
 using Dedup.Core.Scanning.Features;

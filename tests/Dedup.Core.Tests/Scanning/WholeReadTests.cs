@@ -1,4 +1,5 @@
 using Dedup.Core.Enumeration;
+using Dedup.Core.IO;
 using Dedup.Core.Scanning;
 using Dedup.Core.Tests.Infrastructure;
 using Xunit;
@@ -195,6 +196,6 @@ public sealed class WholeReadTests
 
     private sealed class Hook(Action<FileNode, long> onRead) : IReadObserver
     {
-        public void OnRead(FileNode node, long offset, ReadOnlySpan<byte> bytes, OpenFile file) => onRead(node, offset);
+        public void OnRead(FileNode node, long offset, ReadOnlySpan<byte> bytes, OpenedFile file) => onRead(node, offset);
     }
 }

@@ -129,7 +129,7 @@ public sealed class DriveTopologyTests
         using var tree = new TempTree();
         var path = WrittenToDisk(tree, "data.bin", 5);
         using var handle = File.OpenHandle(path);
-        var offset = PhysicalOrder.FirstExtentOffset(handle);
+        var offset = PhysicalOrder.FirstExtentOffset((int)handle.DangerousGetHandle());
         if (SupportsFiemap(tree.Root))
         {
             Assert.True(offset > 0, $"FIEMAP gave {offset} on a file system that supports it");
@@ -149,7 +149,7 @@ public sealed class DriveTopologyTests
         var finder = new DuplicateFinderBuilder().AddRoot(tree.Root).WithDriveKind(tree.Root, DriveKind.Hdd).Build();
         var state = new Core.Scanning.ScanContext(finder.Options, new Dedup.Core.Reporting.ScanErrorSink());
         state.CaptureDrives(); // the declared kind applies from the scan's start
-        var nodes = new[] { a, b }.Select(p => new Core.Scanning.FileNode(Scanned(p))).ToList();
+        var nodes = new[] { a, b }.Select(p => new Core.IO.FileNode(Scanned(p))).ToList();
         using var set = new Core.Scanning.FileComparisonSet(nodes, nodes[0].Primary.Length, state) { RecordPhysicalOffsets = true };
 
         var unsettled = new List<List<int>>();

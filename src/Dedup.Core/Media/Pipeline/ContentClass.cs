@@ -1,3 +1,4 @@
+using Dedup.Core.IO;
 using Dedup.Core.Pooling;
 using Dedup.Core.Scanning;
 
@@ -27,9 +28,9 @@ internal sealed class ContentClass(FileNode[] members, bool verified)
     /// After the located copy dropped out: the next live copy becomes the representative, with the same payload
     /// ranges (the copies are byte-identical). <see langword="false"/> when none is left.
     /// </summary>
-    public bool TryNextCopy()
+    public bool TryNextCopy(ScanContext context)
     {
-        Representative!.Dropped = true;
+        context.Drop(Representative!);
         var next = Array.Find(Members, static m => !m.Dropped);
         if (next is null)
         {
@@ -61,23 +62,30 @@ internal sealed class ContentClass(FileNode[] members, bool verified)
 
             // A reader like any other: on a disk that admits one reader, locating waits its turn.
             using var token = context.Drives.Enter(member.Primary.Identity.Device, cancellationToken);
-            using var handle = context.Reader.TryOpen(member.Primary);
-            if (handle is null)
+            var file = context.Reader.TryOpen(member);
+            if (!file.IsOpen)
             {
-                member.Dropped = true; // reported
+                context.Drop(member); // reported
                 continue;
             }
 
-            Representative = member;
-            using var ranges = ListPool<ByteRange>.Shared.RentScoped();
-            var located = MediaContent.TryLocate(context.Reader, handle, member.Primary.Length, media.Options, out var format, ranges.List);
-            if (located)
+            try
             {
-                Payload = new FileNode(member.Primary);
-                Map = new PayloadMap([.. ranges.List], format);
-            }
+                Representative = member;
+                using var ranges = ListPool<ByteRange>.Shared.RentScoped();
+                var located = MediaContent.TryLocate(context.Reader, file, member.Primary.Length, media.Options, out var format, ranges.List);
+                if (located)
+                {
+                    Payload = new FileNode(member.Primary);
+                    Map = new PayloadMap([.. ranges.List], format);
+                }
 
-            return located;
+                return located;
+            }
+            finally
+            {
+                file.Close();
+            }
         }
 
         return false;
@@ -143,9 +151,9 @@ internal sealed class ContentClass(FileNode[] members, bool verified)
                 continue;
             }
 
-            if (!member.Dropped && !context.Reader.IsUnchanged(member, null))
+            if (!member.Dropped && !context.Reader.IsUnchanged(member))
             {
-                member.Dropped = true;
+                context.Drop(member);
             }
         }
     }

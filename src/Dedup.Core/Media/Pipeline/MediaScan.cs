@@ -1,3 +1,4 @@
+using Dedup.Core.IO;
 using Dedup.Core.Scanning;
 
 namespace Dedup.Core.Media.Pipeline;
@@ -183,7 +184,7 @@ internal sealed class MediaScan : ICompareStage
         {
             if (found.Payload.Dropped)
             {
-                found.Representative!.Dropped = true; // changed or vanished while its payload was compared
+                context.Drop(found.Representative!); // changed or vanished while its payload was compared
             }
 
             found.RecheckMembers(context, representativeChecked: false);

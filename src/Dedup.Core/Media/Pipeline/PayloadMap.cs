@@ -1,3 +1,4 @@
+using Dedup.Core.IO;
 using Dedup.Core.Scanning;
 
 namespace Dedup.Core.Media.Pipeline;

@@ -1,3 +1,4 @@
+using Dedup.Core.IO;
 using Dedup.Core.Scanning;
 
 namespace Dedup.Core.Media.Pipeline;
@@ -20,7 +21,7 @@ internal sealed class PayloadStage(WholeFileStage compare)
         while (compared.Count >= 2)
         {
             CompareOnce(length, compared, groups, cancellationToken);
-            if (!MoveDroppedToNextCopy(compared))
+            if (!MoveDroppedToNextCopy(compare.Context, compared))
             {
                 break;
             }
@@ -57,12 +58,12 @@ internal sealed class PayloadStage(WholeFileStage compare)
     }
 
     /// <summary>Moves each class whose representative dropped out to its next live copy; whether any was moved.</summary>
-    private static bool MoveDroppedToNextCopy(List<ContentClass> compared)
+    private static bool MoveDroppedToNextCopy(ScanContext context, List<ContentClass> compared)
     {
         var retried = false;
         foreach (var found in compared)
         {
-            retried |= found.Payload!.Dropped && found.TryNextCopy();
+            retried |= found.Payload!.Dropped && found.TryNextCopy(context);
         }
 
         return retried;

@@ -1,4 +1,5 @@
 using System.Collections.Concurrent;
+using Dedup.Core.IO;
 using Dedup.Core.Scanning;
 
 namespace Dedup.Core.Media.Pipeline;
@@ -18,7 +19,7 @@ internal sealed class PngFollower(MediaOptions options) : IReadObserver
 
     private readonly MediaOptions _options = options;
 
-    public void OnRead(FileNode node, long offset, ReadOnlySpan<byte> bytes, OpenFile file)
+    public void OnRead(FileNode node, long offset, ReadOnlySpan<byte> bytes, OpenedFile file)
     {
         if (!_streams.TryGetValue(node, out var stream))
         {

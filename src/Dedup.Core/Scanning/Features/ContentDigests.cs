@@ -1,5 +1,6 @@
 using System.Collections.Concurrent;
 using Dedup.Core.Comparison.Hashing;
+using Dedup.Core.IO;
 
 namespace Dedup.Core.Scanning.Features;
 

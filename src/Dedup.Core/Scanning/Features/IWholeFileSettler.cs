@@ -1,3 +1,5 @@
+using Dedup.Core.IO;
+
 namespace Dedup.Core.Scanning.Features;
 
 /// <summary>

@@ -1,6 +1,6 @@
 using Dedup.Core.Enumeration;
 
-namespace Dedup.Core.Scanning;
+namespace Dedup.Core.IO;
 
 /// <summary>
 /// Tells a file replaced during the scan from an <see cref="IFileEnumerator"/> whose <see cref="FileIdentity"/>s are

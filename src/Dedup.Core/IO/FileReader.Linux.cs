@@ -4,83 +4,19 @@ using System.Runtime.Versioning;
 using Dedup.Core.Enumeration;
 using Dedup.Core.Interop;
 using Dedup.Core.Reporting;
-using Microsoft.Win32.SafeHandles;
+using Dedup.Core.Scanning;
 
-namespace Dedup.Core.Scanning;
+namespace Dedup.Core.IO;
 
 internal sealed unsafe partial class FileReader
 {
     private const int PathBufferSize = 4096;
 
     [SupportedOSPlatform("linux")]
-    private SafeFileHandle? TryOpenLinux(ScannedFile file)
+    private OpenedFile TryOpenLinux(FileNode node)
     {
-        var fd = TryOpenDescriptorLinux(file);
-        return fd < 0 ? null : new SafeFileHandle((nint)fd, ownsHandle: true);
-    }
-
-    /// <summary>
-    /// <see cref="TryRead(FileNode, long, Span{byte}, long, Span{byte}, bool, bool, IContentMap?)"/> of plain file
-    /// offsets through a bare descriptor: no <see cref="SafeFileHandle"/> (a finalizable object, its reference count
-    /// and release path) is made for a file opened, read and closed here, once per candidate file.
-    /// </summary>
-    [SupportedOSPlatform("linux")]
-    private bool TryReadOnceLinux(FileNode node, long offset1, Span<byte> destination1, long offset2, Span<byte> destination2, bool probe)
-    {
-        var fd = TryOpenAndReadLinux(node, offset1, destination1, offset2, destination2, probe);
-        if (fd < 0)
-        {
-            return false;
-        }
-
-        _ = Libc.Close(fd);
-        return true;
-    }
-
-    /// <summary><see cref="TryReadWholeKeepingOpen"/>: as <see cref="TryReadOnceLinux"/> for a whole read, without the close.</summary>
-    [SupportedOSPlatform("linux")]
-    private int TryReadWholeKeepingOpenLinux(FileNode node, Span<byte> destination)
-        => TryOpenAndReadLinux(node, 0, destination, 0, default, probe: false);
-
-    /// <summary>
-    /// Opens the node's file, reads each (offset, destination) pair exactly and shows the observer the reads (not a
-    /// probe's); the open descriptor, or -1 on failure (reported; nothing left open).
-    /// </summary>
-    [SupportedOSPlatform("linux")]
-    private int TryOpenAndReadLinux(FileNode node, long offset1, Span<byte> destination1, long offset2, Span<byte> destination2, bool probe)
-    {
-        var file = node.Primary;
-        var fd = TryOpenDescriptorLinux(file);
-        if (fd < 0)
-        {
-            return -1;
-        }
-
-        if (probe)
-        {
-            _ = Libc.FAdvise(fd, 0, 0, Libc.POSIX_FADV_RANDOM);
-        }
-
-        if (!ReadExactlyLinux(file, fd, offset1, destination1) || (!destination2.IsEmpty && !ReadExactlyLinux(file, fd, offset2, destination2)))
-        {
-            _ = Libc.Close(fd);
-            return -1;
-        }
-
-        if (!probe)
-        {
-            try
-            {
-                ShowObserver(node, offset1, destination1, offset2, destination2, OpenFile.Of(fd));
-            }
-            catch
-            {
-                _ = Libc.Close(fd); // an observer that throws leaves no descriptor behind
-                throw;
-            }
-        }
-
-        return fd;
+        var fd = TryOpenDescriptorLinux(node.Primary);
+        return fd < 0 ? OpenedFile.None : OpenedFile.Of(node, fd);
     }
 
     /// <summary>As <see cref="ReadExactly"/> without a map, through a bare descriptor; errors are reported as it reports them.</summary>
@@ -331,9 +267,9 @@ internal sealed unsafe partial class FileReader
     }
 
     [SupportedOSPlatform("linux")]
-    private static void AdviseLinux(SafeFileHandle handle, ReadHint hint)
+    private static void AdviseLinux(int fd, ReadHint hint)
     {
-        _ = Libc.FAdvise((int)handle.DangerousGetHandle(), 0, 0, hint == ReadHint.Sequential ? Libc.POSIX_FADV_SEQUENTIAL : Libc.POSIX_FADV_RANDOM);
+        _ = Libc.FAdvise(fd, 0, 0, hint == ReadHint.Sequential ? Libc.POSIX_FADV_SEQUENTIAL : Libc.POSIX_FADV_RANDOM);
     }
 
     /// <summary>Most buffers one scatter read fills (payload pieces and the gaps between them).</summary>
@@ -346,7 +282,7 @@ internal sealed unsafe partial class FileReader
     /// the payload bytes placed; <paramref name="spanRead"/> is every byte read, gaps included.
     /// </summary>
     [SupportedOSPlatform("linux")]
-    private static int ScatterReadLinux(IContentMap map, SafeFileHandle handle, long contentOffset, Span<byte> destination, out long spanRead)
+    private static int ScatterReadLinux(IContentMap map, int fd, long contentOffset, Span<byte> destination, out long spanRead)
     {
         var iov = stackalloc IoVec[MaxIoVecs];
         var isGap = stackalloc bool[MaxIoVecs];
@@ -396,42 +332,30 @@ internal sealed unsafe partial class FileReader
                 return 0;
             }
 
-            var added = false;
-            try
+            nint read;
+            while ((read = Libc.PReadV(fd, iov, count, start)) < 0)
             {
-                handle.DangerousAddRef(ref added);
-                nint read;
-                while ((read = Libc.PReadV((int)handle.DangerousGetHandle(), iov, count, start)) < 0)
-                {
-                    PositionalRead.ThrowUnlessInterrupted();
-                }
+                PositionalRead.ThrowUnlessInterrupted();
+            }
 
-                // A short read (the file shrank) fills a prefix of the buffers: count the payload part of it.
-                spanRead = read;
-                var payload = 0;
-                for (var i = 0; i < count && read > 0; i++)
+            // A short read (the file shrank) fills a prefix of the buffers: count the payload part of it.
+            spanRead = read;
+            var payload = 0;
+            for (var i = 0; i < count && read > 0; i++)
+            {
+                var filled = (int)Math.Min((long)iov[i].Length, read);
+                read -= filled;
+                if (!isGap[i])
                 {
-                    var filled = (int)Math.Min((long)iov[i].Length, read);
-                    read -= filled;
-                    if (!isGap[i])
+                    payload += filled;
+                    if (filled < (int)iov[i].Length)
                     {
-                        payload += filled;
-                        if (filled < (int)iov[i].Length)
-                        {
-                            break;
-                        }
+                        break;
                     }
                 }
+            }
 
-                return payload;
-            }
-            finally
-            {
-                if (added)
-                {
-                    handle.DangerousRelease();
-                }
-            }
+            return payload;
         }
     }
 }

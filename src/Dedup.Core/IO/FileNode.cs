@@ -1,7 +1,7 @@
 using Dedup.Core.Enumeration;
 using Dedup.Core.Paths;
 
-namespace Dedup.Core.Scanning;
+namespace Dedup.Core.IO;
 
 /// <summary>One distinct file (identity) among the candidates, with every name the scan found for it.</summary>
 internal sealed class FileNode
@@ -16,9 +16,13 @@ internal sealed class FileNode
 
     /// <summary>
     /// Set when the file dropped out of the scan (unreadable, vanished or changed; its error was reported): the
-    /// comparison sets skip it, and later stages leave it out.
+    /// comparison sets skip it, and later stages leave it out. Written only through the scan context's
+    /// <c>Drop</c> (<see cref="MarkDropped"/>), the one writer a test holds to.
     /// </summary>
-    public bool Dropped { get; set; }
+    public bool Dropped { get; private set; }
+
+    /// <summary>For <c>ScanContext.Drop</c> only: the stages drop a file through their context.</summary>
+    internal void MarkDropped() => Dropped = true;
 
     /// <summary>Physical offset of the first extent (rotational disks only), or -1 when unknown.</summary>
     public long PhysicalOffset { get; set; } = -1;

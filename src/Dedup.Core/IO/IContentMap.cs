@@ -1,4 +1,4 @@
-namespace Dedup.Core.Scanning;
+namespace Dedup.Core.IO;
 
 /// <summary>
 /// Which bytes of a file a read means when it is not the whole file: a logical content offset maps to a file offset.

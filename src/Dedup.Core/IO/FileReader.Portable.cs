@@ -3,13 +3,14 @@ using Dedup.Core.Interop;
 using Dedup.Core.Reporting;
 using Microsoft.Win32.SafeHandles;
 
-namespace Dedup.Core.Scanning;
+namespace Dedup.Core.IO;
 
 // Non-Linux platforms: BCL only. Compiled everywhere, exercised only where Linux code is not used (untested here).
 internal sealed partial class FileReader
 {
-    private SafeFileHandle? TryOpenPortable(ScannedFile file)
+    private OpenedFile TryOpenPortable(FileNode node)
     {
+        var file = node.Primary;
         var path = file.Path.ToString();
         try
         {
@@ -18,21 +19,21 @@ internal sealed partial class FileReader
             {
                 ReportChanged(file, "size");
                 handle.Dispose();
-                return null;
+                return OpenedFile.None;
             }
 
             if (OperatingSystem.IsWindows() && _identities.Trusted && !IsListedWindows(file, handle))
             {
                 handle.Dispose();
-                return null;
+                return OpenedFile.None;
             }
 
-            return handle;
+            return OpenedFile.Of(node, handle);
         }
         catch (Exception ex) when (ex is IOException or UnauthorizedAccessException)
         {
             ReportException(path, ex);
-            return null;
+            return OpenedFile.None;
         }
     }
 
