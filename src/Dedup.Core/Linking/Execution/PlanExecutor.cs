@@ -91,7 +91,7 @@ internal static partial class PlanExecutor
             context.VerifyContent();
         }
 
-        Run(linker, new LinkerContext(action, context));
+        Run(linker, new LinkerContext(action, new LinuxBackend(context)));
     }
 
     /// <summary>Runs the linker; one that returned without an operation changed nothing.</summary>
