@@ -64,6 +64,7 @@ public sealed class DuplicateActionPlan
             writer.WriteLine($"remove leftover temporary file {PathText.Escape(path)}");
         }
 
+        var verb = LinkerCapabilities.VerbOf(Linker);
         DuplicateFile? lastKept = null;
         foreach (var action in Actions)
         {
@@ -75,7 +76,7 @@ public sealed class DuplicateActionPlan
 
             var line = action.Refusal is not null
                 ? $"  skip {action.Path.ToDisplayString()}: {PathText.EscapeMessage(action.Refusal)}"
-                : string.Create(CultureInfo.InvariantCulture, $"  {Verb(action.Kind, Linker)} {action.Path.ToDisplayString()}{(action.ReclaimableBytes > 0 ? $" (frees {action.ReclaimableBytes} bytes)" : string.Empty)}");
+                : string.Create(CultureInfo.InvariantCulture, $"  {verb} {action.Path.ToDisplayString()}{(action.ReclaimableBytes > 0 ? $" (frees {action.ReclaimableBytes} bytes)" : string.Empty)}");
             writer.WriteLine(line);
         }
 
@@ -88,7 +89,8 @@ public sealed class DuplicateActionPlan
             }
         }
 
-        if (Actions.Count > 0 && Note(Linker.Kind) is { } note)
+        // What a link loses of the duplicate's own metadata (a clone keeps it): said once per plan.
+        if (Actions.Count > 0 && LinkerCapabilities.Of(Linker).PlanNote is { } note)
         {
             writer.WriteLine(note);
         }
@@ -137,25 +139,4 @@ public sealed class DuplicateActionPlan
         activity?.SetTag("dedup.failed", report.Failed);
         return report;
     }
-
-    /// <summary>What a link loses of the duplicate's own metadata (a clone keeps it): said once per plan.</summary>
-    private static string? Note(DuplicateActionKind kind) => kind switch
-    {
-        DuplicateActionKind.HardLink => "note: hard links give each duplicate name the kept file's modification time, permissions and extended attributes",
-        DuplicateActionKind.SymbolicLink => "note: symbolic links show the kept file's modification time, permissions and extended attributes under each duplicate name",
-        _ => null,
-    };
-
-    /// <summary>The dry-run verb for a kind (also used by <see cref="DuplicateFolderActionPlan.WriteTo"/>).</summary>
-    /// <summary>The dry run's verb; a linker of the user's own is named by its own words, never by a built-in verb.</summary>
-    internal static string Verb(DuplicateActionKind kind, ILinker linker) => kind switch
-    {
-        DuplicateActionKind.HardLink => "hard-link",
-        DuplicateActionKind.SymbolicLink => "symlink",
-        DuplicateActionKind.Clone => "clone",
-        DuplicateActionKind.Dedupe => "dedupe",
-        DuplicateActionKind.Delete => "delete",
-        DuplicateActionKind.Trash => "trash",
-        _ => PathText.EscapeMessage(linker.Description) + ":",
-    };
 }

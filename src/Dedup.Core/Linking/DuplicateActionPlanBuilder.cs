@@ -101,17 +101,20 @@ public sealed class DuplicateActionPlanBuilder
             return $"Acting on duplicates ({linker.Description}) is implemented for Linux, Windows and macOS only.";
         }
 
-        if (windows && linker.Kind == DuplicateActionKind.Dedupe)
+        var capabilities = LinkerCapabilities.Of(linker);
+        if (windows && !capabilities.Platforms.HasFlag(LinkerPlatforms.Windows))
         {
-            return $"{linker.Kind} ({linker.Description}) is implemented for Linux only: Windows has no call that compares and shares two files' clusters under lock (FIDEDUPERANGE); use Linkers.Clone on ReFS, which verifies the bytes itself.";
+            return $"{linker.Kind} ({linker.Description}) is implemented for {Names(capabilities.Platforms)} only: {capabilities.WindowsGap}";
         }
 
-        var windowsLink = windows && linker.Kind is (DuplicateActionKind.HardLink or DuplicateActionKind.SymbolicLink or DuplicateActionKind.Clone);
-        if (!windowsLink && linker.Kind is not (DuplicateActionKind.Delete or DuplicateActionKind.Trash or DuplicateActionKind.Custom))
+        if (macOS && !capabilities.Platforms.HasFlag(LinkerPlatforms.MacOS))
         {
-            return $"{linker.Kind} ({linker.Description}) is implemented for Linux and Windows only; on macOS only Linkers.Delete and Linkers.Trash are (clonefile and symbolic links are not implemented).";
+            return $"{linker.Kind} ({linker.Description}) is implemented for {Names(capabilities.Platforms)} only; on macOS only Linkers.Delete and Linkers.Trash are (clonefile and symbolic links are not implemented).";
         }
 
         return null;
     }
+
+    private static string Names(LinkerPlatforms platforms) =>
+        platforms.HasFlag(LinkerPlatforms.Windows) ? "Linux and Windows" : "Linux";
 }

@@ -44,7 +44,7 @@ public sealed partial class DuplicateActionPlanner
             ? "the folders only partly overlap (some entries differ); only equal folders are acted on whole"
             : group.Snapshots is null
                 ? "no scan listing of the folders to check against (the group was not made by a scan); act on the file groups instead"
-                : Linker.Kind == DuplicateActionKind.Custom
+                : !Capabilities.ActsOnFolders
                     ? "a custom linker acts on file groups only"
                     : null;
         if (groupRefusal is not null)
@@ -79,7 +79,7 @@ public sealed partial class DuplicateActionPlanner
 
     private DuplicateFolderAction PlanFolder(DuplicateFolderGroup group, FolderSnapshot kept, FolderSnapshot folder, Trash.TrashLocator trash)
     {
-        var removes = Linker.Kind is DuplicateActionKind.Delete or DuplicateActionKind.Trash;
+        var removes = Capabilities.RemovesName;
         var keptEntries = kept.Entries.ToDictionary(e => e.RelativePath, StringComparer.Ordinal);
         var keptByContent = kept.Entries.Where(e => e.Kind == FolderEntryKind.File).ToLookup(e => e.ContentClass);
         var taken = new Dictionary<int, int>();
@@ -93,7 +93,7 @@ public sealed partial class DuplicateActionPlanner
         {
             refusal = $"the kept folder {kept.Folder.ToDisplayString()} is in a trash folder; nothing is kept outside it";
         }
-        else if (Linker.Kind == DuplicateActionKind.Trash && folder.Entries.Any(e => e.Kind == FolderEntryKind.Link))
+        else if (!Capabilities.TakesSymbolicLinks && folder.Entries.Any(e => e.Kind == FolderEntryKind.Link))
         {
             refusal = "holds symbolic links, which the trash does not take; use delete, or act on the file groups";
         }
@@ -126,9 +126,9 @@ public sealed partial class DuplicateActionPlanner
             var pairRefusal = RefuseForGroup(pairGroup, keptFile, duplicate, trash) ?? Linker.RefuseAtPlanTime(keptFile, duplicate);
             refusal ??= pairRefusal is null ? null : $"{PathText.Escape(names[0])}: {pairRefusal}";
             var allNames = new[] { duplicate.Path }.Concat(duplicate.OtherLinks).ToArray();
-            var bytes = Linker.Kind == DuplicateActionKind.Dedupe || duplicate.LinkCount <= allNames.Length ? duplicate.Length : 0;
+            var bytes = Capabilities.ActsOnData || duplicate.LinkCount <= allNames.Length ? duplicate.Length : 0;
             freed += bytes;
-            if (Linker.Kind == DuplicateActionKind.Dedupe)
+            if (Capabilities.ActsOnData)
             {
                 fileActions.Add(new DuplicateAction(Linker.Kind, pairGroup, keptFile, duplicate, duplicate.Path, bytes, null));
                 continue;

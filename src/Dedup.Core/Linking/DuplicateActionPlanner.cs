@@ -12,12 +12,16 @@ public sealed partial class DuplicateActionPlanner
     internal DuplicateActionPlanner(ILinker linker, IReadOnlyList<KeepRule> rules, ILogger logger)
     {
         Linker = linker;
+        Capabilities = LinkerCapabilities.Of(linker);
         KeepRules = rules;
         _logger = logger;
     }
 
     /// <summary>What happens to each duplicate.</summary>
     public ILinker Linker { get; }
+
+    /// <summary>What the linker does, read once.</summary>
+    internal LinkerCapabilities Capabilities { get; }
 
     /// <summary>The rules deciding which file stays, in order.</summary>
     public IReadOnlyList<KeepRule> KeepRules { get; }
@@ -103,9 +107,9 @@ public sealed partial class DuplicateActionPlanner
         }
 
         // Overlay, FUSE and network mounts can show one file under two identities; across devices, deleting
-        // or replacing "the other copy" could then remove the only one.
-        if (Linker.Kind is DuplicateActionKind.Delete or DuplicateActionKind.Trash or DuplicateActionKind.SymbolicLink or DuplicateActionKind.Custom
-            && kept.Identity.Device != duplicate.Identity.Device)
+        // or replacing "the other copy" could then remove the only one. (A linker that needs one device refuses
+        // the pair itself.)
+        if (!Capabilities.NeedsSameDevice && kept.Identity.Device != duplicate.Identity.Device)
         {
             var keptFs = _topology.Value.GetDevice(kept.Identity.Device).FileSystemType;
             var duplicateFs = _topology.Value.GetDevice(duplicate.Identity.Device).FileSystemType;
@@ -149,7 +153,7 @@ public sealed partial class DuplicateActionPlanner
                 continue; // a clone or dedupe done before: the data already is the kept file's, nothing to do or reclaim
             }
 
-            if (Linker.Kind == DuplicateActionKind.Dedupe)
+            if (Capabilities.ActsOnData)
             {
                 // Dedupe acts on the file's data, once, whatever its names.
                 actions.Add(new DuplicateAction(Linker.Kind, group, kept, duplicate, duplicate.Path, reclaimable, refusal));

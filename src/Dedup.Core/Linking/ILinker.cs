@@ -2,7 +2,8 @@ namespace Dedup.Core.Linking;
 
 /// <summary>
 /// What happens to each duplicate: the built-in linkers are on <see cref="Linkers"/>, and a linker of your own (a
-/// backup tool's "replace with a stub", "record and delete", …) implements this interface. The plan executor does
+/// backup tool's "replace with a stub", "record and delete", …) derives from <see cref="Linker"/> or implements this
+/// interface. The plan executor does
 /// the safety protocol around it (<c>docs/linking.md</c>): before <see cref="Apply"/> is called both files were
 /// re-checked against the scan and their bytes compared; the operations on <see cref="LinkerContext"/> re-check
 /// them once more right before they change anything and act on the files that were compared, never on a path.
@@ -14,7 +15,10 @@ namespace Dedup.Core.Linking;
 /// </remarks>
 public interface ILinker
 {
-    /// <summary>What this linker does to each duplicate (<see cref="DuplicateActionKind.Custom"/> for your own).</summary>
+    /// <summary>
+    /// What this linker does to each duplicate, as reports and logs name it (<see cref="DuplicateActionKind.Custom"/> for
+    /// your own; a built-in kind makes the plan treat the linker as that built-in, its bytes still compared first).
+    /// </summary>
     DuplicateActionKind Kind { get; }
 
     /// <summary>A short description for plans and logs, such as <c>hard link</c>.</summary>

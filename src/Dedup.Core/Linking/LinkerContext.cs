@@ -15,9 +15,17 @@ namespace Dedup.Core.Linking;
 /// symbolic links, clones, dedupe and <see cref="ReplaceWithFile"/> are implemented for Linux, hard and symbolic
 /// links and ReFS clones for Windows too; elsewhere they end the action as Skipped, and <see cref="Delete"/> and <see cref="MoveToTrash()"/> work everywhere.
 /// </remarks>
-public sealed partial class LinkerContext
+public sealed class LinkerContext
 {
+    private readonly ILinkerBackend _backend;
     private string? _performed;
+
+    /// <summary>An action carried out by <paramref name="backend"/>, the platform's operations the executor chose for the run.</summary>
+    internal LinkerContext(DuplicateAction action, ILinkerBackend backend)
+    {
+        Action = action;
+        _backend = backend;
+    }
 
     /// <summary>The planned action: the name acted on, the duplicate and the kept file.</summary>
     public DuplicateAction Action { get; }
@@ -26,26 +34,26 @@ public sealed partial class LinkerContext
     internal bool Performed => _performed is not null;
 
     /// <summary>Replaces the duplicate's name with a hard link to the kept file (same file system; same owner, group and permissions).</summary>
-    public void ReplaceWithHardLink() => Perform("hard link", ReplaceWithHardLinkCore);
+    public void ReplaceWithHardLink() => Perform("hard link", _backend.ReplaceWithHardLink);
 
     /// <summary>Replaces the duplicate's name with a symbolic link to the kept file (same owner, group and permissions).</summary>
     /// <param name="relative">Whether the link's target is relative to the duplicate's folder (default) or absolute.</param>
-    public void ReplaceWithSymbolicLink(bool relative = true) => Perform("symbolic link", () => ReplaceWithSymbolicLinkCore(relative));
+    public void ReplaceWithSymbolicLink(bool relative = true) => Perform("symbolic link", () => _backend.ReplaceWithSymbolicLink(relative));
 
     /// <summary>Replaces the duplicate with a copy-on-write clone of the kept file that keeps the duplicate's permissions, owner, extended attributes and times.</summary>
-    public void ReplaceWithClone() => Perform("clone", ReplaceWithCloneCore);
+    public void ReplaceWithClone() => Perform("clone", _backend.ReplaceWithClone);
 
     /// <summary>Asks the kernel to share the duplicate's extents with the kept file after comparing them under lock (FIDEDUPERANGE).</summary>
-    public void DedupeWithKept() => Perform("dedupe", DedupeWithKeptCore);
+    public void DedupeWithKept() => Perform("dedupe", _backend.DedupeWithKept);
 
     /// <summary>Deletes the duplicate's name permanently.</summary>
-    public void Delete() => Perform("delete", DeleteCore);
+    public void Delete() => Perform("delete", _backend.Delete);
 
     /// <summary>
     /// Moves the duplicate to the trash: the freedesktop.org trash on Linux, the Recycle Bin on Windows, the Trash on
     /// macOS.
     /// </summary>
-    public void MoveToTrash() => Perform("move to trash", () => MoveToTrashCore(homeTrash: null));
+    public void MoveToTrash() => Perform("move to trash", () => _backend.MoveToTrash(homeTrash: null));
 
     /// <summary>
     /// Replaces the duplicate with a file of your own (a stub, a pointer into a backup store): <paramref name="write"/>
@@ -57,7 +65,7 @@ public sealed partial class LinkerContext
     public void ReplaceWithFile(Action<Stream> write)
     {
         ArgumentNullException.ThrowIfNull(write);
-        Perform("replace with a file", () => ReplaceWithFileCore(write));
+        Perform("replace with a file", () => _backend.ReplaceWithFile(write));
     }
 
     /// <summary>Refuses the action: nothing is changed and the action is reported as skipped with <paramref name="reason"/>.</summary>
@@ -70,7 +78,7 @@ public sealed partial class LinkerContext
     }
 
     /// <summary>The test seam of the built-in trash linker: the home trash folder to use.</summary>
-    internal void MoveToTrash(string? homeTrash) => Perform("move to trash", () => MoveToTrashCore(homeTrash));
+    internal void MoveToTrash(string? homeTrash) => Perform("move to trash", () => _backend.MoveToTrash(homeTrash));
 
     private void Perform(string operation, Action act)
     {
@@ -82,7 +90,4 @@ public sealed partial class LinkerContext
         _performed = operation;
         act();
     }
-
-    private static ActionStoppedException LinuxOnly(string operation) =>
-        ActionStoppedException.Skip($"{operation} is implemented for Linux only; nothing done");
 }

@@ -9,17 +9,29 @@ namespace Dedup.Core.Linking;
 /// </summary>
 public static class Linkers
 {
+    private static readonly HardLinker HardLinker = new();
+    private static readonly CloneLinker CloneLinker = new();
+    private static readonly DedupeLinker DedupeLinker = new();
+    private static readonly DeleteLinker DeleteLinker = new();
+    private static readonly TrashLinker TrashLinker = new(homeTrash: null);
+
+    /// <summary>
+    /// Every built-in linker, the one registration of a built-in action: what an <see cref="ILinker"/> of a built-in
+    /// kind that is not a <see cref="Linker"/> (a wrapper of a built-in) is taken to do.
+    /// </summary>
+    internal static IReadOnlyList<Linker> BuiltIn { get; } = [HardLinker, CloneLinker, DedupeLinker, DeleteLinker, TrashLinker, new SymbolicLinker(relative: true)];
+
     /// <summary>Replaces each duplicate with a hard link to the kept file; refused across file systems.</summary>
-    public static ILinker HardLink { get; } = new HardLinker();
+    public static ILinker HardLink => HardLinker;
 
     /// <summary>Replaces each duplicate with a copy-on-write clone of the kept file (btrfs, XFS; ReFS block cloning on Windows); refused where unsupported.</summary>
-    public static ILinker Clone { get; } = new CloneLinker();
+    public static ILinker Clone => CloneLinker;
 
     /// <summary>Asks the kernel to compare and share extents (FIDEDUPERANGE); a file changed since the scan is never altered.</summary>
-    public static ILinker Dedupe { get; } = new DedupeLinker();
+    public static ILinker Dedupe => DedupeLinker;
 
     /// <summary>Deletes each duplicate permanently once its bytes are verified to equal the kept file's.</summary>
-    public static ILinker Delete { get; } = new DeleteLinker();
+    public static ILinker Delete => DeleteLinker;
 
     /// <summary>
     /// Moves each duplicate to the trash once its bytes are verified to equal the kept file's. Linux: the
@@ -27,7 +39,7 @@ public static class Linkers
     /// any dialog; drives without one (network, removable) are refused, and Windows itself deletes a file too large
     /// for the Recycle Bin permanently. macOS: the Trash, through <c>NSFileManager</c>.
     /// </summary>
-    public static ILinker Trash { get; } = new TrashLinker(homeTrash: null);
+    public static ILinker Trash => TrashLinker;
 
     /// <summary>Replaces each duplicate with a symbolic link to the kept file (on Windows: with Developer Mode or the symbolic-link privilege, else skipped).</summary>
     /// <param name="relative">Whether the link's target is relative to the duplicate's folder (default) or absolute.</param>

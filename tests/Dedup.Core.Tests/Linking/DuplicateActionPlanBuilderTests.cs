@@ -42,13 +42,18 @@ public sealed class DuplicateActionPlanBuilderTests
     [Fact]
     public void Links_clones_and_dedupe_are_refused_on_macos()
     {
-        foreach (var name in new[] { "hard link", "symbolic link", "clone", "dedupe" })
+        foreach (var name in new[] { "hard link", "symbolic link", "clone" })
         {
             var linker = LinkerOf(name);
             Assert.Equal(
                 $"{linker.Kind} ({linker.Description}) is implemented for Linux and Windows only; on macOS only Linkers.Delete and Linkers.Trash are (clonefile and symbolic links are not implemented).",
                 DuplicateActionPlanBuilder.PlatformRefusal(linker, linux: false, windows: false, macOS: true));
         }
+
+        // Dedupe names the one platform it has (before the capabilities, it claimed Windows too).
+        Assert.Equal(
+            "Dedupe (kernel-verified dedupe) is implemented for Linux only; on macOS only Linkers.Delete and Linkers.Trash are (clonefile and symbolic links are not implemented).",
+            DuplicateActionPlanBuilder.PlatformRefusal(Linkers.Dedupe, linux: false, windows: false, macOS: true));
     }
 
     [Fact]

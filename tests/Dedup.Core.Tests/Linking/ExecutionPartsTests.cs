@@ -25,7 +25,7 @@ public sealed class ExecutionPartsTests
     [InlineData(DuplicateActionKind.Delete, false)]
     [InlineData(DuplicateActionKind.Trash, false)]
     public void Only_links_are_held_to_the_same_owner_and_mode(DuplicateActionKind kind, bool applies) =>
-        Assert.Equal(applies, OwnerAndMode.AppliesTo(kind));
+        Assert.Equal(applies, LinkerCapabilities.Of(Linkers.BuiltIn.Single(l => l.Kind == kind)).SharesKeptMetadata);
 
     [Fact]
     public void Owner_group_and_permissions_must_all_agree_and_the_file_type_bits_do_not_count()

@@ -29,8 +29,8 @@ public sealed partial class FileSystemProbeEdgeTests
         var device = TestNative.Device(ext4.Root);
 
         // FICLONE answers EXDEV itself; FIDEDUPERANGE answers it in the range's status (a negative errno).
-        Assert.Equal(new ProbeResult(ProbeOutcome.Unknown, Libc.Message(18)), FileSystemProbe.Probe(DuplicateActionKind.Clone, kept, file, ext4.Root, device));
-        Assert.Equal(new ProbeResult(ProbeOutcome.Unknown, Libc.Message(18)), FileSystemProbe.Probe(DuplicateActionKind.Dedupe, kept, file, ext4.Root, device));
+        Assert.Equal(new ProbeResult(ProbeOutcome.Unknown, Libc.Message(18)), FileSystemProbe.Probe(ProbedOperation.Clone, kept, file, ext4.Root, device));
+        Assert.Equal(new ProbeResult(ProbeOutcome.Unknown, Libc.Message(18)), FileSystemProbe.Probe(ProbedOperation.Dedupe, kept, file, ext4.Root, device));
         Assert.Empty(OpenDescriptors.Under(btrfs.Root, includeRoot: true));
         Assert.Empty(OpenDescriptors.Under(ext4.Root, includeRoot: true));
     }
@@ -42,8 +42,8 @@ public sealed partial class FileSystemProbeEdgeTests
         var kept = tree.Write("a.bin", Content);
         var file = FileOf(kept);
 
-        Assert.Equal(ProbeOutcome.Supported, FileSystemProbe.Probe(DuplicateActionKind.Clone, kept, file, tree.Root, file.Identity.Device).Outcome);
-        Assert.Equal(ProbeOutcome.Supported, FileSystemProbe.Probe(DuplicateActionKind.Dedupe, kept, file, tree.Root, file.Identity.Device).Outcome);
+        Assert.Equal(ProbeOutcome.Supported, FileSystemProbe.Probe(ProbedOperation.Clone, kept, file, tree.Root, file.Identity.Device).Outcome);
+        Assert.Equal(ProbeOutcome.Supported, FileSystemProbe.Probe(ProbedOperation.Dedupe, kept, file, tree.Root, file.Identity.Device).Outcome);
         Assert.Empty(OpenDescriptors.Under(tree.Root, includeRoot: true));
     }
 
@@ -57,7 +57,7 @@ public sealed partial class FileSystemProbeEdgeTests
 
         Assert.Equal(
             new ProbeResult(ProbeOutcome.Unknown, "the kept file is no longer the scanned file"),
-            FileSystemProbe.Probe(DuplicateActionKind.Clone, folder, asFile, tree.Root, asFile.Identity.Device));
+            FileSystemProbe.Probe(ProbedOperation.Clone, folder, asFile, tree.Root, asFile.Identity.Device));
         Assert.Empty(OpenDescriptors.Under(tree.Root, includeRoot: true));
     }
 
@@ -77,7 +77,7 @@ public sealed partial class FileSystemProbeEdgeTests
             _ = SetFsUid(65534);
             try
             {
-                result = FileSystemProbe.Probe(DuplicateActionKind.Clone, kept, file, tree.Root, file.Identity.Device);
+                result = FileSystemProbe.Probe(ProbedOperation.Clone, kept, file, tree.Root, file.Identity.Device);
             }
             finally
             {

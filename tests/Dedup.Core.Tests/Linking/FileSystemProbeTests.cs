@@ -24,8 +24,8 @@ public sealed class FileSystemProbeTests
         using var tree = new TempTree();
         var kept = tree.Write("a.bin", Content);
 
-        var clone = Probe(DuplicateActionKind.Clone, kept, tree.Root);
-        var dedupe = Probe(DuplicateActionKind.Dedupe, kept, tree.Root);
+        var clone = Probe(ProbedOperation.Clone, kept, tree.Root);
+        var dedupe = Probe(ProbedOperation.Dedupe, kept, tree.Root);
 
         Assert.Equal(new ProbeResult(ProbeOutcome.Unsupported, CloneOperation.Unsupported(Libc.EOPNOTSUPP)), clone);
         Assert.Equal(ProbeOutcome.Unsupported, dedupe.Outcome);
@@ -39,8 +39,8 @@ public sealed class FileSystemProbeTests
         using var tree = new TempTree(LinkTree.BtrfsMount);
         var kept = tree.Write("a.bin", Content);
 
-        Assert.Equal(new ProbeResult(ProbeOutcome.Supported, "FICLONE works"), Probe(DuplicateActionKind.Clone, kept, tree.Root));
-        Assert.Equal(new ProbeResult(ProbeOutcome.Supported, "FIDEDUPERANGE works"), Probe(DuplicateActionKind.Dedupe, kept, tree.Root));
+        Assert.Equal(new ProbeResult(ProbeOutcome.Supported, "FICLONE works"), Probe(ProbedOperation.Clone, kept, tree.Root));
+        Assert.Equal(new ProbeResult(ProbeOutcome.Supported, "FIDEDUPERANGE works"), Probe(ProbedOperation.Dedupe, kept, tree.Root));
     }
 
     [LinuxFact(TempFileSystem = "ext4")]
@@ -55,32 +55,32 @@ public sealed class FileSystemProbeTests
 
         Assert.Equal(
             new ProbeResult(ProbeOutcome.Unknown, "the kept file is empty"),
-            Probe(DuplicateActionKind.Dedupe, empty, tree.Root));
+            Probe(ProbedOperation.Dedupe, empty, tree.Root));
         Assert.Equal(
             new ProbeResult(ProbeOutcome.Unknown, "the kept file is no longer the scanned file"),
-            FileSystemProbe.Probe(DuplicateActionKind.Clone, other, file, tree.Root, file.Identity.Device));
+            FileSystemProbe.Probe(ProbedOperation.Clone, other, file, tree.Root, file.Identity.Device));
         Assert.Equal(
             new ProbeResult(ProbeOutcome.Unknown, "the kept file is no longer the scanned file"),
-            FileSystemProbe.Probe(DuplicateActionKind.Clone, kept, new DuplicateFile(file.Path, [], new FileIdentity(file.Identity.Device + 1, file.Identity.FileId), Content.Length, 1, DateTime.UtcNow), tree.Root, file.Identity.Device));
+            FileSystemProbe.Probe(ProbedOperation.Clone, kept, new DuplicateFile(file.Path, [], new FileIdentity(file.Identity.Device + 1, file.Identity.FileId), Content.Length, 1, DateTime.UtcNow), tree.Root, file.Identity.Device));
         Assert.Equal(
             new ProbeResult(ProbeOutcome.Unknown, "cannot open the kept file: " + Libc.Message(40)), // ELOOP: a link is not followed
-            FileSystemProbe.Probe(DuplicateActionKind.Clone, link, file, tree.Root, file.Identity.Device));
+            FileSystemProbe.Probe(ProbedOperation.Clone, link, file, tree.Root, file.Identity.Device));
         Assert.Equal(
             new ProbeResult(ProbeOutcome.Unknown, "cannot open the kept file: " + Libc.Message(2)),
-            FileSystemProbe.Probe(DuplicateActionKind.Clone, tree.PathOf("missing.bin"), file, tree.Root, file.Identity.Device));
+            FileSystemProbe.Probe(ProbedOperation.Clone, tree.PathOf("missing.bin"), file, tree.Root, file.Identity.Device));
         Assert.Equal(
             new ProbeResult(ProbeOutcome.Unknown, "O_TMPFILE in the duplicate's folder: " + Libc.Message(2)),
-            FileSystemProbe.Probe(DuplicateActionKind.Clone, kept, file, tree.PathOf("gone"), file.Identity.Device));
+            FileSystemProbe.Probe(ProbedOperation.Clone, kept, file, tree.PathOf("gone"), file.Identity.Device));
         Assert.Equal(
             new ProbeResult(ProbeOutcome.Unknown, "the duplicate's folder is not on the duplicate's file system"),
-            FileSystemProbe.Probe(DuplicateActionKind.Clone, kept, file, tree.Root, file.Identity.Device + 1));
+            FileSystemProbe.Probe(ProbedOperation.Clone, kept, file, tree.Root, file.Identity.Device + 1));
         Assert.Equal(4, Directory.GetFileSystemEntries(tree.Root).Length);
     }
 
-    private static ProbeResult Probe(DuplicateActionKind kind, string keptPath, string folder)
+    private static ProbeResult Probe(ProbedOperation operation, string keptPath, string folder)
     {
         var kept = FileOf(keptPath);
-        return FileSystemProbe.Probe(kind, keptPath, kept, folder, kept.Identity.Device);
+        return FileSystemProbe.Probe(operation, keptPath, kept, folder, kept.Identity.Device);
     }
 
     private static DuplicateFile FileOf(string path)

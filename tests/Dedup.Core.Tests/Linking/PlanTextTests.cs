@@ -84,14 +84,14 @@ public sealed class PlanTextTests
     }
 
     [Fact]
-    public void Each_built_in_kind_has_its_own_dry_run_verb()
+    public void Each_built_in_linker_has_its_own_dry_run_verb()
     {
-        Assert.Equal("hard-link", DuplicateActionPlan.Verb(DuplicateActionKind.HardLink, Linkers.Delete));
-        Assert.Equal("symlink", DuplicateActionPlan.Verb(DuplicateActionKind.SymbolicLink, Linkers.Delete));
-        Assert.Equal("clone", DuplicateActionPlan.Verb(DuplicateActionKind.Clone, Linkers.Delete));
-        Assert.Equal("dedupe", DuplicateActionPlan.Verb(DuplicateActionKind.Dedupe, Linkers.Delete));
-        Assert.Equal("delete", DuplicateActionPlan.Verb(DuplicateActionKind.Delete, Linkers.Delete));
-        Assert.Equal("trash", DuplicateActionPlan.Verb(DuplicateActionKind.Trash, Linkers.Delete));
+        Assert.Equal("hard-link", LinkerCapabilities.VerbOf(Linkers.HardLink));
+        Assert.Equal("symlink", LinkerCapabilities.VerbOf(Linkers.SymbolicLink()));
+        Assert.Equal("clone", LinkerCapabilities.VerbOf(Linkers.Clone));
+        Assert.Equal("dedupe", LinkerCapabilities.VerbOf(Linkers.Dedupe));
+        Assert.Equal("delete", LinkerCapabilities.VerbOf(Linkers.Delete));
+        Assert.Equal("trash", LinkerCapabilities.VerbOf(Linkers.Trash));
     }
 
     [Fact]

@@ -114,7 +114,7 @@ internal static class FolderExecutor
         }
 
         var isRoot = action.Group.Roots.Any(r => r.Path == folder.Folder);
-        if (action.Kind is DuplicateActionKind.Delete or DuplicateActionKind.Trash && RemoveRest(folder, action.Group.Roots, isRoot, roots) is { } problem)
+        if (LinkerCapabilities.Of(plan.Linker).RemovesName && RemoveRest(folder, action.Group.Roots, isRoot, roots) is { } problem)
         {
             return new(action, DuplicateActionStatus.Failed, $"every file was handled, but {problem}", report.Outcomes, report.ReclaimedBytes);
         }

@@ -1,16 +1,13 @@
 namespace Dedup.Core.Linking.Execution;
 
 /// <summary>
-/// The owner, group and permissions rule of hard and symbolic links, in one place so that the plan's prediction
+/// The owner, group and permissions rule of linkers whose result shows the kept file's inode (<see cref="LinkerCapabilities.SharesKeptMetadata"/>: hard and symbolic links), in one place so that the plan's prediction
 /// (<see cref="Prediction.PlanPredictor"/>) and the executor's check (<see cref="LinkContext"/>) give the same reason.
 /// </summary>
 internal static class OwnerAndMode
 {
     /// <summary>07777: permission, set-id and sticky bits.</summary>
     private const int Permissions = 0xFFF;
-
-    /// <summary>Whether the linker's kind gets this check (the executor runs it for these kinds, whoever implements them).</summary>
-    public static bool AppliesTo(DuplicateActionKind kind) => kind is DuplicateActionKind.HardLink or DuplicateActionKind.SymbolicLink;
 
     /// <summary>The refusal when the two files differ in owner, group or permissions; <see langword="null"/> when they agree.</summary>
     public static string? Difference(uint keptUid, uint keptGid, int keptMode, uint duplicateUid, uint duplicateGid, int duplicateMode)

@@ -10,8 +10,25 @@ internal static partial class PlanExecutor
     internal static DuplicateActionReport ApplyPortable(DuplicateActionPlan plan, Action<string> moveToTrash, CancellationToken cancellationToken, IProgress<ApplyProgress>? progress = null)
     {
         LinkingLog.ApplyStarting(plan.Logger, plan.Actions.Count, plan.Linker.Description);
-        return Apply(plan, action => ApplyPortable(plan.Linker, action, plan.Faults, moveToTrash), cancellationToken, progress);
+        var backend = BackendFor(plan.Faults, moveToTrash); // chosen once for the run
+        return Apply(plan, action => ApplyPortable(plan.Linker, action, backend), cancellationToken, progress);
     }
+
+    /// <summary>The operations of this platform: Windows adds links and ReFS clones to the portable Delete and Trash.</summary>
+    private static Func<PortableContext, ILinkerBackend> BackendFor(LinkerFaults? faults, Action<string> moveToTrash)
+    {
+        // Stryker disable once Statement,Block : the Windows branch (the Wine test project runs it)
+        if (OperatingSystem.IsWindows())
+        {
+            return WindowsBackends(faults, moveToTrash);
+        }
+
+        return context => new PortableBackend(context, faults, moveToTrash);
+    }
+
+    [System.Runtime.Versioning.SupportedOSPlatform("windows")]
+    private static Func<PortableContext, ILinkerBackend> WindowsBackends(LinkerFaults? faults, Action<string> moveToTrash) =>
+        context => new WindowsBackend(context, faults, moveToTrash);
 
     /// <summary>
     /// A failed move to the system trash, saying whether the duplicate is still at its path: the system call is
@@ -20,13 +37,13 @@ internal static partial class PlanExecutor
     internal static ActionStoppedException TrashMoveFailed(string path, string reason) =>
         ActionStoppedException.Fail(File.Exists(path) ? $"{reason}; duplicate unchanged" : $"{reason}; the duplicate is no longer at its path");
 
-    private static void ApplyPortable(ILinker linker, DuplicateAction action, LinkerFaults? faults, Action<string> moveToTrash)
+    private static void ApplyPortable(ILinker linker, DuplicateAction action, Func<PortableContext, ILinkerBackend> backend)
     {
         using var context = new PortableContext(action);
         context.CheckKeptUnchanged();
         context.CheckDuplicateUnchanged();
         context.VerifyContent();
-        Run(linker, new LinkerContext(action, context, faults, moveToTrash));
+        Run(linker, new LinkerContext(action, backend(context)));
     }
 
     // Stryker disable all : Windows and macOS only: Apply passes this on those platforms alone

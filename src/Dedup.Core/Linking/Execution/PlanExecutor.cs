@@ -77,20 +77,21 @@ internal static partial class PlanExecutor
         using var context = new LinkContext(action, faults, roots);
         context.CheckKeptUnchanged();
         context.CheckDuplicateUnchanged();
-        if (OwnerAndMode.AppliesTo(linker.Kind))
+        var capabilities = LinkerCapabilities.Of(linker);
+        if (capabilities.SharesKeptMetadata)
         {
             // From the statuses the checks just took, before reading either file (the operations check again).
             context.RequireSameOwnerAndMode();
         }
 
-        // Only the built-in dedupe skips the byte comparison: the kernel compares under lock. Any other linker,
-        // a user's included, acts on files whose bytes were just found equal.
-        if (linker is not BuiltIn.DedupeLinker)
+        // Only a built-in that compares the bytes itself (dedupe: the kernel, under lock) skips the comparison. Any
+        // other linker, a user's included, acts on files whose bytes were just found equal.
+        if (!capabilities.VerifiesContentItself)
         {
             context.VerifyContent();
         }
 
-        Run(linker, new LinkerContext(action, context));
+        Run(linker, new LinkerContext(action, new LinuxBackend(context)));
     }
 
     /// <summary>Runs the linker; one that returned without an operation changed nothing.</summary>

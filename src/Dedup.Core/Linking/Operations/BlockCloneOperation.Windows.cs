@@ -121,12 +121,12 @@ internal static unsafe class BlockCloneOperation
         }
         catch (Exception ex) when (ex is IOException or UnauthorizedAccessException)
         {
-            LinkerContext.TryDelete(temporary);
+            WindowsBackend.TryDelete(temporary);
             throw ActionStoppedException.Fail($"cannot write the clone in {PathText.Escape(folder)}: {ex.Message}; duplicate unchanged");
         }
         catch
         {
-            LinkerContext.TryDelete(temporary);
+            WindowsBackend.TryDelete(temporary);
             throw;
         }
     }

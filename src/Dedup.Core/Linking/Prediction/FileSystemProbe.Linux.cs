@@ -38,8 +38,8 @@ internal static unsafe class FileSystemProbe
 {
     private const int ProbeBytes = 4096;
 
-    /// <summary>Probes <paramref name="kind"/> (clone or dedupe) from <paramref name="keptPath"/> into <paramref name="folder"/>, which must be on <paramref name="device"/>.</summary>
-    public static ProbeResult Probe(DuplicateActionKind kind, string keptPath, DuplicateFile kept, string folder, ulong device)
+    /// <summary>Probes <paramref name="operation"/> (clone or dedupe) from <paramref name="keptPath"/> into <paramref name="folder"/>, which must be on <paramref name="device"/>.</summary>
+    public static ProbeResult Probe(ProbedOperation operation, string keptPath, DuplicateFile kept, string folder, ulong device)
     {
         using var source = OpenKept(keptPath, kept, out var problem);
         if (source is null)
@@ -60,7 +60,7 @@ internal static unsafe class FileSystemProbe
         }
 
         var keptFd = (int)source.DangerousGetHandle();
-        return kind == DuplicateActionKind.Clone ? ProbeClone(keptFd, fd) : ProbeDedupe(source, keptFd, probe, fd);
+        return operation == ProbedOperation.Clone ? ProbeClone(keptFd, fd) : ProbeDedupe(source, keptFd, probe, fd);
     }
 
     private static ProbeResult ProbeClone(int keptFd, int probeFd) =>

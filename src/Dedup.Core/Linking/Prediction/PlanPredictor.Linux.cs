@@ -1,6 +1,5 @@
 using System.Runtime.Versioning;
 using Dedup.Core.Interop;
-using Dedup.Core.Linking.BuiltIn;
 using Dedup.Core.Linking.Execution;
 
 namespace Dedup.Core.Linking.Prediction;
@@ -13,13 +12,13 @@ internal sealed partial class PlanPredictor
     [SupportedOSPlatform("linux")]
     private string? RefuseOnLinux(DuplicateFile kept, DuplicateFile duplicate)
     {
-        // Only the built-in clone and dedupe are known to use those operations; a custom linker may do anything.
-        if (linker is CloneLinker or DedupeLinker)
+        // Only the built-in clone and dedupe declare those operations; a custom linker may do anything.
+        if (_capabilities.Probe != ProbedOperation.None)
         {
-            return Capability(linker.Kind, kept, duplicate);
+            return Capability(kept, duplicate);
         }
 
-        return OwnerAndMode.AppliesTo(linker.Kind) ? OwnerAndModeOf(kept, duplicate) : null;
+        return _capabilities.SharesKeptMetadata ? OwnerAndModeOf(kept, duplicate) : null;
     }
 
     [SupportedOSPlatform("linux")]
@@ -29,7 +28,7 @@ internal sealed partial class PlanPredictor
     private long ReclaimableOnLinux(DuplicateFile kept, DuplicateFile duplicate, out bool alreadyShared)
     {
         alreadyShared = false;
-        if (linker is not (CloneLinker or DedupeLinker) || ExtentsOf(duplicate) is not { } extents)
+        if (_capabilities.Probe == ProbedOperation.None || ExtentsOf(duplicate) is not { } extents)
         {
             return duplicate.Length;
         }
@@ -51,9 +50,9 @@ internal sealed partial class PlanPredictor
     }
 
     [SupportedOSPlatform("linux")]
-    private string? Capability(DuplicateActionKind kind, DuplicateFile kept, DuplicateFile duplicate) =>
+    private string? Capability(DuplicateFile kept, DuplicateFile duplicate) =>
         duplicate.Path.Parent is { } folder
-            ? Capability(kind, duplicate.Identity.Device, () => FileSystemProbe.Probe(kind, kept.Path.ToString(), kept, folder.ToString(), duplicate.Identity.Device))
+            ? Capability(linker.Kind, duplicate.Identity.Device, () => FileSystemProbe.Probe(_capabilities.Probe, kept.Path.ToString(), kept, folder.ToString(), duplicate.Identity.Device))
             : null;
 
     /// <summary>The executor's owner, group and permissions rule, on the files' status now (when both are still the scanned files).</summary>

@@ -1,6 +1,5 @@
 using System.Runtime.Versioning;
 using Dedup.Core.Enumeration;
-using Dedup.Core.Linking.BuiltIn;
 using Dedup.Core.Linking.Operations;
 
 namespace Dedup.Core.Linking.Prediction;
@@ -12,7 +11,7 @@ internal sealed partial class PlanPredictor
 {
     [SupportedOSPlatform("windows")]
     private string? RefuseOnWindows(DuplicateFile kept, DuplicateFile duplicate) =>
-        linker is CloneLinker ? Capability(linker.Kind, duplicate.Identity.Device, () => ProbeVolume(kept.Path.ToString())) : null;
+        _capabilities.Probe == ProbedOperation.Clone ? Capability(linker.Kind, duplicate.Identity.Device, () => ProbeVolume(kept.Path.ToString())) : null;
 
     [SupportedOSPlatform("windows")]
     private static ProbeResult ProbeVolume(string keptPath)

@@ -14,10 +14,12 @@ namespace Dedup.Core.Linking.Prediction;
 /// </remarks>
 internal sealed partial class PlanPredictor(ILinker linker, ILogger logger)
 {
+    private readonly LinkerCapabilities _capabilities = LinkerCapabilities.Of(linker);
+
     /// <summary>Probes tried per device before the plan stops asking (each inconclusive probe may be one file's problem).</summary>
     private const int AttemptsPerDevice = 3;
 
-    private readonly Dictionary<ulong, (ProbeResult? Result, int Attempts)> _capabilities = [];
+    private readonly Dictionary<ulong, (ProbeResult? Result, int Attempts)> _probed = [];
 
     /// <summary>Capability probes run for this plan (for tests: once per device when the first one answers).</summary>
     public int ProbesRun { get; private set; }
@@ -43,14 +45,14 @@ internal sealed partial class PlanPredictor(ILinker linker, ILogger logger)
     /// <summary>The cached answer of <paramref name="probe"/> for <paramref name="device"/>, asked until one probe tells.</summary>
     private string? Capability(DuplicateActionKind kind, ulong device, Func<ProbeResult> probe)
     {
-        _capabilities.TryGetValue(device, out var known);
+        _probed.TryGetValue(device, out var known);
         if (known.Result is null && known.Attempts < AttemptsPerDevice)
         {
             ProbesRun++;
             var result = probe();
             LinkingLog.CapabilityProbed(logger, kind, device, result.Outcome, result.Detail);
             known = (result.Outcome == ProbeOutcome.Unknown ? null : result, known.Attempts + 1);
-            _capabilities[device] = known;
+            _probed[device] = known;
         }
 
         return known.Result is { Outcome: ProbeOutcome.Unsupported } unsupported ? unsupported.Detail : null;

@@ -9,23 +9,26 @@ using Dedup.Core.Linking.Operations;
 using Dedup.Core.Paths;
 using static Dedup.Core.Topology.WindowsStorageLayout;
 
-namespace Dedup.Core.Linking;
+namespace Dedup.Core.Linking.Execution;
 
-// Windows: hard links, symbolic links and ReFS clones with the Linux protocol (docs/linking.md), on paths: the
-// replacement is made under a temporary name in the duplicate's folder, checked to be what it should be, both files
-// re-checked, then MoveFileExW over the duplicate (one rename in one folder; the duplicate is never deleted first).
-// Any failure removes the temporary name.
-public sealed partial class LinkerContext
+/// <summary>
+/// Windows: hard links, symbolic links and ReFS clones with the Linux protocol (docs/linking.md), on paths: the
+/// replacement is made under a temporary name in the duplicate's folder, checked to be what it should be, both files
+/// re-checked, then MoveFileExW over the duplicate (one rename in one folder; the duplicate is never deleted first).
+/// Any failure removes the temporary name. Delete and the Recycle Bin are the portable ones.
+/// </summary>
+[SupportedOSPlatform("windows")]
+internal sealed class WindowsBackend(PortableContext context, LinkerFaults? faults, Action<string> moveToSystemTrash)
+    : PortableBackend(context, faults, moveToSystemTrash)
 {
     /// <summary>Why a symbolic link is refused without the privilege (also the plan's wording).</summary>
     internal const string SymbolicLinkPrivilegeMissing =
         "creating symbolic links needs Developer Mode or the SeCreateSymbolicLinkPrivilege (run elevated); duplicate unchanged (no other kind of link is made instead)";
 
-    [SupportedOSPlatform("windows")]
-    private void ReplaceWithHardLinkWindows() => ReplaceViaTemporaryWindows(
+    public override void ReplaceWithHardLink() => ReplaceViaTemporary(
         (temporary, folder) =>
         {
-            if (!Kernel32.CreateHardLink(WithLongPathPrefix(temporary), WithLongPathPrefix(_portable!.KeptPath), 0))
+            if (!Kernel32.CreateHardLink(WithLongPathPrefix(temporary), WithLongPathPrefix(Context.KeptPath), 0))
             {
                 var error = Marshal.GetLastPInvokeError();
                 throw error switch
@@ -39,19 +42,18 @@ public sealed partial class LinkerContext
         temporary =>
         {
             // The new name must lead to the kept file itself, not to whatever its path held when the link was made.
-            if (!WindowsFileIds.TryGet(temporary, followLink: false, out var linked, out _, out _) || linked != _portable!.KeptIdentity)
+            if (!WindowsFileIds.TryGet(temporary, followLink: false, out var linked, out _, out _) || linked != Context.KeptIdentity)
             {
                 throw ActionStoppedException.Skip("the kept file's path was replaced while linking; nothing done");
             }
         });
 
-    [SupportedOSPlatform("windows")]
-    private void ReplaceWithSymbolicLinkWindows(bool relative)
+    public override void ReplaceWithSymbolicLink(bool relative)
     {
-        var context = _portable!;
+        var context = Context;
         var duplicateFolder = System.IO.Path.GetDirectoryName(context.DuplicatePath)!;
         var target = relative ? System.IO.Path.GetRelativePath(duplicateFolder, context.KeptPath) : context.KeptPath;
-        ReplaceViaTemporaryWindows(
+        ReplaceViaTemporary(
             (temporary, folder) =>
             {
                 var name = WithLongPathPrefix(temporary);
@@ -89,12 +91,11 @@ public sealed partial class LinkerContext
             });
     }
 
-    [SupportedOSPlatform("windows")]
-    private void ReplaceWithCloneWindows()
+    public override void ReplaceWithClone()
     {
-        var context = _portable!;
+        var context = Context;
         FileIdentity? made = null;
-        ReplaceViaTemporaryWindows(
+        ReplaceViaTemporary(
             (temporary, folder) => made = BlockCloneOperation.Create(context, temporary, folder),
             temporary =>
             {
@@ -110,10 +111,9 @@ public sealed partial class LinkerContext
     /// Creates the replacement under a new temporary name with <paramref name="create"/> (which leaves nothing behind when
     /// it throws), checks it with <paramref name="check"/>, re-checks both files and renames it over the duplicate.
     /// </summary>
-    [SupportedOSPlatform("windows")]
-    private void ReplaceViaTemporaryWindows(Action<string, string> create, Action<string> check)
+    private void ReplaceViaTemporary(Action<string, string> create, Action<string> check)
     {
-        var context = _portable!;
+        var context = Context;
         var folder = System.IO.Path.GetDirectoryName(context.DuplicatePath)!;
         var temporary = System.IO.Path.Combine(folder, TemporaryFiles.NewName());
 
@@ -121,11 +121,11 @@ public sealed partial class LinkerContext
         create(temporary, folder);
         try
         {
-            _faults?.BeforeRename?.Invoke(temporary, context.DuplicatePath);
+            Faults?.BeforeRename?.Invoke(temporary, context.DuplicatePath);
             check(temporary);
             context.CheckKeptUnchanged();
             context.CheckDuplicateUnchanged();
-            _faults?.AfterLastCheck?.Invoke(context.DuplicatePath);
+            Faults?.AfterLastCheck?.Invoke(context.DuplicatePath);
             if (!Kernel32.MoveFileEx(WithLongPathPrefix(temporary), WithLongPathPrefix(context.DuplicatePath), Kernel32.MOVEFILE_REPLACE_EXISTING | Kernel32.MOVEFILE_WRITE_THROUGH))
             {
                 throw ActionStoppedException.Fail($"cannot rename the replacement over the duplicate: {Marshal.GetPInvokeErrorMessage(Marshal.GetLastPInvokeError())}; duplicate unchanged");
