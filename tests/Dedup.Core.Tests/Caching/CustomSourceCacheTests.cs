@@ -1,4 +1,4 @@
-using Dedup.Core.Tests.Enumeration;
+using Dedup.Core.Tests.EnumerationTests;
 using Dedup.Core.Tests.Infrastructure;
 
 namespace Dedup.Core.Tests.Caching;

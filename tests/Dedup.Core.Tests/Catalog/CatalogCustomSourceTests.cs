@@ -1,5 +1,5 @@
 using Dedup.Core.Catalog;
-using Dedup.Core.Tests.Enumeration;
+using Dedup.Core.Tests.EnumerationTests;
 using Dedup.Core.Tests.Infrastructure;
 
 namespace Dedup.Core.Tests.Catalog;

@@ -2,7 +2,7 @@ using Dedup.Core.Enumeration;
 using Dedup.Core.Paths;
 using Dedup.Core.Tests.Infrastructure;
 
-namespace Dedup.Core.Tests.Enumeration;
+namespace Dedup.Core.Tests.EnumerationTests;
 
 /// <summary>
 /// What the scan says when the file it opens differs from the listing (<see cref="ScannedFile.DescribeChange"/>): both
@@ -42,15 +42,16 @@ public sealed class ListedChangeTests
     {
         Assert.Equal($"size 10 listed by {Source} became 11", Listed(Base).DescribeChange(11, Base, Source));
         Assert.Equal("size 10 listed became 11", Listed(Base).DescribeChange(11, Base, source: null));
-        Assert.Equal("modified: listed 2026-11-29T10:00:00.000000000Z, found 2026-11-29T10:00:00.000000100Z", Listed(Base).DescribeChange(10, Base + 100, source: null));
+        Assert.Equal("modified: listed 2026-11-29T10:00:00.000000100Z, found 2026-11-29T10:00:00.000000200Z", Listed(Base + 100).DescribeChange(10, Base + 200, source: null));
     }
 
     [Fact]
     public void Times_before_1970_are_written_as_they_are()
     {
         Assert.Equal(
-            "modified: listed 1969-12-31T23:59:59.999999000Z, found 1969-12-31T23:59:59.999999900Z",
-            Listed(-1_000).DescribeChange(10, -100, source: null));
+            "modified: listed 1969-12-31T23:59:59.999999000Z, found 1969-12-31T23:59:59.999998999Z",
+            Listed(-1_000).DescribeChange(10, -1_001, source: null));
+        Assert.Equal(string.Empty, Listed(-1_000).DescribeChange(10, -1, source: null)); // within that microsecond
     }
 
     [Fact]

@@ -3,7 +3,7 @@ using Dedup.Core.Enumeration;
 using Dedup.Core.Paths;
 using Dedup.Core.Reporting;
 
-namespace Dedup.Core.Tests.Enumeration;
+namespace Dedup.Core.Tests.EnumerationTests;
 
 /// <summary>
 /// A custom file source as a consumer writes one: it knows paths only (here from <see cref="Directory"/>, as a manifest

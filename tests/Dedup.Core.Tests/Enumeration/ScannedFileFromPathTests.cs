@@ -4,7 +4,7 @@ using Dedup.Core.Paths;
 using Dedup.Core.Reporting;
 using Dedup.Core.Tests.Infrastructure;
 
-namespace Dedup.Core.Tests.Enumeration;
+namespace Dedup.Core.Tests.EnumerationTests;
 
 /// <summary>
 /// <see cref="ScannedFile.FromPath"/> gives a custom source what the library's own walk reads (#36): identity, links,
