@@ -7,9 +7,10 @@ namespace Dedup.Core.Enumeration;
 /// A custom enumerator that knows only paths makes each file with <see cref="FromPath"/>, which reads the metadata from
 /// the file system as the library's own enumerator does; the scan's cache and catalog then trust the files as they
 /// trust its own. The constructor is for sources that have the metadata already: its values must be the file system's
-/// (the modification time to 100 ns, the identity in <see cref="FileIdentity"/>'s encoding), as the scan compares
-/// them with the file it opens and leaves out a file that differs. Give <see cref="LastChangeTimeUtc"/> too, or the
-/// cache cannot trust the file (<see cref="Caching.FileStamp.IsComplete"/>).
+/// (the identity in <see cref="FileIdentity"/>'s encoding; the modification time to 100 ns, or in whole microseconds,
+/// milliseconds or seconds, then compared at that precision), as the scan compares them with the file it opens and
+/// leaves out a file that differs. Give <see cref="LastChangeTimeUtc"/> too, or the cache cannot trust the file
+/// (<see cref="Caching.FileStamp.IsComplete"/>).
 /// </remarks>
 public sealed partial class ScannedFile
 {
@@ -107,7 +108,8 @@ public sealed partial class ScannedFile
 
     /// <summary>
     /// Last status change time (Unix <c>ctime</c>) when scanned, UTC; <see cref="DateTime.MinValue"/> when the source
-    /// does not know it. A cache trusts a file's digest only while its change time is known and unchanged.
+    /// does not know it. A cache trusts a file's digest only while its change time is known and unchanged, and then
+    /// does not read the file: give the file system's value as of the listing, never one recorded earlier.
     /// </summary>
     public DateTime LastChangeTimeUtc
     {
