@@ -416,9 +416,11 @@ public sealed class DuplicateFinderBuilder
         var problems = ScanOptionsValidation.Problems(Options);
         if (Options.FolderMode && _enumerator is not null and not ITableSource)
         {
-            problems.Add(new(
-                "FolderMode needs the built-in file enumerator: it lists every folder, empty ones too, and their links.",
-                static () => new ArgumentException("Folder mode needs the built-in file enumerator: it lists every folder, empty ones too, and their links.")));
+            // Refused, not approximated: a folder is equal to another only with every entry, and a file list may leave
+            // some out; a folder reported equal on its listed files alone would be deleted with the others.
+            var reason = $"needs the built-in file enumerator, not {_enumerator.GetType().FullName}: it compares whole folders, so it lists every entry "
+                + "of each, empty folders and links too; a file list may leave some out, and a folder would be reported equal to another without them.";
+            problems.Add(new("FolderMode " + reason, () => new ArgumentException("Folder mode " + reason)));
         }
 
         if (problems.Count > 0)

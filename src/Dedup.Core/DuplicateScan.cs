@@ -251,26 +251,77 @@ public sealed class DuplicateScan : IAsyncEnumerable<DuplicateGroup>
     }
 
     /// <summary>Every root must be an existing folder when a scan starts (see <see cref="GetAsyncEnumerator"/>).</summary>
+    /// <exception cref="DirectoryNotFoundException">A root is missing or a file; <see cref="RootUnreachableException"/>
+    /// (<see cref="RootAccessDeniedException"/>) when the file system refused to say.</exception>
     internal static void CheckRoots(DuplicateFinderOptions options, Microsoft.Extensions.Logging.ILogger? logger)
     {
         foreach (var root in options.Roots)
         {
             var path = root.ToString();
-            var kind = Paths.PathKinds.Of(path);
-            if (kind == Paths.PathKind.Folder)
+            if (RootProblem(path) is not { } problem)
             {
                 continue;
             }
 
-            var message = kind == Paths.PathKind.File
-                ? $"The root '{Paths.PathText.Escape(path)}' is a file, not a folder."
-                : $"The root folder '{Paths.PathText.Escape(path)}' does not exist (is its disk mounted?).";
             if (logger is not null)
             {
-                ScanLog.RootMissing(logger, message);
+                ScanLog.RootMissing(logger, problem.Message);
             }
 
-            throw new DirectoryNotFoundException(message);
+            throw problem;
         }
     }
+
+    /// <summary>
+    /// Why <paramref name="path"/> is not a folder a scan can start from, by the file system's own answer (links
+    /// followed, as for roots); <see langword="null"/> when it is one. Only "no such file" means missing: a refusal
+    /// (EACCES on a folder on the way) says so, as does any other error, rather than send the user to check a mount.
+    /// </summary>
+    internal static DirectoryNotFoundException? RootProblem(string path)
+    {
+        if (OperatingSystem.IsLinux())
+        {
+            if (Interop.Libc.Statx(Interop.Libc.AT_FDCWD, path, 0, Interop.Libc.STATX_BASIC_STATS, out var status) == 0)
+            {
+                return status.IsDirectory ? null : RootIsFile(path);
+            }
+
+            var errno = Interop.Libc.LastErrno;
+            return errno is Interop.Libc.ENOENT or Interop.Libc.ENOTDIR
+                ? RootMissing(path)
+                : RootUnreachableException.Create(path, errno is Interop.Libc.EACCES or Interop.Libc.EPERM, System.Runtime.InteropServices.Marshal.GetPInvokeErrorMessage(errno));
+        }
+
+        if (Directory.Exists(path))
+        {
+            return null;
+        }
+
+        if (File.Exists(path))
+        {
+            return RootIsFile(path);
+        }
+
+        try
+        {
+            _ = File.GetAttributes(path); // Exists says false for every failure; this says which
+            return RootMissing(path);
+        }
+        catch (Exception e) when (e is FileNotFoundException or DirectoryNotFoundException)
+        {
+            return RootMissing(path);
+        }
+        catch (UnauthorizedAccessException e)
+        {
+            return RootUnreachableException.Create(path, accessDenied: true, e.Message);
+        }
+        catch (IOException e)
+        {
+            return RootUnreachableException.Create(path, accessDenied: false, e.Message);
+        }
+    }
+
+    private static DirectoryNotFoundException RootIsFile(string path) => new($"The root '{Paths.PathText.Escape(path)}' is a file, not a folder.");
+
+    private static DirectoryNotFoundException RootMissing(string path) => new($"The root folder '{Paths.PathText.Escape(path)}' does not exist (is its disk mounted?).");
 }

@@ -196,16 +196,18 @@ public sealed class ScanOptionsTests
     }
 
     [Fact]
-    public void Folder_mode_with_an_enumerator_of_your_own_is_refused_by_Build()
+    public void Folder_mode_with_an_enumerator_of_your_own_is_refused_by_Build_naming_it_and_why()
     {
         var builder = new DuplicateFinderBuilder().AddRoot("/srv").UseFolderMode().UseFileEnumerator(new NoFiles());
+        const string Reason = "needs the built-in file enumerator, not Dedup.Core.Tests.ScanOptionsTests+NoFiles: it compares whole folders, so it lists "
+            + "every entry of each, empty folders and links too; a file list may leave some out, and a folder would be reported equal to another without them.";
 
         Assert.Empty(builder.Options.Validate()); // the options alone are fine: the enumerator is a service
         var error = Assert.Throws<ArgumentException>(builder.Build);
-        Assert.Equal("Folder mode needs the built-in file enumerator: it lists every folder, empty ones too, and their links.", error.Message);
+        Assert.Equal("Folder mode " + Reason, error.Message);
         Assert.Equal(
             "The scan settings have 2 problems:" + Environment.NewLine + "- MinSize is -1: the minimum size must not be negative." + Environment.NewLine
-                + "- FolderMode needs the built-in file enumerator: it lists every folder, empty ones too, and their links.",
+                + "- FolderMode " + Reason,
             Assert.Throws<ArgumentException>(builder.WithMinSize(-1).Build).Message);
     }
 

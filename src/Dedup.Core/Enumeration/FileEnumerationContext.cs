@@ -6,9 +6,27 @@ namespace Dedup.Core.Enumeration;
 /// <summary>What an <see cref="IFileEnumerator"/> needs for one scan: roots, filters and error reporting.</summary>
 public sealed class FileEnumerationContext
 {
-    private readonly GlobPattern[] _includes;
-    private readonly GlobPattern[] _excludes;
+    private readonly GlobPattern[] _includes = [];
+    private readonly GlobPattern[] _excludes = [];
+    private readonly IReadOnlyList<string> _include = [];
+    private readonly IReadOnlyList<string> _exclude = [];
     private readonly ScanErrorSink _errors;
+
+    /// <summary>
+    /// Creates a context outside a scan: to test an <see cref="IFileEnumerator"/>, or to run one on its own. Until set,
+    /// every file passes: hidden names included, any size, no globs; links are not followed.
+    /// </summary>
+    /// <param name="roots">The folders to enumerate (duplicates are dropped).</param>
+    /// <param name="errors">Receives each <see cref="ReportError"/> at once, on the enumerator's thread; may be <see langword="null"/>.</param>
+    public FileEnumerationContext(IEnumerable<AbsolutePath> roots, IProgress<ScanError>? errors = null)
+    {
+        ArgumentNullException.ThrowIfNull(roots);
+        Roots = roots.Distinct().ToArray();
+        IncludeHidden = true;
+        MaxSize = long.MaxValue;
+        MaxDegreeOfParallelism = Environment.ProcessorCount;
+        _errors = new ScanErrorSink(errors);
+    }
 
     /// <summary>Made by the scan (<c>Scanning.EnumerationContexts</c>), which knows the finder's settings.</summary>
     internal FileEnumerationContext(
@@ -24,6 +42,8 @@ public sealed class FileEnumerationContext
         Roots = roots;
         _includes = includes;
         _excludes = excludes;
+        _include = Array.ConvertAll(includes, static g => g.Text);
+        _exclude = Array.ConvertAll(excludes, static g => g.Text);
         IncludeHidden = (flags & EnumerationFlags.IncludeHidden) != 0;
         FollowSymbolicLinks = (flags & EnumerationFlags.FollowSymbolicLinks) != 0;
         StayOnOneFileSystem = (flags & EnumerationFlags.StayOnOneFileSystem) != 0;
@@ -43,22 +63,46 @@ public sealed class FileEnumerationContext
     public IReadOnlyList<AbsolutePath> Roots { get; }
 
     /// <summary>Whether names starting with a dot are scanned.</summary>
-    public bool IncludeHidden { get; }
+    public bool IncludeHidden { get; init; }
 
     /// <summary>Whether symbolic links are followed (loops are detected and reported).</summary>
-    public bool FollowSymbolicLinks { get; }
+    public bool FollowSymbolicLinks { get; init; }
 
     /// <summary>Whether folders on other file systems than their root's are skipped.</summary>
-    public bool StayOnOneFileSystem { get; }
+    public bool StayOnOneFileSystem { get; init; }
 
     /// <summary>Smallest file size considered, in bytes.</summary>
-    public long MinSize { get; }
+    public long MinSize { get; init; }
 
     /// <summary>Largest file size considered, in bytes.</summary>
-    public long MaxSize { get; }
+    public long MaxSize { get; init; }
 
     /// <summary>How many folders may be read at once.</summary>
-    public int MaxDegreeOfParallelism { get; }
+    public int MaxDegreeOfParallelism { get; init; }
+
+    /// <summary>The include globs (relative to a root, <c>/</c> separators): when any is set, only files matching one are scanned.</summary>
+    public IReadOnlyList<string> Include
+    {
+        get => _include;
+        init
+        {
+            ArgumentNullException.ThrowIfNull(value);
+            _includes = value.Select(GlobPattern.Parse).ToArray();
+            _include = value.ToArray();
+        }
+    }
+
+    /// <summary>The exclude globs: files and folders matching one are skipped.</summary>
+    public IReadOnlyList<string> Exclude
+    {
+        get => _exclude;
+        init
+        {
+            ArgumentNullException.ThrowIfNull(value);
+            _excludes = value.Select(GlobPattern.Parse).ToArray();
+            _exclude = value.ToArray();
+        }
+    }
 
     /// <summary>Whether a file of this size passes the size filters.</summary>
     /// <param name="length">The file size.</param>

@@ -3,7 +3,16 @@ using Dedup.Core.Paths;
 namespace Dedup.Core.Enumeration;
 
 /// <summary>A regular file found by an <see cref="IFileEnumerator"/>, with the metadata the scan needs.</summary>
-public sealed class ScannedFile
+/// <remarks>
+/// A custom enumerator that knows only paths makes each file with <see cref="FromPath"/>, which reads the metadata from
+/// the file system as the library's own enumerator does; the scan's cache and catalog then trust the files as they
+/// trust its own. The constructor is for sources that have the metadata already: its values must be the file system's
+/// (the identity in <see cref="FileIdentity"/>'s encoding; the modification time to 100 ns, or in whole microseconds,
+/// milliseconds or seconds, then compared at that precision), as the scan compares them with the file it opens and
+/// leaves out a file that differs. Give <see cref="LastChangeTimeUtc"/> too, or the cache cannot trust the file
+/// (<see cref="Caching.FileStamp.IsComplete"/>).
+/// </remarks>
+public sealed partial class ScannedFile
 {
     /// <summary>Creates a scanned-file record.</summary>
     /// <param name="path">The file's absolute path.</param>
@@ -79,8 +88,11 @@ public sealed class ScannedFile
     /// <summary>Last modification time when scanned, UTC.</summary>
     public DateTime LastWriteTimeUtc { get; }
 
-    /// <summary>The owner's user id where the enumerator knows it (Linux), else <see cref="UnknownOwner"/>; it decides whether an open may ask not to update the access time. Held in the object's padding: no memory per file.</summary>
-    internal uint OwnerId { get; init; } = UnknownOwner;
+    /// <summary>
+    /// The owner's user id where the source knows it (Unix: <c>st_uid</c>), else <see cref="uint.MaxValue"/> (the
+    /// <c>(uid_t)-1</c> no user has); it decides whether an open may ask not to update the access time.
+    /// </summary>
+    public uint OwnerId { get; init; } = UnknownOwner;
 
     internal const uint UnknownOwner = uint.MaxValue;
 
@@ -93,6 +105,17 @@ public sealed class ScannedFile
 
     /// <summary>Status change time (ctime) in nanoseconds since the Unix epoch where the enumerator has it (Linux), else 0.</summary>
     internal long ChangeTimeNs { get; init; }
+
+    /// <summary>
+    /// Last status change time (Unix <c>ctime</c>) when scanned, UTC; <see cref="DateTime.MinValue"/> when the source
+    /// does not know it. A cache trusts a file's digest only while its change time is known and unchanged, and then
+    /// does not read the file: give the file system's value as of the listing, never one recorded earlier.
+    /// </summary>
+    public DateTime LastChangeTimeUtc
+    {
+        get => ChangeTimeNs == 0 ? DateTime.MinValue : FileTable.ToDateTime(ChangeTimeNs);
+        init => ChangeTimeNs = value == DateTime.MinValue ? 0 : (value.Ticks - UnixEpochTicks) * 100;
+    }
 
     /// <summary>The file's stamp as scanned, for caches.</summary>
     internal Caching.FileStamp Stamp => new(Identity, Length, LastWriteTimeNs, ChangeTimeNs);
