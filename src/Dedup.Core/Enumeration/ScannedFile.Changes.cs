@@ -7,8 +7,9 @@ public sealed partial class ScannedFile
     /// <summary>
     /// Why the file the scan opened is not the one listed, in the words of a scan error; empty when it is. Its size
     /// must be the listed one, and its modification time too at the precision the listed time has: to 100 ns
-    /// (<see cref="LastWriteTimeUtc"/>), or cut to whole microseconds, milliseconds or seconds when the listed time is
-    /// whole in that unit, as the times of tar, rsync and databases are (a later change moves the time past the unit).
+    /// (<see cref="LastWriteTimeUtc"/>), or, for a custom enumerator's listing, cut to whole microseconds, milliseconds
+    /// or seconds when the listed time is whole in that unit, as the times of tar, rsync and databases are (a later
+    /// change moves the time past the unit).
     /// Both values are shown, and the listing named when it is not the library's own.
     /// </summary>
     /// <param name="foundLength">The size the file system gives now.</param>
@@ -23,7 +24,8 @@ public sealed partial class ScannedFile
         }
 
         var listedNs = LastWriteTimeNs;
-        return FileTable.ToDateTime(foundWriteTimeNs) == LastWriteTimeUtc || IsSameAtListedPrecision(listedNs, foundWriteTimeNs)
+        // The library's walk lists the kernel's own time: compared exactly, a whole second there is no coarser listing.
+        return FileTable.ToDateTime(foundWriteTimeNs) == LastWriteTimeUtc || (source is not null && IsSameAtListedPrecision(listedNs, foundWriteTimeNs))
             ? string.Empty
             : $"modified: listed{by} {FormatTime(listedNs)}, found {FormatTime(foundWriteTimeNs)}";
     }

@@ -248,9 +248,7 @@ internal sealed unsafe partial class FileReader
         }
 
         _identities.NoteMatch();
-        var what = (long)stx.Size != file.Length ? $"size {file.Length} became {stx.Size}"
-            : stx.LastWriteTimeUtc != file.LastWriteTimeUtc ? "modified"
-            : string.Empty;
+        var what = file.DescribeChange((long)stx.Size, stx.LastWriteTimeNs, _sourceName);
         if (what.Length > 0)
         {
             ReportChanged(file, what);

@@ -69,9 +69,10 @@ internal sealed partial class FileReader
             return false;
         }
 
-        if (info.Length != file.Length || info.LastWriteTimeUtc != file.LastWriteTimeUtc)
+        var what = file.DescribeChange(info.Length, (info.LastWriteTimeUtc.Ticks - DateTime.UnixEpoch.Ticks) * 100, _sourceName);
+        if (what.Length > 0)
         {
-            ReportChanged(file, "size or time");
+            ReportChanged(file, what);
             return false;
         }
 

@@ -29,6 +29,7 @@ internal sealed partial class FileReader : IDisposable
     private readonly uint _effectiveUid;
     private readonly FolderHandles _folders;
     private readonly bool _refuseLinks;
+    private readonly string? _sourceName;
     private long _bytesRead;
     private int _noAtimeRefusals;
     private int _noAtimeOpens;
@@ -41,8 +42,10 @@ internal sealed partial class FileReader : IDisposable
     /// <param name="roots">The scan's roots (see <see cref="FolderHandles"/>).</param>
     /// <param name="refuseLinks">Whether a symbolic link on a file's path is one swapped in since the listing, never to
     /// be opened through: the library's own enumerator, not following links.</param>
-    public FileReader(BufferPool buffers, ScanErrorSink errors, bool trustedIdentities, IReadObserver? observer = null, int threads = 1, IEnumerable<Paths.AbsolutePath>? roots = null, bool refuseLinks = false)
+    /// <param name="sourceName">The custom enumerator that listed the files, named in a "changed" error; <see langword="null"/> for the library's walk.</param>
+    public FileReader(BufferPool buffers, ScanErrorSink errors, bool trustedIdentities, IReadObserver? observer = null, int threads = 1, IEnumerable<Paths.AbsolutePath>? roots = null, bool refuseLinks = false, string? sourceName = null)
     {
+        _sourceName = sourceName;
         _folders = new FolderHandles(threads, roots, refuseLinks);
         _refuseLinks = refuseLinks;
         _buffers = buffers;

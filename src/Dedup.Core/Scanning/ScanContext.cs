@@ -32,7 +32,8 @@ internal sealed class ScanContext
             observer,
             options.MaxDegreeOfParallelism,
             options.Roots,
-            refuseLinks: Source is not null && !options.FollowSymbolicLinks);
+            refuseLinks: Source is not null && !options.FollowSymbolicLinks,
+            sourceName: Enumeration.ScannedFile.SourceName(options.Enumerator));
     }
 
     public DuplicateFinderOptions Options { get; }
