@@ -124,11 +124,7 @@ public sealed partial class DuplicateActionPlanner
 
     private void PlanGroup(DuplicateGroup group, List<DuplicateAction> actions, List<DuplicateGroup> undecided, PlanPredictor predictor, Trash.TrashLocator trash)
     {
-        if (group.Files.Count < 2)
-        {
-            return;
-        }
-
+        // A group holds at least two files (its constructor refuses fewer), so one is kept and at least one acted on.
         var kept = KeepRule.SelectKept(group.Files, KeepRules, trash.IsDisposable);
         if (kept is null)
         {
