@@ -67,17 +67,19 @@ public sealed class ResultsJsonTests
     }
 
     [Theory]
-    [InlineData("\"relative/name\"")]
-    [InlineData("\"/data/../etc\"")]
-    [InlineData("\"/data//a\"")]
-    [InlineData("42")]
-    [InlineData("{\"path\":\"/data/x\"}")]
-    [InlineData("{\"path\":\"/data/other\\uFFFD\",\"pathBytes\":\"L2RhdGEveP8=\"}")]
-    [InlineData("{\"path\":\"/a\",\"pathBytes\":\"L2EAYg==\"}")]
-    [InlineData("{\"path\":\"/data/x\",\"pathBytes\":\"L2RhdGEveA==\",\"other\":1}")]
-    public void A_path_that_is_not_an_exact_absolute_path_is_refused(string json)
+    [InlineData("\"relative/name\"", "is not an absolute, normalized path")]
+    [InlineData("\"/data/../etc\"", "is not an absolute, normalized path")]
+    [InlineData("\"/data//a\"", "is not an absolute, normalized path")]
+    [InlineData("42", "A path is a JSON string, or an object")]
+    [InlineData("{\"path\":\"/data/x\"}", "needs \"path\" and \"pathBytes\"")]
+    [InlineData("{\"path\":\"/data/other\\uFFFD\",\"pathBytes\":\"L2RhdGEveP8=\"}", "does not match its \"pathBytes\"")]
+    [InlineData("{\"path\":\"/a\",\"pathBytes\":\"L2EAYg==\"}", "no NUL")]
+    [InlineData("{\"path\":\"/data/x\",\"pathBytes\":\"L2RhdGEveA==\",\"other\":1}", "holds only the strings")]
+    public void A_path_that_is_not_an_exact_absolute_path_is_refused(string json, string reason)
     {
-        Assert.Throws<JsonException>(() => JsonSerializer.Deserialize<AbsolutePath>(json));
+        var error = Assert.Throws<JsonException>(() => JsonSerializer.Deserialize<AbsolutePath>(json));
+
+        Assert.Contains(reason, error.Message, StringComparison.Ordinal);
     }
 
     [Fact]
