@@ -41,6 +41,7 @@ internal sealed class JsonReportWriter : ReportWriter
 
     public override void WriteGroup(DuplicateGroup group)
     {
+        ArgumentNullException.ThrowIfNull(group);
         _json.WriteStartObject();
         _json.WriteNumber("size", group.Size);
         _json.WriteStartArray("files");
@@ -120,11 +121,12 @@ internal sealed class JsonReportWriter : ReportWriter
         }
     }
 
-    public override void WriteRoots(IReadOnlyList<ScanRoot> roots) => _roots = roots;
+    public override void WriteRoots(IReadOnlyList<ScanRoot> roots) => _roots = roots ?? throw new ArgumentNullException(nameof(roots));
 
     /// <summary>Kept for the <c>folderGroups</c> array, written after <c>groups</c> (which is streamed).</summary>
     public override void WriteFolderGroup(DuplicateFolderGroup group)
     {
+        ArgumentNullException.ThrowIfNull(group);
         _folderMode = true;
         _folderGroups.Add(group);
     }
@@ -180,6 +182,7 @@ internal sealed class JsonReportWriter : ReportWriter
 
     public override void WriteSummary(ScanSummary summary)
     {
+        ArgumentNullException.ThrowIfNull(summary);
         _json.WriteEndArray();
 
         // In folder mode "folderGroups" is there even when empty: the summary then has its folder totals.
