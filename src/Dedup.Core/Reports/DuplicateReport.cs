@@ -9,15 +9,16 @@ namespace Dedup.Core.Reports;
 /// </summary>
 /// <remarks>
 /// The report does not carry everything a scan knows: <see cref="DuplicateFile.LinkCount"/> is the number of names the
-/// report lists for the file, and a group a hand-edited report leaves with fewer than two files is left out. Folder
-/// groups and the summary are not read back.
+/// report lists for the file, and a group a hand-edited report leaves with fewer than two files is left out. The
+/// summary is not read back: the report does not hold all of it (the elapsed time, the cache's warnings).
 /// </remarks>
 public sealed class DuplicateReport
 {
-    internal DuplicateReport(IReadOnlyList<ScanRoot> roots, IReadOnlyList<DuplicateGroup> groups)
+    internal DuplicateReport(IReadOnlyList<ScanRoot> roots, IReadOnlyList<DuplicateGroup> groups, IReadOnlyList<DuplicateFolderGroup> folderGroups)
     {
         Roots = roots;
         Groups = groups;
+        FolderGroups = folderGroups;
     }
 
     /// <summary>The scan's roots with the identities they had when it started.</summary>
@@ -28,6 +29,12 @@ public sealed class DuplicateReport
     /// <see cref="Roots"/>, groups across machines (with <see cref="DuplicateGroup.Sha256"/>) with none.
     /// </summary>
     public IReadOnlyList<DuplicateGroup> Groups { get; }
+
+    /// <summary>
+    /// The folder groups of a folder-mode report (empty otherwise), to look at: a partial overlap's difference paths
+    /// are the report's lossy strings, and acting on folders takes a scan (what it saw in each folder is not in the report).
+    /// </summary>
+    public IReadOnlyList<DuplicateFolderGroup> FolderGroups { get; }
 
     /// <summary>Reads a JSON report.</summary>
     /// <param name="stream">The report's UTF-8 JSON; read to its end, left open.</param>

@@ -60,8 +60,70 @@ internal static class JsonReportReader
             }
         }
 
-        return new DuplicateReport(roots, groups);
+        var folderGroups = new List<DuplicateFolderGroup>();
+        if (root.TryGetProperty("folderGroups", out var folderGroupsElement))
+        {
+            if (folderGroupsElement.ValueKind != JsonValueKind.Array)
+            {
+                throw Bad("folderGroups is not an array", "folderGroups");
+            }
+
+            index = 0;
+            foreach (var element in folderGroupsElement.EnumerateArray())
+            {
+                folderGroups.Add(ReadFolderGroup(element, $"folderGroups[{index++}]", roots));
+            }
+        }
+
+        return new DuplicateReport(roots, groups, folderGroups);
     }
+
+    private static DuplicateFolderGroup ReadFolderGroup(JsonElement element, string where, IReadOnlyList<ScanRoot> roots)
+    {
+        var folders = new List<AbsolutePath>();
+        var folderIndex = 0;
+        foreach (var folder in RequireArray(element, "folders", where).EnumerateArray())
+        {
+            folders.Add(ReadPath(folder, "path", $"{where}.folders[{folderIndex++}]"));
+        }
+
+        var files = ReadInt64(element, "files", where);
+        var bytes = ReadInt64(element, "bytes", where);
+        var wasted = ReadInt64(element, "wastedBytes", where);
+        var verified = ReadVerified(element, where);
+        var differences = new List<FolderDifference>();
+        if (element.TryGetProperty("differences", out _))
+        {
+            var differenceIndex = 0;
+            foreach (var difference in RequireArray(element, "differences", where).EnumerateArray())
+            {
+                var at = $"{where}.differences[{differenceIndex++}]";
+                var path = Require(difference, "path", at);
+                var kind = Require(difference, "kind", at);
+                differences.Add(new FolderDifference(
+                    path.ValueKind == JsonValueKind.String ? path.GetString()! : throw Bad($"{at}.path is not a string", at),
+                    kind.ValueKind != JsonValueKind.String ? throw Bad($"{at}.kind is not a string", at)
+                        : kind.ValueEquals("onlyInFirst"u8) ? FolderDifferenceKind.OnlyInFirst
+                        : kind.ValueEquals("onlyInSecond"u8) ? FolderDifferenceKind.OnlyInSecond
+                        : kind.ValueEquals("changed"u8) ? FolderDifferenceKind.Changed
+                        : kind.ValueEquals("unknown"u8) ? FolderDifferenceKind.Unknown
+                        : throw Bad($"{at}.kind is not onlyInFirst, onlyInSecond, changed or unknown", at)));
+            }
+        }
+
+        // What the scan computed from link counts is what it wrote; a partial overlap frees nothing.
+        return new DuplicateFolderGroup(folders, files, bytes, verified, differences)
+        {
+            FreedBytes = differences.Count == 0 ? wasted : null,
+            Roots = roots,
+        };
+    }
+
+    private static bool ReadVerified(JsonElement element, string where) =>
+        !element.TryGetProperty("verifiedByBytes", out var value)
+        || (value.ValueKind is JsonValueKind.True or JsonValueKind.False
+            ? value.GetBoolean()
+            : throw Bad($"{where}.verifiedByBytes is not true or false", where));
 
     private static DuplicateGroup? ReadGroup(JsonElement element, string where, IReadOnlyList<ScanRoot> roots)
     {
@@ -71,10 +133,7 @@ internal static class JsonReportReader
             ? ContentMatch.MediaPayload
             : ContentMatch.WholeFile;
         var digest = element.TryGetProperty("digest", out var digestElement) ? ReadDigest(digestElement, $"{where}.digest") : null;
-        var verified = !element.TryGetProperty("verifiedByBytes", out var verifiedElement)
-            || (verifiedElement.ValueKind is JsonValueKind.True or JsonValueKind.False
-                ? verifiedElement.GetBoolean()
-                : throw Bad($"{where}.verifiedByBytes is not true or false", where));
+        var verified = ReadVerified(element, where);
         var size = ReadInt64(element, "size", where);
         var files = new List<DuplicateFile>();
         var fileIndex = 0;

@@ -44,6 +44,37 @@ public sealed class JsonReportTests
         Assert.Equal(groups, report.Groups);
     }
 
+    [Fact]
+    public async Task Folder_groups_read_back_with_their_folders_totals_and_differences()
+    {
+        var exact = new DuplicateFolderGroup([AbsolutePath.Parse("/data/a"), ResultsJsonTests.NonUtf8.Parent!], 3, 300, verifiedByBytes: true);
+        var partial = new DuplicateFolderGroup(
+            [AbsolutePath.Parse("/data/p"), AbsolutePath.Parse("/data/q")],
+            2,
+            20,
+            verifiedByBytes: false,
+            [new FolderDifference("x/only.txt", FolderDifferenceKind.OnlyInFirst), new FolderDifference("y", FolderDifferenceKind.OnlyInSecond), new FolderDifference("z", FolderDifferenceKind.Changed), new FolderDifference("w", FolderDifferenceKind.Unknown)]);
+
+        var report = await ReadAsync(Write([], Roots, [exact, partial]));
+
+        Assert.Equal(2, report.FolderGroups.Count);
+        foreach (var (written, read) in new[] { exact, partial }.Zip(report.FolderGroups))
+        {
+            Assert.Equal(written.Folders, read.Folders);
+            Assert.Equal((written.Files, written.Bytes, written.WastedBytes, written.VerifiedByBytes), (read.Files, read.Bytes, read.WastedBytes, read.VerifiedByBytes));
+            Assert.Equal(written.Differences, read.Differences);
+        }
+    }
+
+    [Fact]
+    public async Task A_report_without_folder_groups_reads_back_none()
+    {
+        var report = await ReadAsync(Write([], Roots));
+
+        Assert.Empty(report.FolderGroups);
+        Assert.Empty(report.Groups);
+    }
+
     [LinuxFact]
     public async Task A_scanned_tree_with_names_that_are_not_UTF8_reads_back_as_the_scan_found_it()
     {
@@ -78,6 +109,9 @@ public sealed class JsonReportTests
     [InlineData("{\"groups\":[{\"size\":1,\"files\":[" + File1 + "],\"verifiedByBytes\":0}],\"roots\":[]}", "groups[0].verifiedByBytes is not true or false", "groups[0]")]
     [InlineData("{\"groups\":[{\"size\":1,\"files\":[{\"path\":\"/data/a\",\"pathBytes\":\"L2RhdGEveP8=\",\"device\":1,\"inode\":2}]}],\"roots\":[]}", "groups[0].files[0].path does not match its bytes", "groups[0].files[0].path")]
     [InlineData("{\"groups\":[{\"size\":1,\"files\":[" + File1 + "],\"match\":\"mediaPayload\"}],\"roots\":[]}", "groups[0].files[0] has no \"size\"", "groups[0].files[0]")]
+    [InlineData("{\"groups\":[],\"roots\":[],\"folderGroups\":[{\"folders\":[],\"files\":1,\"bytes\":1,\"wastedBytes\":0,\"differences\":[{\"path\":\"a\",\"kind\":\"moved\"}]}]}", "folderGroups[0].differences[0].kind is not onlyInFirst, onlyInSecond, changed or unknown", "folderGroups[0].differences[0]")]
+    [InlineData("{\"groups\":[],\"roots\":[],\"folderGroups\":[{\"folders\":[{\"path\":\"/a\"}],\"files\":1,\"bytes\":1}]}", "folderGroups[0] has no \"wastedBytes\"", "folderGroups[0]")]
+    [InlineData("{\"groups\":[],\"roots\":[],\"folderGroups\":{}}", "folderGroups is not an array", "folderGroups")]
     [InlineData("{\"roots\":[]}", "The report is not a 'dedup find --format json' report (no \"groups\" array)", null)]
     [InlineData("{\"groups\":[]}", "The report records no \"roots\" and file identities (written by an older dedup?); run 'dedup find --format json' again", null)]
     public async Task A_malformed_report_names_its_first_bad_element(string json, string message, string? element)
@@ -108,11 +142,16 @@ public sealed class JsonReportTests
 
     private const string File1 = "{\"path\":\"/data/a\",\"device\":1,\"inode\":2,\"mtime\":\"2026-01-31T12:00:00.0000000Z\"}";
 
-    private static byte[] Write(IReadOnlyList<DuplicateGroup> groups, IReadOnlyList<ScanRoot> roots)
+    private static byte[] Write(IReadOnlyList<DuplicateGroup> groups, IReadOnlyList<ScanRoot> roots, IReadOnlyList<DuplicateFolderGroup>? folderGroups = null)
     {
         using var stream = new MemoryStream();
         using (var writer = ReportWriter.CreateJson(stream))
         {
+            foreach (var folderGroup in folderGroups ?? [])
+            {
+                writer.WriteFolderGroup(folderGroup);
+            }
+
             foreach (var group in groups)
             {
                 writer.WriteGroup(group);
