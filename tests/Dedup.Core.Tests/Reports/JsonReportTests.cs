@@ -67,6 +67,15 @@ public sealed class JsonReportTests
     }
 
     [Fact]
+    public async Task An_exact_folder_group_reads_back_the_wasted_bytes_the_scan_wrote()
+    {
+        // A scan counts a file hard-linked into the kept folder as freeing nothing: less than Bytes × (Folders.Count − 1).
+        var report = await ReadAsync(Encoding.UTF8.GetBytes("{\"groups\":[],\"roots\":[],\"folderGroups\":[{\"folders\":[{\"path\":\"/a\"},{\"path\":\"/b\"}],\"files\":2,\"bytes\":300,\"wastedBytes\":7}]}"));
+
+        Assert.Equal(7, Assert.Single(report.FolderGroups).WastedBytes);
+    }
+
+    [Fact]
     public async Task A_report_without_folder_groups_reads_back_none()
     {
         var report = await ReadAsync(Write([], Roots));
@@ -109,9 +118,28 @@ public sealed class JsonReportTests
     [InlineData("{\"groups\":[{\"size\":1,\"files\":[" + File1 + "],\"verifiedByBytes\":0}],\"roots\":[]}", "groups[0].verifiedByBytes is not true or false", "groups[0]")]
     [InlineData("{\"groups\":[{\"size\":1,\"files\":[{\"path\":\"/data/a\",\"pathBytes\":\"L2RhdGEveP8=\",\"device\":1,\"inode\":2}]}],\"roots\":[]}", "groups[0].files[0].path does not match its bytes", "groups[0].files[0].path")]
     [InlineData("{\"groups\":[{\"size\":1,\"files\":[" + File1 + "],\"match\":\"mediaPayload\"}],\"roots\":[]}", "groups[0].files[0] has no \"size\"", "groups[0].files[0]")]
-    [InlineData("{\"groups\":[],\"roots\":[],\"folderGroups\":[{\"folders\":[],\"files\":1,\"bytes\":1,\"wastedBytes\":0,\"differences\":[{\"path\":\"a\",\"kind\":\"moved\"}]}]}", "folderGroups[0].differences[0].kind is not onlyInFirst, onlyInSecond, changed or unknown", "folderGroups[0].differences[0]")]
+    [InlineData("{\"groups\":[],\"roots\":[],\"folderGroups\":[{\"folders\":[],\"files\":1,\"bytes\":1,\"wastedBytes\":0,\"differences\":[{\"path\":\"a\",\"kind\":\"changed\"},{\"path\":\"a\",\"kind\":\"moved\"}]}]}", "folderGroups[0].differences[1].kind is not onlyInFirst, onlyInSecond, changed or unknown", "folderGroups[0].differences[1]")]
     [InlineData("{\"groups\":[],\"roots\":[],\"folderGroups\":[{\"folders\":[{\"path\":\"/a\"}],\"files\":1,\"bytes\":1}]}", "folderGroups[0] has no \"wastedBytes\"", "folderGroups[0]")]
     [InlineData("{\"groups\":[],\"roots\":[],\"folderGroups\":{}}", "folderGroups is not an array", "folderGroups")]
+    [InlineData("{\"groups\":[],\"roots\":[{\"path\":\"/a\",\"device\":1,\"inode\":2},{\"path\":\"/b\",\"device\":1}]}", "roots[1] has no \"inode\"", "roots[1]")]
+    [InlineData("{\"groups\":[],\"roots\":{}}", "The report records no \"roots\" and file identities (written by an older dedup?); run 'dedup find --format json' again", null)]
+    [InlineData("{\"groups\":[],\"roots\":[{\"path\":\"/a//b\",\"device\":1,\"inode\":2}]}", "roots[0].path is not a normalized path", "roots[0].path")]
+    [InlineData("{\"groups\":[1],\"roots\":[]}", "groups[0] is not an object", "groups[0]")]
+    [InlineData("{\"groups\":[{\"size\":1,\"files\":{}}],\"roots\":[]}", "groups[0].files is not an array", "groups[0]")]
+    [InlineData("{\"groups\":[{\"size\":1,\"files\":[" + File1 + "," + File2 + "]},{\"size\":1}],\"roots\":[]}", "groups[1] has no \"files\"", "groups[1]")]
+    [InlineData("{\"groups\":[{\"size\":1,\"files\":[" + File1 + ",5]}],\"roots\":[]}", "groups[0].files[1] is not an object", "groups[0].files[1]")]
+    [InlineData("{\"groups\":[{\"size\":1,\"files\":[{\"path\":\"/data/a\",\"device\":1,\"inode\":2}]}],\"roots\":[]}", "groups[0].files[0] has no \"mtime\"", "groups[0].files[0]")]
+    [InlineData("{\"groups\":[{\"size\":1,\"files\":[{\"path\":\"/data/a\",\"device\":1,\"inode\":2,\"mtime\":\"2026-01-31T12:00:00.0000000Z\",\"machine\":1}]}],\"roots\":[]}", "groups[0].files[0].machine is not a string", "groups[0].files[0]")]
+    [InlineData("{\"groups\":[{\"size\":1,\"files\":[{\"path\":\"/data/a\",\"device\":1,\"inode\":2,\"mtime\":\"2026-01-31T12:00:00.0000000Z\",\"links\":\"/data/b\"}]}],\"roots\":[]}", "groups[0].files[0].links is not an array", "groups[0].files[0]")]
+    [InlineData("{\"groups\":[{\"size\":1,\"files\":[{\"path\":\"/data/a\",\"device\":1,\"inode\":2,\"mtime\":\"2026-01-31T12:00:00.0000000Z\",\"links\":[\"/data/b\"],\"linksBytes\":[]}]}],\"roots\":[]}", "groups[0].files[0].linksBytes is not an array as long as groups[0].files[0].links", "groups[0].files[0]")]
+    [InlineData("{\"groups\":[{\"size\":1,\"files\":[{\"path\":\"/data/a\",\"device\":1,\"inode\":2,\"mtime\":\"2026-01-31T12:00:00.0000000Z\",\"links\":[\"/data/b\"],\"linksBytes\":{}}]}],\"roots\":[]}", "groups[0].files[0].linksBytes is not an array as long as groups[0].files[0].links", "groups[0].files[0]")]
+    [InlineData("{\"groups\":[{\"size\":1,\"files\":[" + File1 + "," + File2 + "],\"digest\":5}],\"roots\":[]}", "groups[0].digest is not a SHA-256 in hexadecimal", "groups[0].digest")]
+    [InlineData("{\"groups\":[{\"size\":1,\"files\":[" + File1 + "," + File2 + "],\"digest\":\"ab\"}],\"roots\":[]}", "groups[0].digest is not a SHA-256 in hexadecimal", "groups[0].digest")]
+    [InlineData("{\"groups\":[],\"roots\":[{\"path\":\"/a\",\"pathBytes\":5,\"device\":1,\"inode\":2}]}", "roots[0].path: its bytes are not base64", "roots[0].path")]
+    [InlineData("{\"groups\":[],\"roots\":[{\"path\":\"\\uFFFD/a\",\"pathBytes\":\"AC9h\",\"device\":1,\"inode\":2}]}", "roots[0].path: its bytes hold a NUL", "roots[0].path")]
+    [InlineData("{\"groups\":[],\"roots\":[],\"folderGroups\":[" + FolderGroup + ",{\"folders\":[{\"path\":\"/a\"},{\"path\":\"b\"}],\"files\":1,\"bytes\":1,\"wastedBytes\":0}]}", "folderGroups[1].folders[1].path is not an absolute path", "folderGroups[1].folders[1].path")]
+    [InlineData("{\"groups\":[],\"roots\":[],\"folderGroups\":[{\"folders\":[],\"files\":1,\"bytes\":1,\"wastedBytes\":0,\"differences\":[{\"path\":\"a\",\"kind\":\"changed\"},{\"path\":1,\"kind\":\"changed\"}]}]}", "folderGroups[0].differences[1].path is not a string", "folderGroups[0].differences[1]")]
+    [InlineData("{\"groups\":[],\"roots\":[],\"folderGroups\":[{\"folders\":[],\"files\":1,\"bytes\":1,\"wastedBytes\":0,\"differences\":[{\"path\":\"a\",\"kind\":1}]}]}", "folderGroups[0].differences[0].kind is not a string", "folderGroups[0].differences[0]")]
     [InlineData("{\"roots\":[]}", "The report is not a 'dedup find --format json' report (no \"groups\" array)", null)]
     [InlineData("{\"groups\":[]}", "The report records no \"roots\" and file identities (written by an older dedup?); run 'dedup find --format json' again", null)]
     public async Task A_malformed_report_names_its_first_bad_element(string json, string message, string? element)
@@ -139,6 +167,10 @@ public sealed class JsonReportTests
 
         Assert.Empty(report.Groups);
     }
+
+    private const string File2 = "{\"path\":\"/data/b\",\"device\":1,\"inode\":3,\"mtime\":\"2026-01-31T12:00:00.0000000Z\"}";
+
+    private const string FolderGroup = "{\"folders\":[{\"path\":\"/a\"},{\"path\":\"/b\"}],\"files\":1,\"bytes\":1,\"wastedBytes\":0}";
 
     private const string File1 = "{\"path\":\"/data/a\",\"device\":1,\"inode\":2,\"mtime\":\"2026-01-31T12:00:00.0000000Z\"}";
 

@@ -66,6 +66,17 @@ public sealed class ResultsJsonTests
         Assert.Equal(NonUtf8, JsonSerializer.Deserialize<AbsolutePath>(json.RootElement.GetRawText()));
     }
 
+    [Fact]
+    public void A_name_with_a_surrogate_pair_beside_an_escaped_byte_keeps_the_pair_in_its_lossy_string()
+    {
+        var path = AbsolutePath.Parse("/data/\U0001F600\uDCFF.txt");
+
+        using var json = JsonDocument.Parse(JsonSerializer.Serialize(path));
+
+        Assert.Equal("/data/\U0001F600\uFFFD.txt", json.RootElement.GetProperty("path").GetString());
+        Assert.Equal(path, JsonSerializer.Deserialize<AbsolutePath>(json.RootElement.GetRawText()));
+    }
+
     [Theory]
     [InlineData("\"relative/name\"", "is not an absolute, normalized path")]
     [InlineData("\"/data/../etc\"", "is not an absolute, normalized path")]
@@ -74,7 +85,9 @@ public sealed class ResultsJsonTests
     [InlineData("{\"path\":\"/data/x\"}", "needs \"path\" and \"pathBytes\"")]
     [InlineData("{\"path\":\"/data/other\\uFFFD\",\"pathBytes\":\"L2RhdGEveP8=\"}", "does not match its \"pathBytes\"")]
     [InlineData("{\"path\":\"/a\",\"pathBytes\":\"L2EAYg==\"}", "no NUL")]
-    [InlineData("{\"path\":\"/data/x\",\"pathBytes\":\"L2RhdGEveA==\",\"other\":1}", "holds only the strings")]
+    [InlineData("{\"path\":\"/data/x\",\"pathBytes\":\"L2RhdGEveA==\",\"other\":\"L2E=\"}", "holds only the strings")]
+    [InlineData("{\"path\":\"\\uFFFD/a\",\"pathBytes\":\"AC9h\"}", "no NUL")]
+    [InlineData("\"\"", "empty")]
     public void A_path_that_is_not_an_exact_absolute_path_is_refused(string json, string reason)
     {
         var error = Assert.Throws<JsonException>(() => JsonSerializer.Deserialize<AbsolutePath>(json));
