@@ -140,6 +140,10 @@ public sealed class JsonReportTests
     [InlineData("{\"groups\":[],\"roots\":[],\"folderGroups\":[" + FolderGroup + ",{\"folders\":[{\"path\":\"/a\"},{\"path\":\"b\"}],\"files\":1,\"bytes\":1,\"wastedBytes\":0}]}", "folderGroups[1].folders[1].path is not an absolute path", "folderGroups[1].folders[1].path")]
     [InlineData("{\"groups\":[],\"roots\":[],\"folderGroups\":[{\"folders\":[],\"files\":1,\"bytes\":1,\"wastedBytes\":0,\"differences\":[{\"path\":\"a\",\"kind\":\"changed\"},{\"path\":1,\"kind\":\"changed\"}]}]}", "folderGroups[0].differences[1].path is not a string", "folderGroups[0].differences[1]")]
     [InlineData("{\"groups\":[],\"roots\":[],\"folderGroups\":[{\"folders\":[],\"files\":1,\"bytes\":1,\"wastedBytes\":0,\"differences\":[{\"path\":\"a\",\"kind\":1}]}]}", "folderGroups[0].differences[0].kind is not a string", "folderGroups[0].differences[0]")]
+    [InlineData("{\"groups\":[],\"roots\":[{\"path\":5,\"device\":1,\"inode\":2}]}", "roots[0].path is not an absolute path", "roots[0].path")]
+    [InlineData("{\"groups\":[],\"roots\":[{\"path\":\"/a\",\"device\":-1,\"inode\":2}]}", "roots[0].device is not a non-negative integer", "roots[0]")]
+    [InlineData("{\"groups\":[{\"size\":1,\"files\":[{\"path\":\"/data/a\",\"device\":1,\"inode\":2,\"mtime\":\"2026-01-31 12:00\"}]}],\"roots\":[]}", "groups[0].files[0].mtime is not a UTC time in round-trip format (such as 2026-01-31T12:00:00.1234567Z)", "groups[0].files[0]")]
+    [InlineData("{\"groups\":[{\"size\":1,\"files\":[],\"digest\":\"zz00000000000000000000000000000000000000000000000000000000000000\"}],\"roots\":[]}", "groups[0].digest is not a SHA-256 in hexadecimal", "groups[0].digest")]
     [InlineData("{\"roots\":[]}", "The report is not a 'dedup find --format json' report (no \"groups\" array)", null)]
     [InlineData("{\"groups\":[]}", "The report records no \"roots\" and file identities (written by an older dedup?); run 'dedup find --format json' again", null)]
     public async Task A_malformed_report_names_its_first_bad_element(string json, string message, string? element)
