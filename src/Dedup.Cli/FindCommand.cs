@@ -182,12 +182,8 @@ internal static class FindCommand
 
     private static void Write(Stream stream, ReportOptions report, HeldGroups groups, DuplicateScan scan)
     {
-        using var writer = ReportWriter.Create(report.Format, stream);
-        if (report.Folders && writer is JsonReportWriter json)
-        {
-            json.MarkFolderMode(); // "folderGroups" is there, even empty, whenever folders were compared
-        }
-        else if (report.Folders && writer is CsvReportWriter csv)
+        using var writer = ReportWriters.Create(report.Format, stream);
+        if (report.Folders && writer is CsvReportWriter csv)
         {
             csv.MarkFolderMode(); // the kind,files,bytes columns, even when no folder group is found
         }

@@ -55,8 +55,8 @@ internal sealed class ActionLog(ApplyProgressDisplay? display, Stream? log, Text
         _json.WriteString("time", DateTime.UtcNow.ToString("O", System.Globalization.CultureInfo.InvariantCulture));
         _json.WriteString("status", outcome.Status.ToString().ToLowerInvariant());
         _json.WriteString("kind", JsonNamingPolicy.CamelCase.ConvertName(action.Kind.ToString()));
-        JsonReportWriter.WritePath(_json, "path", action.Path.ToString());
-        JsonReportWriter.WritePath(_json, "kept", action.Kept.Path.ToString());
+        JsonPaths.WritePath(_json, "path", action.Path.ToString());
+        JsonPaths.WritePath(_json, "kept", action.Kept.Path.ToString());
         _json.WriteNumber("bytes", outcome.Status == DuplicateActionStatus.Done ? action.ReclaimableBytes : 0);
         if (outcome.Reason is not null)
         {

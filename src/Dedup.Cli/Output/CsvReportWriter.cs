@@ -3,6 +3,7 @@ using System.Text;
 using Dedup.Core;
 using Dedup.Core.Paths;
 using Dedup.Core.Reporting;
+using Dedup.Core.Reports;
 
 namespace Dedup.Cli.Output;
 
@@ -90,7 +91,13 @@ internal sealed class CsvReportWriter : ReportWriter
         _writer.Flush();
     }
 
-    public override void Dispose() => _writer.Dispose();
+    protected override void Dispose(bool disposing)
+    {
+        if (disposing)
+        {
+            _writer.Dispose();
+        }
+    }
 
     private void WriteRow(long size, string path, string? linkOf)
     {

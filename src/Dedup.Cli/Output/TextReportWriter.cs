@@ -3,6 +3,7 @@ using System.Text;
 using Dedup.Core;
 using Dedup.Core.Paths;
 using Dedup.Core.Reporting;
+using Dedup.Core.Reports;
 
 namespace Dedup.Cli.Output;
 
@@ -98,7 +99,13 @@ internal sealed class TextReportWriter(Stream stream) : ReportWriter
 
     public override void Flush() => _writer.Flush();
 
-    public override void Dispose() => _writer.Dispose();
+    protected override void Dispose(bool disposing)
+    {
+        if (disposing)
+        {
+            _writer.Dispose();
+        }
+    }
 
     internal static string Format(long bytes)
     {

@@ -8,7 +8,10 @@ namespace Dedup.Core.Paths;
 /// An absolute file-system path stored as a linked list of nodes (parent + name).
 /// Paths that share folders share nodes, names found by one scan are stored once, and equality and ordering
 /// are decided without building strings. The full path is built on demand.
+/// In JSON (System.Text.Json) a path is its string; one holding a name that is not valid UTF-8 is
+/// <c>{"path":"…","pathBytes":"…"}</c> with the exact bytes in base64 (see <see cref="KernelNames"/>).
 /// </summary>
+[System.Text.Json.Serialization.JsonConverter(typeof(AbsolutePathJsonConverter))]
 public partial class AbsolutePath : IEquatable<AbsolutePath>, IComparable<AbsolutePath>
 {
     private readonly int _hashCode;

@@ -14,7 +14,7 @@ public sealed class LayeringTests
     private static readonly string[] Layers =
     [
         "Compat", "Interop", "Pooling", "Paths", "Reporting", "Diagnostics", "Topology", "Enumeration", "Comparison",
-        "Model", "IO", "Scanning", "Caching", "Catalog", "Media", "Folders", "Linking", "API",
+        "Model", "IO", "Scanning", "Caching", "Catalog", "Media", "Folders", "Reports", "Linking", "API",
     ];
 
     private static readonly Dictionary<string, string> RootLayers = new(StringComparer.Ordinal)

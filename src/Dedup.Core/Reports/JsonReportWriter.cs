@@ -1,11 +1,10 @@
 using System.Globalization;
 using System.Text.Encodings.Web;
 using System.Text.Json;
-using Dedup.Core;
 using Dedup.Core.Paths;
 using Dedup.Core.Reporting;
 
-namespace Dedup.Cli.Output;
+namespace Dedup.Core.Reports;
 
 /// <summary>
 /// The JSON contract: <c>{"groups":[{"size":N,"files":[{"path":"…","device":D,"inode":I,"mtime":"…","ctime":"…","links":["…"]}]}],
@@ -14,7 +13,7 @@ namespace Dedup.Cli.Output;
 /// A Linux name that is not valid UTF-8 cannot be a JSON string: <c>path</c> then shows each byte that is not valid
 /// UTF-8 as U+FFFD (lossy, for people) and <c>pathBytes</c> beside it holds the exact bytes in base64; a file's
 /// <c>links</c> get a parallel <c>linksBytes</c> array (base64, or <c>null</c> for a link whose name is valid UTF-8).
-/// Both appear only when some name needs them (see <see cref="KernelNames"/>).
+/// Both appear only when some name needs them (see <see cref="KernelNames"/>). <see cref="JsonReportReader"/> reads it back.
 /// </summary>
 internal sealed class JsonReportWriter : ReportWriter
 {
@@ -32,7 +31,7 @@ internal sealed class JsonReportWriter : ReportWriter
     private readonly List<DuplicateFolderGroup> _folderGroups = [];
     private bool _folderMode;
 
-    public JsonReportWriter(Stream stream)
+    internal JsonReportWriter(Stream stream)
     {
         _stream = stream;
         _json = new Utf8JsonWriter(stream, new JsonWriterOptions { Encoder = JavaScriptEncoder.UnsafeRelaxedJsonEscaping, SkipValidation = false });
@@ -42,6 +41,7 @@ internal sealed class JsonReportWriter : ReportWriter
 
     public override void WriteGroup(DuplicateGroup group)
     {
+        ArgumentNullException.ThrowIfNull(group);
         _json.WriteStartObject();
         _json.WriteNumber("size", group.Size);
         _json.WriteStartArray("files");
@@ -111,7 +111,7 @@ internal sealed class JsonReportWriter : ReportWriter
 
         if (!group.Sha256.IsEmpty)
         {
-            _json.WriteString("digest", Convert.ToHexStringLower(group.Sha256.Span));
+            _json.WriteString("digest", ToHexLower(group.Sha256.Span));
         }
 
         _json.WriteEndObject();
@@ -121,17 +121,15 @@ internal sealed class JsonReportWriter : ReportWriter
         }
     }
 
-    public override void WriteRoots(IReadOnlyList<ScanRoot> roots) => _roots = roots;
+    public override void WriteRoots(IReadOnlyList<ScanRoot> roots) => _roots = roots ?? throw new ArgumentNullException(nameof(roots));
 
     /// <summary>Kept for the <c>folderGroups</c> array, written after <c>groups</c> (which is streamed).</summary>
     public override void WriteFolderGroup(DuplicateFolderGroup group)
     {
+        ArgumentNullException.ThrowIfNull(group);
         _folderMode = true;
         _folderGroups.Add(group);
     }
-
-    /// <summary>Set when the scan ran in folder mode: <c>folderGroups</c> is written even when empty.</summary>
-    public void MarkFolderMode() => _folderMode = true;
 
     private void WriteFolderGroups()
     {
@@ -184,8 +182,11 @@ internal sealed class JsonReportWriter : ReportWriter
 
     public override void WriteSummary(ScanSummary summary)
     {
+        ArgumentNullException.ThrowIfNull(summary);
         _json.WriteEndArray();
-        if (_folderMode)
+
+        // In folder mode "folderGroups" is there even when empty: the summary then has its folder totals.
+        if (_folderMode || summary.Folders is not null)
         {
             WriteFolderGroups();
         }
@@ -267,6 +268,7 @@ internal sealed class JsonReportWriter : ReportWriter
     /// </summary>
     private void WritePath(AbsolutePath path)
     {
+#if NET
         Span<byte> utf8 = stackalloc byte[1024];
         var written = TryWriteUtf8(path, utf8);
         if (written >= 0)
@@ -277,7 +279,12 @@ internal sealed class JsonReportWriter : ReportWriter
         {
             WritePath(path.ToString());
         }
+#else
+        WritePath(path.ToString());
+#endif
     }
+
+#if NET
 
     /// <summary>The path as <see cref="AbsolutePath.ToString"/> spells it, in UTF-8; -1 if it does not fit or a name is not valid UTF-16 (escaped bytes).</summary>
     private static int TryWriteUtf8(AbsolutePath path, Span<byte> destination)
@@ -305,10 +312,12 @@ internal sealed class JsonReportWriter : ReportWriter
         var status = System.Text.Unicode.Utf8.FromUtf16(path.Name, destination[offset..], out _, out var bytes, replaceInvalidSequences: false);
         return status == System.Buffers.OperationStatus.Done ? offset + bytes : -1;
     }
+#endif
 
     /// <summary>A time as <c>"O"</c> formats it, written from UTF-8 formatted in place.</summary>
     private void WriteTime(JsonEncodedText name, DateTime value)
     {
+#if NET
         Span<byte> utf8 = stackalloc byte[64];
         if (value.TryFormat(utf8, out var written, "O", CultureInfo.InvariantCulture))
         {
@@ -318,22 +327,34 @@ internal sealed class JsonReportWriter : ReportWriter
         {
             _json.WriteString(name, value.ToString("O", CultureInfo.InvariantCulture));
         }
+#else
+        _json.WriteString(name, value.ToString("O", CultureInfo.InvariantCulture));
+#endif
     }
 
-    /// <summary>Writes <c>path</c> and, for a name that is not valid UTF-8, <c>pathBytes</c>.</summary>
-    private void WritePath(string path) => WritePath(_json, "path", path);
+    /// <summary>Lower-case hexadecimal, as <c>Convert.ToHexStringLower</c> (net9+) writes it.</summary>
+    private static string ToHexLower(ReadOnlySpan<byte> bytes)
+    {
+        var chars = new char[bytes.Length * 2];
+        for (var i = 0; i < bytes.Length; i++)
+        {
+            chars[2 * i] = "0123456789abcdef"[bytes[i] >> 4];
+            chars[(2 * i) + 1] = "0123456789abcdef"[bytes[i] & 0xF];
+        }
+
+        return new string(chars);
+    }
 
     /// <summary>
-    /// Writes the property <paramref name="name"/> with <paramref name="path"/> as a JSON string can hold it (lossy) and,
-    /// for a path that is not valid UTF-8, <c><paramref name="name"/>Bytes</c> beside it with the exact bytes in base64:
-    /// the one way the report and the action log (<c>--log</c>) write a path.
+    /// Writes <c>path</c> as a JSON string can hold it (lossy) and, for a path that is not valid UTF-8, <c>pathBytes</c>
+    /// beside it with the exact bytes in base64.
     /// </summary>
-    internal static void WritePath(Utf8JsonWriter json, string name, string path)
+    private void WritePath(string path)
     {
-        json.WriteString(name, Lossy(path));
+        _json.WriteString(PathName, Lossy(path));
         if (ExactBytes(path) is { } bytes)
         {
-            json.WriteBase64String(name + "Bytes", bytes);
+            _json.WriteBase64String("pathBytes", bytes);
         }
     }
 
@@ -341,26 +362,7 @@ internal sealed class JsonReportWriter : ReportWriter
     private static byte[]? ExactBytes(string path) =>
         KernelNames.HasEscapedBytes(path) && KernelNames.TryGetBytes(path, out var bytes) ? bytes : null;
 
-    /// <summary>The path with each escaped byte (and any other lone surrogate) shown as U+FFFD: what a JSON string can hold.</summary>
-    internal static string Lossy(string path)
-    {
-        char[]? chars = null;
-        for (var i = 0; i < path.Length; i++)
-        {
-            var c = path[i];
-            if (char.IsHighSurrogate(c) && i + 1 < path.Length && char.IsLowSurrogate(path[i + 1]))
-            {
-                i++;
-            }
-            else if (char.IsSurrogate(c))
-            {
-                chars ??= path.ToCharArray();
-                chars[i] = '\uFFFD';
-            }
-        }
-
-        return chars is null ? path : new string(chars);
-    }
+    private static string Lossy(string path) => AbsolutePathJsonConverter.Lossy(path);
 
     public override void Flush()
     {
@@ -372,5 +374,11 @@ internal sealed class JsonReportWriter : ReportWriter
         }
     }
 
-    public override void Dispose() => _json.Dispose();
+    protected override void Dispose(bool disposing)
+    {
+        if (disposing)
+        {
+            _json.Dispose();
+        }
+    }
 }

@@ -1,0 +1,18 @@
+using Dedup.Core.Reports;
+
+namespace Dedup.Cli.Output;
+
+/// <summary>
+/// The writer for <c>--format</c>: JSON is the library's (a format other programs read back); text and CSV are the
+/// CLI's own, derived from the same <see cref="ReportWriter"/>, since they are views for people and spreadsheets that
+/// no library user has asked for and that would only widen the library's surface.
+/// </summary>
+internal static class ReportWriters
+{
+    public static ReportWriter Create(string format, Stream stream) => format switch
+    {
+        "json" => ReportWriter.CreateJson(stream),
+        "csv" => new CsvReportWriter(stream),
+        _ => new TextReportWriter(stream),
+    };
+}
