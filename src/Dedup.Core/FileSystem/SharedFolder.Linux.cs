@@ -1,5 +1,3 @@
-using System.Runtime.Versioning;
-
 namespace Dedup.Core.FileSystem;
 
 /// <summary>
@@ -8,7 +6,6 @@ namespace Dedup.Core.FileSystem;
 /// holder and every borrower are done. A walk holds at most <see cref="MaxHeld"/> (about its depth times its workers in
 /// practice); beyond that sub-folders are opened by whole path.
 /// </summary>
-[SupportedOSPlatform("linux")]
 internal sealed class SharedFolder
 {
     /// <summary>Most descriptors one walk holds this way at once.</summary>
