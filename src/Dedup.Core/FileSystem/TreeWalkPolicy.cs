@@ -10,12 +10,14 @@ namespace Dedup.Core.FileSystem;
 /// <param name="FollowLinks">Whether a folder the listing reached through a symbolic link (an
 /// <see cref="AbsolutePathSymlinkPoint"/>) is reached through it again. A folder listed as a folder is never reached
 /// through a link, whatever this says: a link in its place is one swapped in since.</param>
-/// <param name="RefuseSwappedLinks">Whether a link swapped in anywhere on the way is refused rather than reached by a
-/// longer path that would follow it: a scan that does not follow links, and every action.</param>
+/// <param name="RefuseSwappedLinks">Whether a step refused (a link, or anything else, where a folder was listed) ends the
+/// walk there: nothing below it is reached by a longer path, which would follow a link swapped in, and a path of several
+/// names below a root's descriptor may hold no link at all (<see cref="RootedTree.OpenBeneath"/>). A scan that does not
+/// follow links, and every action; a scan following links may reach such a folder by its whole path instead.</param>
 /// <param name="MaxDepth">Folders deeper than this below their root are not walked to (left to a later stage).</param>
 internal readonly record struct TreeWalkPolicy(bool FollowLinks, bool RefuseSwappedLinks, int MaxDepth)
 {
-    /// <summary>The depth beyond which a walk gives up: deeper chains cost more descriptors than they save.</summary>
+    /// <summary>No limit on depth.</summary>
     public const int Unlimited = int.MaxValue;
 
     /// <summary>A scan's walk: links followed where the listing followed them (<c>--follow-symlinks</c>), and otherwise a link swapped in since the listing refused.</summary>

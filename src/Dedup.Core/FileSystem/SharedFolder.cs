@@ -4,7 +4,8 @@ namespace Dedup.Core.FileSystem;
 /// A folder's descriptor shared with the walks that step down from it, so each sub-folder is opened by one name relative
 /// to it (<see cref="RootedTree.OpenChild(int, Paths.AbsolutePath, in TreeWalkPolicy, int, out int)"/>): closed when its
 /// holder and every borrower are done. A walk holds at most <see cref="MaxHeld"/> (about its depth times its workers in
-/// practice); beyond that sub-folders are opened by whole path.
+/// practice); beyond that sub-folders are opened by whole path. Linux only in use (it closes a descriptor), but named
+/// by the shared listing code, so not marked for one platform.
 /// </summary>
 internal sealed class SharedFolder
 {
