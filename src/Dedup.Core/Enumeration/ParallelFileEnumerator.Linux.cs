@@ -1,6 +1,7 @@
 using System.Runtime.InteropServices;
 using System.Runtime.Versioning;
 using System.Text;
+using Dedup.Core.FileSystem;
 using Dedup.Core.Interop;
 using Dedup.Core.Paths;
 using Dedup.Core.Reporting;
@@ -39,7 +40,7 @@ internal sealed partial class ParallelFileEnumerator
                 return;
             }
 
-            work.Listing = ListedFolder.TryHold(fd, _heldFolders, _maxHeldFolders);
+            work.Listing = SharedFolder.TryHold(fd, _heldFolders, _maxHeldFolders);
             try
             {
                 StatxBuffer dirStat;
@@ -109,7 +110,10 @@ internal sealed partial class ParallelFileEnumerator
             }
         }
 
-        private const int InvalidName = int.MinValue;
+        private const int InvalidName = int.MinValue; // RootedTree.InvalidName
+
+        /// <summary>Links followed only where listed as links, and only with <c>--follow-symlinks</c>; any other link refused.</summary>
+        private readonly TreeWalkPolicy _policy = TreeWalkPolicy.ForScan(context.FollowSymbolicLinks);
 
         /// <summary>
         /// Opens a folder to list: by its name relative to the descriptor of the folder that queued it (the queued
@@ -118,28 +122,23 @@ internal sealed partial class ParallelFileEnumerator
         /// relative to it, but not reported or acted on by a path.
         /// </summary>
         [SupportedOSPlatform("linux")]
-        private unsafe int OpenFolder(DirectoryWork work, out int errno)
+        private int OpenFolder(DirectoryWork work, out int errno)
         {
-            var flags = Libc.O_RDONLY | Libc.O_CLOEXEC | Libc.O_NONBLOCK | Libc.O_DIRECTORY;
-            if (work.Ancestors is not null && work.Path is not AbsolutePathSymlinkPoint)
-            {
-                // Listed as a folder, not a link being followed: a folder swapped for a link since must not be listed
-                // (its files would be reported under a path inside the roots). Roots may be links.
-                flags |= Libc.O_NOFOLLOW;
-            }
-
+            // Listed as a folder, not a link being followed: a folder swapped for a link since must not be listed (its
+            // files would be reported under a path inside the roots). Roots may be links.
+            var followLast = work.Ancestors is null || _policy.Follows(work.Path);
             errno = 0;
             var parent = work.OpenedFrom;
             work.OpenedFrom = null; // released below, whatever happens
             try
             {
                 // Characters: at most 3 bytes each in UTF-8 (4 for a pair of 2); longer ones are measured by writing them.
-                if (parent is not null && work.Path.Length * 3 < PathMax)
+                if (parent is not null && work.Path.Length * 3 < RootedTree.PathMax)
                 {
                     // A link being followed is followed here as it would be in a whole path (the chain of enclosing
                     // folders still catches loops).
-                    var fd = Libc.OpenAtName(parent.Fd, work.Path.Name.AsSpan(), flags, out errno); // before the release, whose close would overwrite errno
-                    if (fd != int.MinValue)
+                    var fd = RootedTree.OpenChild(parent.Fd, work.Path, _policy, RootedTree.Listed, out errno); // before the release, whose close would overwrite errno
+                    if (fd != RootedTree.InvalidName)
                     {
                         return fd;
                     }
@@ -150,21 +149,8 @@ internal sealed partial class ParallelFileEnumerator
                 parent?.Release();
             }
 
-            Span<byte> path = stackalloc byte[4096];
-            if (work.Path.WriteUtf8(path) < 0)
-            {
-                return InvalidName;
-            }
-
-            fixed (byte* p = path)
-            {
-                var fd = Libc.OpenAt(Libc.AT_FDCWD, p, flags, 0);
-                errno = fd < 0 ? Marshal.GetLastPInvokeError() : 0;
-                return fd;
-            }
+            return RootedTree.OpenByPath(work.Path, RootedTree.Listed, followLast, out errno);
         }
-
-        private const int PathMax = 4096;
 
         [SupportedOSPlatform("linux")]
         private unsafe void ListEntry(DirectoryWork work, int dirFd, byte* namePtr, ReadOnlySpan<byte> name, byte type, ulong rootDevice, FolderChain ancestors, EntrySink sink)
@@ -323,61 +309,5 @@ internal sealed partial class ParallelFileEnumerator
         {
             context.ReportError(path.ToString(), ScanErrorKinds.FromErrno(errno), Marshal.GetPInvokeErrorMessage(errno));
         }
-    }
-}
-
-/// <summary>
-/// A listed folder's descriptor, shared with the sub-folders its listing queued so each is opened by one name relative to
-/// it: closed when the listing and every borrower are done. A walk holds at most <see cref="MaxHeld"/> (about its depth
-/// times its workers in practice); beyond that sub-folders are opened by whole path.
-/// </summary>
-internal sealed class ListedFolder
-{
-    /// <summary>Most descriptors one walk holds this way at once.</summary>
-    public const int MaxHeld = 256;
-
-    private readonly Counter _held;
-    private int _references = 1;
-
-    private ListedFolder(int fd, Counter held)
-    {
-        Fd = fd;
-        _held = held;
-    }
-
-    public int Fd { get; }
-
-    /// <summary>Holds <paramref name="fd"/> for lending, or <see langword="null"/> (the caller closes it) when the walk holds <paramref name="max"/> already.</summary>
-    public static ListedFolder? TryHold(int fd, Counter held, int max = MaxHeld)
-    {
-        if (Interlocked.Increment(ref held.Value) > max)
-        {
-            Interlocked.Decrement(ref held.Value);
-            return null;
-        }
-
-        return new ListedFolder(fd, held);
-    }
-
-    /// <summary>A reference for one sub-folder, given back by <see cref="Release"/> once it is open (or dropped).</summary>
-    public ListedFolder Lend()
-    {
-        Interlocked.Increment(ref _references);
-        return this;
-    }
-
-    public void Release()
-    {
-        if (Interlocked.Decrement(ref _references) == 0)
-        {
-            _ = Interop.Libc.Close(Fd);
-            Interlocked.Decrement(ref _held.Value);
-        }
-    }
-
-    /// <summary>How many descriptors a walk holds.</summary>
-    internal sealed class Counter
-    {
-        public int Value;
     }
 }

@@ -73,12 +73,12 @@ internal sealed partial class ParallelFileEnumerator : IFileEnumerator, ITableSo
         /// <summary>
         /// Linux: the descriptor of the folder whose listing queued this one, kept open until this one is opened by its
         /// name relative to it (one path component, not a walk of the whole path); <see langword="null"/> for a root, or
-        /// when the walk already holds <see cref="ListedFolder.MaxHeld"/> of them.
+        /// when the walk already holds <see cref="FileSystem.SharedFolder.MaxHeld"/> of them.
         /// </summary>
-        public ListedFolder? OpenedFrom { get; set; }
+        public FileSystem.SharedFolder? OpenedFrom { get; set; }
 
         /// <summary>Linux: this folder's own descriptor while it is being listed, lent to the sub-folders it queues.</summary>
-        public ListedFolder? Listing { get; set; }
+        public FileSystem.SharedFolder? Listing { get; set; }
     }
 
     private sealed record FolderChain(FileIdentity Identity, FolderChain? Parent)
@@ -109,10 +109,10 @@ internal sealed partial class ParallelFileEnumerator : IFileEnumerator, ITableSo
         // path (folded as names of one file). The set cost ~60 bytes per folder (14 MiB for 244k folders).
         private readonly bool _rememberFolders = context.Roots.Count > 1 || context.FollowSymbolicLinks;
         private readonly int _workers = Math.Max(1, context.MaxDegreeOfParallelism);
-        private readonly ListedFolder.Counter _heldFolders = new();
+        private readonly FileSystem.SharedFolder.Counter _heldFolders = new();
 
         // At most 256, and an eighth of the open-file limit: the walk's descriptors must leave room for the scan's reads.
-        private readonly int _maxHeldFolders = Math.Min(ListedFolder.MaxHeld, Interop.OpenFileLimit.Current / 8);
+        private readonly int _maxHeldFolders = Math.Min(FileSystem.SharedFolder.MaxHeld, Interop.OpenFileLimit.Current / 8);
         private int _pending;
         private volatile bool _done;
 

@@ -124,32 +124,9 @@ internal sealed unsafe partial class FileReader
         return fd;
     }
 
-    /// <summary>Set once <c>openat2</c> proved missing (a kernel before 5.6, or a seccomp filter that refuses it).</summary>
-    private static volatile bool s_noOpenAt2;
-
-    /// <summary>
-    /// <c>openat</c>, or with <paramref name="noLinks"/> <c>openat2</c> refusing a link on any component (<c>ELOOP</c>);
-    /// without <c>openat2</c>, <c>openat</c> (<c>O_NOFOLLOW</c> in <paramref name="flags"/> still guards the last name).
-    /// </summary>
+    /// <summary><c>openat</c>, or with <paramref name="noLinks"/> no link on any name of the path (<see cref="FileSystem.RootedTree.OpenBeneath"/>).</summary>
     [SupportedOSPlatform("linux")]
-    private static int Open(int dirfd, byte* path, int flags, bool noLinks)
-    {
-        if (noLinks && !s_noOpenAt2)
-        {
-            var fd = Libc.OpenAt2(dirfd, path, flags, Libc.RESOLVE_NO_LINKS);
-            var errno = fd < 0 ? Marshal.GetLastPInvokeError() : 0;
-
-            // EPERM for a plain read-only open is a seccomp filter's answer, not the file's (that would be EACCES).
-            if (fd >= 0 || !(errno == Libc.ENOSYS || (errno == Libc.EPERM && (flags & Libc.O_NOATIME) == 0)))
-            {
-                return fd;
-            }
-
-            s_noOpenAt2 = true;
-        }
-
-        return Libc.OpenAt(dirfd, path, flags, 0);
-    }
+    private static int Open(int dirfd, byte* path, int flags, bool noLinks) => FileSystem.RootedTree.OpenBeneath(dirfd, path, flags, noLinks);
 
     [SupportedOSPlatform("linux")]
     [SkipLocalsInit] // the path buffers are written, NUL-terminated, before use: zeroing 4 KiB per file showed in perf

@@ -1,4 +1,5 @@
 using System.Runtime.InteropServices;
+using System.Runtime.Versioning;
 
 namespace Dedup.Core.Scanning;
 
@@ -37,6 +38,7 @@ internal sealed unsafe partial class FolderHandles
         }
     }
 
+    [SupportedOSPlatform("linux")]
     private void OpenHeaviest(Enumeration.FileTable table, Span<int> weights)
     {
         // Rows in table order, not set by set (a cache miss a row).

@@ -1,3 +1,5 @@
+using System.Runtime.Versioning;
+using Dedup.Core.FileSystem;
 using Dedup.Core.Paths;
 
 namespace Dedup.Core.Scanning;
@@ -44,11 +46,14 @@ internal sealed unsafe partial class FolderHandles : IDisposable
         _capacity = Math.Min(capacity ?? CapacityInThisFlow.Value ?? int.MaxValue, CapacityFor(threads));
         _fds = new FolderDescriptorTable(_capacity);
         _roots = roots is null ? null : new HashSet<AbsolutePath>(roots);
-        _refuseLinks = refuseLinks;
+
+        // The cache never goes through a link by its name, even one the listing followed: such a folder is marked
+        // unopenable and reached by its path, which follows it only when the scan does not refuse links.
+        _policy = new TreeWalkPolicy(FollowLinks: false, RefuseSwappedLinks: refuseLinks, TreeWalkPolicy.Unlimited);
     }
 
     private readonly HashSet<AbsolutePath>? _roots;
-    private readonly bool _refuseLinks;
+    private readonly TreeWalkPolicy _policy;
 
     /// <summary>Tests: caps the capacity of the caches of scans started in this async flow (a scan's own constructor takes no capacity).</summary>
     internal static readonly AsyncLocal<int?> CapacityInThisFlow = new();
@@ -152,6 +157,7 @@ internal sealed unsafe partial class FolderHandles : IDisposable
     }
 
     /// <summary>Whether the descriptor <paramref name="fd"/> of <paramref name="folder"/> is still the folder its full path leads to; asked once per folder.</summary>
+    [SupportedOSPlatform("linux")]
     private bool IsAtItsPath(AbsolutePath folder, int slot, int fd)
     {
         var known = _fds.AtPath(slot);
@@ -161,17 +167,13 @@ internal sealed unsafe partial class FolderHandles : IDisposable
         }
 
         Span<byte> path = stackalloc byte[4096];
-        Interop.StatxBuffer byPath, held;
-        byte empty = 0;
         var atPath = folder.WriteUtf8(path) >= 0;
         if (atPath)
         {
             fixed (byte* p = path)
             {
                 // The path as a report shows it, links followed as the old whole-path check followed them.
-                atPath = Interop.Libc.Statx(Interop.Libc.AT_FDCWD, p, 0, Interop.Libc.STATX_BASIC_STATS, &byPath) == 0
-                    && Interop.Libc.Statx(fd, &empty, Interop.Libc.AT_EMPTY_PATH, Interop.Libc.STATX_BASIC_STATS, &held) == 0
-                    && byPath.Ino == held.Ino && byPath.DevMajor == held.DevMajor && byPath.DevMinor == held.DevMinor;
+                atPath = RootedTree.IsAtPath(fd, p);
             }
         }
 
@@ -196,6 +198,7 @@ internal sealed unsafe partial class FolderHandles : IDisposable
     }
 
     /// <summary>The folder's descriptor, opening it (and its uncached ancestors, up to <paramref name="budget"/> of them) while there is room.</summary>
+    [SupportedOSPlatform("linux")]
     private int GetOrOpen(AbsolutePath folder, int budget, out bool beneathRoot)
     {
         beneathRoot = false;
@@ -224,7 +227,7 @@ internal sealed unsafe partial class FolderHandles : IDisposable
         var parentBeneath = false;
         var parentFd = parent is null || isRoot ? -1 : GetOrOpen(parent, budget - 1, out parentBeneath);
         int fd;
-        if (parentFd == Unopenable && _refuseLinks)
+        if (parentFd == Unopenable && _policy.RefuseSwappedLinks)
         {
             fd = Unopenable; // its files are opened below the nearest ancestor that has a descriptor, links refused
         }
@@ -283,32 +286,24 @@ internal sealed unsafe partial class FolderHandles : IDisposable
         return existing;
     }
 
-    /// <summary>Opens the folder by its one name relative to its parent's descriptor, not following a link there.</summary>
+    /// <summary>Opens the folder by its one name relative to its parent's descriptor, not following a link there (<see cref="RootedTree"/>).</summary>
     /// <param name="parentFd">The parent's descriptor.</param>
     /// <param name="folder">The folder.</param>
     /// <param name="byName">Whether it was opened by its name (else by its path: a name that cannot be encoded).</param>
+    [SupportedOSPlatform("linux")]
     private int OpenChild(int parentFd, AbsolutePath folder, out bool byName)
     {
-        var fd = Interop.Libc.OpenAtName(parentFd, folder.Name.AsSpan(), Interop.Libc.O_PATH | Interop.Libc.O_DIRECTORY | Interop.Libc.O_NOFOLLOW | Interop.Libc.O_CLOEXEC, out var errno);
+        var fd = RootedTree.OpenChild(parentFd, folder, _policy, RootedTree.Walked, out var errno);
         byName = fd >= 0;
-        return fd >= 0 ? fd : fd == int.MinValue ? OpenByPath(folder) : Failed(errno);
+        return fd >= 0 ? fd : fd == RootedTree.InvalidName ? OpenByPath(folder) : Failed(errno);
     }
 
+    /// <summary>A root, or a folder no descriptor above reaches, by its whole path: links followed, as the listing opened it.</summary>
+    [SupportedOSPlatform("linux")]
     private int OpenByPath(AbsolutePath folder)
     {
-        Span<byte> path = stackalloc byte[4096];
-        if (folder.WriteUtf8(path) < 0)
-        {
-            return Unopenable;
-        }
-
-        int fd;
-        fixed (byte* p = path)
-        {
-            fd = Interop.Libc.OpenAt(Interop.Libc.AT_FDCWD, p, Interop.Libc.O_PATH | Interop.Libc.O_DIRECTORY | Interop.Libc.O_CLOEXEC, 0);
-        }
-
-        return fd >= 0 ? fd : Failed(System.Runtime.InteropServices.Marshal.GetLastPInvokeError());
+        var fd = RootedTree.OpenByPath(folder, RootedTree.Walked, followLast: true, out var errno);
+        return fd >= 0 ? fd : fd == RootedTree.InvalidName ? Unopenable : Failed(errno);
     }
 
     /// <summary>

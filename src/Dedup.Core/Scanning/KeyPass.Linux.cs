@@ -1,7 +1,7 @@
 using System.Numerics;
 using System.Runtime.Versioning;
 using Dedup.Core.Enumeration;
-using Dedup.Core.Interop;
+using Dedup.Core.FileSystem;
 using Dedup.Core.Paths;
 
 namespace Dedup.Core.Scanning;
@@ -24,6 +24,9 @@ internal static unsafe class KeyPass
 {
     /// <summary>Rows one thread takes at a time: 64 words of the mask, within one block of rows.</summary>
     private const int ChunkRows = 4096;
+
+    /// <summary>Deeper folders are left to the compare stage.</summary>
+    private const int MaxDepth = 256;
 
     /// <summary>NAME_MAX: a longer name is none the listing gave.</summary>
     private const int MaxName = 255;
@@ -57,7 +60,7 @@ internal static unsafe class KeyPass
 
     private static void KeyChunk(FileTable table, ulong[] rows, int start, HashSet<AbsolutePath> roots, bool followLinks, Action<long>? bytesRead, CancellationToken cancellationToken)
     {
-        using var folders = new FolderCursor(roots, followLinks);
+        using var folders = new FolderCursor(roots, TreeWalkPolicy.ForScan(followLinks, MaxDepth));
         byte* name = stackalloc byte[MaxName + 1];
         long bytes = 0;
         var end = Math.Min(start + ChunkRows, table.Count);
@@ -90,99 +93,5 @@ internal static unsafe class KeyPass
         {
             bytesRead?.Invoke(bytes);
         }
-    }
-
-    /// <summary>
-    /// Descriptors (<c>O_PATH</c>) of one folder and its ancestors up to its root, kept while the next rows' folders share
-    /// them: consecutive rows are mostly one folder's files, or a sibling's.
-    /// </summary>
-    private sealed class FolderCursor(HashSet<AbsolutePath> roots, bool followLinks) : IDisposable
-    {
-        /// <summary>Deeper folders are left to the compare stage.</summary>
-        private const int MaxDepth = 256;
-
-        private readonly List<AbsolutePath> _folders = [];
-        private readonly List<int> _fds = [];
-        private readonly List<AbsolutePath> _chain = [];
-
-        /// <summary>The folder's descriptor, or -1 when it (or a folder above it) cannot be opened.</summary>
-        public int Open(AbsolutePath folder)
-        {
-            if (_folders.Count > 0 && ReferenceEquals(_folders[^1], folder))
-            {
-                return _fds[^1];
-            }
-
-            _chain.Clear();
-            var f = folder;
-            while (!roots.Contains(f))
-            {
-                if (f.Parent is null || _chain.Count == MaxDepth)
-                {
-                    return -1; // not below a root: not a folder the listing reached from one
-                }
-
-                _chain.Add(f);
-                f = f.Parent;
-            }
-
-            _chain.Add(f);
-            _chain.Reverse();
-            var same = 0;
-            while (same < _folders.Count && same < _chain.Count && ReferenceEquals(_folders[same], _chain[same]))
-            {
-                same++;
-            }
-
-            CloseFrom(same);
-            for (var i = same; i < _chain.Count; i++)
-            {
-                var fd = i == 0 ? OpenRoot(_chain[0]) : _fds[i - 1] < 0 ? -1 : OpenChild(_fds[i - 1], _chain[i]);
-                _folders.Add(_chain[i]);
-                _fds.Add(fd);
-            }
-
-            return _fds[^1];
-        }
-
-        /// <summary>A root by its path, links followed, as the listing opened it.</summary>
-        private static int OpenRoot(AbsolutePath root)
-        {
-            Span<byte> path = stackalloc byte[4096];
-            if (root.WriteUtf8(path) < 0)
-            {
-                return -1;
-            }
-
-            fixed (byte* p = path)
-            {
-                var fd = Libc.OpenAt(Libc.AT_FDCWD, p, Libc.O_PATH | Libc.O_DIRECTORY | Libc.O_CLOEXEC, 0);
-                return fd < 0 ? -1 : fd;
-            }
-        }
-
-        /// <summary>A folder by its name relative to its parent, not following a link unless the listing followed one there.</summary>
-        private int OpenChild(int parentFd, AbsolutePath folder)
-        {
-            var follows = followLinks && folder is AbsolutePathSymlinkPoint;
-            var fd = Libc.OpenAtName(parentFd, folder.Name.AsSpan(), Libc.O_PATH | Libc.O_DIRECTORY | Libc.O_CLOEXEC | (follows ? 0 : Libc.O_NOFOLLOW), out _);
-            return fd < 0 ? -1 : fd;
-        }
-
-        private void CloseFrom(int depth)
-        {
-            for (var i = _fds.Count - 1; i >= depth; i--)
-            {
-                if (_fds[i] >= 0)
-                {
-                    _ = Libc.Close(_fds[i]);
-                }
-            }
-
-            _folders.RemoveRange(depth, _folders.Count - depth);
-            _fds.RemoveRange(depth, _fds.Count - depth);
-        }
-
-        public void Dispose() => CloseFrom(0);
     }
 }

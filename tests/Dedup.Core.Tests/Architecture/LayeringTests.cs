@@ -13,7 +13,7 @@ public sealed class LayeringTests
     /// <summary>Lowest first. "Model" is the root namespace's results and options; "API" its composition types.</summary>
     private static readonly string[] Layers =
     [
-        "Compat", "Interop", "Pooling", "Paths", "Reporting", "Diagnostics", "Topology", "Enumeration", "Comparison",
+        "Compat", "Interop", "Pooling", "Paths", "FileSystem", "Reporting", "Diagnostics", "Topology", "Enumeration", "Comparison",
         "Model", "IO", "Scanning", "Caching", "Catalog", "Media", "Folders", "Reports", "Linking", "API",
     ];
 

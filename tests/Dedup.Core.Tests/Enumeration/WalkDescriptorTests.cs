@@ -69,18 +69,18 @@ public sealed class WalkDescriptorTests
     public void A_walk_holds_at_most_its_limit_of_folder_descriptors_and_closes_each_when_its_last_borrower_is_done()
     {
         using var tree = new TempTree();
-        var held = new ListedFolder.Counter();
-        var folders = new List<ListedFolder>();
-        for (var i = 0; i < ListedFolder.MaxHeld; i++)
+        var held = new Dedup.Core.FileSystem.SharedFolder.Counter();
+        var folders = new List<Dedup.Core.FileSystem.SharedFolder>();
+        for (var i = 0; i < Dedup.Core.FileSystem.SharedFolder.MaxHeld; i++)
         {
-            var folder = ListedFolder.TryHold(OpenFolder(tree, $"d{i}"), held);
+            var folder = Dedup.Core.FileSystem.SharedFolder.TryHold(OpenFolder(tree, $"d{i}"), held);
             Assert.NotNull(folder);
             folders.Add(folder);
         }
 
         var extra = OpenFolder(tree, "extra");
-        Assert.Null(ListedFolder.TryHold(extra, held)); // the caller keeps and closes it
-        Assert.Equal(ListedFolder.MaxHeld, held.Value);
+        Assert.Null(Dedup.Core.FileSystem.SharedFolder.TryHold(extra, held)); // the caller keeps and closes it
+        Assert.Equal(Dedup.Core.FileSystem.SharedFolder.MaxHeld, held.Value);
         _ = Dedup.Core.Interop.Libc.Close(extra);
 
         var first = folders[0];
@@ -89,8 +89,8 @@ public sealed class WalkDescriptorTests
         Assert.Contains(tree.PathOf("d0"), OpenDescriptors.Under(tree.Root, includeRoot: false));
         borrowed.Release();
         Assert.DoesNotContain(tree.PathOf("d0"), OpenDescriptors.Under(tree.Root, includeRoot: false));
-        Assert.Equal(ListedFolder.MaxHeld - 1, held.Value);
-        var again = ListedFolder.TryHold(OpenFolder(tree, "again"), held);
+        Assert.Equal(Dedup.Core.FileSystem.SharedFolder.MaxHeld - 1, held.Value);
+        var again = Dedup.Core.FileSystem.SharedFolder.TryHold(OpenFolder(tree, "again"), held);
         Assert.NotNull(again);
         again.Release();
 

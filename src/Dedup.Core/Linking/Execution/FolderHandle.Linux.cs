@@ -1,4 +1,5 @@
 using System.Runtime.Versioning;
+using Dedup.Core.FileSystem;
 using Dedup.Core.Interop;
 using Dedup.Core.Paths;
 
@@ -7,7 +8,8 @@ namespace Dedup.Core.Linking.Execution;
 /// <summary>
 /// A folder opened once (<c>O_PATH</c>) so that every later step of an action works relative to it with the
 /// <c>*at</c> calls: a folder on the path that is swapped for a symbolic link afterwards can no longer redirect
-/// a rename, link or unlink to another folder.
+/// a rename, link or unlink to another folder. Every step is <see cref="RootedTree"/>'s, under
+/// <see cref="TreeWalkPolicy.ForActions"/>; this type owns the descriptor and the messages.
 /// </summary>
 /// <remarks>
 /// The scan may legitimately reach files through symbolically linked folders (when asked to follow links), so the
@@ -64,7 +66,7 @@ internal sealed class FolderHandle : IDisposable
             return null;
         }
 
-        var fd = Walk(resolved, out errno);
+        var fd = RootedTree.OpenResolved(resolved, out errno);
         if (fd < 0)
         {
             problem = $"changed while being opened (at {PathText.Escape(resolved)}: {Libc.Message(errno)})";
@@ -80,16 +82,11 @@ internal sealed class FolderHandle : IDisposable
     /// </summary>
     internal static FolderHandle? Confirm(FolderHandle handle, bool followLast, out string problem, out StatxBuffer opened)
     {
-        opened = default;
-
-        // The lookup's errno is read right after it: close() in Dispose resets it (a "…: Success" message otherwise).
-        var errno = Libc.Statx(Libc.AT_FDCWD, handle.Path, followLast ? 0 : Libc.AT_SYMLINK_NOFOLLOW, Libc.STATX_BASIC_STATS, out var named) == 0
-            ? Libc.FStat(handle.Fd, out opened)
-            : Libc.LastErrno;
-        if (errno != 0 || !SameFile(opened, named))
+        var checkedAt = RootedTree.IsAtPath(handle.Fd, handle.Path, followLast, out opened);
+        if (checkedAt != 0)
         {
             handle.Dispose();
-            problem = errno != 0 ? Libc.Message(errno) : "was replaced while being opened";
+            problem = checkedAt > 0 ? Libc.Message(checkedAt) : "was replaced while being opened";
             return null;
         }
 
@@ -179,7 +176,7 @@ internal sealed class FolderHandle : IDisposable
             return null;
         }
 
-        if (root.Identity != default && (status.Device != root.Identity.Device || status.Ino != root.Identity.FileId))
+        if (root.Identity != default && !RootedTree.IsFile(status, root.Identity.Device, root.Identity.FileId))
         {
             handle.Dispose();
             problem = $"scanned root {PathText.Escape(rootPath)} is no longer the folder that was scanned (another device or inode)";
@@ -192,13 +189,11 @@ internal sealed class FolderHandle : IDisposable
     /// <summary>Opens the sub-folder <paramref name="name"/> without following a symbolic link in its place.</summary>
     public FolderHandle? TryOpenChild(string name, out string problem)
     {
-        var fd = Libc.OpenAt(Fd, name, Interop.Libc.O_PATH | Libc.O_DIRECTORY | Libc.O_NOFOLLOW | Libc.O_CLOEXEC, 0);
+        var fd = RootedTree.OpenChild(Fd, name, out var errno);
         if (fd < 0)
         {
-            var errno = Libc.LastErrno;
-
             // O_NOFOLLOW|O_DIRECTORY on a symbolic link fails with ELOOP or ENOTDIR: say which it is.
-            problem = Libc.LStatAt(Fd, name, out var status) == 0 && status.IsSymbolicLink
+            problem = RootedTree.IsLinkAt(Fd, name)
                 ? "is a symbolic link (actions never follow links below a scanned root)"
                 : Libc.Message(errno);
             return null;
@@ -213,8 +208,7 @@ internal sealed class FolderHandle : IDisposable
     /// do: never through a symbolic link in its place, never waiting on a FIFO, not inherited by a child process.
     /// Returns the descriptor, or -1 with the errno in <see cref="Libc.LastErrno"/>.
     /// </summary>
-    public static int OpenFileAt(int folderFd, string name) =>
-        Libc.OpenAt(folderFd, name, Libc.O_RDONLY | Libc.O_NOFOLLOW | Libc.O_NONBLOCK | Libc.O_CLOEXEC, 0);
+    public static int OpenFileAt(int folderFd, string name) => RootedTree.OpenFile(folderFd, name);
 
     /// <summary>
     /// Adds the names in the folder <paramref name="folderFd"/> to <paramref name="names"/> as the kernel lists them
@@ -271,7 +265,7 @@ internal sealed class FolderHandle : IDisposable
         }
     }
 
-    public static bool SameFile(in StatxBuffer a, in StatxBuffer b) => a.Device == b.Device && a.Ino == b.Ino;
+    public static bool SameFile(in StatxBuffer a, in StatxBuffer b) => RootedTree.IsSame(a, b);
 
     public void Dispose()
     {
@@ -280,38 +274,5 @@ internal sealed class FolderHandle : IDisposable
             _ = Libc.Close(_fd);
             _fd = -1;
         }
-    }
-
-    /// <summary>Opens an absolute, already resolved path one component at a time, never following a link; -1 and the errno on failure.</summary>
-    private static int Walk(string resolved, out int errno)
-    {
-        const int PathFlags = Interop.Libc.O_PATH | Libc.O_CLOEXEC;
-        // Stryker disable once Bitwise : "/" is a folder we may read, and this descriptor is closed within the walk
-        var fd = Libc.OpenAt(Libc.AT_FDCWD, "/", PathFlags | Libc.O_DIRECTORY, 0);
-        if (fd < 0)
-        {
-            errno = Libc.LastErrno;
-
-            // Stryker disable once Unary : unreachable, "/" always opens
-            return -1;
-        }
-
-        foreach (var component in resolved.Split('/', StringSplitOptions.RemoveEmptyEntries))
-        {
-            // realpath gives no "." or ".." components; a name that became a symbolic link fails with ENOTDIR or ELOOP.
-            var next = Libc.OpenAt(fd, component, PathFlags | Libc.O_DIRECTORY | Libc.O_NOFOLLOW, 0);
-            if (next < 0)
-            {
-                errno = Libc.LastErrno; // before close() resets it
-                _ = Libc.Close(fd);
-                return -1;
-            }
-
-            _ = Libc.Close(fd);
-            fd = next;
-        }
-
-        errno = 0;
-        return fd;
     }
 }

@@ -1,10 +1,10 @@
 using Dedup.Core.Paths;
 
-namespace Dedup.Core.Scanning;
+namespace Dedup.Core.FileSystem;
 
 /// <summary>
-/// <see cref="FolderHandles"/>' map from folder to descriptor: open addressing over arrays, read without locks, written
-/// under one, with each folder's at-path answer (<see cref="FolderHandles.LocateAtPath"/>) beside its descriptor. A
+/// A scan's map from folder to descriptor (the reader's folder cache, <c>Scanning.FolderHandles</c>): open addressing over arrays, read without locks, written
+/// under one, with each folder's at-path answer (<c>FolderHandles.LocateAtPath</c>) beside its descriptor. A
 /// probe compares stored hash codes and touches a key object only when one matches. It is not much faster than the
 /// <c>ConcurrentDictionary</c> it replaced (perf, warm 250k scan: 2.5 % of the CPU in its lookups against 2.7 %: the
 /// cost is the cache misses on the folder node and the slot, which no table avoids), but makes no object per entry.
@@ -143,7 +143,7 @@ internal sealed class FolderDescriptorTable
 
     /// <summary>
     /// Whether the descriptor in <paramref name="slot"/> is a scan root's, or was opened from one one name at a time
-    /// without following links: every path below it then names only folders the scan listed (<see cref="FolderHandles"/>).
+    /// without following links: every path below it then names only folders the scan listed (<see cref="RootedTree"/>).
     /// </summary>
     public bool IsBeneathRoot(int slot) => _beneath[slot];
 
