@@ -12,31 +12,10 @@ internal static class JsonPaths
 {
     public static void WritePath(Utf8JsonWriter json, string name, string path)
     {
-        json.WriteString(name, Lossy(path));
+        json.WriteString(name, KernelNames.ToLossyString(path));
         if (KernelNames.HasEscapedBytes(path) && KernelNames.TryGetBytes(path, out var bytes))
         {
             json.WriteBase64String(name + "Bytes", bytes);
         }
-    }
-
-    /// <summary>The path with each escaped byte (and any other lone surrogate) shown as U+FFFD: what a JSON string can hold.</summary>
-    private static string Lossy(string path)
-    {
-        char[]? chars = null;
-        for (var i = 0; i < path.Length; i++)
-        {
-            var c = path[i];
-            if (char.IsHighSurrogate(c) && i + 1 < path.Length && char.IsLowSurrogate(path[i + 1]))
-            {
-                i++;
-            }
-            else if (char.IsSurrogate(c))
-            {
-                chars ??= path.ToCharArray();
-                chars[i] = '\uFFFD';
-            }
-        }
-
-        return chars is null ? path : new string(chars);
     }
 }

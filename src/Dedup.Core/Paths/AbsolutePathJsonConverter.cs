@@ -72,26 +72,7 @@ internal sealed class AbsolutePathJsonConverter : JsonConverter<AbsolutePath>
         }
     }
 
-    /// <summary>The path with each escaped byte (and any other lone surrogate) shown as U+FFFD: what a JSON string can hold.</summary>
-    internal static string Lossy(string path)
-    {
-        char[]? chars = null;
-        for (var i = 0; i < path.Length; i++)
-        {
-            var c = path[i];
-            if (char.IsHighSurrogate(c) && i + 1 < path.Length && char.IsLowSurrogate(path[i + 1]))
-            {
-                i++;
-            }
-            else if (char.IsSurrogate(c))
-            {
-                chars ??= path.ToCharArray();
-                chars[i] = '\uFFFD';
-            }
-        }
-
-        return chars is null ? path : new string(chars);
-    }
+    internal static string Lossy(string path) => KernelNames.ToLossyString(path);
 
     private static AbsolutePath Parse(string text)
     {

@@ -250,4 +250,32 @@ public static class KernelNames
 
         return length;
     }
+
+    /// <summary>
+    /// A name or path as text that any UTF-8 writer accepts (JSON, XML, a log): each escaped byte (and any other lone
+    /// surrogate) shown as U+FFFD. Lossy, for people: keep <see cref="TryGetBytes(string, out byte[])"/>'s bytes beside
+    /// it when the name must be found again, as the JSON report's <c>pathBytes</c> does.
+    /// </summary>
+    /// <param name="path">A name or path.</param>
+    /// <returns>The text; the same string when it holds no lone surrogate.</returns>
+    public static string ToLossyString(string path)
+    {
+        ArgumentNullException.ThrowIfNull(path);
+        char[]? chars = null;
+        for (var i = 0; i < path.Length; i++)
+        {
+            var c = path[i];
+            if (char.IsHighSurrogate(c) && i + 1 < path.Length && char.IsLowSurrogate(path[i + 1]))
+            {
+                i++;
+            }
+            else if (char.IsSurrogate(c))
+            {
+                chars ??= path.ToCharArray();
+                chars[i] = '\uFFFD';
+            }
+        }
+
+        return chars is null ? path : new string(chars);
+    }
 }

@@ -131,4 +131,18 @@ public sealed class KernelNamesTests
         Assert.Throws<ArgumentNullException>(() => KernelNames.HasEscapedBytes(null!));
         Assert.Throws<ArgumentNullException>(() => KernelNames.TryGetBytes(null!, out _));
     }
+
+    [Fact]
+    public void The_lossy_string_shows_each_escaped_byte_and_lone_surrogate_as_a_replacement_character()
+    {
+        var name = KernelNames.GetString([(byte)'a', 0xFF, (byte)'b']);
+        const string plain = "/photos/\U0001F600 café";
+
+        Assert.Equal("a\uFFFDb", KernelNames.ToLossyString(name));
+        Assert.Same(plain, KernelNames.ToLossyString(plain)); // a surrogate pair is a character, kept
+        Assert.Equal("x\uFFFD", KernelNames.ToLossyString("x\uD83D")); // a high surrogate at the end
+        Assert.Equal("\uFFFDy", KernelNames.ToLossyString("\uDE00y")); // a low surrogate alone
+        Assert.Equal("\uFFFD\uFFFD", KernelNames.ToLossyString("\uDE00\uD83D"));
+        Assert.Throws<ArgumentNullException>(() => KernelNames.ToLossyString(null!));
+    }
 }
