@@ -251,8 +251,17 @@ internal static class SqliteStore
     /// </summary>
     internal static bool EnsureSchema(SqliteConnection connection, bool readOnly = false)
     {
-        var version = Convert.ToInt64(Scalar(connection, "PRAGMA user_version"), CultureInfo.InvariantCulture);
-        var application = Convert.ToInt64(Scalar(connection, "PRAGMA application_id"), CultureInfo.InvariantCulture);
+        // One read transaction, so the three are one snapshot: read one by one, a file another process was creating the
+        // schema in could show its tables but not yet its version, and look like another application's database.
+        long version, application, tables;
+        using (var read = connection.BeginTransaction(deferred: true))
+        {
+            version = Convert.ToInt64(Scalar(connection, "PRAGMA user_version", read), CultureInfo.InvariantCulture);
+            application = Convert.ToInt64(Scalar(connection, "PRAGMA application_id", read), CultureInfo.InvariantCulture);
+            tables = Convert.ToInt64(Scalar(connection, "SELECT count(*) FROM sqlite_master", read), CultureInfo.InvariantCulture);
+            read.Commit();
+        }
+
         if (version > SqliteHashCache.SchemaVersion)
         {
             throw new HashCacheFileException($"its schema version {version} is newer than this version's ({SqliteHashCache.SchemaVersion}); left untouched");
@@ -264,7 +273,6 @@ internal static class SqliteStore
         }
 
         var ours = version > 0 && application == SqliteHashCache.ApplicationId;
-        var tables = Convert.ToInt64(Scalar(connection, "SELECT count(*) FROM sqlite_master"), CultureInfo.InvariantCulture);
         if (!ours && (version != 0 || application != 0 || tables != 0))
         {
             throw new HashCacheFileException("it is not a dedup cache (another application's database?); left untouched");
