@@ -98,6 +98,7 @@ public sealed class FileComparisonSetTests
         Assert.True(set.KeptAny);
         Assert.Equal([tree.PathOf("f1.bin")], OpenDescriptors.Under(tree.Root, includeRoot: false));
         Assert.False(set.TakeKept(0).IsOpen);
+        Assert.True(set.KeptAny); // taking an empty slot takes nothing
 
         var kept = set.TakeKept(1);
         Assert.True(kept.IsOpen);
@@ -129,6 +130,34 @@ public sealed class FileComparisonSetTests
         Assert.Empty(OpenDescriptors.Under(tree.Root, includeRoot: false));
         Assert.False(set.KeptAny);
         set.Dispose();
+    }
+
+    [LinuxFact]
+    public async Task The_last_check_goes_through_the_file_a_read_kept_open_and_by_path_for_the_others()
+    {
+        using var tree = Tree(4);
+        var (context, nodes) = await ListAsync(tree);
+        using var _ = context.Reader;
+        var whole = new byte[Size];
+        using var set = new FileComparisonSet(nodes, Size, context);
+        Assert.True(set.TryReadWhole(0, whole, keepOpen: true));
+        Assert.True(set.TryReadWhole(1, whole, keepOpen: true));
+        Assert.True(set.TryReadWhole(2, whole, keepOpen: false));
+
+        // f1 (read through the file kept open) and f2 (closed) are replaced by other files with their size and time.
+        foreach (var name in new[] { "f1.bin", "f2.bin" })
+        {
+            var time = File.GetLastWriteTimeUtc(tree.PathOf(name));
+            tree.Write(name + ".new", TempTree.RandomBytes(Size, 9));
+            File.SetLastWriteTimeUtc(tree.PathOf(name + ".new"), time);
+            File.Move(tree.PathOf(name + ".new"), tree.PathOf(name), overwrite: true);
+        }
+
+        set.AddGroup([0, 1, 2, 3], verifiedByBytes: true);
+
+        // The bytes compared were f1's as read: its open file is unchanged. f2's name now names another file.
+        Assert.Equal([0, 1, 3], Assert.Single(set.Groups).Members);
+        Assert.Equal([false, false, true, false], nodes.Select(n => n.Dropped));
     }
 
     [LinuxFact]
