@@ -47,7 +47,9 @@ public sealed class FileComparisonSetTests
         using var _ = context.Reader;
         using var set = new FileComparisonSet(nodes, Size, context);
 
-        Assert.Throws<ArgumentException>(() => set.AddGroup([0], verifiedByBytes: true));
+        var refused = Assert.Throws<ArgumentException>(() => set.AddGroup([0], verifiedByBytes: true));
+        Assert.Equal("indices", refused.ParamName);
+        Assert.StartsWith("A group needs at least two files.", refused.Message);
         set.AddGroup([0, 1], verifiedByBytes: true);
 
         Assert.Equal([0, 1], Assert.Single(set.Groups).Members);
