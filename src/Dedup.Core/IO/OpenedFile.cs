@@ -42,6 +42,7 @@ internal readonly struct OpenedFile
 
     /// <summary>A handle, read through its descriptor on Linux; <see cref="Close"/> disposes it.</summary>
     public static OpenedFile Of(FileNode? node, SafeFileHandle handle) =>
+        // Stryker disable once Conditional,Unary : the -1 branch is taken off Linux only
         new(node, OperatingSystem.IsLinux() ? (int)handle.DangerousGetHandle() : -1, handle);
 
     /// <summary>Closes the file, if open. Only its owner calls this, once.</summary>
@@ -51,6 +52,7 @@ internal readonly struct OpenedFile
         {
             Handle.Dispose();
         }
+        // Stryker disable once Equality,Logical : without it the call is close(-1), which fails with EBADF and closes nothing
         else if (_descriptorPlusOne > 0 && OperatingSystem.IsLinux())
         {
             _ = Interop.Libc.Close(Descriptor);
