@@ -63,6 +63,9 @@ public sealed class WalkPartsTests
         Directory.CreateDirectory(tree.PathOf("gone/b"));
         Assert.Equal(-1, cursor.Open(missing.Child("b")));
         Assert.Equal(-1, cursor.Open(missing.Child("b").Child("c")));
+
+        // A name the kernel cannot take (longer than a name may be) is -1 as well, not the opener's mark for it.
+        Assert.Equal(-1, cursor.Open(root.Child(new string('n', 1100))));
     }
 
     [Fact]
