@@ -154,6 +154,39 @@ public sealed class WalkPartsTests
     }
 
     [Fact]
+    public void Two_folders_of_one_hash_code_keep_their_own_slots_and_values()
+    {
+        // Two paths whose 32-bit hash codes collide (found by search: about 80 000 names for even odds, each run's own
+        // since string hashing is randomized): only the key's equality tells them apart.
+        var root = AbsolutePath.Parse("/h");
+        var seen = new Dictionary<int, AbsolutePath>();
+        AbsolutePath first, second;
+        for (var i = 0; ; i++)
+        {
+            var folder = root.Child("f" + i);
+            if (seen.TryGetValue(folder.GetHashCode(), out var earlier))
+            {
+                (first, second) = (earlier, folder);
+                break;
+            }
+
+            seen.Add(folder.GetHashCode(), folder);
+        }
+
+        var table = new FolderDescriptorTable(capacity: 4);
+        var firstSlot = table.TryAdd(first, 1, out _);
+        var secondSlot = table.TryAdd(second, 2, out _);
+        Assert.True(firstSlot >= 0);
+        Assert.True(secondSlot >= 0);
+        Assert.NotEqual(firstSlot, secondSlot);
+        Assert.Equal(secondSlot, table.Find(second));
+        Assert.Equal(secondSlot, table.Find(AbsolutePath.Parse(second.ToString())));
+        Assert.Equal(firstSlot, table.Find(first));
+        Assert.True(table.TryGetValue(second, out var value));
+        Assert.Equal(2, value);
+    }
+
+    [Fact]
     public void The_folder_table_has_room_for_twice_its_capacity()
     {
         var table = new FolderDescriptorTable(capacity: 8); // 2 * 8 + 16 = 32 slots: 16 entries
