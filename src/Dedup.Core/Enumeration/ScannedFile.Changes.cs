@@ -17,18 +17,20 @@ public sealed partial class ScannedFile
     /// <param name="source">The enumerator that listed the file (<see cref="SourceName"/>), or <see langword="null"/> for the library's walk.</param>
     internal string DescribeChange(long foundLength, long foundWriteTimeNs, string? source)
     {
-        var by = source is null ? string.Empty : $" by {source}";
+        // Called for every file checked: nothing is formatted unless the file changed.
         if (foundLength != Length)
         {
-            return $"size {Length} listed{by} became {foundLength}";
+            return $"size {Length} listed{By(source)} became {foundLength}";
         }
 
         var listedNs = LastWriteTimeNs;
         // The library's walk lists the kernel's own time: compared exactly, a whole second there is no coarser listing.
         return FileTable.ToDateTime(foundWriteTimeNs) == LastWriteTimeUtc || (source is not null && IsSameAtListedPrecision(listedNs, foundWriteTimeNs))
             ? string.Empty
-            : $"modified: listed{by} {FormatTime(listedNs)}, found {FormatTime(foundWriteTimeNs)}";
+            : $"modified: listed{By(source)} {FormatTime(listedNs)}, found {FormatTime(foundWriteTimeNs)}";
     }
+
+    private static string By(string? source) => source is null ? string.Empty : " by " + source;
 
     /// <summary>The name a scan error gives the listing: the enumerator's type, or <see langword="null"/> for the library's walk.</summary>
     internal static string? SourceName(IFileEnumerator enumerator) =>
