@@ -36,7 +36,7 @@ internal sealed class CacheFeature(CacheSession session) : ScanFeature, IWholeFi
 
     public override ContentDigests Digests => session.Digests;
 
-    /// <summary>Starts loading, beside the barrier: read during the listing, it took the two cores from the walk and made a rescan slower (docs/benchmarks.md, #18).</summary>
+    /// <summary>Starts loading, beside the barrier: read during the listing, it took the two cores from the walk and made a rescan slower (docs/cache.md).</summary>
     public override Task ListedAsync(ScanContext context, Enumeration.FileTable table, CancellationToken cancellationToken)
     {
         session.Start(cancellationToken);
