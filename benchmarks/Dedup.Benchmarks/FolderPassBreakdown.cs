@@ -61,7 +61,7 @@ internal static class FolderPassBreakdown
             FolderStorage storage = null!;
             Time(steps, "FolderStorage", () => storage = new FolderStorage(tree));
             Time(steps, "ExactFolders.Topmost", () => top = ExactFolders.Topmost(tree, classes, f => tree.SubtreeEntries[f], storage));
-            Time(steps, "FolderSnapshot.Take (all groups)", () => top.Groups.SelectMany(g => g.Select(f => FolderSnapshot.Take(tree, contents, f, false))).ToList());
+            Time(steps, "FolderSnapshot.Take (all groups)", () => top.Groups.SelectMany(g => g.Select(f => FolderSnapshots.Take(tree, contents, f, false))).ToList());
             Time(steps, "FolderOverlap.Find", () => new FolderOverlap(tree, contents, classOf, top.InsideCopy, storage).Find(CancellationToken.None));
             Time(steps, "ExactFolders.ByContents (ignore names)", () => classes = ExactFolders.ByContents(tree, contents));
         }
