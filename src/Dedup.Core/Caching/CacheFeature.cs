@@ -13,9 +13,9 @@ namespace Dedup.Core.Caching;
 internal sealed class CacheFeature(CacheSession session) : ScanFeature, IWholeFileSettler
 {
     /// <summary>The feature when the finder has a cache, else <see langword="null"/>.</summary>
-    public static CacheFeature? For(DuplicateFinderOptions options)
+    public static CacheFeature? For(DuplicateFinderOptions options, HashCache? cache, bool required)
     {
-        if (options.Cache is not { } cache)
+        if (cache is null)
         {
             return null;
         }
@@ -26,7 +26,7 @@ internal sealed class CacheFeature(CacheSession session) : ScanFeature, IWholeFi
             options.Roots,
             options.HashAlgorithm,
             logger is null ? null : (message, exception) => Diagnostics.ScanLog.CacheWarning(logger, message, exception),
-            options.CacheRequired));
+            required));
     }
 
     /// <summary>No: the cache's point is not to read unchanged files.</summary>

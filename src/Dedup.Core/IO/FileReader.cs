@@ -1,3 +1,4 @@
+using Dedup.Core.Diagnostics;
 using Dedup.Core.Enumeration;
 using Dedup.Core.Interop;
 using Dedup.Core.Pooling;
