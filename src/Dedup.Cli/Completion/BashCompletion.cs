@@ -44,9 +44,13 @@ internal static class BashCompletion
                 {
                     script.Append($"        {names}) values=\"{Words(option.Values)}\" ;;\n");
                 }
-                else
+                else if (option.IsPath)
                 {
                     script.Append($"        {names}) _dedup_names {(option.IsFile ? "-f" : "-d")} \"$cur\"; return ;;\n");
+                }
+                else
+                {
+                    script.Append($"        {names}) return ;;\n"); // a number
                 }
             }
 

@@ -29,6 +29,9 @@ internal sealed record CompletionCommandInfo(string Name, string Description, IR
 /// </summary>
 internal sealed record CompletionOption(IReadOnlyList<string> Names, string Description, bool TakesValue, IReadOnlyList<string> Values, bool IsFile, bool Repeatable)
 {
+    /// <summary>Whether the value may be a path: not a number (<c>--min-size</c>, <c>--threads</c>), for which nothing is offered.</summary>
+    public bool IsPath { get; init; } = true;
+
     public static CompletionOption From(Option option)
     {
         var names = option.Aliases.Prepend(option.Name)
@@ -36,7 +39,11 @@ internal sealed record CompletionOption(IReadOnlyList<string> Names, string Desc
             .Distinct(StringComparer.Ordinal).ToArray();
         var takesValue = option.ValueType != typeof(bool) && option.Arity.MaximumNumberOfValues > 0; // a switch takes no value
         var values = takesValue ? option.GetCompletions(CompletionContext.Empty).Select(c => c.Label).ToArray() : [];
-        return new CompletionOption(names, Summary(option.Description), takesValue, values, option.ValueType == typeof(FileInfo), option.Arity.MaximumNumberOfValues > 1);
+        var type = option.ValueType.IsArray ? option.ValueType.GetElementType()! : option.ValueType;
+        return new CompletionOption(names, Summary(option.Description), takesValue, values, type == typeof(FileInfo), option.Arity.MaximumNumberOfValues > 1)
+        {
+            IsPath = type == typeof(string) || typeof(FileSystemInfo).IsAssignableFrom(type),
+        };
     }
 
     /// <summary>The first sentence of a description (shells show one short line), at most 80 characters.</summary>

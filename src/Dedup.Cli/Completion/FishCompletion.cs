@@ -53,6 +53,7 @@ internal static class FishCompletion
         {
             line.Append(option.Values.Count > 0 ? $" -x -a {Quote(string.Join(' ', option.Values))}"
                 : option.IsFile ? " -r -F"
+                : !option.IsPath ? " -x"
                 : " -x -a '(__fish_complete_directories (commandline -ct) folder)'");
         }
 

@@ -41,6 +41,7 @@ internal static class ZshCompletion
         var value = !option.TakesValue ? string.Empty
             : option.Values.Count > 0 ? $":value:({string.Join(' ', option.Values.Select(v => v.Replace(":", "\\:", StringComparison.Ordinal)))})"
             : option.IsFile ? ":file:_files"
+            : !option.IsPath ? ":number: "
             : ":folder:_files -/";
         return option.Names.Select(name => Quote($"{(option.Repeatable ? "*" : string.Empty)}{name}[{description}]{value}"));
     }
