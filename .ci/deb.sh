@@ -14,7 +14,8 @@ echo ".ci/deb.sh: built $(basename "$deb") ($(du -k "$deb" | cut -f1) KiB) in $(
 dpkg-deb --contents "$deb"
 
 # Installed from the file like any package (apt resolves Depends); removed again whatever happens below.
-DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "./$deb" >/dev/null || fail "apt-get install ./$deb failed"
+(cd "$(dirname "$deb")" && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "./$(basename "$deb")" >/dev/null) \
+  || fail "apt-get install ./$(basename "$deb") failed"
 trap 'DEBIAN_FRONTEND=noninteractive apt-get remove -y -qq dedup >/dev/null' EXIT
 
 [ "$(command -v dedup)" = /usr/bin/dedup ] || fail "dedup is not /usr/bin/dedup on PATH"

@@ -6,6 +6,7 @@
 #   /usr/share/man/man1/dedup.1.gz   docs/dedup.1
 #   bash, zsh and fish completions   written by the program's own 'dedup completion SHELL'
 # Usage: packaging/deb/build.sh [OUTPUT_FOLDER]   (default artifacts/deb); prints the .deb's path last.
+# DEB_MAINTAINER="Name <address>" sets the Maintainer field (no address is invented here: the project has no public home yet).
 # Needs: the .NET SDK and NativeAOT's prerequisites (clang, binutils), dpkg-deb, gzip. Runs as any user.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -75,7 +76,7 @@ cat > "$pkg/DEBIAN/control" <<EOF
 Package: dedup
 Version: $version
 Architecture: $arch
-Maintainer: Dedup.Core contributors <dedup@localhost>
+Maintainer: ${DEB_MAINTAINER:-Dedup.Core contributors}
 Installed-Size: $(du -sk --apparent-size "$pkg/usr" | cut -f1)
 Depends: libc6 (>= $glibc)
 Recommends: libssl3 | libssl1.1
