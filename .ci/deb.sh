@@ -31,10 +31,10 @@ printf 'same' > "$tree/a"; printf 'same' > "$tree/b"; printf 'other' > "$tree/c"
 # The cache needs libe_sqlite3.so from /usr/lib/dedup: no warning, a cache file, and a second scan served from it.
 errors=$(dedup find "$tree" --cache "$tree.db" --format json 2>&1 >"$tree.json") || fail "dedup find failed: $errors"
 [ -z "$errors" ] || fail "dedup find --cache warned: $errors"
-[ -s "$tree.db" ] || fail "no cache file $tree.db"
+[ -f "$tree.db" ] || fail "no cache file $tree.db"
 grep -q "\"$tree/b\"" "$tree.json" || fail "the scan did not report $tree/b: $(cat "$tree.json")"
 dedup find "$tree" --cache "$tree.db" | grep -q "cache: 2 hits" || fail "the rescan did not use the cache"
-rm -rf "$tree" "$tree.db" "$tree.json"
+rm -rf "$tree" "$tree".db* "$tree.json"
 
 trap - EXIT
 DEBIAN_FRONTEND=noninteractive apt-get remove -y -qq dedup >/dev/null || fail "apt-get remove dedup failed"
