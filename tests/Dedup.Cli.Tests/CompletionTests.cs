@@ -32,6 +32,7 @@ public sealed class CompletionTests
         // readline splits prefix:FOLDER at the colon (COMP_WORDBREAKS): the folder is then completed alone.
         Assert.Equal(["Photos (copy)"], Bash(tree, "dedup link --keep prefix : 'Photos (c'", 5));
         Assert.Equal(["fish"], Bash(tree, "dedup completion fi", 2));
+        Assert.Empty(Bash(tree, "dedup find --min-size ''", 3)); // a number: no folders
     }
 
     [RequiresToolFact("fish")]

@@ -65,7 +65,7 @@ public sealed class ToolPackageTests
         // The cache works where the tool is installed (SQLite beside the program: no warning, the summary counts it)...
         var cached = ProcessRunner.Run(Path.Combine(tools, "dedup"), ["find", tree, "--cache", work.PathOf("cache.db")]);
         Assert.True(cached.ExitCode == 0 && cached.Stderr.Length == 0, cached.Stderr);
-        Assert.Contains("; cache: 0 hits, 2 misses", cached.Stdout, StringComparison.Ordinal);
+        Assert.Matches(@"; cache: 0 hits, [1-9][0-9]* misses", cached.Stdout);
 
         // ...and the program copied alone says which library it misses and where it looked, in one line, then scans.
         var alone = work.PathOf("alone/dedup");
