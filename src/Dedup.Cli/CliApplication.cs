@@ -10,7 +10,7 @@ internal static class CliApplication
 {
     public static async Task<int> RunAsync(string[] args)
     {
-        var root = new RootCommand("dedup: find duplicate files, exactly and fast (a Dedup.Core sample).");
+        var root = new RootCommand("dedup: find duplicate files, exactly and fast, and replace them safely (hard links, reflinks, deletion); see man dedup.");
         root.Subcommands.Add(FindCommand.Create());
         root.Subcommands.Add(LinkCommand.Create());
         root.Subcommands.Add(DeleteCommand.Create());
@@ -18,6 +18,7 @@ internal static class CliApplication
         foreach (var version in root.Options.OfType<VersionOption>())
         {
             version.Action = new PrintVersion();
+            version.Aliases.Add("-v"); // as most tools; link's and delete's -v (--verbose) is theirs, after the command
         }
         // No @response files: their text would be decoded by .NET, lossily for names that are not UTF-8, and an argument
         // naming one would be opened by such a lossy name (a different file's arguments, --yes included).
@@ -68,7 +69,7 @@ internal static class CliApplication
         return (actual >= 0 ? message[..actual] : message).Trim();
     }
 
-    /// <summary>The program's name and version (<c>dedup 0.1.0 (commit)</c>), not only the assembly's version string.</summary>
+    /// <summary>The program's name and version (<c>dedup 0.9.0 (commit)</c>, the version from version.txt), not only the assembly's version string.</summary>
     private sealed class PrintVersion : SynchronousCommandLineAction
     {
         public override int Invoke(ParseResult parseResult)

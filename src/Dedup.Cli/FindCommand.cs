@@ -22,7 +22,7 @@ internal static class FindCommand
         var summaryOnly = new Option<bool>("--summary") { Description = "Write the totals only, no groups (like jdupes -m)." };
         var folders = new Option<bool>("--folders") { Description = "Also find duplicate folders (whole subtrees equal: same names, same contents) and report each copied folder once; file groups then leave out the files inside the copies. Lists folders equal but for a few files too." };
         var ignoreNames = new Option<bool>("--folders-ignore-names") { Description = "With --folders: folders are equal when they hold the same multiset of file contents, whatever the names and layout (rmlint -D's default)." };
-        var cache = ExactFileNames.Require(new Option<FileInfo?>("--cache") { Description = "Keep what the scan learns in this SQLite file (created if missing), so that a rescan reads only files whose stamp changed; results stay exact. A bad cache file is a warning, not an error." });
+        var cache = CacheOption.Require(ExactFileNames.Require(new Option<FileInfo?>("--cache") { Description = "Keep what the scan learns in this SQLite file (created if missing), so that a rescan reads only files whose stamp changed; results stay exact. A bad cache file is a warning, not an error." }));
         var catalog = new Option<string?>("--catalog") { Description = "Match the files with those of other machines in this PostgreSQL catalog (an Npgsql connection string, e.g. \"Host=db;Database=dedup;Username=dedup;Password=...\"): this scan replaces the machine's files there, and groups with files of other machines (as of their last scans, matched by size and SHA-256) are reported after the local ones." };
         var machine = new Option<string?>("--machine") { Description = "With --catalog: this machine's name in the catalog (default: the host name)." };
         var selection = new ScanSelection();
@@ -53,9 +53,9 @@ internal static class FindCommand
             options.IgnoreFolderNames = folderMode && result.GetValue(ignoreNames);
             var builder = new DuplicateFinderBuilder().Configure(options);
 
-            if (result.GetValue(cache) is { } cacheFile)
+            if (result.GetValue(cache) is { } cacheFile && await CacheOption.OpenAsync(cacheFile).ConfigureAwait(false) is { } hashCache)
             {
-                builder.UseCache(new SqliteHashCache(cacheFile.FullName));
+                builder.UseCache(hashCache);
             }
 
             var report = new ReportOptions(result.GetValue(format)!, result.GetValue(sort)!, result.GetValue(summaryOnly), folderMode);

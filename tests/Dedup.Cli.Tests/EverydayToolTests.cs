@@ -53,6 +53,47 @@ public sealed partial class EverydayToolTests
         Assert.Matches(VersionLine(), stdout.Trim());
     }
 
+    [Theory]
+    [InlineData("--version")]
+    [InlineData("-v")]
+    public async Task Version_is_the_one_in_version_txt_by_either_name(string option)
+    {
+        var (exit, stdout, stderr) = await CliProcess.RunAsync([option]);
+        Assert.True(exit == 0, stderr);
+        var version = File.ReadAllText(Path.Combine(RepositoryFiles.Root, "version.txt")).Trim();
+        Assert.StartsWith($"dedup {version}", stdout.Trim(), StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public async Task Help_names_the_product_not_a_sample()
+    {
+        var (exit, stdout, _) = await CliProcess.RunAsync(["--help"]);
+        Assert.Equal(0, exit);
+        Assert.Contains("find duplicate files", stdout, StringComparison.Ordinal);
+        Assert.DoesNotContain("sample", stdout, StringComparison.OrdinalIgnoreCase);
+    }
+
+    [LinuxFact]
+    public async Task A_cache_that_is_not_a_regular_file_is_refused_in_one_line_and_nothing_is_created_beside_it()
+    {
+        using var tree = new TempTree();
+        tree.Write("a", "same");
+        tree.Write("b", "same");
+        const string Journal = "/dev/null-journal";
+        if (File.Exists(Journal))
+        {
+            File.Delete(Journal); // left by an older dedup (this bug); as root only, where it could be created again
+        }
+
+        var (exit, stdout, stderr) = await CliProcess.RunAsync(["find", tree.Root, "--cache", "/dev/null"]);
+
+        Assert.Equal(2, exit);
+        Assert.Equal(string.Empty, stdout); // nothing scanned
+        var line = Assert.Single(stderr.Split('\n', StringSplitOptions.RemoveEmptyEntries));
+        Assert.StartsWith("dedup: --cache: '/dev/null' is a character device, not a regular file", line, StringComparison.Ordinal);
+        Assert.False(File.Exists(Journal));
+    }
+
     [RequiresToolFact("bash")]
     public async Task Bash_completion_completes_commands_options_and_their_values()
     {

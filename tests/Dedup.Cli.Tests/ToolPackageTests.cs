@@ -1,3 +1,4 @@
+using System.IO.Compression;
 using System.Text.Json;
 using Dedup.Core.Tests.Infrastructure;
 
@@ -25,9 +26,18 @@ public sealed class ToolPackageTests
             Assert.True(exit == 0, $"dotnet {string.Join(' ', args)} failed:\n{stdout}\n{stderr}");
         }
 
+        // The version is version.txt's, the one dotnet tool update compares.
+        var version = File.ReadAllText(Path.Combine(RepositoryFiles.Root, "version.txt")).Trim();
         Assert.Equal(
-            ["Dedup.Cli.0.1.0.nupkg", "Dedup.Cli.any.0.1.0.nupkg", "Dedup.Cli.linux-x64.0.1.0.nupkg"],
+            [$"Dedup.Cli.{version}.nupkg", $"Dedup.Cli.any.{version}.nupkg", $"Dedup.Cli.linux-x64.{version}.nupkg"],
             Directory.GetFiles(feed, "*.nupkg").Select(Path.GetFileName).Order(StringComparer.Ordinal));
+
+        // Stripped: the program and SQLite (and the tool's settings); no NativeAOT .dbg (28 MB), no .pdb, no XML documentation.
+        using (var native = ZipFile.OpenRead(Path.Combine(feed, $"Dedup.Cli.linux-x64.{version}.nupkg")))
+        {
+            var tool = native.Entries.Where(e => e.FullName.StartsWith("tools/", StringComparison.Ordinal)).Select(e => Path.GetFileName(e.FullName));
+            Assert.Equal(["DotnetToolSettings.xml", "dedup", "libe_sqlite3.so"], tool.Order(StringComparer.Ordinal));
+        }
 
         var tools = work.PathOf("tools");
         var install = ProcessRunner.Run("dotnet", ["tool", "install", "Dedup.Cli", "--add-source", feed, "--tool-path", tools], timeoutSeconds: 300);
@@ -51,5 +61,20 @@ public sealed class ToolPackageTests
         Assert.Equal(
             [Path.Combine(tree, "a.bin"), Path.Combine(tree, "sub", "b.bin")],
             group.GetProperty("files").EnumerateArray().Select(f => f.GetProperty("path").GetString()));
+
+        // The cache works where the tool is installed (SQLite beside the program: no warning, the summary counts it)...
+        var cached = ProcessRunner.Run(Path.Combine(tools, "dedup"), ["find", tree, "--cache", work.PathOf("cache.db")]);
+        Assert.True(cached.ExitCode == 0 && cached.Stderr.Length == 0, cached.Stderr);
+        Assert.Matches(@"; cache: 0 hits, [1-9][0-9]* misses", cached.Stdout);
+
+        // ...and the program copied alone says which library it misses and where it looked, in one line, then scans.
+        var alone = work.PathOf("alone/dedup");
+        Directory.CreateDirectory(Path.GetDirectoryName(alone)!);
+        File.Copy(command, alone);
+        var lost = ProcessRunner.Run(alone, ["find", tree, "--cache", work.PathOf("other.db")]);
+        Assert.True(lost.ExitCode == 0, lost.Stderr);
+        var warning = Assert.Single(lost.Stderr.Split('\n', StringSplitOptions.RemoveEmptyEntries));
+        Assert.StartsWith($"dedup: warning: --cache not used: SQLite's native library libe_sqlite3.so is neither in {Path.GetDirectoryName(alone)}/", warning, StringComparison.Ordinal);
+        Assert.Contains("2 files", lost.Stdout, StringComparison.Ordinal);
     }
 }

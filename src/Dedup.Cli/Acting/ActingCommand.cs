@@ -25,6 +25,7 @@ internal sealed class ActingCommand
 
     public void AddTo(Command command)
     {
+        _keep.CompletionSources.Add("first-root", "oldest", "newest", "shortest-path", "path-order", "prefix:"); // shell completion offers the rules
         command.Arguments.Add(_paths);
         foreach (var option in new Option[] { _keep, _dryRun, _yes, _fromReport, _log, _verbose, _folders })
         {

@@ -43,7 +43,7 @@ internal static class UsageCheck
 
             if (token.Type == TokenType.Argument && token.Value.Length > 1 && token.Value.StartsWith('-') && !values.Contains(token))
             {
-                return $"unknown option '{token.Value}' for 'dedup {command.Name}'{Suggest(token.Value, names)}";
+                return $"unknown option '{token.Value}' for '{(command is RootCommand ? "dedup" : $"dedup {command.Name}")}'{Suggest(token.Value, names)}";
             }
         }
 

@@ -1,0 +1,89 @@
+using Dedup.Core.Tests.Infrastructure;
+
+namespace Dedup.Cli.Tests;
+
+/// <summary>
+/// The completion scripts run by the real shells (#37): a folder name with blanks stays one name, --keep offers its
+/// rules rather than folders, fish has a script of its own.
+/// </summary>
+public sealed class CompletionTests
+{
+    [RequiresToolFact("bash")]
+    public async Task Bash_completes_a_folder_name_with_spaces_as_one_name_however_it_is_typed()
+    {
+        using var tree = await TreeWithScriptAsync("bash");
+
+        Assert.Equal(["Photos", "Photos (copy)"], Bash(tree, "dedup find Ph", 2).Order(StringComparer.Ordinal));
+        Assert.Equal(["Photos (copy)"], Bash(tree, "dedup find 'Photos (c'", 2)); // as the shell split it
+        Assert.Equal(["Photos (copy)"], Bash(tree, @"dedup find '""Photos (c'", 2)); // typed in double quotes
+        Assert.Equal(["Photos (copy)"], Bash(tree, @"dedup find 'Photos\ \(c'", 2)); // typed with backslashes
+        Assert.Equal(["Photos (copy)"], Bash(tree, "dedup link --mode hard 'Photos (c'", 4));
+    }
+
+    [RequiresToolFact("bash")]
+    public async Task Bash_offers_the_keep_rules_after_keep_and_folders_after_prefix()
+    {
+        using var tree = await TreeWithScriptAsync("bash");
+
+        var rules = Bash(tree, "dedup delete --keep ''", 3);
+        Assert.Equal(["first-root", "newest", "oldest", "path-order", "prefix:", "shortest-path"], rules.Order(StringComparer.Ordinal));
+        Assert.Equal(["path-order"], Bash(tree, "dedup link --keep pa", 3));
+        Assert.Equal(["prefix:Photos (copy)"], Bash(tree, "dedup link --keep 'prefix:Photos (c'", 3));
+        // readline splits prefix:FOLDER at the colon (COMP_WORDBREAKS): the folder is then completed alone.
+        Assert.Equal(["Photos (copy)"], Bash(tree, "dedup link --keep prefix : 'Photos (c'", 5));
+        Assert.Equal(["fish"], Bash(tree, "dedup completion fi", 2));
+        Assert.Empty(Bash(tree, "dedup find --min-size ''", 3)); // a number: no folders
+    }
+
+    [RequiresToolFact("fish")]
+    public async Task Fish_completes_folders_with_spaces_keep_rules_and_version()
+    {
+        using var tree = await TreeWithScriptAsync("fish");
+
+        Assert.Contains("Photos (copy)/", Fish(tree, "dedup find Photos"));
+        Assert.Contains("Photos/", Fish(tree, "dedup find Photos"));
+        var rules = Fish(tree, "dedup link --keep ");
+        Assert.Contains("path-order", rules);
+        Assert.Contains("prefix:", rules);
+        Assert.DoesNotContain("Photos/", rules);
+        Assert.Contains("json", Fish(tree, "dedup find --format "));
+        Assert.Contains("--version", Fish(tree, "dedup --"));
+        Assert.Contains("--min-size", Fish(tree, "dedup delete --min"));
+    }
+
+    private static async Task<TempTree> TreeWithScriptAsync(string shell)
+    {
+        var tree = new TempTree();
+        Directory.CreateDirectory(tree.PathOf("Photos"));
+        Directory.CreateDirectory(tree.PathOf("Photos (copy)"));
+        Directory.CreateDirectory(tree.PathOf("Other"));
+        var (exit, script, stderr) = await CliProcess.RunAsync(["completion", shell]);
+        Assert.True(exit == 0, stderr);
+        tree.Write("completion-script", script); // a file: only folders are completed here
+        return tree;
+    }
+
+    private static string Script(TempTree tree) => tree.PathOf("completion-script");
+
+    /// <summary>What <c>_dedup</c> puts in COMPREPLY, one name a line, for COMP_WORDS given as bash words.</summary>
+    private static string[] Bash(TempTree tree, string words, int index)
+    {
+        var (exit, stdout, stderr) = ProcessRunner.Run(
+            "bash",
+            ["-c", $"source '{Script(tree)}'; COMP_WORDS=({words}); COMP_CWORD={index}; _dedup; [ ${{#COMPREPLY[@]}} -eq 0 ] || printf '%s\\n' \"${{COMPREPLY[@]}}\""],
+            workingDirectory: tree.Root);
+        Assert.True(exit == 0, stderr);
+        return stdout.Split('\n', StringSplitOptions.RemoveEmptyEntries);
+    }
+
+    /// <summary>fish's completions (without descriptions) for a command line typed up to its end.</summary>
+    private static string[] Fish(TempTree tree, string line)
+    {
+        var (exit, stdout, stderr) = ProcessRunner.Run(
+            "fish",
+            ["--no-config", "-c", $"source '{Script(tree)}'; complete -C '{line}'"],
+            workingDirectory: tree.Root);
+        Assert.True(exit == 0, stderr);
+        return stdout.Split('\n', StringSplitOptions.RemoveEmptyEntries).Select(l => l.Split('\t')[0]).ToArray();
+    }
+}
