@@ -16,7 +16,7 @@ internal static class FindCommand
         var paths = new Argument<string[]>("path") { Arity = ArgumentArity.OneOrMore, Description = "Folders to scan." };
         var format = new Option<string>("--format") { Description = "Output format: text, json or csv.", DefaultValueFactory = _ => "text" };
         format.AcceptOnlyFromAmong("text", "json", "csv");
-        var output = ExactFileNames.Require(new Option<FileInfo?>("--output", "-o") { Description = "Write the report to this file (replaced only once the report is complete) instead of standard output." });
+        var output = ExactFileNames.Require(new Option<FileInfo?>("--output", "-o") { Description = "Write the report to this file instead of standard output: replaced only once the report is complete, keeping its owner and mode; '-', or a file already open as standard output or error (/dev/stdout, a shell's >> log), is written through that descriptor; a symbolic link is refused." });
         var sort = new Option<string>("--sort") { Description = "Group order: wasted (bytes a group wastes, largest first; the default), size (file size, largest first), count (most copies first) or path (first path); ties by first path.", DefaultValueFactory = _ => "wasted" };
         sort.AcceptOnlyFromAmong("wasted", "size", "count", "path");
         var summaryOnly = new Option<bool>("--summary") { Description = "Write the totals only, no groups (like jdupes -m)." };
@@ -119,6 +119,13 @@ internal static class FindCommand
             return ExitCodes.BadUsage;
         }
 
+        // Where the report goes is settled before the scan: a report that cannot be written costs no scan.
+        if (ReportTarget.Resolve(output, out var problem) is not { } target)
+        {
+            await Console.Error.WriteLineAsync($"dedup: {problem}").ConfigureAwait(false);
+            return ExitCodes.BadUsage;
+        }
+
         // The whole scan first: the report is written in a stable order (ReportOrder), so the same tree gives the same
         // bytes run after run, and nothing is written (or replaced) if the run is interrupted.
         var groups = new HeldGroups();
@@ -132,7 +139,7 @@ internal static class FindCommand
         }
         catch (OperationCanceledException)
         {
-            var kept = output is null ? string.Empty : $"; '{PathText.Escape(output.FullName)}' left as it was";
+            var kept = target.Path is null ? string.Empty : $"; {target.Display} left as it was";
             await Console.Error.WriteLineAsync($"dedup: interrupted after {groups.Count} groups had been found; no report written{kept}").ConfigureAwait(false);
             return ExitCodes.Cancelled;
         }
@@ -140,17 +147,17 @@ internal static class FindCommand
         progress?.Complete(scan.Summary);
         try
         {
-            await ReportFile.WriteAsync(output, stream => Write(stream, report, groups, scan), cancellationToken).ConfigureAwait(false);
+            await ReportFile.WriteAsync(target, stream => Write(stream, report, groups, scan), cancellationToken).ConfigureAwait(false);
         }
         catch (OperationCanceledException)
         {
-            var kept = output is null ? string.Empty : $"; '{PathText.Escape(output.FullName)}' left as it was";
+            var kept = target.Path is null ? string.Empty : $"; {target.Display} left as it was";
             await Console.Error.WriteLineAsync($"dedup: interrupted while writing the report of {groups.Count} groups{kept}").ConfigureAwait(false);
             return ExitCodes.Cancelled;
         }
         catch (Exception ex) when (ex is IOException or UnauthorizedAccessException)
         {
-            await Console.Error.WriteLineAsync($"dedup: cannot write '{PathText.Escape(output?.FullName ?? "standard output")}': {PathText.EscapeMessage(ex.Message)}").ConfigureAwait(false);
+            await Console.Error.WriteLineAsync($"dedup: cannot write {target.Display}: {PathText.EscapeMessage(ex.Message)}").ConfigureAwait(false);
             return ExitCodes.CompletedWithErrors;
         }
 

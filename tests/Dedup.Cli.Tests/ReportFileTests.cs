@@ -102,24 +102,6 @@ public sealed class ReportFileTests
         Assert.Equal("fifo", FileType(fifo));
     }
 
-    [LinuxFact]
-    public async Task A_report_to_a_symbolic_link_replaces_its_target_and_keeps_the_link()
-    {
-        using var tree = ManyGroups();
-        tree.Write("reports/latest.json", "the previous report");
-        Directory.CreateDirectory(tree.PathOf("out"));
-        var link = tree.PathOf("out/report.json");
-        File.CreateSymbolicLink(link, tree.PathOf("reports/latest.json"));
-
-        var (exit, _, stderr) = await CliProcess.RunAsync(["find", "--format", "json", "-o", link, tree.PathOf("data")]);
-
-        Assert.True(exit == 0, stderr);
-        Assert.Equal(tree.PathOf("reports/latest.json"), new FileInfo(link).LinkTarget);
-        using var json = JsonDocument.Parse(await File.ReadAllTextAsync(tree.PathOf("reports/latest.json")));
-        Assert.True(json.RootElement.GetProperty("groups").GetArrayLength() > 0);
-        Assert.Equal(["latest.json"], Directory.GetFiles(tree.PathOf("reports")).Select(Path.GetFileName));
-    }
-
     private static string FileType(string path) => ProcessRunner.RunChecked("stat", ["-c", "%F", path]).Trim();
 
     [LinuxFact]
