@@ -1,8 +1,10 @@
 using System.CommandLine;
+using Dedup.Cli.Acting;
 using Dedup.Cli.Output;
 using Dedup.Cli.Selection;
 using Dedup.Core;
 using Dedup.Core.Caching.Sqlite;
+using Dedup.Core.Linking;
 using Dedup.Core.PostgreSql;
 using Dedup.Core.Paths;
 
@@ -14,8 +16,8 @@ internal static class FindCommand
     public static Command Create()
     {
         var paths = new Argument<string[]>("path") { Arity = ArgumentArity.OneOrMore, Description = "Folders to scan." };
-        var format = new Option<string>("--format") { Description = "Output format: text, json or csv.", DefaultValueFactory = _ => "text" };
-        format.AcceptOnlyFromAmong("text", "json", "csv");
+        var format = new Option<string>("--format") { Description = "Output format: text, json, csv or paths0 (every name of every duplicate, exact bytes, each ended by a NUL byte, for xargs -0).", DefaultValueFactory = _ => "text" };
+        format.AcceptOnlyFromAmong("text", "json", "csv", "paths0");
         var output = ExactFileNames.Require(new Option<FileInfo?>("--output", "-o") { Description = "Write the report to this file instead of standard output: replaced only once the report is complete, keeping its owner and mode; '-', or a file already open as standard output or error (/dev/stdout, a shell's >> log), is written through that descriptor; a symbolic link is refused." });
         var sort = new Option<string>("--sort") { Description = "Group order: wasted (bytes a group wastes, largest first; the default), size (file size, largest first), count (most copies first) or path (first path); ties by first path.", DefaultValueFactory = _ => "wasted" };
         sort.AcceptOnlyFromAmong("wasted", "size", "count", "path");
@@ -25,11 +27,12 @@ internal static class FindCommand
         var cache = ExactFileNames.Require(new Option<FileInfo?>("--cache") { Description = "Keep what the scan learns in this SQLite file (created if missing), so that a rescan reads only files whose stamp changed; results stay exact. A bad cache file is a warning, not an error." });
         var catalog = new Option<string?>("--catalog") { Description = "Match the files with those of other machines in this PostgreSQL catalog (an Npgsql connection string, e.g. \"Host=db;Database=dedup;Username=dedup;Password=...\"): this scan replaces the machine's files there, and groups with files of other machines (as of their last scans, matched by size and SHA-256) are reported after the local ones." };
         var machine = new Option<string?>("--machine") { Description = "With --catalog: this machine's name in the catalog (default: the host name)." };
+        var keep = new Option<string[]>("--keep") { Description = "With --format paths0: write only the names these rules would remove, as 'dedup delete --keep' decides (rules as for delete; a group no rule decides writes nothing).", AllowMultipleArgumentsPerToken = false };
         var selection = new ScanSelection();
 
         var command = new Command("find", "Find duplicate files under the given folders.")
         {
-            paths, format, output, sort, summaryOnly, folders, ignoreNames, cache, catalog, machine,
+            paths, format, output, sort, summaryOnly, folders, ignoreNames, cache, catalog, machine, keep,
         };
         selection.AddTo(command);
 
@@ -59,6 +62,24 @@ internal static class FindCommand
             }
 
             var report = new ReportOptions(result.GetValue(format)!, result.GetValue(sort)!, result.GetValue(summaryOnly), folderMode);
+            if (PathsProblem(report, result.GetValue(keep), result.GetValue(catalog) is not null) is { } pathsProblem)
+            {
+                await Console.Error.WriteLineAsync($"dedup: {pathsProblem}").ConfigureAwait(false);
+                return ExitCodes.BadUsage;
+            }
+
+            if (result.GetValue(keep) is { Length: > 0 } rules)
+            {
+                try
+                {
+                    report = report with { Keep = RemovalPlanner(rules, result.GetValue(paths)!) };
+                }
+                catch (Exception ex) when (ex is ArgumentException or NotSupportedException or InvalidOperationException)
+                {
+                    await Console.Error.WriteLineAsync($"dedup: {PathText.EscapeMessage(CliApplication.UsageMessage(ex))}").ConfigureAwait(false);
+                    return ExitCodes.BadUsage;
+                }
+            }
             if (result.GetValue(catalog) is { } && result.GetValue(format) == "csv")
             {
                 // CSV rows have no column for the machine: other machines' paths would read as this machine's.
@@ -187,8 +208,41 @@ internal static class FindCommand
         return scan.Summary.Errors.Count == 0 && catalogError is null ? ExitCodes.Success : ExitCodes.CompletedWithErrors;
     }
 
+    /// <summary>Why <c>--format paths0</c> or <c>--keep</c> cannot be given as they are, or <see langword="null"/>.</summary>
+    private static string? PathsProblem(ReportOptions report, string[]? keep, bool catalog) =>
+        report.Format != "paths0"
+            ? keep is { Length: > 0 } ? "--keep chooses the names --format paths0 writes: give --format paths0 too" : null
+            : report.Folders ? "--format paths0 lists files: it cannot be combined with --folders"
+            : catalog ? "--format paths0 lists this machine's files: it cannot be combined with --catalog"
+            : null;
+
+    /// <summary>The planner <c>dedup delete --keep</c> would use: the names it would remove are the ones written.</summary>
+    private static DuplicateActionPlanner RemovalPlanner(string[] rules, string[] roots)
+    {
+        var builder = new DuplicateActionPlanBuilder().UseLinker(Linkers.Delete);
+        foreach (var rule in ActingCommand.ParseRules(rules, roots))
+        {
+            builder.Keep(rule);
+        }
+
+        return builder.Build();
+    }
+
     private static void Write(Stream stream, ReportOptions report, HeldGroups groups, DuplicateScan scan)
     {
+        if (report.Keep is { } planner && !report.SummaryOnly)
+        {
+            // Only the names a delete with these rules would remove (and would not refuse): xargs -0 rm gets no kept file.
+            var paths = new PathsReportWriter(stream);
+            foreach (var action in planner.Plan(groups.InOrder(report.Order)).Actions.Where(a => a.Refusal is null))
+            {
+                paths.WritePath(action.Path);
+            }
+
+            paths.Flush();
+            return;
+        }
+
         using var writer = ReportWriters.Create(report.Format, stream);
         if (report.Folders && writer is CsvReportWriter csv)
         {

@@ -13,6 +13,7 @@ internal static class ReportWriters
     {
         "json" => ReportWriter.CreateJson(stream),
         "csv" => new CsvReportWriter(stream),
+        "paths0" => new PathsReportWriter(stream),
         _ => new TextReportWriter(stream),
     };
 }
