@@ -28,11 +28,12 @@ internal static class FindCommand
         var catalog = new Option<string?>("--catalog") { Description = "Match the files with those of other machines in this PostgreSQL catalog (an Npgsql connection string, e.g. \"Host=db;Database=dedup;Username=dedup;Password=...\"): this scan replaces the machine's files there, and groups with files of other machines (as of their last scans, matched by size and SHA-256) are reported after the local ones." };
         var machine = new Option<string?>("--machine") { Description = "With --catalog: this machine's name in the catalog (default: the host name)." };
         var keep = new Option<string[]>("--keep") { Description = "With --format paths0: write only the names these rules would remove, as 'dedup delete --keep' decides (rules as for delete; a group no rule decides writes nothing).", AllowMultipleArgumentsPerToken = false };
+        var stats = new Option<bool>("--stats") { Description = "Also write what the run cost in the summary: bytes read and the cache's counters. They vary from run to run; without --stats an unchanged tree gives byte-identical reports." };
         var selection = new ScanSelection();
 
         var command = new Command("find", "Find duplicate files under the given folders.")
         {
-            paths, format, output, sort, summaryOnly, folders, ignoreNames, cache, catalog, machine, keep,
+            paths, format, output, sort, summaryOnly, folders, ignoreNames, cache, catalog, machine, keep, stats,
         };
         selection.AddTo(command);
 
@@ -61,7 +62,7 @@ internal static class FindCommand
                 builder.UseCache(new SqliteHashCache(cacheFile.FullName));
             }
 
-            var report = new ReportOptions(result.GetValue(format)!, result.GetValue(sort)!, result.GetValue(summaryOnly), folderMode);
+            var report = new ReportOptions(result.GetValue(format)!, result.GetValue(sort)!, result.GetValue(summaryOnly), folderMode, Statistics: result.GetValue(stats));
             if (PathsProblem(report, result.GetValue(keep), result.GetValue(catalog) is not null) is { } pathsProblem)
             {
                 await Console.Error.WriteLineAsync($"dedup: {pathsProblem}").ConfigureAwait(false);
@@ -243,7 +244,7 @@ internal static class FindCommand
             return;
         }
 
-        using var writer = ReportWriters.Create(report.Format, stream);
+        using var writer = ReportWriters.Create(report.Format, stream, report.Statistics);
         if (report.Folders && writer is CsvReportWriter csv)
         {
             csv.MarkFolderMode(); // the kind,files,bytes columns, even when no folder group is found
