@@ -52,6 +52,11 @@ internal static class FindCommand
                 return ExitCodes.BadUsage;
             }
 
+            foreach (var warning in selection.Warnings(result, result.GetValue(paths)!))
+            {
+                await Console.Error.WriteLineAsync($"dedup: {warning}").ConfigureAwait(false);
+            }
+
             var options = selection.CreateOptions(result, result.GetValue(paths)!);
             options.FolderMode = folderMode;
             options.IgnoreFolderNames = folderMode && result.GetValue(ignoreNames);

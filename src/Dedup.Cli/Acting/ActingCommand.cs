@@ -66,6 +66,11 @@ internal sealed class ActingCommand
         {
             try
             {
+                foreach (var warning in _selection.Warnings(result, paths))
+                {
+                    await Console.Error.WriteLineAsync($"dedup: {warning}").ConfigureAwait(false);
+                }
+
                 var options = _selection.CreateOptions(result, paths);
                 options.FolderMode = folderMode;
                 finder = new DuplicateFinderBuilder().Configure(options).Build();
