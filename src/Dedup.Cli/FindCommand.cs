@@ -172,9 +172,10 @@ internal static class FindCommand
         }
 
         progress?.Complete(scan.Summary);
+        var removal = report.Keep?.Plan(groups.InOrder(report.Order)); // --format paths0 --keep: the names to write
         try
         {
-            await ReportFile.WriteAsync(target, stream => Write(stream, report, groups, scan), cancellationToken).ConfigureAwait(false);
+            await ReportFile.WriteAsync(target, stream => Write(stream, report, groups, scan, removal), cancellationToken).ConfigureAwait(false);
         }
         catch (OperationCanceledException)
         {
@@ -211,7 +212,12 @@ internal static class FindCommand
             await Console.Error.WriteLineAsync($"dedup: … and {scan.Summary.Errors.Count - 20} more errors").ConfigureAwait(false);
         }
 
-        return scan.Summary.Errors.Count == 0 && catalogError is null ? ExitCodes.Success : ExitCodes.CompletedWithErrors;
+        if (removal?.UndecidedGroups is { Count: > 0 } undecided)
+        {
+            await Console.Error.WriteLineAsync($"dedup: left out {undecided.Count} groups where no --keep rule decides which copy stays, such as: {string.Join(", ", undecided[0].Files.Select(f => f.Path.ToDisplayString()))}").ConfigureAwait(false);
+        }
+
+        return ExitCodes.Completed(scan.Summary.Errors.Count > 0 || catalogError is not null, removal?.UndecidedGroups.Count > 0);
     }
 
     /// <summary>Why <c>--format paths0</c> or <c>--keep</c> cannot be given as they are, or <see langword="null"/>.</summary>
@@ -219,6 +225,7 @@ internal static class FindCommand
         report.Format != "paths0"
             ? keep is { Length: > 0 } ? "--keep chooses the names --format paths0 writes: give --format paths0 too" : null
             : report.Folders ? "--format paths0 lists files: it cannot be combined with --folders"
+            : report.SummaryOnly ? "--format paths0 has no totals: it cannot be combined with --summary"
             : catalog ? "--format paths0 lists this machine's files: it cannot be combined with --catalog"
             : null;
 
@@ -234,13 +241,13 @@ internal static class FindCommand
         return builder.Build();
     }
 
-    private static void Write(Stream stream, ReportOptions report, HeldGroups groups, DuplicateScan scan)
+    private static void Write(Stream stream, ReportOptions report, HeldGroups groups, DuplicateScan scan, DuplicateActionPlan? removal)
     {
-        if (report.Keep is { } planner && !report.SummaryOnly)
+        if (removal is not null)
         {
             // Only the names a delete with these rules would remove (and would not refuse): xargs -0 rm gets no kept file.
             var paths = new PathsReportWriter(stream);
-            foreach (var action in planner.Plan(groups.InOrder(report.Order)).Actions.Where(a => a.Refusal is null))
+            foreach (var action in removal.Actions.Where(a => a.Refusal is null))
             {
                 paths.WritePath(action.Path);
             }

@@ -32,6 +32,21 @@ public sealed class PathsFormatTests
     }
 
     [Fact]
+    public async Task A_group_no_keep_rule_decides_writes_nothing_and_exits_3()
+    {
+        using var tree = Tree();
+        var time = new DateTime(2024, 5, 1, 0, 0, 0, DateTimeKind.Utc);
+        File.SetLastWriteTimeUtc(tree.PathOf("d/z/b"), time);
+        File.SetLastWriteTimeUtc(tree.PathOf("d/z/c"), time); // equally old: "oldest" cannot decide
+
+        var (exit, stdout, stderr) = await CliProcess.RunAsync(["find", "--format", "paths0", "--keep", "oldest", tree.PathOf("d/z")]);
+
+        Assert.Equal(3, exit);
+        Assert.Equal(string.Empty, stdout);
+        Assert.Contains("left out 1 groups where no --keep rule decides", stderr, StringComparison.Ordinal);
+    }
+
+    [Fact]
     public async Task Keep_without_paths0_is_a_usage_error()
     {
         using var tree = Tree();

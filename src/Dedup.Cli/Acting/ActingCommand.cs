@@ -125,8 +125,9 @@ internal sealed class ActingCommand
         var plan = planner.Plan(groups);
         var folderPlan = folderMode ? planner.PlanFolders(folderGroups) : null;
 
-        // Groups the keep rules leave tied, a scan with errors and reported files left out are reported and make the exit code 1.
-        var incomplete = problems > 0 || plan.UndecidedGroups.Count > 0 || folderPlan?.UndecidedGroups.Count > 0;
+        // A scan with errors and reported files left out make the exit code 1; groups the keep rules leave tied, 3.
+        var incomplete = problems > 0;
+        var undecided = plan.UndecidedGroups.Count > 0 || folderPlan?.UndecidedGroups.Count > 0;
         if (plan.UndecidedGroups.Count > 0)
         {
             await Console.Error.WriteLineAsync($"dedup: left alone {plan.UndecidedGroups.Count} groups where no --keep rule decides which copy stays (add '--keep path-order' last to decide by path), such as: {string.Join(", ", plan.UndecidedGroups[0].Files.Select(f => f.Path.ToDisplayString()))}").ConfigureAwait(false);
@@ -137,7 +138,7 @@ internal sealed class ActingCommand
         {
             folderPlan?.WriteTo(Console.Out);
             plan.WriteTo(Console.Out);
-            return incomplete ? ExitCodes.CompletedWithErrors : ExitCodes.Success;
+            return ExitCodes.Completed(incomplete, undecided);
         }
 
         // Refusals the plan predicts (a file system that cannot clone, owners that differ, …) are what applying will skip.
@@ -152,7 +153,7 @@ internal sealed class ActingCommand
 
         if (plan.Actions.Count == 0 && (folderPlan is null || folderPlan.Actions.Count == 0))
         {
-            return incomplete ? ExitCodes.CompletedWithErrors : ExitCodes.Success;
+            return ExitCodes.Completed(incomplete, undecided);
         }
 
         if (!result.GetValue(_yes))
@@ -170,7 +171,7 @@ internal sealed class ActingCommand
             if (!string.Equals(answer, "y", StringComparison.OrdinalIgnoreCase) && !string.Equals(answer, "yes", StringComparison.OrdinalIgnoreCase))
             {
                 await Console.Error.WriteLineAsync("dedup: nothing done").ConfigureAwait(false);
-                return ExitCodes.CompletedWithErrors;
+                return ExitCodes.Declined;
             }
         }
 
@@ -234,7 +235,7 @@ internal sealed class ActingCommand
         }
 
         var folderFailures = folderReport is null ? 0 : folderReport.Skipped + folderReport.Failed;
-        return outcome.Skipped + outcome.Failed + folderFailures == 0 && !incomplete ? ExitCodes.Success : ExitCodes.CompletedWithErrors;
+        return ExitCodes.Completed(outcome.Skipped + outcome.Failed + folderFailures > 0 || incomplete, undecided);
     }
 
     /// <summary>Prints the folders not done, the leftovers left alone and the folders' summary line.</summary>
