@@ -15,7 +15,8 @@ internal static class FindCommand
 {
     public static Command Create()
     {
-        var paths = new Argument<string[]>("path") { Arity = ArgumentArity.OneOrMore, Description = "Folders to scan." };
+        var paths = new Argument<string[]>("path") { Arity = ArgumentArity.ZeroOrMore, Description = "Folders to scan (or --files-from)." };
+        var filesFrom = ExactFileNames.Require(new Option<string?>("--files-from") { Description = "Also scan the paths listed in this file ('-': standard input), NUL-separated when the list holds a NUL byte (find -print0), else one a line; names are taken as their exact bytes." });
         var format = new Option<string>("--format") { Description = "Output format: text, json, csv or paths0 (every name of every duplicate, exact bytes, each ended by a NUL byte, for xargs -0).", DefaultValueFactory = _ => "text" };
         format.AcceptOnlyFromAmong("text", "json", "csv", "paths0");
         var output = ExactFileNames.Require(new Option<FileInfo?>("--output", "-o") { Description = "Write the report to this file instead of standard output: replaced only once the report is complete, keeping its owner and mode; '-', or a file already open as standard output or error (/dev/stdout, a shell's >> log), is written through that descriptor; a symbolic link is refused." });
@@ -33,7 +34,7 @@ internal static class FindCommand
 
         var command = new Command("find", "Find duplicate files under the given folders.")
         {
-            paths, format, output, sort, summaryOnly, folders, ignoreNames, cache, catalog, machine, keep, stats,
+            paths, format, output, sort, summaryOnly, folders, ignoreNames, cache, catalog, machine, keep, stats, filesFrom,
         };
         selection.AddTo(command);
 
@@ -52,12 +53,32 @@ internal static class FindCommand
                 return ExitCodes.BadUsage;
             }
 
-            foreach (var warning in selection.Warnings(result, result.GetValue(paths)!))
+            var roots = result.GetValue(paths) ?? [];
+            if (result.GetValue(filesFrom) is { } list)
+            {
+                try
+                {
+                    roots = [.. roots, .. PathList.Read(list)];
+                }
+                catch (Exception ex) when (ex is IOException or UnauthorizedAccessException)
+                {
+                    await Console.Error.WriteLineAsync($"dedup: --files-from '{PathText.Escape(list)}': {PathText.EscapeMessage(ex.Message)}").ConfigureAwait(false);
+                    return ExitCodes.BadUsage;
+                }
+            }
+
+            if (roots.Length == 0)
+            {
+                await Console.Error.WriteLineAsync(result.GetValue(filesFrom) is null ? "dedup: give the folders to scan (or --files-from FILE)" : "dedup: --files-from: the list names no path").ConfigureAwait(false);
+                return ExitCodes.BadUsage;
+            }
+
+            foreach (var warning in selection.Warnings(result, roots))
             {
                 await Console.Error.WriteLineAsync($"dedup: {warning}").ConfigureAwait(false);
             }
 
-            var options = selection.CreateOptions(result, result.GetValue(paths)!);
+            var options = selection.CreateOptions(result, roots);
             options.FolderMode = folderMode;
             options.IgnoreFolderNames = folderMode && result.GetValue(ignoreNames);
             var builder = new DuplicateFinderBuilder().Configure(options);
@@ -78,7 +99,7 @@ internal static class FindCommand
             {
                 try
                 {
-                    report = report with { Keep = RemovalPlanner(rules, result.GetValue(paths)!) };
+                    report = report with { Keep = RemovalPlanner(rules, roots) };
                 }
                 catch (Exception ex) when (ex is ArgumentException or NotSupportedException or InvalidOperationException)
                 {
