@@ -107,6 +107,7 @@ internal static class FindCommand
                     return ExitCodes.BadUsage;
                 }
             }
+
             if (result.GetValue(catalog) is { } && result.GetValue(format) == "csv")
             {
                 // CSV rows have no column for the machine: other machines' paths would read as this machine's.
