@@ -180,7 +180,7 @@ tool_cmd() {  # tool out -> sets CMD (array) and STDOUT_TO
   local tool=$1 out=$2
   STDOUT_TO="$out.stdout"
   case "$tool" in
-    dedup)  CMD=("$DEDUP_BIN" find "$TREE" --format json --output "$out") ;;
+    dedup)  CMD=("$DEDUP_BIN" find "$TREE" --format json --stats --output "$out") ;;
     jdupes) CMD=(jdupes -r -q "$TREE"); STDOUT_TO=$out ;;
     fdupes) CMD=(fdupes -r -q -n "$TREE"); STDOUT_TO=$out ;;
     rdfind) CMD=(rdfind -dryrun true -outputname "$out" "$TREE") ;;

@@ -55,8 +55,8 @@ echo "Command: benchmarks/media/run.sh ${args}  ($(date -u +%FT%TZ))"
 echo "Folder: $dir — $(find "$dir" -type f ! -name .complete | wc -l) files, $(du -sh --apparent-size "$dir" | cut -f1)"
 hyperfine --warmup 1 --runs "$runs" --export-markdown /tmp/media-bench.md \
   --prepare "${prepare:-cat $dir/*/* > /dev/null}" \
-  -n whole-file "$bin find $dir $include --format json -o /tmp/media-whole.json" \
-  -n media "$bin find $dir $include --media --format json -o /tmp/media-payload.json" >/dev/null
+  -n whole-file "$bin find $dir $include --format json --stats -o /tmp/media-whole.json" \
+  -n media "$bin find $dir $include --media --format json --stats -o /tmp/media-payload.json" >/dev/null
 cat /tmp/media-bench.md
 python3 - <<'PY'
 import json

@@ -5,6 +5,17 @@ internal static class ExitCodes
 {
     public const int Success = 0;
     public const int CompletedWithErrors = 1;
+
+    // What a script may tell apart from file errors (#37): neither is an error of a file, and 1 wins over both.
+
+    /// <summary>Completed, but groups that no <c>--keep</c> rule decided were left alone (and no file had an error).</summary>
+    public const int Undecided = 3;
+
+    /// <summary>The user answered no at the confirmation prompt: nothing was changed.</summary>
+    public const int Declined = 4;
+
+    /// <summary>1 when anything failed, else 3 when groups were left undecided, else 0.</summary>
+    public static int Completed(bool errors, bool undecided) => errors ? CompletedWithErrors : undecided ? Undecided : Success;
     public const int BadUsage = 2;
     public const int Cancelled = 130;
 }

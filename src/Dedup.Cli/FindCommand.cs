@@ -1,8 +1,10 @@
 using System.CommandLine;
+using Dedup.Cli.Acting;
 using Dedup.Cli.Output;
 using Dedup.Cli.Selection;
 using Dedup.Core;
 using Dedup.Core.Caching.Sqlite;
+using Dedup.Core.Linking;
 using Dedup.Core.PostgreSql;
 using Dedup.Core.Paths;
 
@@ -13,10 +15,11 @@ internal static class FindCommand
 {
     public static Command Create()
     {
-        var paths = new Argument<string[]>("path") { Arity = ArgumentArity.OneOrMore, Description = "Folders to scan." };
-        var format = new Option<string>("--format") { Description = "Output format: text, json or csv.", DefaultValueFactory = _ => "text" };
-        format.AcceptOnlyFromAmong("text", "json", "csv");
-        var output = ExactFileNames.Require(new Option<FileInfo?>("--output", "-o") { Description = "Write the report to this file (replaced only once the report is complete) instead of standard output." });
+        var paths = new Argument<string[]>("path") { Arity = ArgumentArity.ZeroOrMore, Description = "Folders to scan (or --files-from)." };
+        var filesFrom = ExactFileNames.Require(new Option<string?>("--files-from") { Description = "Also scan the paths listed in this file ('-': standard input), NUL-separated when the list holds a NUL byte (find -print0), else one a line; names are taken as their exact bytes." });
+        var format = new Option<string>("--format") { Description = "Output format: text, json, csv or paths0 (every name of every duplicate, exact bytes, each ended by a NUL byte, for xargs -0).", DefaultValueFactory = _ => "text" };
+        format.AcceptOnlyFromAmong("text", "json", "csv", "paths0");
+        var output = ExactFileNames.Require(new Option<FileInfo?>("--output", "-o") { Description = "Write the report to this file instead of standard output: replaced only once the report is complete, keeping its owner and mode; '-', or a file already open as standard output or error (/dev/stdout, a shell's >> log), is written through that descriptor; a symbolic link is refused." });
         var sort = new Option<string>("--sort") { Description = "Group order: wasted (bytes a group wastes, largest first; the default), size (file size, largest first), count (most copies first) or path (first path); ties by first path.", DefaultValueFactory = _ => "wasted" };
         sort.AcceptOnlyFromAmong("wasted", "size", "count", "path");
         var summaryOnly = new Option<bool>("--summary") { Description = "Write the totals only, no groups (like jdupes -m)." };
@@ -25,11 +28,13 @@ internal static class FindCommand
         var cache = CacheOption.Require(ExactFileNames.Require(new Option<FileInfo?>("--cache") { Description = "Keep what the scan learns in this SQLite file (created if missing), so that a rescan reads only files whose stamp changed; results stay exact. A bad cache file is a warning, not an error." }));
         var catalog = new Option<string?>("--catalog") { Description = "Match the files with those of other machines in this PostgreSQL catalog (an Npgsql connection string, e.g. \"Host=db;Database=dedup;Username=dedup;Password=...\"): this scan replaces the machine's files there, and groups with files of other machines (as of their last scans, matched by size and SHA-256) are reported after the local ones." };
         var machine = new Option<string?>("--machine") { Description = "With --catalog: this machine's name in the catalog (default: the host name)." };
+        var keep = new Option<string[]>("--keep") { Description = "With --format paths0: write only the names these rules would remove, as 'dedup delete --keep' decides (rules as for delete; a group no rule decides writes nothing).", AllowMultipleArgumentsPerToken = false };
+        var stats = new Option<bool>("--stats") { Description = "Also write what the run cost in the summary: bytes read and the cache's counters. They vary from run to run; without --stats an unchanged tree gives byte-identical reports." };
         var selection = new ScanSelection();
 
         var command = new Command("find", "Find duplicate files under the given folders.")
         {
-            paths, format, output, sort, summaryOnly, folders, ignoreNames, cache, catalog, machine,
+            paths, format, output, sort, summaryOnly, folders, ignoreNames, cache, catalog, machine, keep, stats, filesFrom,
         };
         selection.AddTo(command);
 
@@ -48,7 +53,32 @@ internal static class FindCommand
                 return ExitCodes.BadUsage;
             }
 
-            var options = selection.CreateOptions(result, result.GetValue(paths)!);
+            var roots = result.GetValue(paths) ?? [];
+            if (result.GetValue(filesFrom) is { } list)
+            {
+                try
+                {
+                    roots = [.. roots, .. PathList.Read(list)];
+                }
+                catch (Exception ex) when (ex is IOException or UnauthorizedAccessException)
+                {
+                    await Console.Error.WriteLineAsync($"dedup: --files-from '{PathText.Escape(list)}': {PathText.EscapeMessage(ex.Message)}").ConfigureAwait(false);
+                    return ExitCodes.BadUsage;
+                }
+            }
+
+            if (roots.Length == 0)
+            {
+                await Console.Error.WriteLineAsync(result.GetValue(filesFrom) is null ? "dedup: give the folders to scan (or --files-from FILE)" : "dedup: --files-from: the list names no path").ConfigureAwait(false);
+                return ExitCodes.BadUsage;
+            }
+
+            foreach (var warning in selection.Warnings(result, roots))
+            {
+                await Console.Error.WriteLineAsync($"dedup: {warning}").ConfigureAwait(false);
+            }
+
+            var options = selection.CreateOptions(result, roots);
             options.FolderMode = folderMode;
             options.IgnoreFolderNames = folderMode && result.GetValue(ignoreNames);
             var builder = new DuplicateFinderBuilder().Configure(options);
@@ -58,7 +88,26 @@ internal static class FindCommand
                 builder.UseCache(hashCache);
             }
 
-            var report = new ReportOptions(result.GetValue(format)!, result.GetValue(sort)!, result.GetValue(summaryOnly), folderMode);
+            var report = new ReportOptions(result.GetValue(format)!, result.GetValue(sort)!, result.GetValue(summaryOnly), folderMode, Statistics: result.GetValue(stats));
+            if (PathsProblem(report, result.GetValue(keep), result.GetValue(catalog) is not null) is { } pathsProblem)
+            {
+                await Console.Error.WriteLineAsync($"dedup: {pathsProblem}").ConfigureAwait(false);
+                return ExitCodes.BadUsage;
+            }
+
+            if (result.GetValue(keep) is { Length: > 0 } rules)
+            {
+                try
+                {
+                    report = report with { Keep = RemovalPlanner(rules, roots) };
+                }
+                catch (Exception ex) when (ex is ArgumentException or NotSupportedException or InvalidOperationException)
+                {
+                    await Console.Error.WriteLineAsync($"dedup: {PathText.EscapeMessage(CliApplication.UsageMessage(ex))}").ConfigureAwait(false);
+                    return ExitCodes.BadUsage;
+                }
+            }
+
             if (result.GetValue(catalog) is { } && result.GetValue(format) == "csv")
             {
                 // CSV rows have no column for the machine: other machines' paths would read as this machine's.
@@ -119,6 +168,13 @@ internal static class FindCommand
             return ExitCodes.BadUsage;
         }
 
+        // Where the report goes is settled before the scan: a report that cannot be written costs no scan.
+        if (ReportTarget.Resolve(output, out var problem) is not { } target)
+        {
+            await Console.Error.WriteLineAsync($"dedup: {problem}").ConfigureAwait(false);
+            return ExitCodes.BadUsage;
+        }
+
         // The whole scan first: the report is written in a stable order (ReportOrder), so the same tree gives the same
         // bytes run after run, and nothing is written (or replaced) if the run is interrupted.
         var groups = new HeldGroups();
@@ -132,25 +188,26 @@ internal static class FindCommand
         }
         catch (OperationCanceledException)
         {
-            var kept = output is null ? string.Empty : $"; '{PathText.Escape(output.FullName)}' left as it was";
+            var kept = target.Path is null ? string.Empty : $"; {target.Display} left as it was";
             await Console.Error.WriteLineAsync($"dedup: interrupted after {groups.Count} groups had been found; no report written{kept}").ConfigureAwait(false);
             return ExitCodes.Cancelled;
         }
 
         progress?.Complete(scan.Summary);
+        var removal = report.Keep?.Plan(groups.InOrder(report.Order)); // --format paths0 --keep: the names to write
         try
         {
-            await ReportFile.WriteAsync(output, stream => Write(stream, report, groups, scan), cancellationToken).ConfigureAwait(false);
+            await ReportFile.WriteAsync(target, stream => Write(stream, report, groups, scan, removal), cancellationToken).ConfigureAwait(false);
         }
         catch (OperationCanceledException)
         {
-            var kept = output is null ? string.Empty : $"; '{PathText.Escape(output.FullName)}' left as it was";
+            var kept = target.Path is null ? string.Empty : $"; {target.Display} left as it was";
             await Console.Error.WriteLineAsync($"dedup: interrupted while writing the report of {groups.Count} groups{kept}").ConfigureAwait(false);
             return ExitCodes.Cancelled;
         }
         catch (Exception ex) when (ex is IOException or UnauthorizedAccessException)
         {
-            await Console.Error.WriteLineAsync($"dedup: cannot write '{PathText.Escape(output?.FullName ?? "standard output")}': {PathText.EscapeMessage(ex.Message)}").ConfigureAwait(false);
+            await Console.Error.WriteLineAsync($"dedup: cannot write {target.Display}: {PathText.EscapeMessage(ex.Message)}").ConfigureAwait(false);
             return ExitCodes.CompletedWithErrors;
         }
 
@@ -177,12 +234,51 @@ internal static class FindCommand
             await Console.Error.WriteLineAsync($"dedup: … and {scan.Summary.Errors.Count - 20} more errors").ConfigureAwait(false);
         }
 
-        return scan.Summary.Errors.Count == 0 && catalogError is null ? ExitCodes.Success : ExitCodes.CompletedWithErrors;
+        if (removal?.UndecidedGroups is { Count: > 0 } undecided)
+        {
+            await Console.Error.WriteLineAsync($"dedup: left out {undecided.Count} groups where no --keep rule decides which copy stays, such as: {string.Join(", ", undecided[0].Files.Select(f => f.Path.ToDisplayString()))}").ConfigureAwait(false);
+        }
+
+        return ExitCodes.Completed(scan.Summary.Errors.Count > 0 || catalogError is not null, removal?.UndecidedGroups.Count > 0);
     }
 
-    private static void Write(Stream stream, ReportOptions report, HeldGroups groups, DuplicateScan scan)
+    /// <summary>Why <c>--format paths0</c> or <c>--keep</c> cannot be given as they are, or <see langword="null"/>.</summary>
+    private static string? PathsProblem(ReportOptions report, string[]? keep, bool catalog) =>
+        report.Format != "paths0"
+            ? keep is { Length: > 0 } ? "--keep chooses the names --format paths0 writes: give --format paths0 too" : null
+            : report.Folders ? "--format paths0 lists files: it cannot be combined with --folders"
+            : report.SummaryOnly ? "--format paths0 has no totals: it cannot be combined with --summary"
+            : catalog ? "--format paths0 lists this machine's files: it cannot be combined with --catalog"
+            : null;
+
+    /// <summary>The planner <c>dedup delete --keep</c> would use: the names it would remove are the ones written.</summary>
+    private static DuplicateActionPlanner RemovalPlanner(string[] rules, string[] roots)
     {
-        using var writer = ReportWriters.Create(report.Format, stream);
+        var builder = new DuplicateActionPlanBuilder().UseLinker(Linkers.Delete);
+        foreach (var rule in ActingCommand.ParseRules(rules, roots))
+        {
+            builder.Keep(rule);
+        }
+
+        return builder.Build();
+    }
+
+    private static void Write(Stream stream, ReportOptions report, HeldGroups groups, DuplicateScan scan, DuplicateActionPlan? removal)
+    {
+        if (removal is not null)
+        {
+            // Only the names a delete with these rules would remove (and would not refuse): xargs -0 rm gets no kept file.
+            var paths = new PathsReportWriter(stream);
+            foreach (var action in removal.Actions.Where(a => a.Refusal is null))
+            {
+                paths.WritePath(action.Path);
+            }
+
+            paths.Flush();
+            return;
+        }
+
+        using var writer = ReportWriters.Create(report.Format, stream, report.Statistics);
         if (report.Folders && writer is CsvReportWriter csv)
         {
             csv.MarkFolderMode(); // the kind,files,bytes columns, even when no folder group is found

@@ -67,6 +67,11 @@ internal sealed class ActingCommand
         {
             try
             {
+                foreach (var warning in _selection.Warnings(result, paths))
+                {
+                    await Console.Error.WriteLineAsync($"dedup: {warning}").ConfigureAwait(false);
+                }
+
                 var options = _selection.CreateOptions(result, paths);
                 options.FolderMode = folderMode;
                 finder = new DuplicateFinderBuilder().Configure(options).Build();
@@ -121,8 +126,9 @@ internal sealed class ActingCommand
         var plan = planner.Plan(groups);
         var folderPlan = folderMode ? planner.PlanFolders(folderGroups) : null;
 
-        // Groups the keep rules leave tied, a scan with errors and reported files left out are reported and make the exit code 1.
-        var incomplete = problems > 0 || plan.UndecidedGroups.Count > 0 || folderPlan?.UndecidedGroups.Count > 0;
+        // A scan with errors and reported files left out make the exit code 1; groups the keep rules leave tied, 3.
+        var incomplete = problems > 0;
+        var undecided = plan.UndecidedGroups.Count > 0 || folderPlan?.UndecidedGroups.Count > 0;
         if (plan.UndecidedGroups.Count > 0)
         {
             await Console.Error.WriteLineAsync($"dedup: left alone {plan.UndecidedGroups.Count} groups where no --keep rule decides which copy stays (add '--keep path-order' last to decide by path), such as: {string.Join(", ", plan.UndecidedGroups[0].Files.Select(f => f.Path.ToDisplayString()))}").ConfigureAwait(false);
@@ -133,7 +139,7 @@ internal sealed class ActingCommand
         {
             folderPlan?.WriteTo(Console.Out);
             plan.WriteTo(Console.Out);
-            return incomplete ? ExitCodes.CompletedWithErrors : ExitCodes.Success;
+            return ExitCodes.Completed(incomplete, undecided);
         }
 
         // Refusals the plan predicts (a file system that cannot clone, owners that differ, …) are what applying will skip.
@@ -148,7 +154,7 @@ internal sealed class ActingCommand
 
         if (plan.Actions.Count == 0 && (folderPlan is null || folderPlan.Actions.Count == 0))
         {
-            return incomplete ? ExitCodes.CompletedWithErrors : ExitCodes.Success;
+            return ExitCodes.Completed(incomplete, undecided);
         }
 
         if (!result.GetValue(_yes))
@@ -166,7 +172,7 @@ internal sealed class ActingCommand
             if (!string.Equals(answer, "y", StringComparison.OrdinalIgnoreCase) && !string.Equals(answer, "yes", StringComparison.OrdinalIgnoreCase))
             {
                 await Console.Error.WriteLineAsync("dedup: nothing done").ConfigureAwait(false);
-                return ExitCodes.CompletedWithErrors;
+                return ExitCodes.Declined;
             }
         }
 
@@ -230,7 +236,7 @@ internal sealed class ActingCommand
         }
 
         var folderFailures = folderReport is null ? 0 : folderReport.Skipped + folderReport.Failed;
-        return outcome.Skipped + outcome.Failed + folderFailures == 0 && !incomplete ? ExitCodes.Success : ExitCodes.CompletedWithErrors;
+        return ExitCodes.Completed(outcome.Skipped + outcome.Failed + folderFailures > 0 || incomplete, undecided);
     }
 
     /// <summary>Prints the folders not done, the leftovers left alone and the folders' summary line.</summary>

@@ -1,53 +1,65 @@
 using System.Diagnostics;
-using System.Runtime.InteropServices;
 
 namespace Dedup.Cli.Output;
 
 /// <summary>
-/// Writes a report to standard output, or to a file through a temporary file beside it that replaces the file only
-/// once complete: an interrupted or failed run leaves an existing report as it was. A path that leads to something other
-/// than a regular file (<c>/dev/null</c>, a FIFO, a terminal) is written to directly: renaming over it would replace a
-/// device node with a plain file. A symbolic link is followed: its target is replaced, the link kept.
+/// Writes a report to where <see cref="ReportTarget"/> leads: through an open descriptor (standard output, or the file
+/// a shell already opened as one: never renamed over), in place to a device or FIFO, or to a regular file through a
+/// temporary file beside it that replaces the file only once complete, with the replaced file's owner, group and mode:
+/// an interrupted or failed run leaves an existing report as it was.
 /// </summary>
 internal static class ReportFile
 {
-    public static async Task WriteAsync(FileInfo? output, Action<Stream> write, CancellationToken cancellationToken)
+    private const int BufferSize = 256 * 1024;
+
+    public static async Task WriteAsync(ReportTarget target, Action<Stream> write, CancellationToken cancellationToken)
     {
-        if (output is null)
+        if (target.Path is null)
         {
-            await using var stdout = Console.OpenStandardOutput();
-            await using var buffered = new BufferedStream(stdout, 256 * 1024);
+            await using var descriptor = OpenDescriptor(target.Descriptor);
+            await using var buffered = new BufferedStream(descriptor, BufferSize);
             write(buffered);
             await buffered.FlushAsync(CancellationToken.None).ConfigureAwait(false);
             return;
         }
 
-        var target = output.Exists && output.LinkTarget is not null
-            ? output.ResolveLinkTarget(returnFinalTarget: true)?.FullName ?? output.FullName
-            : output.FullName;
-        if (IsSpecialFile(target))
+        if (target.InPlace)
         {
-            await using var stream = new FileStream(target, FileMode.Open, FileAccess.Write, FileShare.ReadWrite, 1, FileOptions.None);
-            await using var buffered = new BufferedStream(stream, 256 * 1024);
+            await using var stream = new FileStream(target.Path, FileMode.Open, FileAccess.Write, FileShare.ReadWrite, 1, FileOptions.None);
+            await using var buffered = new BufferedStream(stream, BufferSize);
             write(buffered);
             await buffered.FlushAsync(CancellationToken.None).ConfigureAwait(false);
             return;
         }
 
-        var folder = Path.GetDirectoryName(target) ?? ".";
-        var temporary = Path.Combine(folder, $".{Path.GetFileName(target)}.dedup-{Environment.ProcessId}.tmp");
+        var path = target.Path;
+        var folder = Path.GetDirectoryName(path) ?? ".";
+        var temporary = Path.Combine(folder, $".{Path.GetFileName(path)}.dedup-{Environment.ProcessId}.tmp");
+        var replaced = OperatingSystem.IsLinux() ? RegularFileAt(path) : null;
         try
         {
-            await using (var stream = new FileStream(temporary, FileMode.CreateNew, FileAccess.Write, FileShare.None, 1, FileOptions.None))
+            // Replacing a report: the new one is private until it has the old one's owner and mode (0600 stays 0600).
+            var options = new FileStreamOptions { Mode = FileMode.CreateNew, Access = FileAccess.Write, Share = FileShare.None, BufferSize = 1 };
+            if (replaced is not null && !OperatingSystem.IsWindows())
             {
-                await using var buffered = new BufferedStream(stream, 256 * 1024);
+                options.UnixCreateMode = UnixFileMode.UserRead | UnixFileMode.UserWrite;
+            }
+
+            await using (var stream = new FileStream(temporary, options))
+            {
+                if (replaced is { } old && OperatingSystem.IsLinux())
+                {
+                    KeepOwnerAndMode(stream, old);
+                }
+
+                await using var buffered = new BufferedStream(stream, BufferSize);
                 write(buffered);
                 await buffered.FlushAsync(CancellationToken.None).ConfigureAwait(false);
                 stream.Flush(flushToDisk: true); // the rename must not publish a file whose bytes are not on disk yet
             }
 
             cancellationToken.ThrowIfCancellationRequested();
-            File.Move(temporary, target, overwrite: true);
+            File.Move(temporary, path, overwrite: true);
         }
         catch
         {
@@ -56,31 +68,30 @@ internal static class ReportFile
         }
     }
 
-    /// <summary>Whether <paramref name="path"/> exists and is not a regular file or a folder (Linux: <c>statx</c>; elsewhere no such check).</summary>
-    private static unsafe bool IsSpecialFile(string path)
+    /// <summary>The regular file a report replaces (not a link: the rename replaces the name itself), or <see langword="null"/>.</summary>
+    [System.Runtime.Versioning.SupportedOSPlatform("linux")]
+    private static OutputFacts.Facts? RegularFileAt(string path) =>
+        OutputFacts.OfPath(path, follow: false) is { Type: OutputFacts.Regular } facts ? facts : null;
+
+    /// <summary>The owner and group first: changing them clears set-user-ID and set-group-ID bits, which the mode then restores.</summary>
+    [System.Runtime.Versioning.SupportedOSPlatform("linux")]
+    private static void KeepOwnerAndMode(FileStream stream, OutputFacts.Facts old)
     {
-        if (!OperatingSystem.IsLinux())
+        if (OutputFacts.OfDescriptor((int)stream.SafeFileHandle.DangerousGetHandle()) is not { } created || created.Owner != old.Owner || created.Group != old.Group)
         {
-            return false;
+            OutputFacts.SetOwner(stream.SafeFileHandle, old.Owner, old.Group);
         }
 
-        const int AtFdCwd = -100, StatxType = 0x1, TypeMask = 0xF000, Regular = 0x8000, Folder = 0x4000;
-        var buffer = stackalloc byte[256]; // struct statx; stx_mode is the u16 at offset 0x1C
-        var bytes = System.Text.Encoding.UTF8.GetBytes(path + "\0");
-        fixed (byte* p = bytes)
-        {
-            if (Statx(AtFdCwd, p, 0, StatxType, buffer) != 0)
-            {
-                return false; // gone or unreachable: the ordinary path reports what is wrong
-            }
-        }
-
-        var type = *(ushort*)(buffer + 0x1C) & TypeMask;
-        return type is not Regular and not Folder;
+        File.SetUnixFileMode(stream.SafeFileHandle, (UnixFileMode)(old.Mode & 0xFFF));
     }
 
-    [DllImport("libc", EntryPoint = "statx", SetLastError = true)]
-    private static extern unsafe int Statx(int dirfd, byte* path, int flags, uint mask, byte* buffer);
+    private static Stream OpenDescriptor(int descriptor) => descriptor switch
+    {
+        1 => Console.OpenStandardOutput(),
+        2 => Console.OpenStandardError(),
+        _ when OperatingSystem.IsLinux() => new DescriptorStream(descriptor),
+        _ => throw new InvalidOperationException($"descriptor {descriptor}"),
+    };
 
     private static void TryDelete(string path)
     {

@@ -3,8 +3,12 @@ using Dedup.Core.Reporting;
 
 namespace Dedup.Cli.Output;
 
-/// <summary>How <c>dedup find</c> writes its report: the format, the group order and whether groups are listed at all.</summary>
-internal sealed record ReportOptions(string Format, string Order, bool SummaryOnly, bool Folders = false);
+/// <summary>
+/// How <c>dedup find</c> writes its report: the format, the group order, whether groups are listed at all, and for
+/// <c>--format paths0 --keep</c> the planner whose removals are the names written, and whether the summary tells what
+/// the run cost (<c>--stats</c>).
+/// </summary>
+internal sealed record ReportOptions(string Format, string Order, bool SummaryOnly, bool Folders = false, Dedup.Core.Linking.DuplicateActionPlanner? Keep = null, bool Statistics = false);
 
 /// <summary>
 /// The report's stable order for what is not a group (groups: <see cref="HeldGroups.InOrder"/>): errors are met in

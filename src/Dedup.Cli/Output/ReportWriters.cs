@@ -9,10 +9,11 @@ namespace Dedup.Cli.Output;
 /// </summary>
 internal static class ReportWriters
 {
-    public static ReportWriter Create(string format, Stream stream) => format switch
+    public static ReportWriter Create(string format, Stream stream, bool runStatistics = false) => format switch
     {
-        "json" => ReportWriter.CreateJson(stream),
+        "json" => ReportWriter.CreateJson(stream, runStatistics),
         "csv" => new CsvReportWriter(stream),
-        _ => new TextReportWriter(stream),
+        "paths0" => new PathsReportWriter(stream),
+        _ => new TextReportWriter(stream, runStatistics),
     };
 }

@@ -10,9 +10,10 @@ namespace Dedup.Cli.Output;
 /// <summary>
 /// Human-readable output: one block per group, hard links indented under their file. Paths are shown with
 /// <see cref="AbsolutePath.ToDisplayString"/>, so a name holding a newline or an escape sequence stays on its line.
-/// No colour or other terminal control is written.
+/// No colour or other terminal control is written. The summary line tells what the run cost (bytes read, the cache's
+/// counters) only with <paramref name="runStatistics"/>: those vary from run to run of the same tree.
 /// </summary>
-internal sealed class TextReportWriter(Stream stream) : ReportWriter
+internal sealed class TextReportWriter(Stream stream, bool runStatistics = false) : ReportWriter
 {
     private readonly StreamWriter _writer = new(stream, new UTF8Encoding(false), 64 * 1024, leaveOpen: true);
 
@@ -84,7 +85,7 @@ internal sealed class TextReportWriter(Stream stream) : ReportWriter
 
     public override void WriteSummary(ScanSummary summary)
     {
-        var cache = summary.Cache is { } used
+        var cache = summary.Cache is { } used && runStatistics
             ? string.Create(CultureInfo.InvariantCulture, $"; cache: {used.Hits} hits, {used.Misses} misses, {used.Pruned} pruned")
             : string.Empty;
         if (summary.Folders is { } folders)
@@ -94,7 +95,7 @@ internal sealed class TextReportWriter(Stream stream) : ReportWriter
         }
 
         _writer.WriteLine(string.Create(CultureInfo.InvariantCulture,
-            $"{summary.Groups} groups, {summary.DuplicateFiles} duplicate files, {Format(summary.WastedBytes)} wasted; {summary.FilesScanned} files scanned, {Format(summary.BytesRead)} read, {summary.Errors.Count} errors{cache}"));
+            $"{summary.Groups} groups, {summary.DuplicateFiles} duplicate files, {Format(summary.WastedBytes)} wasted; {summary.FilesScanned} files scanned, {(runStatistics ? Format(summary.BytesRead) + " read, " : string.Empty)}{summary.Errors.Count} errors{cache}"));
     }
 
     public override void Flush() => _writer.Flush();

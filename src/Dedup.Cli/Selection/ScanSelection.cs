@@ -55,6 +55,11 @@ internal sealed class ScanSelection
                 ? "--trust-hashes needs a 128-bit hash: use --hash xxh128 or sha256, not xxh3"
                 : null;
 
+    /// <summary>The <c>warning: …</c> lines for include and exclude globs that match nothing under <paramref name="roots"/> (<see cref="PatternCheck"/>).</summary>
+    public IEnumerable<string> Warnings(ParseResult result, IReadOnlyList<string> roots) =>
+        PatternCheck.Warnings("--include", result.GetValue(_include) ?? [], roots)
+            .Concat(PatternCheck.Warnings("--exclude", result.GetValue(_exclude) ?? [], roots));
+
     /// <summary>The settings for <paramref name="roots"/> with every selection option of <paramref name="result"/>: what the library's configuration binding fills too.</summary>
     public ScanOptions CreateOptions(ParseResult result, IEnumerable<string> roots)
     {

@@ -30,10 +30,14 @@ internal sealed class JsonReportWriter : ReportWriter
     private IReadOnlyList<ScanRoot> _roots = [];
     private readonly List<DuplicateFolderGroup> _folderGroups = [];
     private bool _folderMode;
+    private readonly bool _runStatistics;
 
-    internal JsonReportWriter(Stream stream)
+    /// <param name="stream">Where the JSON goes.</param>
+    /// <param name="runStatistics">Whether the summary holds what the run cost (<c>bytesRead</c>, the cache's counters): they vary from run to run, the rest does not.</param>
+    internal JsonReportWriter(Stream stream, bool runStatistics = false)
     {
         _stream = stream;
+        _runStatistics = runStatistics;
         _json = new Utf8JsonWriter(stream, new JsonWriterOptions { Encoder = JavaScriptEncoder.UnsafeRelaxedJsonEscaping, SkipValidation = false });
         _json.WriteStartObject();
         _json.WriteStartArray("groups");
@@ -204,10 +208,14 @@ internal sealed class JsonReportWriter : ReportWriter
         _json.WriteEndArray();
         _json.WriteStartObject("summary");
         _json.WriteNumber("files", summary.FilesScanned);
-        _json.WriteNumber("bytesRead", summary.BytesRead);
+        if (_runStatistics)
+        {
+            _json.WriteNumber("bytesRead", summary.BytesRead);
+        }
+
         _json.WriteNumber("groups", summary.Groups);
         _json.WriteNumber("wastedBytes", summary.WastedBytes);
-        if (summary.Cache is { } cache)
+        if (summary.Cache is { } cache && _runStatistics)
         {
             _json.WriteStartObject("cache");
             _json.WriteNumber("hits", cache.Hits);

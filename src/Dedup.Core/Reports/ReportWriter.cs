@@ -20,15 +20,28 @@ public abstract class ReportWriter : IDisposable
     /// the folder groups (when folders were compared), the roots and the summary. Its file identities and roots let an
     /// action taken later from the report (<see cref="DuplicateReport.ReadAsync(Stream, CancellationToken)"/>) act
     /// only on the very files that were compared. A name that is not valid UTF-8 is written as its lossy string with
-    /// the exact bytes in base64 beside it (<c>pathBytes</c>, <c>linksBytes</c>).
+    /// the exact bytes in base64 beside it (<c>pathBytes</c>, <c>linksBytes</c>). The summary holds no counter of what
+    /// the run cost, so an unchanged tree gives the same bytes run after run (see <see cref="CreateJson(Stream, bool)"/>).
     /// </summary>
     /// <param name="stream">Where the UTF-8 JSON goes; left open.</param>
     /// <returns>The writer.</returns>
     /// <exception cref="ArgumentNullException"><paramref name="stream"/> is <see langword="null"/>.</exception>
-    public static ReportWriter CreateJson(Stream stream)
+    public static ReportWriter CreateJson(Stream stream) => CreateJson(stream, runStatistics: false);
+
+    /// <summary>
+    /// The JSON report of <see cref="CreateJson(Stream)"/>, whose summary also holds, when <paramref name="runStatistics"/>
+    /// is <see langword="true"/>, what the run cost: <c>bytesRead</c> and the cache's <c>hits</c>, <c>misses</c>,
+    /// <c>pruned</c>, <c>written</c> and <c>warnings</c>. Those vary from run to run of the same tree (the page cache,
+    /// the hash cache's state), so such reports are not byte-identical.
+    /// </summary>
+    /// <param name="stream">Where the UTF-8 JSON goes; left open.</param>
+    /// <param name="runStatistics">Whether the summary holds the run's counters.</param>
+    /// <returns>The writer.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="stream"/> is <see langword="null"/>.</exception>
+    public static ReportWriter CreateJson(Stream stream, bool runStatistics)
     {
         ArgumentNullException.ThrowIfNull(stream);
-        return new JsonReportWriter(stream);
+        return new JsonReportWriter(stream, runStatistics);
     }
 
     /// <summary>Writes one group of duplicate files.</summary>

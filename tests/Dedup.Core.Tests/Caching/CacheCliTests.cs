@@ -21,7 +21,7 @@ public sealed class CacheCliTests : IDisposable
         _fixture.Tree.Write("b", content);
         _fixture.Tree.Write("c", TempTree.RandomBytes(20_000, 2));
         await CacheFixture.LetSettleAsync();
-        string[] args = ["find", _fixture.Tree.Root, "--format", "json", "--cache", _fixture.CachePath];
+        string[] args = ["find", _fixture.Tree.Root, "--format", "json", "--stats", "--cache", _fixture.CachePath];
 
         var first = await CliProcess.RunAsync(args);
         Assert.Equal(0, first.ExitCode);
@@ -89,7 +89,7 @@ public sealed class ReadOnlyCacheTests : IDisposable
         var before = File.ReadAllBytes(_fixture.CachePath);
 
         using var nobody = new CliAsNobody();
-        var result = await nobody.RunAsync(["find", _fixture.Tree.Root, "--format", "json", "--cache", _fixture.CachePath]);
+        var result = await nobody.RunAsync(["find", _fixture.Tree.Root, "--format", "json", "--stats", "--cache", _fixture.CachePath]);
         Assert.True(result.ExitCode == 0, result.Stderr);
         var line = Assert.Single(result.Stderr.Split('\n', StringSplitOptions.RemoveEmptyEntries));
         Assert.Equal($"dedup: warning: cache '{_fixture.CachePath}' is read-only: used, not updated", line);

@@ -178,6 +178,30 @@ public sealed class JsonReportTests
 
     private const string File1 = "{\"path\":\"/data/a\",\"device\":1,\"inode\":2,\"mtime\":\"2026-01-31T12:00:00.0000000Z\"}";
 
+    [Fact]
+    public void The_summary_holds_what_the_run_cost_only_when_asked()
+    {
+        // bytesRead and the cache's counters vary from run to run of the same tree: the default report leaves them out.
+        var summary = ScanSummary.Of([]) with { BytesRead = 4321, Cache = new Dedup.Core.Caching.CacheStatistics { Hits = 5, Misses = 6, Pruned = 7, Written = 8, Warnings = ["w"] } };
+        string Summary(bool? runStatistics)
+        {
+            using var stream = new MemoryStream();
+            using (var writer = runStatistics is { } asked ? ReportWriter.CreateJson(stream, asked) : ReportWriter.CreateJson(stream))
+            {
+                writer.WriteRoots(Roots);
+                writer.WriteSummary(summary);
+                writer.Flush();
+            }
+
+            var json = Encoding.UTF8.GetString(stream.ToArray()).TrimEnd();
+            return json[json.IndexOf("\"summary\"", StringComparison.Ordinal)..];
+        }
+
+        Assert.Equal("\"summary\":{\"files\":0,\"groups\":0,\"wastedBytes\":0,\"errors\":[]}}", Summary(null));
+        Assert.Equal(Summary(null), Summary(false));
+        Assert.Equal("\"summary\":{\"files\":0,\"bytesRead\":4321,\"groups\":0,\"wastedBytes\":0,\"cache\":{\"hits\":5,\"misses\":6,\"pruned\":7,\"written\":8,\"warnings\":1},\"errors\":[]}}", Summary(true));
+    }
+
     private static byte[] Write(IReadOnlyList<DuplicateGroup> groups, IReadOnlyList<ScanRoot> roots, IReadOnlyList<DuplicateFolderGroup>? folderGroups = null)
     {
         using var stream = new MemoryStream();
