@@ -182,7 +182,7 @@ public sealed class JsonReportTests
     public void The_summary_holds_what_the_run_cost_only_when_asked()
     {
         // bytesRead and the cache's counters vary from run to run of the same tree: the default report leaves them out.
-        var summary = ScanSummary.Of([]) with { BytesRead = 4321, Cache = new Dedup.Core.Caching.CacheStatistics { Hits = 5, Misses = 6, Pruned = 7, Written = 8, Warnings = ["w"] } };
+        var summary = DuplicateScan.SummaryOf([]) with { BytesRead = 4321, Cache = new Dedup.Core.Reporting.CacheStatistics { Hits = 5, Misses = 6, Pruned = 7, Written = 8, Warnings = ["w"] } };
         string Summary(bool? runStatistics)
         {
             using var stream = new MemoryStream();
