@@ -322,12 +322,15 @@ public sealed class FolderRecheckTests
         using var cancel = new CancellationTokenSource();
         plan.Faults = new LinkerFaults { BeforeFolderVerify = _ => cancel.Cancel() };
 
-        var report = await plan.ApplyAsync(cancel.Token);
+        var cancelled = await Assert.ThrowsAsync<ActionsCancelledException>(async () => await plan.ApplyAsync(cancel.Token));
 
-        Assert.Equal(2, report.Outcomes.Count);
-        Assert.All(report.Outcomes, o => Assert.Equal(DuplicateActionStatus.Skipped, o.Status));
-        Assert.Equal($"0 of 3 files done, the folder is kept; {tree.PathOf("b/album/01.mp3")}: cancelled before this action", ReasonOf(report, tree, "b"));
-        Assert.Equal("cancelled before this folder", ReasonOf(report, tree, "c"));
+        var report = cancelled.FolderReport!;
+        var b = Assert.Single(report.Outcomes);
+        Assert.Equal(DuplicateActionStatus.Skipped, b.Status);
+        Assert.Equal("cancelled after 0 of 3 files, the folder is kept", ReasonOf(report, tree, "b"));
+        Assert.Empty(b.Files);
+        Assert.Equal(b.Action.FileActions, b.NotStarted);
+        Assert.Equal(tree.PathOf("c"), Assert.Single(report.NotStarted).Folder.ToString());
         Assert.Equal(Three, File.ReadAllBytes(tree.PathOf("b/cover.jpg")));
     }
 }

@@ -54,9 +54,11 @@ public sealed class PlanApplyTelemetryTests
         using var cancelled = new CancellationTokenSource();
         await cancelled.CancelAsync();
 
-        // Exactly OperationCanceledException: the check before starting, not a task cancelled on its way.
-        await Assert.ThrowsAsync<OperationCanceledException>(async () => await plan.ApplyAsync(cancelled.Token));
-        await Assert.ThrowsAsync<OperationCanceledException>(async () => await plan.ApplyAsync(null, cancelled.Token));
+        // The run's own exception with its (empty) report, not a task cancelled on its way.
+        var first = await Assert.ThrowsAsync<ActionsCancelledException>(async () => await plan.ApplyAsync(cancelled.Token));
+        Assert.Equal(plan.Actions, first.Report!.NotStarted);
+        Assert.Empty(first.Report.Outcomes);
+        await Assert.ThrowsAsync<ActionsCancelledException>(async () => await plan.ApplyAsync(null, cancelled.Token));
         Assert.True(File.Exists(b));
 
         using var folders = new TempTree();
@@ -65,7 +67,9 @@ public sealed class PlanApplyTelemetryTests
         var folderScan = (await Folders.FolderScanRun.RunAsync(folders)).Scan;
         var folderPlan = new DuplicateActionPlanBuilder().UseLinker(Linkers.Delete).Build().PlanFolders(folderScan.FolderGroups);
         Assert.Single(folderPlan.Actions);
-        await Assert.ThrowsAsync<OperationCanceledException>(async () => await folderPlan.ApplyAsync(cancelled.Token));
+        var stopped = await Assert.ThrowsAsync<ActionsCancelledException>(async () => await folderPlan.ApplyAsync(cancelled.Token));
+        Assert.Equal(folderPlan.Actions, stopped.FolderReport!.NotStarted);
+        Assert.Null(stopped.Report);
         Assert.True(File.Exists(copy));
     }
 }
