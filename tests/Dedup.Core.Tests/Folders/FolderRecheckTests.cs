@@ -333,4 +333,33 @@ public sealed class FolderRecheckTests
         Assert.Equal(tree.PathOf("c"), Assert.Single(report.NotStarted).Folder.ToString());
         Assert.Equal(Three, File.ReadAllBytes(tree.PathOf("b/cover.jpg")));
     }
+
+    [LinuxFact]
+    public async Task Cancelling_between_the_files_of_a_folder_throws_with_its_files_done_and_the_rest_listed()
+    {
+        using var tree = new TempTree();
+        Copies(tree, "a_kept", "b", "c");
+        var plan = await PlanAsync(tree);
+        using var cancel = new CancellationTokenSource();
+
+        var cancelled = await Assert.ThrowsAsync<ActionsCancelledException>(async () => await plan.ApplyAsync(new CancelAtFirst(cancel), cancel.Token));
+
+        var report = cancelled.FolderReport!;
+        var b = Assert.Single(report.Outcomes);
+        Assert.Equal(DuplicateActionStatus.Failed, b.Status); // handled in part
+        Assert.Equal("cancelled after 1 of 3 files, the folder is kept", ReasonOf(report, tree, "b"));
+        Assert.Equal(b.Action.FileActions[0], Assert.Single(b.Files, f => f.Status == DuplicateActionStatus.Done).Action);
+        Assert.Equal(b.Action.FileActions.Skip(1), b.NotStarted);
+        Assert.Equal(tree.PathOf("c"), Assert.Single(report.NotStarted).Folder.ToString());
+        Assert.Equal(1, report.Failed);
+        Assert.False(File.Exists(b.Action.FileActions[0].Path.ToString()));
+        Assert.All(b.Action.FileActions.Skip(1), a => Assert.True(File.Exists(a.Path.ToString())));
+        Assert.Equal(Three, File.ReadAllBytes(tree.PathOf("c/cover.jpg")));
+    }
+
+    /// <summary>Cancels at the first progress report, on the applying thread, before the next file starts.</summary>
+    private sealed class CancelAtFirst(CancellationTokenSource cancel) : IProgress<ApplyProgress>
+    {
+        public void Report(ApplyProgress value) => cancel.Cancel();
+    }
 }
