@@ -357,6 +357,44 @@ public sealed class FolderRecheckTests
         Assert.Equal(Three, File.ReadAllBytes(tree.PathOf("c/cover.jpg")));
     }
 
+    [LinuxFact]
+    public async Task Cancelling_between_folders_throws_with_the_next_folders_listed_and_logs_it_once()
+    {
+        using var tree = new TempTree();
+        Copies(tree, "a_kept", "b", "c");
+        var (_, _, scan) = await FolderScanRun.RunAsync(tree);
+        var logger = new CollectingLogger();
+        var plan = new DuplicateActionPlanBuilder().UseLinker(Linkers.Delete).UseLogger(logger).Build().PlanFolders(scan.FolderGroups);
+        _ = logger.Take();
+        using var cancel = new CancellationTokenSource();
+
+        // After the last file of the first folder: its run completes, the next folder is not started.
+        var cancelled = await Assert.ThrowsAsync<ActionsCancelledException>(async () => await plan.ApplyAsync(new CancelAtLast(cancel), cancel.Token));
+
+        var report = cancelled.FolderReport!;
+        var b = Assert.Single(report.Outcomes);
+        Assert.Equal(DuplicateActionStatus.Done, b.Status);
+        Assert.Empty(b.NotStarted);
+        Assert.False(Directory.Exists(tree.PathOf("b")));
+        Assert.Equal(tree.PathOf("c"), Assert.Single(report.NotStarted).Folder.ToString());
+        Assert.Equal(Three, File.ReadAllBytes(tree.PathOf("c/cover.jpg")));
+        var stop = Assert.Single(logger.Take(), e => e.Id.Id == 206);
+        Assert.Equal($"Cancelled: 3 done, 3 not started (0 skipped, 0 failed), {report.ReclaimedBytes} bytes reclaimed", stop.Message);
+        Assert.True(report.ReclaimedBytes > 0);
+    }
+
+    /// <summary>Cancels at the report of a folder's last file.</summary>
+    private sealed class CancelAtLast(CancellationTokenSource cancel) : IProgress<ApplyProgress>
+    {
+        public void Report(ApplyProgress value)
+        {
+            if (value.Completed == value.Total)
+            {
+                cancel.Cancel();
+            }
+        }
+    }
+
     /// <summary>Cancels at the first progress report, on the applying thread, before the next file starts.</summary>
     private sealed class CancelAtFirst(CancellationTokenSource cancel) : IProgress<ApplyProgress>
     {
