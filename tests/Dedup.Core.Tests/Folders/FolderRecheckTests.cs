@@ -361,7 +361,7 @@ public sealed class FolderRecheckTests
     public async Task Cancelling_between_folders_throws_with_the_next_folders_listed_and_logs_it_once()
     {
         using var tree = new TempTree();
-        Copies(tree, "a_kept", "b", "c");
+        Copies(tree, "a_kept", "b", "c", "d");
         var (_, _, scan) = await FolderScanRun.RunAsync(tree);
         var logger = new CollectingLogger();
         var plan = new DuplicateActionPlanBuilder().UseLinker(Linkers.Delete).UseLogger(logger).Build().PlanFolders(scan.FolderGroups);
@@ -376,10 +376,11 @@ public sealed class FolderRecheckTests
         Assert.Equal(DuplicateActionStatus.Done, b.Status);
         Assert.Empty(b.NotStarted);
         Assert.False(Directory.Exists(tree.PathOf("b")));
-        Assert.Equal(tree.PathOf("c"), Assert.Single(report.NotStarted).Folder.ToString());
+        Assert.Equal([tree.PathOf("c"), tree.PathOf("d")], report.NotStarted.Select(a => a.Folder.ToString()));
         Assert.Equal(Three, File.ReadAllBytes(tree.PathOf("c/cover.jpg")));
+        Assert.Equal("Applying the plan was cancelled: 1 folders done, 2 not started.", cancelled.Message);
         var stop = Assert.Single(logger.Take(), e => e.Id.Id == 206);
-        Assert.Equal($"Cancelled: 3 done, 3 not started (0 skipped, 0 failed), {report.ReclaimedBytes} bytes reclaimed", stop.Message);
+        Assert.Equal($"Cancelled: 3 done, 6 not started (0 skipped, 0 failed), {report.ReclaimedBytes} bytes reclaimed", stop.Message);
         Assert.True(report.ReclaimedBytes > 0);
     }
 

@@ -65,6 +65,18 @@ public sealed class ApplyCancellationTests
         Assert.Empty(report.NotStarted);
     }
 
+    [Fact]
+    public void The_standard_constructors_carry_no_report()
+    {
+        var plain = new ActionsCancelledException();
+        Assert.Equal("Applying the plan was cancelled.", plain.Message);
+        Assert.Equal((null, null), (plain.Report, plain.FolderReport));
+        var inner = new IOException("disk");
+        var wrapped = new ActionsCancelledException("stopped", inner);
+        Assert.Equal(("stopped", inner), (wrapped.Message, wrapped.InnerException));
+        Assert.Equal("stopped", new ActionsCancelledException("stopped").Message);
+    }
+
     /// <summary>A synchronous <see cref="IProgress{T}"/>: the callback runs before the next action starts.</summary>
     private sealed class Synchronous(Action<ApplyProgress> then) : IProgress<ApplyProgress>
     {

@@ -60,11 +60,7 @@ internal static class FolderExecutor
             var outcome = action.Refusal is not null
                 ? new DuplicateFolderActionOutcome(action, DuplicateActionStatus.Skipped, action.Refusal, [])
                 : apply(action, cancellationToken);
-            outcomes.Add(outcome);
-            if (outcome.NotStarted.Count > 0)
-            {
-                break; // its files' run was cancelled, and logged so
-            }
+            outcomes.Add(outcome); // one whose files' run was cancelled ends the loop at the check above
         }
 
         var report = new DuplicateFolderActionReport(outcomes, leftovers.Removed)
@@ -72,7 +68,7 @@ internal static class FolderExecutor
             TemporaryFilesLeftAlone = leftovers.LeftAlone ?? [],
             NotStarted = PlanExecutor.NotStarted(plan.Actions, outcomes.Count),
         };
-        var stoppedInFolder = outcomes.Count > 0 && outcomes[^1].NotStarted.Count > 0;
+        var stoppedInFolder = outcomes.LastOrDefault()?.NotStarted.Count > 0; // that run logged the cancel
         if (report.NotStarted.Count == 0 && !stoppedInFolder)
         {
             return report;
