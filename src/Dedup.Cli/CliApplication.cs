@@ -36,19 +36,22 @@ internal static class CliApplication
             return ExitCodes.BadUsage;
         }
 
-        // Ctrl-C and SIGTERM cancel the command, which then finishes on its own: it says what it had done, leaves an
-        // existing report as it was, and exits with 130. (The parser's own handling would exit with 130 at once, while
-        // the command is still running, so nothing would be said.)
+        // Ctrl-C and SIGTERM cancel the command, which then finishes on its own: it says what it had done in one line,
+        // leaves an existing report as it was, and exits as a shell reports the signal: 130 (SIGINT) or 143 (SIGTERM),
+        // whichever came first. (The parser's own handling would exit at once, while the command is still running, so
+        // nothing would be said.)
         using var interrupted = new CancellationTokenSource();
+        var signalExitCode = 0;
         using var sigint = PosixSignalRegistration.Create(PosixSignal.SIGINT, Interrupt);
         using var sigterm = PosixSignalRegistration.Create(PosixSignal.SIGTERM, Interrupt);
         var exitCode = await result.InvokeAsync(new InvocationConfiguration { ProcessTerminationTimeout = null }, interrupted.Token).ConfigureAwait(false);
-        return interrupted.IsCancellationRequested && exitCode != ExitCodes.BadUsage ? ExitCodes.Cancelled : exitCode;
+        return interrupted.IsCancellationRequested && exitCode != ExitCodes.BadUsage ? Volatile.Read(ref signalExitCode) : exitCode;
 
         void Interrupt(PosixSignalContext context)
         {
-            // A second Ctrl-C ends the process at once (the default), for a command that does not stop.
+            // A second signal ends the process at once (the default), for a command that does not stop.
             context.Cancel = !interrupted.IsCancellationRequested;
+            Interlocked.CompareExchange(ref signalExitCode, context.Signal == PosixSignal.SIGTERM ? ExitCodes.Terminated : ExitCodes.Cancelled, 0);
             interrupted.Cancel();
         }
     }

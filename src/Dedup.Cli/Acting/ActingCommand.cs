@@ -199,44 +199,50 @@ internal sealed class ActingCommand
                 {
                     folderReport = await folderPlan.ApplyAsync(log, cancellationToken).ConfigureAwait(false);
                     await ReportFoldersAsync(folderReport, display).ConfigureAwait(false);
-                    if (cancellationToken.IsCancellationRequested)
-                    {
-                        await Console.Error.WriteLineAsync(Interrupted(folderReport)).ConfigureAwait(false);
-                        return ExitCodes.Cancelled;
-                    }
                 }
 
                 outcome = await plan.ApplyAsync(log, cancellationToken).ConfigureAwait(false);
             }
-            catch (OperationCanceledException)
+            catch (ActionsCancelledException cancelled)
             {
-                display?.Clear();
-                await Console.Error.WriteLineAsync(Interrupted(folderReport)).ConfigureAwait(false);
+                // What was started is reported as usual; what was not is one line here and one entry in the log.
+                if (cancelled.FolderReport is { } folders)
+                {
+                    await ReportFoldersAsync(folders, display).ConfigureAwait(false);
+                }
+                else
+                {
+                    await ReportFilesAsync(cancelled.Report!, display).ConfigureAwait(false);
+                }
+
+                var interruption = Interruption.Of(cancelled, plan, folderReport);
+                log.Interrupted(interruption);
+                await Console.Error.WriteLineAsync($"dedup: {interruption.Message}").ConfigureAwait(false);
                 return ExitCodes.Cancelled;
             }
         }
 
+        await ReportFilesAsync(outcome, display).ConfigureAwait(false);
+        var folderFailures = folderReport is null ? 0 : folderReport.Skipped + folderReport.Failed;
+        return ExitCodes.Completed(outcome.Skipped + outcome.Failed + folderFailures > 0 || incomplete, undecided);
+    }
+
+    /// <summary>Prints the actions not done, the leftovers left alone and the summary line.</summary>
+    private static async Task ReportFilesAsync(DuplicateActionReport report, ApplyProgressDisplay? display)
+    {
         display?.Clear();
-        foreach (var item in outcome.Outcomes.Where(o => o.Status != DuplicateActionStatus.Done))
+        foreach (var item in report.Outcomes.Where(o => o.Status != DuplicateActionStatus.Done))
         {
             await Console.Error.WriteLineAsync($"dedup: {item.Status.ToString().ToLowerInvariant()} {item.Action.Path.ToDisplayString()}: {PathText.EscapeMessage(item.Reason ?? string.Empty)}").ConfigureAwait(false);
         }
 
-        foreach (var leftAlone in outcome.TemporaryFilesLeftAlone)
+        foreach (var leftAlone in report.TemporaryFilesLeftAlone)
         {
             await Console.Error.WriteLineAsync($"dedup: note: {PathText.EscapeMessage(leftAlone)}").ConfigureAwait(false);
         }
 
-        var removed = outcome.TemporaryFilesRemoved > 0 ? $", {outcome.TemporaryFilesRemoved} leftover temporary files removed" : string.Empty;
-        Console.WriteLine($"{outcome.Done} done, {outcome.Skipped} skipped, {outcome.Failed} failed{removed}; {TextReportWriter.Format(outcome.ReclaimedBytes)} ({outcome.ReclaimedBytes} bytes) reclaimed");
-        if (cancellationToken.IsCancellationRequested)
-        {
-            await Console.Error.WriteLineAsync($"dedup: interrupted: the {outcome.Done} actions done above stay done (each is complete or rolled back); the rest were not started").ConfigureAwait(false);
-            return ExitCodes.Cancelled;
-        }
-
-        var folderFailures = folderReport is null ? 0 : folderReport.Skipped + folderReport.Failed;
-        return ExitCodes.Completed(outcome.Skipped + outcome.Failed + folderFailures > 0 || incomplete, undecided);
+        var removed = report.TemporaryFilesRemoved > 0 ? $", {report.TemporaryFilesRemoved} leftover temporary files removed" : string.Empty;
+        Console.WriteLine($"{report.Done} done, {report.Skipped} skipped, {report.Failed} failed{removed}; {TextReportWriter.Format(report.ReclaimedBytes)} ({report.ReclaimedBytes} bytes) reclaimed");
     }
 
     /// <summary>Prints the folders not done, the leftovers left alone and the folders' summary line.</summary>
@@ -255,15 +261,6 @@ internal sealed class ActingCommand
 
         var removed = report.TemporaryFilesRemoved > 0 ? $", {report.TemporaryFilesRemoved} leftover temporary files removed" : string.Empty;
         Console.WriteLine($"folders: {report.Done} done, {report.Skipped} skipped, {report.Failed} failed{removed}; {TextReportWriter.Format(report.ReclaimedBytes)} ({report.ReclaimedBytes} bytes) reclaimed");
-    }
-
-    /// <summary>What an interrupt left: nothing, or the folders (and their files) acted on before it; the file groups were not started.</summary>
-    private static string Interrupted(DuplicateFolderActionReport? folders)
-    {
-        var files = folders?.Outcomes.Sum(o => o.Files.Count(f => f.Status == DuplicateActionStatus.Done)) ?? 0;
-        return files == 0
-            ? "dedup: interrupted before the first action; nothing was changed"
-            : $"dedup: interrupted: the {folders!.Done} folders done and {files} files acted on above stay so (each file complete or rolled back); the rest were not started";
     }
 
     internal static List<KeepRule> ParseRules(string[] values, string[] roots)

@@ -10,7 +10,8 @@ namespace Dedup.Cli.Acting;
 /// What <c>link</c>/<c>delete</c> say about each action as it completes: <c>--log FILE</c> appends one JSON line per
 /// action, flushed at once (an audit trail that survives an interrupted run, and enough to undo symbolic links:
 /// <c>path</c> is the link, <c>kept</c> its target); <c>-v</c> prints each action; the terminal shows progress.
-/// A line is <c>{"version":1,"time","status","kind","path","kept","bytes","reason"?}</c>, with <c>pathBytes</c> and
+/// A line is <c>{"version":1,"time","status","kind","path","kept","bytes","reason"?}</c> (an interrupted run ends with
+/// one <c>"status":"interrupted"</c> line instead of a line per action not started, see <see cref="Interrupted"/>), with <c>pathBytes</c> and
 /// <c>keptBytes</c> (base64 of the exact bytes) beside a path that is not valid UTF-8, as in the JSON report
 /// (docs/usage.md). Readers ignore fields they do not know; a change that old readers would misread raises the version.
 /// </summary>
@@ -46,24 +47,55 @@ internal sealed class ActionLog(ApplyProgressDisplay? display, Stream? log, Text
         display?.Report(value);
     }
 
+    /// <summary>
+    /// The one line for an interrupted run, in place of a line per action not started:
+    /// <c>{"version":1,"time","status":"interrupted","done","notStarted","bytes":0,"reason"}</c>.
+    /// </summary>
+    public void Interrupted(Interruption interruption)
+    {
+        if (_json is null)
+        {
+            return;
+        }
+
+        var json = StartLine("interrupted");
+        json.WriteNumber("done", interruption.Done);
+        json.WriteNumber("notStarted", interruption.NotStarted);
+        json.WriteNumber("bytes", 0);
+        json.WriteString("reason", interruption.Message);
+        EndLine();
+    }
+
     private void WriteLine(DuplicateActionOutcome outcome)
     {
         var action = outcome.Action;
-        _json!.Reset();
-        _json.WriteStartObject();
-        _json.WriteNumber("version", FormatVersion);
-        _json.WriteString("time", DateTime.UtcNow.ToString("O", System.Globalization.CultureInfo.InvariantCulture));
-        _json.WriteString("status", outcome.Status.ToString().ToLowerInvariant());
-        _json.WriteString("kind", JsonNamingPolicy.CamelCase.ConvertName(action.Kind.ToString()));
-        JsonPaths.WritePath(_json, "path", action.Path.ToString());
-        JsonPaths.WritePath(_json, "kept", action.Kept.Path.ToString());
-        _json.WriteNumber("bytes", outcome.Status == DuplicateActionStatus.Done ? action.ReclaimableBytes : 0);
+        var json = StartLine(outcome.Status.ToString().ToLowerInvariant());
+        json.WriteString("kind", JsonNamingPolicy.CamelCase.ConvertName(action.Kind.ToString()));
+        JsonPaths.WritePath(json, "path", action.Path.ToString());
+        JsonPaths.WritePath(json, "kept", action.Kept.Path.ToString());
+        json.WriteNumber("bytes", outcome.Status == DuplicateActionStatus.Done ? action.ReclaimableBytes : 0);
         if (outcome.Reason is not null)
         {
-            _json.WriteString("reason", outcome.Reason);
+            json.WriteString("reason", outcome.Reason);
         }
 
-        _json.WriteEndObject();
+        EndLine();
+    }
+
+    private Utf8JsonWriter StartLine(string status)
+    {
+        var json = _json!;
+        json.Reset();
+        json.WriteStartObject();
+        json.WriteNumber("version", FormatVersion);
+        json.WriteString("time", DateTime.UtcNow.ToString("O", System.Globalization.CultureInfo.InvariantCulture));
+        json.WriteString("status", status);
+        return json;
+    }
+
+    private void EndLine()
+    {
+        _json!.WriteEndObject();
         _json.Flush();
         log!.WriteByte((byte)'\n');
         log.Flush();

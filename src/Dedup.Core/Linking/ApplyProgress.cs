@@ -4,9 +4,9 @@ namespace Dedup.Core.Linking;
 
 /// <summary>
 /// Where <see cref="DuplicateActionPlan.ApplyAsync(IProgress{ApplyProgress}, CancellationToken)"/> is: reported once
-/// after every action (refused and cancelled ones included), so the last report's counts equal the
-/// <see cref="DuplicateActionReport"/>'s. Not positional (no <c>Deconstruct</c>), so counters can be added without
-/// breaking callers; read the properties by name.
+/// after every action started (refused ones included), so the last report's counts equal the
+/// <see cref="DuplicateActionReport"/>'s; a cancelled run reports nothing for the actions it did not start. Not
+/// positional (no <c>Deconstruct</c>), so counters can be added without breaking callers; read the properties by name.
 /// </summary>
 public readonly record struct ApplyProgress
 {
@@ -16,7 +16,7 @@ public readonly record struct ApplyProgress
     /// <summary>Actions carried out so far.</summary>
     public int Done { get; init; }
 
-    /// <summary>Actions skipped so far (refused at plan time, changed since the scan, cancelled, …).</summary>
+    /// <summary>Actions skipped so far (refused at plan time, changed since the scan, …).</summary>
     public int Skipped { get; init; }
 
     /// <summary>Actions that failed so far.</summary>

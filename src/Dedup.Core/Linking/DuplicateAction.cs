@@ -82,7 +82,10 @@ public sealed class DuplicateActionOutcome
     public override string ToString() => Reason is null ? $"{Status}: {Action}" : $"{Status}: {Action} ({PathText.EscapeMessage(Reason)})";
 }
 
-/// <summary>What <see cref="DuplicateActionPlan.ApplyAsync(CancellationToken)"/> did.</summary>
+/// <summary>
+/// What <see cref="DuplicateActionPlan.ApplyAsync(CancellationToken)"/> did: returned when every action was started,
+/// and carried by <see cref="ActionsCancelledException.Report"/> when the run was cancelled part-way.
+/// </summary>
 public sealed class DuplicateActionReport
 {
     internal DuplicateActionReport(IReadOnlyList<DuplicateActionOutcome> outcomes, int temporaryFilesRemoved)
@@ -100,8 +103,17 @@ public sealed class DuplicateActionReport
             .Sum(BytesOf);
     }
 
-    /// <summary>One outcome per planned action, in plan order.</summary>
+    /// <summary>
+    /// One outcome per action started, in plan order: every planned action, unless the run was cancelled (then the
+    /// rest are in <see cref="NotStarted"/>).
+    /// </summary>
     public IReadOnlyList<DuplicateActionOutcome> Outcomes { get; }
+
+    /// <summary>
+    /// The actions a cancelled run did not start, in plan order (nothing was done to them); empty when the run was not
+    /// cancelled. <see cref="Outcomes"/> and these together are the plan's actions.
+    /// </summary>
+    public IReadOnlyList<DuplicateAction> NotStarted { get; internal init; } = [];
 
     /// <summary>Number of actions carried out.</summary>
     public int Done { get; }

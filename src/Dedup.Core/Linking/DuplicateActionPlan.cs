@@ -107,12 +107,16 @@ public sealed class DuplicateActionPlan
     /// </summary>
     /// <param name="cancellationToken">Stops before the next action; an action in progress completes or rolls back.</param>
     /// <returns>The per-action outcomes and the bytes reclaimed.</returns>
+    /// <exception cref="ActionsCancelledException">
+    /// The token was cancelled before every action was started; <see cref="ActionsCancelledException.Report"/> has the
+    /// outcomes of those started and lists the rest (<see cref="DuplicateActionReport.NotStarted"/>).
+    /// </exception>
     public ValueTask<DuplicateActionReport> ApplyAsync(CancellationToken cancellationToken = default) => ApplyAsync(null, cancellationToken);
 
     /// <summary>
     /// Carries out the plan as <see cref="ApplyAsync(CancellationToken)"/> does, reporting progress after every action
-    /// (refused and cancelled ones included): as many reports as <see cref="Actions"/>, the last one with the report's
-    /// counts and bytes reclaimed.
+    /// started (refused ones included): as many reports as <see cref="Actions"/> unless cancelled, the last one with
+    /// the report's counts and bytes reclaimed.
     /// </summary>
     /// <param name="progress">
     /// Receives an <see cref="ApplyProgress"/> after each action, called on the thread that applies the plan (an
@@ -121,22 +125,48 @@ public sealed class DuplicateActionPlan
     /// </param>
     /// <param name="cancellationToken">Stops before the next action; an action in progress completes or rolls back.</param>
     /// <returns>The per-action outcomes and the bytes reclaimed.</returns>
+    /// <exception cref="ActionsCancelledException">
+    /// The token was cancelled before every action was started; <see cref="ActionsCancelledException.Report"/> has the
+    /// outcomes of those started and lists the rest (<see cref="DuplicateActionReport.NotStarted"/>).
+    /// </exception>
     public async ValueTask<DuplicateActionReport> ApplyAsync(IProgress<ApplyProgress>? progress, CancellationToken cancellationToken = default)
     {
-        cancellationToken.ThrowIfCancellationRequested();
+        if (cancellationToken.IsCancellationRequested)
+        {
+            throw PlanExecutor.CancelledBeforeStart(this, cancellationToken);
+        }
+
         using var activity = Diagnostics.Telemetry.Source.StartActivity(Diagnostics.DedupDiagnostics.ApplyActivityName);
         activity?.SetTag("dedup.actions", Actions.Count);
 
         // A thread of its own: every action is blocking file-system work, which must not hold a thread-pool worker
-        // (a host's timers and requests run there) for as long as the plan takes.
-        var report = await Task.Factory.StartNew(
-            () => PlanExecutor.Apply(this, progress, cancellationToken),
-            cancellationToken,
-            TaskCreationOptions.LongRunning,
-            TaskScheduler.Default).ConfigureAwait(false);
+        // (a host's timers and requests run there) for as long as the plan takes. Not given the token: a task
+        // cancelled on its way would hide the partial report the executor throws with.
+        DuplicateActionReport report;
+        try
+        {
+            report = await Task.Factory.StartNew(
+                () => PlanExecutor.Apply(this, progress, cancellationToken),
+                CancellationToken.None,
+                TaskCreationOptions.LongRunning,
+                TaskScheduler.Default).ConfigureAwait(false);
+        }
+        catch (ActionsCancelledException cancelled)
+        {
+            Tag(activity, cancelled.Report!, "cancelled");
+            throw;
+        }
+
+        Tag(activity, report, "completed");
+        return report;
+    }
+
+    private static void Tag(System.Diagnostics.Activity? activity, DuplicateActionReport report, string outcome)
+    {
+        activity?.SetTag("dedup.outcome", outcome);
         activity?.SetTag("dedup.done", report.Done);
         activity?.SetTag("dedup.skipped", report.Skipped);
         activity?.SetTag("dedup.failed", report.Failed);
-        return report;
+        activity?.SetTag("dedup.not_started", report.NotStarted.Count);
     }
 }

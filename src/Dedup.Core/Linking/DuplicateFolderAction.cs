@@ -69,6 +69,12 @@ public sealed class DuplicateFolderActionOutcome
     /// <summary>The per-file outcomes; empty when the folder was refused before any file was acted on.</summary>
     public IReadOnlyList<DuplicateActionOutcome> Files { get; }
 
+    /// <summary>
+    /// The files of the folder a cancelled run was acting on that it did not start (<see cref="Files"/> has the others);
+    /// empty for every other folder.
+    /// </summary>
+    public IReadOnlyList<DuplicateAction> NotStarted { get; internal init; } = [];
+
     /// <summary>Bytes the per-file actions freed (their <see cref="DuplicateActionReport.ReclaimedBytes"/>).</summary>
     internal long ReclaimedBytes { get; }
 
@@ -77,7 +83,10 @@ public sealed class DuplicateFolderActionOutcome
     public override string ToString() => Reason is null ? $"{Status}: {Action}" : $"{Status}: {Action} ({PathText.EscapeMessage(Reason)})";
 }
 
-/// <summary>What <see cref="DuplicateFolderActionPlan.ApplyAsync(CancellationToken)"/> did.</summary>
+/// <summary>
+/// What <see cref="DuplicateFolderActionPlan.ApplyAsync(CancellationToken)"/> did: returned when every folder was
+/// started, and carried by <see cref="ActionsCancelledException.FolderReport"/> when the run was cancelled part-way.
+/// </summary>
 public sealed class DuplicateFolderActionReport
 {
     internal DuplicateFolderActionReport(IReadOnlyList<DuplicateFolderActionOutcome> outcomes, int temporaryFilesRemoved = 0)
@@ -90,8 +99,17 @@ public sealed class DuplicateFolderActionReport
         ReclaimedBytes = outcomes.Sum(o => o.ReclaimedBytes);
     }
 
-    /// <summary>One outcome per planned folder action, in plan order.</summary>
+    /// <summary>
+    /// One outcome per folder action started, in plan order: every planned one, unless the run was cancelled (then the
+    /// rest are in <see cref="NotStarted"/>).
+    /// </summary>
     public IReadOnlyList<DuplicateFolderActionOutcome> Outcomes { get; }
+
+    /// <summary>
+    /// The folder actions a cancelled run did not start, in plan order (nothing in them was touched); empty when the
+    /// run was not cancelled.
+    /// </summary>
+    public IReadOnlyList<DuplicateFolderAction> NotStarted { get; internal init; } = [];
 
     /// <summary>Folders handled completely.</summary>
     public int Done { get; }

@@ -88,6 +88,10 @@ public sealed class DuplicateFolderActionPlan
     /// </summary>
     /// <param name="cancellationToken">Stops before the next folder (and between the files of a folder, as a file plan does).</param>
     /// <returns>The per-folder outcomes.</returns>
+    /// <exception cref="ActionsCancelledException">
+    /// The token was cancelled before every folder was started; <see cref="ActionsCancelledException.FolderReport"/>
+    /// has the outcomes of those started and lists the rest (<see cref="DuplicateFolderActionReport.NotStarted"/>).
+    /// </exception>
     public ValueTask<DuplicateFolderActionReport> ApplyAsync(CancellationToken cancellationToken = default) => ApplyAsync(null, cancellationToken);
 
     /// <summary>Carries out the plan as <see cref="ApplyAsync(CancellationToken)"/> does, reporting progress after every file acted on.</summary>
@@ -97,12 +101,21 @@ public sealed class DuplicateFolderActionPlan
     /// </param>
     /// <param name="cancellationToken">Stops before the next folder (and between the files of a folder, as a file plan does).</param>
     /// <returns>The per-folder outcomes.</returns>
+    /// <exception cref="ActionsCancelledException">
+    /// The token was cancelled before every folder was started; <see cref="ActionsCancelledException.FolderReport"/>
+    /// has the outcomes of those started and lists the rest (<see cref="DuplicateFolderActionReport.NotStarted"/>).
+    /// </exception>
     public async ValueTask<DuplicateFolderActionReport> ApplyAsync(IProgress<ApplyProgress>? progress, CancellationToken cancellationToken = default)
     {
-        cancellationToken.ThrowIfCancellationRequested();
+        if (cancellationToken.IsCancellationRequested)
+        {
+            throw new ActionsCancelledException(new DuplicateFolderActionReport([]) { NotStarted = Actions }, cancellationToken);
+        }
+
+        // Not given the token: a task cancelled on its way would hide the partial report the executor throws with.
         return await Task.Factory.StartNew(
             () => FolderExecutor.Apply(this, progress, cancellationToken),
-            cancellationToken,
+            CancellationToken.None,
             TaskCreationOptions.LongRunning,
             TaskScheduler.Default).ConfigureAwait(false);
     }

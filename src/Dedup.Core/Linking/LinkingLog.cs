@@ -5,7 +5,7 @@ namespace Dedup.Core.Linking;
 
 /// <summary>
 /// What planning and applying log (<see cref="DuplicateActionPlanBuilder.UseLogger"/>), through the LoggerMessage source
-/// generator. Event ids are stable (docs/linking.md lists them): 100–105 are the scan's (Diagnostics/ScanLog), 201–205 applying, 301–303 planning. Paths are written
+/// generator. Event ids are stable (docs/linking.md lists them): 100–105 are the scan's (Diagnostics/ScanLog), 201–206 applying, 301–303 planning. Paths are written
 /// with <see cref="Paths.AbsolutePath.ToDisplayString"/> and reasons with <see cref="Paths.PathText.EscapeMessage"/>, so one
 /// entry is one line whatever a name holds. Nothing is formatted when the level is off.
 /// </summary>
@@ -99,4 +99,8 @@ internal static partial class LinkingLog
     [LoggerMessage(EventId = 205, EventName = "ApplyCompleted", Level = LogLevel.Information,
         Message = "Applied: {Done} done, {Skipped} skipped, {Failed} failed, {ReclaimedBytes} bytes reclaimed")]
     public static partial void ApplyCompleted(ILogger logger, int done, int skipped, int failed, long reclaimedBytes);
+
+    [LoggerMessage(EventId = 206, EventName = "ApplyCancelled", Level = LogLevel.Warning,
+        Message = "Cancelled: {Done} done, {NotStarted} not started ({Skipped} skipped, {Failed} failed), {ReclaimedBytes} bytes reclaimed")]
+    public static partial void ApplyCancelled(ILogger logger, int done, int notStarted, int skipped, int failed, long reclaimedBytes);
 }

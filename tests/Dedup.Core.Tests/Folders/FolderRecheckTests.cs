@@ -322,12 +322,83 @@ public sealed class FolderRecheckTests
         using var cancel = new CancellationTokenSource();
         plan.Faults = new LinkerFaults { BeforeFolderVerify = _ => cancel.Cancel() };
 
-        var report = await plan.ApplyAsync(cancel.Token);
+        var cancelled = await Assert.ThrowsAsync<ActionsCancelledException>(async () => await plan.ApplyAsync(cancel.Token));
 
-        Assert.Equal(2, report.Outcomes.Count);
-        Assert.All(report.Outcomes, o => Assert.Equal(DuplicateActionStatus.Skipped, o.Status));
-        Assert.Equal($"0 of 3 files done, the folder is kept; {tree.PathOf("b/album/01.mp3")}: cancelled before this action", ReasonOf(report, tree, "b"));
-        Assert.Equal("cancelled before this folder", ReasonOf(report, tree, "c"));
+        var report = cancelled.FolderReport!;
+        var b = Assert.Single(report.Outcomes);
+        Assert.Equal(DuplicateActionStatus.Skipped, b.Status);
+        Assert.Equal("cancelled after 0 of 3 files, the folder is kept", ReasonOf(report, tree, "b"));
+        Assert.Empty(b.Files);
+        Assert.Equal(b.Action.FileActions, b.NotStarted);
+        Assert.Equal(tree.PathOf("c"), Assert.Single(report.NotStarted).Folder.ToString());
         Assert.Equal(Three, File.ReadAllBytes(tree.PathOf("b/cover.jpg")));
+    }
+
+    [LinuxFact]
+    public async Task Cancelling_between_the_files_of_a_folder_throws_with_its_files_done_and_the_rest_listed()
+    {
+        using var tree = new TempTree();
+        Copies(tree, "a_kept", "b", "c");
+        var plan = await PlanAsync(tree);
+        using var cancel = new CancellationTokenSource();
+
+        var cancelled = await Assert.ThrowsAsync<ActionsCancelledException>(async () => await plan.ApplyAsync(new CancelAtFirst(cancel), cancel.Token));
+
+        var report = cancelled.FolderReport!;
+        var b = Assert.Single(report.Outcomes);
+        Assert.Equal(DuplicateActionStatus.Failed, b.Status); // handled in part
+        Assert.Equal("cancelled after 1 of 3 files, the folder is kept", ReasonOf(report, tree, "b"));
+        Assert.Equal(b.Action.FileActions[0], Assert.Single(b.Files, f => f.Status == DuplicateActionStatus.Done).Action);
+        Assert.Equal(b.Action.FileActions.Skip(1), b.NotStarted);
+        Assert.Equal(tree.PathOf("c"), Assert.Single(report.NotStarted).Folder.ToString());
+        Assert.Equal(1, report.Failed);
+        Assert.False(File.Exists(b.Action.FileActions[0].Path.ToString()));
+        Assert.All(b.Action.FileActions.Skip(1), a => Assert.True(File.Exists(a.Path.ToString())));
+        Assert.Equal(Three, File.ReadAllBytes(tree.PathOf("c/cover.jpg")));
+    }
+
+    [LinuxFact]
+    public async Task Cancelling_between_folders_throws_with_the_next_folders_listed_and_logs_it_once()
+    {
+        using var tree = new TempTree();
+        Copies(tree, "a_kept", "b", "c", "d");
+        var (_, _, scan) = await FolderScanRun.RunAsync(tree);
+        var logger = new CollectingLogger();
+        var plan = new DuplicateActionPlanBuilder().UseLinker(Linkers.Delete).UseLogger(logger).Build().PlanFolders(scan.FolderGroups);
+        _ = logger.Take();
+        using var cancel = new CancellationTokenSource();
+
+        // After the last file of the first folder: its run completes, the next folder is not started.
+        var cancelled = await Assert.ThrowsAsync<ActionsCancelledException>(async () => await plan.ApplyAsync(new CancelAtLast(cancel), cancel.Token));
+
+        var report = cancelled.FolderReport!;
+        var b = Assert.Single(report.Outcomes);
+        Assert.Equal(DuplicateActionStatus.Done, b.Status);
+        Assert.Empty(b.NotStarted);
+        Assert.False(Directory.Exists(tree.PathOf("b")));
+        Assert.Equal([tree.PathOf("c"), tree.PathOf("d")], report.NotStarted.Select(a => a.Folder.ToString()));
+        Assert.Equal(Three, File.ReadAllBytes(tree.PathOf("c/cover.jpg")));
+        Assert.Equal("Applying the plan was cancelled: 1 folders done, 2 not started.", cancelled.Message);
+        var stop = Assert.Single(logger.Take(), e => e.Id.Id == 206);
+        Assert.Equal($"Cancelled: 3 done, 6 not started (0 skipped, 0 failed), {report.ReclaimedBytes} bytes reclaimed", stop.Message);
+        Assert.True(report.ReclaimedBytes > 0);
+    }
+
+    /// <summary>Cancels at the report of a folder's last file.</summary>
+    private sealed class CancelAtLast(CancellationTokenSource cancel) : IProgress<ApplyProgress>
+    {
+        public void Report(ApplyProgress value)
+        {
+            if (value.Completed == value.Total)
+            {
+                cancel.Cancel();
+            }
+        }
+    }
+
+    /// <summary>Cancels at the first progress report, on the applying thread, before the next file starts.</summary>
+    private sealed class CancelAtFirst(CancellationTokenSource cancel) : IProgress<ApplyProgress>
+    {
+        public void Report(ApplyProgress value) => cancel.Cancel();
     }
 }

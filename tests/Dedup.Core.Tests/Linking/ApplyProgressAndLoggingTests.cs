@@ -49,18 +49,29 @@ public sealed class ApplyProgressAndLoggingTests
     }
 
     [LinuxFact]
-    public async Task Cancelled_actions_are_reported_as_progress_too()
+    public async Task Actions_not_started_after_a_cancel_are_neither_reported_nor_logged_one_by_one()
     {
         using var tree = MixedTree(out _);
-        var plan = LinkTree.Plan(await tree.ScanAsync(), Linkers.HardLink);
+        var logger = new CollectingLogger();
+        var planner = new DuplicateActionPlanBuilder().UseLinker(Linkers.HardLink).UseLogger(logger).Build();
+        var plan = planner.Plan(await tree.ScanAsync());
+        _ = logger.Take();
         using var cancellation = new CancellationTokenSource();
         var progress = new Collecting<ApplyProgress>(_ => cancellation.Cancel()); // cancel after the first action
 
-        var report = await plan.ApplyAsync(progress, cancellation.Token);
+        var cancelled = await Assert.ThrowsAsync<ActionsCancelledException>(async () => await plan.ApplyAsync(progress, cancellation.Token));
 
-        Assert.Equal(plan.Actions.Count, progress.Items.Count);
-        Assert.Equal(plan.Actions.Count - 1, report.Outcomes.Count(o => o.Reason == "cancelled before this action"));
-        Assert.Equal(report.Skipped, progress.Items[^1].Skipped);
+        Assert.Single(progress.Items);
+        Assert.Equal(cancellation.Token, cancelled.CancellationToken);
+        var report = cancelled.Report!;
+        Assert.Equal(plan.Actions[0], Assert.Single(report.Outcomes).Action);
+        Assert.Equal(plan.Actions.Skip(1), report.NotStarted);
+        var applied = logger.Take();
+        Assert.Single(applied, e => e.Id.Id == 202);
+        Assert.DoesNotContain(applied, e => e.Id.Id is 203 or 204 or 205);
+        var stop = Assert.Single(applied, e => e.Id.Id == 206);
+        Assert.Equal(LogLevel.Warning, stop.Level);
+        Assert.Equal($"Cancelled: 1 done, {plan.Actions.Count - 1} not started (0 skipped, 0 failed), {report.ReclaimedBytes} bytes reclaimed", stop.Message);
     }
 
     [LinuxFact]

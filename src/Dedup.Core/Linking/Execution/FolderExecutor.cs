@@ -19,7 +19,7 @@ internal static class FolderExecutor
         if (!OperatingSystem.IsLinux())
         {
             // Stryker disable once String : Windows and macOS only
-            return Apply(plan, (action, _) => new(action, DuplicateActionStatus.Skipped, "acting on whole folders is implemented for Linux only; act on the file groups", []), cancellationToken);
+            return Apply(plan, (action, _) => new(action, DuplicateActionStatus.Skipped, "acting on whole folders is implemented for Linux only; act on the file groups", []), cancellationToken, default);
         }
 
         return ApplyLinux(plan, progress, cancellationToken);
@@ -30,28 +30,63 @@ internal static class FolderExecutor
     {
         // Every root is opened and checked once for the run; the leftovers of an interrupted run go first, as in file plans.
         using var roots = new RootHandles();
-        var (removed, leftAlone) = LeftoverCleaner.Remove(
+        var leftovers = LeftoverCleaner.Remove(
             plan.LeftoverTemporaryFiles,
             plan.Actions.SelectMany(a => a.FileActions).ToArray(),
             path => plan.Actions.FirstOrDefault(a => path.IsUnder(a.Folder) || path.IsUnder(a.Kept))?.Group.Roots ?? [],
             roots);
-        var report = Apply(plan, (action, _) => ApplyOne(plan, action, roots, progress, cancellationToken), cancellationToken);
-        return new DuplicateFolderActionReport(report.Outcomes, removed) { TemporaryFilesLeftAlone = leftAlone };
+        return Apply(plan, (action, _) => ApplyOne(plan, action, roots, progress, cancellationToken), cancellationToken, leftovers);
     }
 
-    private static DuplicateFolderActionReport Apply(DuplicateFolderActionPlan plan, Func<DuplicateFolderAction, CancellationToken, DuplicateFolderActionOutcome> apply, CancellationToken cancellationToken)
+    /// <summary>
+    /// Applies folder after folder until the token is cancelled: then the folders not started are listed on the report
+    /// and the run throws, as a file plan does (the folder in progress stops between files; see <see cref="ApplyOne"/>).
+    /// </summary>
+    private static DuplicateFolderActionReport Apply(
+        DuplicateFolderActionPlan plan,
+        Func<DuplicateFolderAction, CancellationToken, DuplicateFolderActionOutcome> apply,
+        CancellationToken cancellationToken,
+        (int Removed, IReadOnlyList<string> LeftAlone) leftovers)
     {
         var outcomes = new List<DuplicateFolderActionOutcome>(plan.Actions.Count);
         foreach (var action in plan.Actions)
         {
-            outcomes.Add(cancellationToken.IsCancellationRequested
-                ? new DuplicateFolderActionOutcome(action, DuplicateActionStatus.Skipped, "cancelled before this folder", [])
-                : action.Refusal is not null
-                    ? new DuplicateFolderActionOutcome(action, DuplicateActionStatus.Skipped, action.Refusal, [])
-                    : apply(action, cancellationToken));
+            if (cancellationToken.IsCancellationRequested)
+            {
+                break;
+            }
+
+            var outcome = action.Refusal is not null
+                ? new DuplicateFolderActionOutcome(action, DuplicateActionStatus.Skipped, action.Refusal, [])
+                : apply(action, cancellationToken);
+            outcomes.Add(outcome); // one whose files' run was cancelled ends the loop at the check above
         }
 
-        return new DuplicateFolderActionReport(outcomes);
+        var report = new DuplicateFolderActionReport(outcomes, leftovers.Removed)
+        {
+            TemporaryFilesLeftAlone = leftovers.LeftAlone ?? [],
+            NotStarted = PlanExecutor.NotStarted(plan.Actions, outcomes.Count),
+        };
+        var stoppedInFolder = outcomes.LastOrDefault()?.NotStarted.Count > 0; // that run logged the cancel
+        if (report.NotStarted.Count == 0 && !stoppedInFolder)
+        {
+            return report;
+        }
+
+        if (!stoppedInFolder)
+        {
+            // Cancelled between folders: no file run saw it, so it is logged here, once.
+            var files = outcomes.SelectMany(o => o.Files).ToList();
+            LinkingLog.ApplyCancelled(
+                plan.Logger,
+                files.Count(f => f.Status == DuplicateActionStatus.Done),
+                report.NotStarted.Sum(a => a.FileActions.Count),
+                files.Count(f => f.Status == DuplicateActionStatus.Skipped),
+                files.Count(f => f.Status == DuplicateActionStatus.Failed),
+                report.ReclaimedBytes);
+        }
+
+        throw new ActionsCancelledException(report, cancellationToken);
     }
 
     /// <summary>The path of <paramref name="relativePath"/> ('/' between names) below <paramref name="folder"/>.</summary>
@@ -99,7 +134,23 @@ internal static class FolderExecutor
         }
 
         var filePlan = new DuplicateActionPlan(plan.Linker, action.FileActions, []) { Logger = plan.Logger, Faults = plan.Faults };
-        var report = PlanExecutor.Apply(filePlan, progress, cancellationToken);
+        DuplicateActionReport report;
+        try
+        {
+            report = PlanExecutor.Apply(filePlan, progress, cancellationToken);
+        }
+        catch (ActionsCancelledException cancelled)
+        {
+            // Stopped between files: the folder is kept as it now is, the files not started are listed on its outcome.
+            var partial = cancelled.Report!;
+            return new(
+                action,
+                partial.Done == 0 ? DuplicateActionStatus.Skipped : DuplicateActionStatus.Failed,
+                $"cancelled after {partial.Done} of {action.FileActions.Count} files, the folder is kept",
+                partial.Outcomes,
+                partial.ReclaimedBytes) { NotStarted = partial.NotStarted };
+        }
+
         if (report.Done != report.Outcomes.Count)
         {
             // Stryker disable once Linq : fewer done than outcomes, so one outcome is not done
