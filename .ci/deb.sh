@@ -34,7 +34,7 @@ errors=$(dedup find "$tree" --cache "$tree.db" --format json 2>&1 >"$tree.json")
 [ -z "$errors" ] || fail "dedup find --cache warned: $errors"
 [ -f "$tree.db" ] || fail "no cache file $tree.db"
 grep -q "\"$tree/b\"" "$tree.json" || fail "the scan did not report $tree/b: $(cat "$tree.json")"
-dedup find "$tree" --cache "$tree.db" | grep -q "cache: 2 hits" || fail "the rescan did not use the cache"
+dedup find "$tree" --cache "$tree.db" --stats | grep -q "cache: 2 hits" || fail "the rescan did not use the cache"
 rm -rf "$tree" "$tree".db* "$tree.json"
 
 trap - EXIT
