@@ -72,27 +72,28 @@ internal sealed partial class ProtectionCheck
     /// <summary>The identities of the protected folders and of every folder above one: a folder acted on whole must not hold one.</summary>
     private readonly Dictionary<(ulong Device, ulong Inode), int> _aboveIdentities = new();
 
+    /// <summary>No folder is protected: every answer is "no" (or "referenced"), without looking at any folder.</summary>
+    private readonly bool _none;
+
     internal ProtectionCheck(Protection protection)
     {
         _protection = protection;
-        if (OperatingSystem.IsLinux())
+        _none = !protection.Protected.Any();
+        if (!_none && OperatingSystem.IsLinux())
         {
             ReadIdentities();
         }
     }
 
-    /// <summary>Whether the rules apply at all.</summary>
-    public bool IsActive => _protection.Protected.Any();
-
     /// <summary>Whether any name of <paramref name="file"/> lies under a protected (or reference) folder.</summary>
-    public bool IsProtected(DuplicateFile file) => (Verdict(file) & UnderProtected) != 0;
+    public bool IsProtected(DuplicateFile file) => !_none && (Verdict(file) & UnderProtected) != 0;
 
     /// <summary>Whether the group is acted on: no reference folders, or a copy under one.</summary>
     public bool IsReferenced(DuplicateGroup group)
         => _protection.Reference.Count == 0 || group.Files.Any(f => (Verdict(f) & UnderReference) != 0);
 
     /// <summary>Whether a folder acted on whole would touch protected files: it lies under a protected folder or holds one.</summary>
-    public bool TouchesProtected(AbsolutePath folder) => (FolderVerdict(folder) & UnderProtected) != 0 || (Holds(folder) & UnderProtected) != 0;
+    public bool TouchesProtected(AbsolutePath folder) => !_none && ((FolderVerdict(folder) & UnderProtected) != 0 || (Holds(folder) & UnderProtected) != 0);
 
     /// <summary>Whether the folder group is acted on: no reference folders, or one of its folders lies under or holds one.</summary>
     public bool IsReferenced(DuplicateFolderGroup group)
