@@ -156,28 +156,11 @@ internal sealed partial class ProtectionCheck
         return flags;
     }
 
-    [System.Runtime.Versioning.SupportedOSPlatform("linux")]
-    private void ReadIdentities()
-    {
-        foreach (var (folders, flags) in new[] { (_protection.Protected, UnderProtected), (_protection.Reference.AsEnumerable(), UnderProtected | UnderReference) })
-        {
-            foreach (var folder in folders)
-            {
-                if (IdentityOf(folder.ToString()) is { } identity)
-                {
-                    _identities[identity] = (_identities.TryGetValue(identity, out var known) ? known : 0) | flags;
-                }
+    /// <summary>Fills the identities (Linux).</summary>
+    private partial void ReadIdentities();
 
-                for (AbsolutePath? node = folder; node is not null; node = node.Parent)
-                {
-                    if (IdentityOf(node.ToString()) is { } above)
-                    {
-                        _aboveIdentities[above] = (_aboveIdentities.TryGetValue(above, out var known) ? known : 0) | flags;
-                    }
-                }
-            }
-        }
-    }
+    private static void Add(Dictionary<(ulong Device, ulong Inode), int> identities, (ulong Device, ulong Inode) identity, int flags)
+        => identities[identity] = (identities.TryGetValue(identity, out var known) ? known : 0) | flags;
 
     /// <summary>The (device, inode) of the folder a path names, links followed; <see langword="null"/> when it cannot be read.</summary>
     private static partial (ulong Device, ulong Inode)? IdentityOf(string path);

@@ -37,6 +37,23 @@ public sealed class KeepOrderTests
     }
 
     [Fact]
+    public void Long_names_compare_by_the_kernels_bytes_too()
+    {
+        // Past the stack buffer (a name of more than 85 characters is encoded into a rented array instead).
+        var stem = new string('n', 120);
+        Assert.Equal($"/p/{stem}\uFFFD", Kept($"/p/{stem}\uDCFF", $"/p/{stem}\uFFFD"));
+        Assert.Equal($"/p/{stem}\uE000", Kept($"/p/{stem}\U0001F600", $"/p/{stem}\uE000"));
+    }
+
+    [Fact]
+    public void A_leading_dot_starts_no_extension()
+    {
+        // ".config" has no extension, ".cache.old" the stem ".cache": ".cache" < ".config". Were the leading dot an
+        // extension's, the stems would be "" and ".cache", and ".config" would sort first.
+        Assert.Equal("/h/.cache.old", Kept("/h/.config", "/h/.cache.old"));
+    }
+
+    [Fact]
     public void The_order_is_total_and_consistent()
     {
         string[] names = ["a", "a.b", "a.b.c", "a-b", "a b", "a.jpg", "a (1).jpg", "ab", "a.", ".a", "..a", "b", "A", "a\uDCFF", "a\uFFFD", "\uE000", "\U0001F600"];

@@ -125,6 +125,37 @@ public sealed class ProtectionTests
     }
 
     [LinuxFact]
+    public async Task A_file_with_every_name_under_a_protected_folder_is_protected()
+    {
+        using var tree = new TempTree();
+        tree.Write("A/a", Same);
+        tree.HardLink("A/a", "A/b");
+        tree.Write("B/c", Same);
+
+        var plan = await PlanAsync(tree, b => b.Keep(KeepRule.PreferUnder(tree.PathOf("B"))).Protect(tree.PathOf("A")));
+
+        var action = Assert.Single(plan.Actions);
+        Assert.Equal(tree.PathOf("B/c"), action.Path.ToString());
+    }
+
+    [LinuxFact]
+    public async Task A_reference_folder_renamed_after_the_scan_still_counts_by_its_path()
+    {
+        // The identities are read when planning: the folder is gone by then, so its path alone decides.
+        using var tree = Recipe();
+        var (groups, _) = await Scan.RunAsync(b => b.AddRoot(tree.PathOf("A")).AddRoot(tree.PathOf("B")));
+        var planner = new DuplicateActionPlanBuilder().UseLinker(Linkers.Delete).Reference(tree.PathOf("A")).Build();
+        Directory.Move(tree.PathOf("A"), tree.PathOf("A-moved"));
+
+        var plan = planner.Plan(groups);
+
+        var action = Assert.Single(plan.Actions);
+        Assert.Equal(tree.PathOf("B/copy"), action.Path.ToString());
+        Assert.Equal(tree.PathOf("A/one"), action.Kept.Path.ToString());
+        Assert.Single(plan.UnreferencedGroups);
+    }
+
+    [LinuxFact]
     public async Task Folders_that_are_missing_or_files_fail_Build()
     {
         using var tree = Recipe();
@@ -134,6 +165,8 @@ public sealed class ProtectionTests
 
         Assert.Equal($"The protected folder '{tree.PathOf("nothing")}' does not exist.", missing.Message);
         Assert.Equal($"The reference folder '{tree.PathOf("B/x1")}' is a file, not a folder.", file.Message);
+        var both = Assert.Throws<ArgumentException>(() => new DuplicateActionPlanBuilder().UseLinker(Linkers.Delete).Reference(tree.PathOf("B/x1")).Protect(tree.PathOf("nothing")).Build());
+        Assert.Equal(missing.Message, both.Message); // the protected folders are checked first
         Assert.Throws<ArgumentNullException>(() => new DuplicateActionPlanBuilder().Protect(null!));
         Assert.Throws<ArgumentNullException>(() => new DuplicateActionPlanBuilder().Reference(null!));
         await Task.CompletedTask;
@@ -179,6 +212,26 @@ public sealed class ProtectionTests
         Assert.Equal(tree.PathOf("X"), Assert.Single(planner.Build().PlanFolders(scan.FolderGroups).Actions).Folder.ToString());
 
         var action = Assert.Single(planner.Protect(tree.PathOf("X/inner")).Build().PlanFolders(scan.FolderGroups).Actions);
+
+        Assert.Equal(tree.PathOf("X"), action.Kept.ToString());
+        Assert.Equal(tree.PathOf("Y"), action.Folder.ToString());
+    }
+
+    [LinuxFact]
+    public async Task A_folder_holding_a_protected_folder_named_through_a_symbolic_link_is_never_acted_on_whole()
+    {
+        using var tree = new TempTree();
+        foreach (var folder in new[] { "X", "Y" })
+        {
+            tree.Write($"{folder}/inner/p.bin", Same);
+            tree.Write($"{folder}/q.bin", Other);
+        }
+
+        var link = tree.Symlink(tree.PathOf("X/inner"), "to-inner"); // not under X by its path: only its real path is
+
+        var (_, _, scan) = await FolderScanRun.RunAsync(tree);
+        var action = Assert.Single(new DuplicateActionPlanBuilder().UseLinker(Linkers.Delete).Keep(KeepRule.PreferUnder(tree.PathOf("Y"))).Keep(KeepRule.PathOrder)
+            .Protect(link).Build().PlanFolders(scan.FolderGroups).Actions);
 
         Assert.Equal(tree.PathOf("X"), action.Kept.ToString());
         Assert.Equal(tree.PathOf("Y"), action.Folder.ToString());
