@@ -156,6 +156,21 @@ public sealed class ProtectionTests
     }
 
     [LinuxFact]
+    public async Task A_folder_named_twice_counts_once()
+    {
+        // By path alone (renamed after the scan, as above): naming A as protected and twice as reference changes nothing.
+        using var tree = Recipe();
+        var (groups, _) = await Scan.RunAsync(b => b.AddRoot(tree.PathOf("A")).AddRoot(tree.PathOf("B")));
+        var planner = new DuplicateActionPlanBuilder().UseLinker(Linkers.Delete).Protect(tree.PathOf("A")).Reference(tree.PathOf("A"), tree.PathOf("A")).Build();
+        Directory.Move(tree.PathOf("A"), tree.PathOf("A-moved"));
+
+        var plan = planner.Plan(groups);
+
+        Assert.Equal(tree.PathOf("B/copy"), Assert.Single(plan.Actions).Path.ToString());
+        Assert.Single(plan.UnreferencedGroups);
+    }
+
+    [LinuxFact]
     public async Task Folders_that_are_missing_or_files_fail_Build()
     {
         using var tree = Recipe();
