@@ -158,10 +158,10 @@ public sealed class ProtectionTests
     [LinuxFact]
     public async Task A_folder_named_twice_counts_once()
     {
-        // By path alone (renamed after the scan, as above): naming A as protected and twice as reference changes nothing.
+        // By path alone (renamed after the scan, as above): naming A twice as a reference folder changes nothing.
         using var tree = Recipe();
         var (groups, _) = await Scan.RunAsync(b => b.AddRoot(tree.PathOf("A")).AddRoot(tree.PathOf("B")));
-        var planner = new DuplicateActionPlanBuilder().UseLinker(Linkers.Delete).Protect(tree.PathOf("A")).Reference(tree.PathOf("A"), tree.PathOf("A")).Build();
+        var planner = new DuplicateActionPlanBuilder().UseLinker(Linkers.Delete).Reference(tree.PathOf("A"), tree.PathOf("A")).Build();
         Directory.Move(tree.PathOf("A"), tree.PathOf("A-moved"));
 
         var plan = planner.Plan(groups);
