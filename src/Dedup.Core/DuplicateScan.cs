@@ -314,49 +314,13 @@ public sealed class DuplicateScan : IAsyncEnumerable<DuplicateGroup>
     /// followed, as for roots); <see langword="null"/> when it is one. Only "no such file" means missing: a refusal
     /// (EACCES on a folder on the way) says so, as does any other error, rather than send the user to check a mount.
     /// </summary>
-    internal static DirectoryNotFoundException? RootProblem(string path)
+    internal static DirectoryNotFoundException? RootProblem(string path) => Paths.PathKinds.Of(path, out var reason) switch
     {
-        if (OperatingSystem.IsLinux())
-        {
-            if (Interop.Libc.Statx(Interop.Libc.AT_FDCWD, path, 0, Interop.Libc.STATX_BASIC_STATS, out var status) == 0)
-            {
-                return status.IsDirectory ? null : RootIsFile(path);
-            }
-
-            var errno = Interop.Libc.LastErrno;
-            return errno is Interop.Libc.ENOENT or Interop.Libc.ENOTDIR
-                ? RootMissing(path)
-                : RootUnreachableException.Create(path, errno is Interop.Libc.EACCES or Interop.Libc.EPERM, System.Runtime.InteropServices.Marshal.GetPInvokeErrorMessage(errno));
-        }
-
-        if (Directory.Exists(path))
-        {
-            return null;
-        }
-
-        if (File.Exists(path))
-        {
-            return RootIsFile(path);
-        }
-
-        try
-        {
-            _ = File.GetAttributes(path); // Exists says false for every failure; this says which
-            return RootMissing(path);
-        }
-        catch (Exception e) when (e is FileNotFoundException or DirectoryNotFoundException)
-        {
-            return RootMissing(path);
-        }
-        catch (UnauthorizedAccessException e)
-        {
-            return RootUnreachableException.Create(path, accessDenied: true, e.Message);
-        }
-        catch (IOException e)
-        {
-            return RootUnreachableException.Create(path, accessDenied: false, e.Message);
-        }
-    }
+        Paths.PathKind.Folder => null,
+        Paths.PathKind.File => RootIsFile(path),
+        Paths.PathKind.Missing => RootMissing(path),
+        var kind => RootUnreachableException.Create(path, kind == Paths.PathKind.AccessDenied, reason ?? string.Empty),
+    };
 
     private static DirectoryNotFoundException RootIsFile(string path) => new($"The root '{Paths.PathText.Escape(path)}' is a file, not a folder.");
 

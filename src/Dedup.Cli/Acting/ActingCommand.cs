@@ -15,6 +15,8 @@ internal sealed class ActingCommand
 {
     private readonly Argument<string[]> _paths = new("path") { Arity = ArgumentArity.ZeroOrMore, Description = "Folders to scan (or use --from-report)." };
     private readonly Option<string[]> _keep = new("--keep") { Description = "Which file stays: first-root, oldest, newest, shortest-path, path-order or prefix:FOLDER (repeatable; the first rule that decides wins; a group no rule decides is left alone; default first-root then path-order).", AllowMultipleArgumentsPerToken = false };
+    private readonly Option<string[]> _protect = new("--protect") { Description = "Never act on a copy under this folder: in a group with one, a protected copy is the one kept (chosen by --keep among them) and only the others are acted on (repeatable; scanned too).", AllowMultipleArgumentsPerToken = false };
+    private readonly Option<string[]> _reference = new("--reference") { Description = "As --protect, and act only on groups with a copy under this folder: 'dedup delete B --reference A' deletes from B what exists in A and leaves duplicates inside B alone (repeatable; scanned too).", AllowMultipleArgumentsPerToken = false };
     private readonly Option<bool> _dryRun = new("--dry-run") { Description = "Print every planned operation and the bytes it would reclaim; change nothing." };
     private readonly Option<bool> _yes = new("--yes", "-y") { Description = "Do not ask for confirmation (required when standard input is not a terminal)." };
     private readonly Option<FileInfo?> _fromReport = ExactFileNames.Require(new Option<FileInfo?>("--from-report") { Description = "Act on the groups of a JSON report from 'dedup find --format json' (re-verified before acting) instead of scanning." });
@@ -27,7 +29,7 @@ internal sealed class ActingCommand
     {
         _keep.CompletionSources.Add("first-root", "oldest", "newest", "shortest-path", "path-order", "prefix:"); // shell completion offers the rules
         command.Arguments.Add(_paths);
-        foreach (var option in new Option[] { _keep, _dryRun, _yes, _fromReport, _log, _verbose, _folders })
+        foreach (var option in new Option[] { _keep, _protect, _reference, _dryRun, _yes, _fromReport, _log, _verbose, _folders })
         {
             command.Options.Add(option);
         }
@@ -49,6 +51,8 @@ internal sealed class ActingCommand
             return await BadUsageAsync($"{option} selects what a scan finds; with --from-report the report's groups are acted on as they are").ConfigureAwait(false);
         }
 
+        var protect = result.GetValue(_protect) ?? [];
+        var reference = result.GetValue(_reference) ?? [];
         var folderMode = result.GetValue(_folders);
         if (folderMode && (report is not null || result.GetValue(_selection.Media)))
         {
@@ -72,7 +76,7 @@ internal sealed class ActingCommand
                     await Console.Error.WriteLineAsync($"dedup: {warning}").ConfigureAwait(false);
                 }
 
-                var options = _selection.CreateOptions(result, paths);
+                var options = _selection.CreateOptions(result, [.. paths, .. FoldersToScan(paths, [.. protect, .. reference])]);
                 options.FolderMode = folderMode;
                 finder = new DuplicateFinderBuilder().Configure(options).Build();
                 finder.CheckRoots();
@@ -86,7 +90,7 @@ internal sealed class ActingCommand
         DuplicateActionPlanner planner;
         try
         {
-            var builder = new DuplicateActionPlanBuilder().UseLinker(linkerFactory());
+            var builder = new DuplicateActionPlanBuilder().UseLinker(linkerFactory()).Protect(protect).Reference(reference);
             foreach (var rule in ParseRules(result.GetValue(_keep) ?? [], paths))
             {
                 builder.Keep(rule);
@@ -140,6 +144,12 @@ internal sealed class ActingCommand
             folderPlan?.WriteTo(Console.Out);
             plan.WriteTo(Console.Out);
             return ExitCodes.Completed(incomplete, undecided);
+        }
+
+        // (The dry run lists them in the plan.)
+        if (plan.UnreferencedGroups.Count > 0)
+        {
+            Console.WriteLine($"{plan.UnreferencedGroups.Count} groups left alone: no copy under a --reference folder");
         }
 
         // Refusals the plan predicts (a file system that cannot clone, owners that differ, …) are what applying will skip.
@@ -303,6 +313,45 @@ internal sealed class ActingCommand
         return Directory.Exists(full)
             ? KeepRule.PreferUnder(full)
             : throw new ArgumentException($"'--keep prefix:{PathText.Escape(folder)}': no folder {PathText.Escape(full)}; a keep rule must name an existing folder");
+    }
+
+    /// <summary>
+    /// The --protect and --reference folders a scan of <paramref name="paths"/> would not reach, so their copies are found:
+    /// those neither inside a PATH nor holding one (one that is not a folder is left to the planner to refuse).
+    /// </summary>
+    private static IEnumerable<string> FoldersToScan(string[] paths, string[] folders)
+    {
+        var roots = new List<AbsolutePath>();
+        foreach (var path in paths)
+        {
+            try
+            {
+                roots.Add(AbsolutePath.Resolve(path));
+            }
+            catch (DirectoryNotFoundException)
+            {
+                // the scan reports the root itself
+            }
+        }
+
+        foreach (var folder in folders)
+        {
+            AbsolutePath resolved;
+            try
+            {
+                resolved = AbsolutePath.Resolve(folder);
+            }
+            catch (DirectoryNotFoundException)
+            {
+                continue;
+            }
+
+            if (Directory.Exists(resolved.ToString()) && !roots.Any(r => resolved.IsUnder(r) || r.IsUnder(resolved)))
+            {
+                roots.Add(resolved);
+                yield return folder;
+            }
+        }
     }
 
     /// <remarks>The scan checks its roots again when it starts (one may have gone since).</remarks>

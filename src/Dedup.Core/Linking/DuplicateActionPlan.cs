@@ -41,6 +41,12 @@ public sealed class DuplicateActionPlan
     /// </summary>
     public IReadOnlyList<DuplicateGroup> UndecidedGroups { get; internal init; } = [];
 
+    /// <summary>
+    /// Groups left alone because none of their copies lies under a reference folder
+    /// (<see cref="DuplicateActionPlanBuilder.Reference"/>); always empty without reference folders.
+    /// </summary>
+    public IReadOnlyList<DuplicateGroup> UnreferencedGroups { get; internal init; } = [];
+
     /// <summary>Where planning logged, and where applying logs (<see cref="DuplicateActionPlanBuilder.UseLogger"/>).</summary>
     internal ILogger Logger { get; init; } = NullLogger.Instance;
 
@@ -87,6 +93,11 @@ public sealed class DuplicateActionPlan
             {
                 writer.WriteLine($"  leave {file.Path.ToDisplayString()}");
             }
+        }
+
+        if (UnreferencedGroups.Count > 0)
+        {
+            writer.WriteLine(string.Create(CultureInfo.InvariantCulture, $"leave {UnreferencedGroups.Count} groups ({UnreferencedGroups.Sum(g => (long)g.Files.Count)} copies): none under a reference folder"));
         }
 
         // What a link loses of the duplicate's own metadata (a clone keeps it): said once per plan.

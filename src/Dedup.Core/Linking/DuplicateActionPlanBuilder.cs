@@ -10,6 +10,8 @@ namespace Dedup.Core.Linking;
 public sealed class DuplicateActionPlanBuilder
 {
     private readonly List<KeepRule> _rules = [];
+    private readonly List<string> _protect = [];
+    private readonly List<string> _reference = [];
     private ILinker? _linker;
     private ILogger _logger = NullLogger.Instance;
 
@@ -24,6 +26,36 @@ public sealed class DuplicateActionPlanBuilder
     {
         ArgumentNullException.ThrowIfNull(rule);
         _rules.Add(rule);
+        return this;
+    }
+
+    /// <summary>
+    /// Protects folders: a copy under one is never acted on (not linked, not deleted). In a group with a protected copy,
+    /// the keep rules choose the kept file among the protected copies, every unprotected copy is acted on against it,
+    /// and the other protected copies stay as they are. A file counts as under a folder when any of its names is, by
+    /// path or, on Linux, by the folder's identity (a folder named through a symbolic link or a bind mount is the same).
+    /// </summary>
+    /// <param name="folders">Folders that must exist when the planner is built; a <c>..</c> is resolved as the kernel resolves it.</param>
+    /// <returns>This builder.</returns>
+    public DuplicateActionPlanBuilder Protect(params string[] folders)
+    {
+        ArgumentNullException.ThrowIfNull(folders);
+        _protect.AddRange(folders);
+        return this;
+    }
+
+    /// <summary>
+    /// Acts only against reference folders, as rmlint's <c>B // A --keep-all-tagged --must-match-tagged</c>: they are
+    /// protected (see <see cref="Protect"/>), and a group with no copy under any of them is left alone and listed in
+    /// <see cref="DuplicateActionPlan.UnreferencedGroups"/>. So "delete from B whatever exists in A, never touch A,
+    /// ignore duplicates inside B" is <c>Reference(A)</c> over a scan of both.
+    /// </summary>
+    /// <param name="folders">Folders that must exist when the planner is built; a <c>..</c> is resolved as the kernel resolves it.</param>
+    /// <returns>This builder.</returns>
+    public DuplicateActionPlanBuilder Reference(params string[] folders)
+    {
+        ArgumentNullException.ThrowIfNull(folders);
+        _reference.AddRange(folders);
         return this;
     }
 
@@ -55,7 +87,10 @@ public sealed class DuplicateActionPlanBuilder
     /// <summary>Validates the configuration and returns the planner.</summary>
     /// <returns>The planner.</returns>
     /// <exception cref="InvalidOperationException">No linker was set.</exception>
-    /// <exception cref="ArgumentException">A keep rule cannot be used, such as <see cref="KeepRule.PreferUnder"/> naming a folder that does not exist.</exception>
+    /// <exception cref="ArgumentException">
+    /// A keep rule cannot be used, such as <see cref="KeepRule.PreferUnder"/> naming a folder that does not exist, or a
+    /// protected or reference folder is missing, a file or out of reach.
+    /// </exception>
     /// <exception cref="NotSupportedException">
     /// On Windows, <see cref="Linkers.Dedupe"/> (there is no kernel-verified dedupe there). On macOS, a built-in linker other
     /// than <see cref="Linkers.Delete"/> and <see cref="Linkers.Trash"/> (a custom linker is accepted; its Linux-only
@@ -82,7 +117,13 @@ public sealed class DuplicateActionPlanBuilder
             }
         }
 
-        return new DuplicateActionPlanner(_linker, _rules.Count == 0 ? [KeepRule.PathOrder] : _rules.ToArray(), _logger);
+        var protection = Protection.Create(_protect, _reference);
+        if (protection.Validate() is { } folderProblem)
+        {
+            throw new ArgumentException(folderProblem);
+        }
+
+        return new DuplicateActionPlanner(_linker, _rules.Count == 0 ? [KeepRule.PathOrder] : _rules.ToArray(), _logger) { Protection = protection };
     }
 
     /// <summary>

@@ -24,15 +24,16 @@ public sealed partial class DuplicateActionPlanner
         var actions = new List<DuplicateFolderAction>();
         var undecided = new List<DuplicateFolderGroup>();
         var trash = Trash.TrashLocator.Create();
-        foreach (var group in groups)
+        var protection = Protection.Begin();
+        foreach (var group in groups.Where(protection.IsReferenced)) // a group with no folder under a reference folder is not ours to act on
         {
-            PlanFolderGroup(group, actions, undecided, trash);
+            PlanFolderGroup(group, actions, undecided, trash, protection);
         }
 
         return new DuplicateFolderActionPlan(Linker, actions, undecided, _logger, TemporaryFiles.FindLeftovers(actions.SelectMany(FoldersActedOn).Select(f => f.ToString())));
     }
 
-    private void PlanFolderGroup(DuplicateFolderGroup group, List<DuplicateFolderAction> actions, List<DuplicateFolderGroup> undecided, Trash.TrashLocator trash)
+    private void PlanFolderGroup(DuplicateFolderGroup group, List<DuplicateFolderAction> actions, List<DuplicateFolderGroup> undecided, Trash.TrashLocator trash, ProtectionCheck protection)
     {
         if (group.Folders.Count < 2)
         {
@@ -58,7 +59,7 @@ public sealed partial class DuplicateActionPlanner
 
         var snapshots = group.Snapshots!;
         var representatives = snapshots.Select(Representative).ToArray();
-        var keptFile = KeepRule.SelectKept(representatives, KeepRules, folder => trash.IsInTrash(folder.Path)); // the folder itself may be a trash's
+        var keptFile = KeepRule.SelectKept(representatives, KeepRules, folder => trash.IsInTrash(folder.Path), folder => protection.TouchesProtected(folder.Path)); // the folder itself may be a trash's
         if (keptFile is null)
         {
             undecided.Add(group);
@@ -69,7 +70,7 @@ public sealed partial class DuplicateActionPlanner
         var kept = snapshots[keptIndex];
         for (var i = 0; i < snapshots.Count; i++)
         {
-            if (i != keptIndex)
+            if (i != keptIndex && !protection.TouchesProtected(snapshots[i].Folder)) // a folder under or holding a protected one stays
             {
                 actions.Add(PlanFolder(group, kept, snapshots[i], trash));
             }

@@ -20,6 +20,9 @@ public sealed partial class DuplicateActionPlanner
     /// <summary>What happens to each duplicate.</summary>
     public ILinker Linker { get; }
 
+    /// <summary>Protected and reference folders (<see cref="DuplicateActionPlanBuilder.Protect"/>, <see cref="DuplicateActionPlanBuilder.Reference"/>).</summary>
+    internal Protection Protection { get; init; } = Protection.None;
+
     /// <summary>What the linker does, read once.</summary>
     internal LinkerCapabilities Capabilities { get; }
 
@@ -42,14 +45,23 @@ public sealed partial class DuplicateActionPlanner
         var undecided = new List<DuplicateGroup>();
         var predictor = new PlanPredictor(Linker, _logger);
         var trash = Trash.TrashLocator.Create();
+        var protection = Protection.Begin();
+        var unreferenced = new List<DuplicateGroup>();
         foreach (var group in groups)
         {
-            PlanGroup(group, actions, undecided, predictor, trash);
+            if (!protection.IsReferenced(group))
+            {
+                unreferenced.Add(group); // no copy under a reference folder: not ours to act on
+                continue;
+            }
+
+            PlanGroup(group, actions, undecided, predictor, trash, protection);
         }
 
         var plan = new DuplicateActionPlan(Linker, actions, TemporaryFiles.FindLeftovers(actions.Select(a => a.Path.Parent?.ToString()).OfType<string>()))
         {
             UndecidedGroups = undecided,
+            UnreferencedGroups = unreferenced,
             Logger = _logger,
             ProbesRun = predictor.ProbesRun,
         };
@@ -122,10 +134,10 @@ public sealed partial class DuplicateActionPlanner
         return null;
     }
 
-    private void PlanGroup(DuplicateGroup group, List<DuplicateAction> actions, List<DuplicateGroup> undecided, PlanPredictor predictor, Trash.TrashLocator trash)
+    private void PlanGroup(DuplicateGroup group, List<DuplicateAction> actions, List<DuplicateGroup> undecided, PlanPredictor predictor, Trash.TrashLocator trash, ProtectionCheck protection)
     {
         // A group holds at least two files (its constructor refuses fewer), so one is kept and at least one acted on.
-        var kept = KeepRule.SelectKept(group.Files, KeepRules, trash.IsDisposable);
+        var kept = KeepRule.SelectKept(group.Files, KeepRules, trash.IsDisposable, protection.IsProtected);
         if (kept is null)
         {
             undecided.Add(group); // no rule decides which copy stays: nothing is guessed
@@ -134,9 +146,9 @@ public sealed partial class DuplicateActionPlanner
 
         foreach (var duplicate in group.Files)
         {
-            if (ReferenceEquals(duplicate, kept) || duplicate.Identity == kept.Identity)
+            if (ReferenceEquals(duplicate, kept) || duplicate.Identity == kept.Identity || protection.IsProtected(duplicate))
             {
-                continue; // the kept file and names already linked to it: nothing to do, nothing to reclaim
+                continue; // the kept file, names already linked to it and protected copies: nothing to do, nothing to reclaim
             }
 
             // Predictions last: they only ever add refusals the executor would make (and cost a probe or a status).

@@ -32,14 +32,13 @@ public sealed class KeepRule
     public static KeepRule ShortestPath { get; } = new("shortest path", (a, b) => a.Path.Length.CompareTo(b.Path.Length));
 
     /// <summary>
-    /// A tie-breaker that always decides: paths without hidden folders first, then the ordinally smallest path.
+    /// A tie-breaker that always decides, so that originals stay: paths without hidden folders first, then folder by folder
+    /// from the root, each name compared by the kernel's bytes, first without its extension, then whole. So
+    /// <c>Photos/a.jpg</c> stays rather than <c>Photos (copy)/a.jpg</c>, <c>big-a.bin</c> rather than <c>big-a-copy.bin</c>,
+    /// and <c>proj/</c> rather than <c>proj-copy-final/proj/</c>. Two paths tie only when equal.
     /// It is the default when a planner has no rule; with other rules, add it last to decide every group.
     /// </summary>
-    public static KeepRule PathOrder { get; } = new("first in path order", (a, b) =>
-    {
-        var hidden = IsHidden(a.Path).CompareTo(IsHidden(b.Path));
-        return hidden != 0 ? hidden : string.CompareOrdinal(a.Path.ToString(), b.Path.ToString());
-    });
+    public static KeepRule PathOrder { get; } = new("first in path order", (a, b) => KeepOrder.Compare(a.Path, b.Path));
 
     /// <summary>A short description, such as <c>oldest</c>.</summary>
     public string Description { get; }
@@ -58,9 +57,19 @@ public sealed class KeepRule
     public static KeepRule PreferUnder(params string[] folders)
     {
         ArgumentNullException.ThrowIfNull(folders);
-        var parsed = new AbsolutePath[folders.Length];
-        string? unresolved = null;
-        for (var i = 0; i < folders.Length; i++)
+        var parsed = ResolveFolders(folders, out var unresolved);
+        return new KeepRule(
+            "under " + string.Join(", ", parsed.Select(p => p.ToDisplayString())),
+            (a, b) => Rank(a, parsed).CompareTo(Rank(b, parsed)),
+            () => FolderProblem("keep rule's folder", parsed, unresolved));
+    }
+
+    /// <summary>Folders a user names, resolved as the kernel resolves them; <paramref name="unresolved"/> is the first whose <c>..</c> climbs out of nothing.</summary>
+    internal static AbsolutePath[] ResolveFolders(IReadOnlyList<string> folders, out string? unresolved)
+    {
+        var parsed = new AbsolutePath[folders.Count];
+        unresolved = null;
+        for (var i = 0; i < folders.Count; i++)
         {
             try
             {
@@ -75,28 +84,30 @@ public sealed class KeepRule
             }
         }
 
-        return new KeepRule(
-            "under " + string.Join(", ", parsed.Select(p => p.ToDisplayString())),
-            (a, b) => Rank(a, parsed).CompareTo(Rank(b, parsed)),
-            () => FolderProblem(parsed, unresolved));
+        return parsed;
     }
 
-    /// <summary>Why <see cref="PreferUnder"/>'s folders cannot be used: the first that is missing or a file, said as it is.</summary>
-    private static string? FolderProblem(AbsolutePath[] folders, string? unresolved)
+    /// <summary>Why folders a user named cannot be used: the first that is missing, a file or out of reach, said as it is.</summary>
+    /// <param name="what">What the folders are, such as <c>keep rule's folder</c>.</param>
+    /// <param name="folders">The folders, resolved.</param>
+    /// <param name="unresolved">The first folder whose <c>..</c> led nowhere, or <see langword="null"/>.</param>
+    internal static string? FolderProblem(string what, AbsolutePath[] folders, string? unresolved)
     {
         if (unresolved is not null)
         {
-            return $"The keep rule's folder '{PathText.Escape(unresolved)}' does not exist (its '..' climbs out of a folder that does not).";
+            return $"The {what} '{PathText.Escape(unresolved)}' does not exist (its '..' climbs out of a folder that does not).";
         }
 
         foreach (var folder in folders)
         {
-            switch (PathKinds.Of(folder.ToString()))
+            switch (PathKinds.Of(folder.ToString(), out var reason))
             {
                 case PathKind.File:
-                    return $"The keep rule's folder '{folder.ToDisplayString()}' is a file, not a folder.";
+                    return $"The {what} '{folder.ToDisplayString()}' is a file, not a folder.";
                 case PathKind.Missing:
-                    return $"The keep rule's folder '{folder.ToDisplayString()}' does not exist.";
+                    return $"The {what} '{folder.ToDisplayString()}' does not exist.";
+                case PathKind.AccessDenied or PathKind.Unreachable:
+                    return $"The {what} '{folder.ToDisplayString()}' cannot be reached: {PathText.EscapeMessage(reason ?? string.Empty)}";
             }
         }
 
@@ -141,17 +152,25 @@ public sealed class KeepRule
 
     /// <summary>As above, with the plan's test for copies that are never kept (a trash's or a temporary file), asked once per file.</summary>
     internal static DuplicateFile? SelectKept(IReadOnlyList<DuplicateFile> files, IReadOnlyList<KeepRule> rules, Func<DuplicateFile, bool> isDisposable)
+        => SelectKept(files, rules, isDisposable, static _ => false);
+
+    /// <summary>
+    /// As above; a protected copy (<see cref="DuplicateActionPlanBuilder.Protect"/>), when there is one, is the one kept
+    /// whatever the rules and the trash say (the rules choose among the protected), each asked once per file.
+    /// </summary>
+    internal static DuplicateFile? SelectKept(IReadOnlyList<DuplicateFile> files, IReadOnlyList<KeepRule> rules, Func<DuplicateFile, bool> isDisposable, Func<DuplicateFile, bool> isProtected)
     {
-        var disposable = new bool[files.Count];
+        // One rank per file: protected first (0), then ordinary (1), then disposable (2).
+        var rank = new int[files.Count];
         for (var i = 0; i < files.Count; i++)
         {
-            disposable[i] = isDisposable(files[i]);
+            rank[i] = isProtected(files[i]) ? 0 : isDisposable(files[i]) ? 2 : 1;
         }
 
         var best = 0;
         for (var i = 1; i < files.Count; i++)
         {
-            if (CompareAll(files, disposable, i, best, rules) < 0)
+            if (CompareAll(files, rank, i, best, rules) < 0)
             {
                 best = i;
             }
@@ -159,7 +178,7 @@ public sealed class KeepRule
 
         for (var i = 0; i < files.Count; i++)
         {
-            if (i != best && CompareAll(files, disposable, i, best, rules) == 0)
+            if (i != best && CompareAll(files, rank, i, best, rules) == 0)
             {
                 return null;
             }
@@ -171,11 +190,11 @@ public sealed class KeepRule
     /// <summary>Whether a file lies in a trash folder (by its names and its real location) or is one of our temporary files.</summary>
     internal static bool IsDisposable(DuplicateFile file) => TrashLocator.Create().IsDisposable(file);
 
-    private static int CompareAll(IReadOnlyList<DuplicateFile> files, bool[] disposable, int x, int y, IReadOnlyList<KeepRule> rules)
+    private static int CompareAll(IReadOnlyList<DuplicateFile> files, int[] rank, int x, int y, IReadOnlyList<KeepRule> rules)
     {
         // Whatever the rules say, a copy in a trash folder or a leftover temporary file is never the one
-        // kept: emptying the trash would then lose the data.
-        var order = disposable[x].CompareTo(disposable[y]);
+        // kept (emptying the trash would then lose the data), and a protected copy always is.
+        var order = rank[x].CompareTo(rank[y]);
         if (order != 0)
         {
             return order;
@@ -191,19 +210,6 @@ public sealed class KeepRule
         }
 
         return 0;
-    }
-
-    private static bool IsHidden(AbsolutePath path)
-    {
-        for (var node = path; node is not null; node = node.Parent)
-        {
-            if (node.Name is ['.', _, ..]) // a dot and at least one more character ("." itself is never a name here)
-            {
-                return true;
-            }
-        }
-
-        return false;
     }
 
     private static int Rank(DuplicateFile file, AbsolutePath[] folders)

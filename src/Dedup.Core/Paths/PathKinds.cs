@@ -6,24 +6,76 @@ internal enum PathKind
     Missing,
     Folder,
     File,
+
+    /// <summary>The file system refused to say because access is denied (EACCES, EPERM) on a folder on the way.</summary>
+    AccessDenied,
+
+    /// <summary>The file system could not say for another reason (EIO, ELOOP, ENAMETOOLONG, a stale mount, …).</summary>
+    Unreachable,
 }
 
 /// <summary>
 /// Whether a path names a folder, by the kernel's bytes on Linux (<see cref="KernelNames"/>): <see cref="Directory.Exists(string)"/>
 /// encodes an escaped byte as U+FFFD, so it called a folder named with byte 0xff missing, or answered for another folder
-/// literally named with U+FFFD. Links are followed, as for roots and keep rules.
+/// literally named with U+FFFD. Links are followed, as for roots and keep rules. Only "no such file" means missing: a
+/// refusal or any other error is said as it is, rather than send the user to check a mount.
 /// </summary>
 internal static class PathKinds
 {
-    public static PathKind Of(string path)
+    public static PathKind Of(string path) => Of(path, out _);
+
+    /// <summary>As <see cref="Of(string)"/>, with the system's message when the kind is <see cref="PathKind.AccessDenied"/> or <see cref="PathKind.Unreachable"/>.</summary>
+    public static PathKind Of(string path, out string? reason)
     {
+        reason = null;
         if (OperatingSystem.IsLinux())
         {
-            return Interop.Libc.Statx(Interop.Libc.AT_FDCWD, path, 0, Interop.Libc.STATX_BASIC_STATS, out var status) != 0 ? PathKind.Missing
-                : status.IsDirectory ? PathKind.Folder
-                : PathKind.File;
+            if (Interop.Libc.Statx(Interop.Libc.AT_FDCWD, path, 0, Interop.Libc.STATX_BASIC_STATS, out var status) == 0)
+            {
+                return status.IsDirectory ? PathKind.Folder : PathKind.File;
+            }
+
+            var errno = Interop.Libc.LastErrno;
+            if (errno is Interop.Libc.ENOENT or Interop.Libc.ENOTDIR)
+            {
+                return PathKind.Missing;
+            }
+
+            reason = System.Runtime.InteropServices.Marshal.GetPInvokeErrorMessage(errno);
+            return errno is Interop.Libc.EACCES or Interop.Libc.EPERM ? PathKind.AccessDenied : PathKind.Unreachable;
         }
 
-        return Directory.Exists(path) ? PathKind.Folder : File.Exists(path) ? PathKind.File : PathKind.Missing;
+        // Stryker disable all : Windows and macOS only (the Wine and macOS runs cover it)
+        if (Directory.Exists(path))
+        {
+            return PathKind.Folder;
+        }
+
+        if (File.Exists(path))
+        {
+            return PathKind.File;
+        }
+
+        try
+        {
+            _ = File.GetAttributes(path); // Exists says false for every failure; this says which
+            return PathKind.Missing;
+        }
+        catch (Exception e) when (e is FileNotFoundException or DirectoryNotFoundException)
+        {
+            return PathKind.Missing;
+        }
+        catch (UnauthorizedAccessException e)
+        {
+            reason = e.Message;
+            return PathKind.AccessDenied;
+        }
+        catch (IOException e)
+        {
+            reason = e.Message;
+            return PathKind.Unreachable;
+        }
+
+        // Stryker restore all
     }
 }
