@@ -71,12 +71,14 @@ internal sealed class ActingCommand
         {
             try
             {
-                foreach (var warning in _selection.Warnings(result, paths))
+                // --protect/--reference folders outside the PATHs are scanned too: patterns are checked against them as well.
+                string[] scanned = [.. paths, .. FoldersToScan(paths, [.. protect, .. reference])];
+                foreach (var warning in _selection.Warnings(result, scanned))
                 {
                     await Console.Error.WriteLineAsync($"dedup: {warning}").ConfigureAwait(false);
                 }
 
-                var options = _selection.CreateOptions(result, [.. paths, .. FoldersToScan(paths, [.. protect, .. reference])]);
+                var options = _selection.CreateOptions(result, scanned);
                 options.FolderMode = folderMode;
                 finder = new DuplicateFinderBuilder().Configure(options).Build();
                 finder.CheckRoots();
