@@ -76,6 +76,24 @@ public sealed record DuplicateFile
     /// </summary>
     public string? Machine { get; init; }
 
+    /// <summary>
+    /// The owner's user id (Unix <c>st_uid</c>) as the scan's last check before reporting the group saw it (a group
+    /// from <see cref="Linking.ReportedDuplicates.FromReport"/>: as the file is now); <see langword="null"/> where it is
+    /// not known: on Windows and macOS (their scans record none), and for a file described by hand or read from a report
+    /// without being looked up again. Hard and symbolic links need it to match the kept file's (see <see cref="Mode"/>).
+    /// </summary>
+    public uint? OwnerId { get; init; }
+
+    /// <summary>The owning group's id (Unix <c>st_gid</c>), known where <see cref="OwnerId"/> is; otherwise <see langword="null"/>.</summary>
+    public uint? GroupId { get; init; }
+
+    /// <summary>
+    /// The permission bits (Unix <c>st_mode &amp; 07777</c>: read, write and execute for owner, group and others, set-user-id,
+    /// set-group-id, sticky), known where <see cref="OwnerId"/> is; otherwise <see langword="null"/>. A plan that links
+    /// (hard or symbolic) joins only files whose owner, group and permissions agree, keeping one file per such set.
+    /// </summary>
+    public int? Mode { get; init; }
+
     /// <summary>Whether both describe the same file the same way: every property equal, <see cref="OtherLinks"/> name by name.</summary>
     /// <param name="other">The other entry.</param>
     /// <returns><see langword="true"/> when equal.</returns>
@@ -89,6 +107,9 @@ public sealed record DuplicateFile
             && LastWriteTimeUtc == other.LastWriteTimeUtc
             && LastChangeTimeUtc == other.LastChangeTimeUtc
             && string.Equals(Machine, other.Machine, StringComparison.Ordinal)
+            && OwnerId == other.OwnerId
+            && GroupId == other.GroupId
+            && Mode == other.Mode
             && OtherLinks.SequenceEqual(other.OtherLinks));
 
     /// <inheritdoc />
