@@ -5,7 +5,8 @@ namespace Dedup.Core;
 
 /// <summary>
 /// One distinct file in a <see cref="DuplicateGroup"/>: a file identity and all its names found. A record: two
-/// entries are equal when every property is, <see cref="OtherLinks"/> compared name by name.
+/// entries are equal when every property is, <see cref="OtherLinks"/> compared name by name, except <see cref="OwnerId"/>,
+/// <see cref="GroupId"/> and <see cref="Mode"/>: reports do not carry them, and a group read back from one equals the scanned group.
 /// </summary>
 public sealed record DuplicateFile
 {
@@ -94,7 +95,7 @@ public sealed record DuplicateFile
     /// </summary>
     public int? Mode { get; init; }
 
-    /// <summary>Whether both describe the same file the same way: every property equal, <see cref="OtherLinks"/> name by name.</summary>
+    /// <summary>Whether both describe the same file the same way: every property equal (owner, group and mode aside), <see cref="OtherLinks"/> name by name.</summary>
     /// <param name="other">The other entry.</param>
     /// <returns><see langword="true"/> when equal.</returns>
     public bool Equals(DuplicateFile? other) =>
@@ -107,9 +108,6 @@ public sealed record DuplicateFile
             && LastWriteTimeUtc == other.LastWriteTimeUtc
             && LastChangeTimeUtc == other.LastChangeTimeUtc
             && string.Equals(Machine, other.Machine, StringComparison.Ordinal)
-            && OwnerId == other.OwnerId
-            && GroupId == other.GroupId
-            && Mode == other.Mode
             && OtherLinks.SequenceEqual(other.OtherLinks));
 
     /// <inheritdoc />
