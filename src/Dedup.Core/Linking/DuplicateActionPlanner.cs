@@ -30,8 +30,10 @@ public sealed partial class DuplicateActionPlanner
     /// Plans the actions for <paramref name="groups"/>; nothing on disk is changed. On Linux the plan predicts the
     /// refusals applying would make and lists them as <see cref="DuplicateAction.Refusal"/>: clone and dedupe where
     /// the file system lacks them (probed once per file system, into an unnamed <c>O_TMPFILE</c> file that vanishes
-    /// when closed), and hard or symbolic links between files whose owner, group or permissions differ. Applying
-    /// still re-checks everything; see <c>docs/linking.md</c>.
+    /// when closed), hard or symbolic links between files whose owner, group or permissions differ, and groups without
+    /// a scanned root holding their files. Each group is first split by what the linker can do (one device for hard
+    /// links, clones and dedupe; one owner, group and permissions for links), and each part keeps one file by the keep
+    /// rules. Applying still re-checks everything; see <c>docs/linking.md</c>.
     /// </summary>
     /// <param name="groups">Groups from a scan (or from <see cref="ReportedDuplicates.FromReport"/>).</param>
     /// <returns>The plan.</returns>
