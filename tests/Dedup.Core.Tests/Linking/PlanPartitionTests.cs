@@ -171,6 +171,8 @@ public sealed class PlanPartitionTests
         Assert.Equal(0, plan.ReclaimableBytes);
         Assert.Equal([null, $"duplicate's folder {tree.PathOf("out")}: is not under any scanned root; left untouched"], rooted.Actions.Select(x => x.Refusal));
         Assert.Equal(Content.Length, rooted.ReclaimableBytes);
+        var keptOutside = LinkTree.Plan([group with { Roots = [ScanRoot.Capture(AbsolutePath.Parse(tree.PathOf("in")))] }], Linkers.Delete, KeepRule.PreferUnder(tree.PathOf("out")));
+        Assert.All(keptOutside.Actions, x => Assert.Equal($"kept file's folder {tree.PathOf("out")}: is not under any scanned root; nothing done", x.Refusal));
     }
 
     /// <summary>Writes <see cref="Content"/> and sets its mode (and owner) with the real tools.</summary>
