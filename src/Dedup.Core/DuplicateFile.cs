@@ -5,7 +5,8 @@ namespace Dedup.Core;
 
 /// <summary>
 /// One distinct file in a <see cref="DuplicateGroup"/>: a file identity and all its names found. A record: two
-/// entries are equal when every property is, <see cref="OtherLinks"/> compared name by name.
+/// entries are equal when every property is, <see cref="OtherLinks"/> compared name by name, except <see cref="OwnerId"/>,
+/// <see cref="GroupId"/> and <see cref="Mode"/>: reports do not carry them, and a group read back from one equals the scanned group.
 /// </summary>
 public sealed record DuplicateFile
 {
@@ -76,7 +77,25 @@ public sealed record DuplicateFile
     /// </summary>
     public string? Machine { get; init; }
 
-    /// <summary>Whether both describe the same file the same way: every property equal, <see cref="OtherLinks"/> name by name.</summary>
+    /// <summary>
+    /// The owner's user id (Unix <c>st_uid</c>) as the scan's last check before reporting the group saw it (a group
+    /// from <see cref="Linking.ReportedDuplicates.FromReport"/>: as the file is now); <see langword="null"/> where it is
+    /// not known: on Windows and macOS (their scans record none), and for a file described by hand or read from a report
+    /// without being looked up again. Hard and symbolic links need it to match the kept file's (see <see cref="Mode"/>).
+    /// </summary>
+    public uint? OwnerId { get; init; }
+
+    /// <summary>The owning group's id (Unix <c>st_gid</c>), known where <see cref="OwnerId"/> is; otherwise <see langword="null"/>.</summary>
+    public uint? GroupId { get; init; }
+
+    /// <summary>
+    /// The permission bits (Unix <c>st_mode &amp; 07777</c>: read, write and execute for owner, group and others, set-user-id,
+    /// set-group-id, sticky), known where <see cref="OwnerId"/> is; otherwise <see langword="null"/>. A plan that links
+    /// (hard or symbolic) joins only files whose owner, group and permissions agree, keeping one file per such set.
+    /// </summary>
+    public int? Mode { get; init; }
+
+    /// <summary>Whether both describe the same file the same way: every property equal (owner, group and mode aside), <see cref="OtherLinks"/> name by name.</summary>
     /// <param name="other">The other entry.</param>
     /// <returns><see langword="true"/> when equal.</returns>
     public bool Equals(DuplicateFile? other) =>

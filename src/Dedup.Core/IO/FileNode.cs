@@ -43,17 +43,20 @@ internal sealed class FileNode
     /// <summary>The change time the last check before reporting saw (Linux), for reports; <see cref="DateTime.MinValue"/> until then.</summary>
     public DateTime LastChangeTimeUtc { get; set; }
 
+    /// <summary>Owner, group and permission bits as that check saw them (Linux), for <see cref="DuplicateFile.OwnerId"/>; <see langword="null"/> until then.</summary>
+    public (uint Owner, uint Group, int Mode)? Access { get; set; }
+
     public DuplicateFile ToDuplicateFile()
     {
         var file = Primary;
         if (OtherNames is null)
         {
-            return new DuplicateFile(file.Path, [], file.Identity, file.Length, file.LinkCount, file.LastWriteTimeUtc) { LastChangeTimeUtc = LastChangeTimeUtc };
+            return new DuplicateFile(file.Path, [], file.Identity, file.Length, file.LinkCount, file.LastWriteTimeUtc) { LastChangeTimeUtc = LastChangeTimeUtc, OwnerId = Access?.Owner, GroupId = Access?.Group, Mode = Access?.Mode };
         }
 
         var names = new List<AbsolutePath>(OtherNames.Count + 1) { file.Path };
         names.AddRange(OtherNames);
         names.Sort();
-        return new DuplicateFile(names[0], names.GetRange(1, names.Count - 1), file.Identity, file.Length, file.LinkCount, file.LastWriteTimeUtc) { LastChangeTimeUtc = LastChangeTimeUtc };
+        return new DuplicateFile(names[0], names.GetRange(1, names.Count - 1), file.Identity, file.Length, file.LinkCount, file.LastWriteTimeUtc) { LastChangeTimeUtc = LastChangeTimeUtc, OwnerId = Access?.Owner, GroupId = Access?.Group, Mode = Access?.Mode };
     }
 }

@@ -169,6 +169,7 @@ internal sealed unsafe partial class FileReader
         }
 
         node.LastChangeTimeUtc = stx.ChangeTimeUtc;
+        node.Access = (stx.Uid, stx.Gid, stx.Mode & 0xFFF);
         return true;
     }
 

@@ -33,8 +33,10 @@ public sealed partial class DuplicateActionPlanner
     /// Plans the actions for <paramref name="groups"/>; nothing on disk is changed. On Linux the plan predicts the
     /// refusals applying would make and lists them as <see cref="DuplicateAction.Refusal"/>: clone and dedupe where
     /// the file system lacks them (probed once per file system, into an unnamed <c>O_TMPFILE</c> file that vanishes
-    /// when closed), and hard or symbolic links between files whose owner, group or permissions differ. Applying
-    /// still re-checks everything; see <c>docs/linking.md</c>.
+    /// when closed), hard or symbolic links between files whose owner, group or permissions differ, and groups without
+    /// a scanned root holding their files. Each group is first split by what the linker can do (one device for hard
+    /// links, clones and dedupe; one owner, group and permissions for links), and each part keeps one file by the keep
+    /// rules. Applying still re-checks everything; see <c>docs/linking.md</c>.
     /// </summary>
     /// <param name="groups">Groups from a scan (or from <see cref="ReportedDuplicates.FromReport"/>).</param>
     /// <returns>The plan.</returns>
@@ -134,48 +136,66 @@ public sealed partial class DuplicateActionPlanner
         return null;
     }
 
+    /// <summary>Plans the pairs of one group: each file joined to the kept file of its partition (see <see cref="PartitionsOf"/>).</summary>
     private void PlanGroup(DuplicateGroup group, List<DuplicateAction> actions, List<DuplicateGroup> undecided, PlanPredictor predictor, Trash.TrashLocator trash, ProtectionCheck protection)
     {
-        // A group holds at least two files (its constructor refuses fewer), so one is kept and at least one acted on.
-        var kept = KeepRule.SelectKept(group.Files, KeepRules, trash.IsDisposable, protection.IsProtected);
-        if (kept is null)
+        var partitions = PartitionsOf(group, predictor);
+        if (partitions.Count == 1)
         {
-            undecided.Add(group); // no rule decides which copy stays: nothing is guessed
+            // The action can join every file to any other (always so for delete and trash): one file kept, as ever.
+            // A group holds at least two files (its constructor refuses fewer), so one is kept and at least one acted on.
+            var kept = KeepRule.SelectKept(group.Files, KeepRules, trash.IsDisposable, protection.IsProtected);
+            if (kept is null)
+            {
+                undecided.Add(group); // no rule decides which copy stays: nothing is guessed
+                return;
+            }
+
+            foreach (var duplicate in group.Files)
+            {
+                PlanPair(group, kept, duplicate, actions, predictor, trash, protection);
+            }
+
             return;
         }
 
-        foreach (var duplicate in group.Files)
+        foreach (var (kept, duplicate) in PairsOf(group, partitions, undecided, trash, protection.IsProtected))
         {
-            if (ReferenceEquals(duplicate, kept) || duplicate.Identity == kept.Identity || protection.IsProtected(duplicate))
-            {
-                continue; // the kept file, names already linked to it and protected copies: nothing to do, nothing to reclaim
-            }
+            PlanPair(group, kept, duplicate, actions, predictor, trash, protection);
+        }
+    }
 
-            // Predictions last: they only ever add refusals the executor would make (and cost a probe or a status).
-            var refusal = RefuseForGroup(group, kept, duplicate, trash) ?? Linker.RefuseAtPlanTime(kept, duplicate) ?? predictor.Refuse(kept, duplicate);
-            // Stryker disable once Boolean : read only when refusal is null, after Reclaimable has set it
-            var alreadyShared = false;
-            var reclaimable = refusal is null ? predictor.Reclaimable(kept, duplicate, out alreadyShared) : 0;
-            if (refusal is null && alreadyShared)
-            {
-                continue; // a clone or dedupe done before: the data already is the kept file's, nothing to do or reclaim
-            }
+    private void PlanPair(DuplicateGroup group, DuplicateFile kept, DuplicateFile duplicate, List<DuplicateAction> actions, PlanPredictor predictor, Trash.TrashLocator trash, ProtectionCheck protection)
+    {
+        if (ReferenceEquals(duplicate, kept) || duplicate.Identity == kept.Identity || protection.IsProtected(duplicate))
+        {
+            return; // the kept file, names already linked to it and protected copies: nothing to do, nothing to reclaim
+        }
 
-            if (Capabilities.ActsOnData)
-            {
-                // Dedupe acts on the file's data, once, whatever its names.
-                actions.Add(new DuplicateAction(Linker.Kind, group, kept, duplicate, duplicate.Path, reclaimable, refusal));
-                continue;
-            }
+        // Predictions last: they only ever add refusals the executor would make (and cost a probe or a status).
+        var refusal = RefuseForGroup(group, kept, duplicate, trash) ?? Linker.RefuseAtPlanTime(kept, duplicate) ?? predictor.Refuse(group, kept, duplicate);
+        // Stryker disable once Boolean : read only when refusal is null, after Reclaimable has set it
+        var alreadyShared = false;
+        var reclaimable = refusal is null ? predictor.Reclaimable(kept, duplicate, out alreadyShared) : 0;
+        if (refusal is null && alreadyShared)
+        {
+            return; // a clone or dedupe done before: the data already is the kept file's, nothing to do or reclaim
+        }
 
-            var names = new[] { duplicate.Path }.Concat(duplicate.OtherLinks).ToArray();
+        if (Capabilities.ActsOnData)
+        {
+            // Dedupe acts on the file's data, once, whatever its names.
+            actions.Add(new DuplicateAction(Linker.Kind, group, kept, duplicate, duplicate.Path, reclaimable, refusal));
+            return;
+        }
 
-            // The data is freed only when no name is left: all names found here, and no link outside the scan.
-            var freed = refusal is null && duplicate.LinkCount <= names.Length ? reclaimable : 0;
-            for (var i = 0; i < names.Length; i++)
-            {
-                actions.Add(new DuplicateAction(Linker.Kind, group, kept, duplicate, names[i], i == names.Length - 1 ? freed : 0, refusal));
-            }
+        var names = new[] { duplicate.Path }.Concat(duplicate.OtherLinks).ToArray();
+
+        // The data is freed only when no name is left: all names found here, and no link outside the scan.
+        var freed = refusal is null && duplicate.LinkCount <= names.Length ? reclaimable : 0;
+        for (var i = 0; i < names.Length; i++)
+        {
+            actions.Add(new DuplicateAction(Linker.Kind, group, kept, duplicate, names[i], i == names.Length - 1 ? freed : 0, refusal));
         }
     }
 }

@@ -72,6 +72,9 @@ public static class ReportedDuplicates
                 return new DuplicateFile(first.File.Path, names.Skip(1).Select(n => n.File.Path).ToArray(), pair.Key, size, (int)first.Status.NLink, first.Status.LastWriteTimeUtc)
                 {
                     LastChangeTimeUtc = first.Status.ChangeTimeUtc,
+                    OwnerId = first.Status.Uid,
+                    GroupId = first.Status.Gid,
+                    Mode = first.Status.Mode & OwnerAndMode.Permissions,
                 };
             })
             .OrderBy(f => f.Path)

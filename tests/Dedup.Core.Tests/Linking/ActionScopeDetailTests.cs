@@ -37,7 +37,7 @@ public sealed class ActionScopeDetailTests
     }
 
     [LinuxFact]
-    public void A_group_without_roots_is_never_acted_on()
+    public void A_group_without_roots_is_refused_in_the_plan_and_never_acted_on()
     {
         using var tree = new LinkTree();
         var a = tree.Write("a.bin", Content);
@@ -49,10 +49,12 @@ public sealed class ActionScopeDetailTests
         }).ToArray();
         var group = new DuplicateGroup(Content.Length, files, verifiedByBytes: true); // no Roots: not from a scan or a report
 
-        var outcome = Assert.Single(LinkTree.Plan([group], Linkers.Delete).ApplyAsync().AsTask().GetAwaiter().GetResult().Outcomes);
+        var plan = LinkTree.Plan([group], Linkers.Delete);
+        var outcome = Assert.Single(plan.ApplyAsync().AsTask().GetAwaiter().GetResult().Outcomes);
 
+        Assert.StartsWith("no scanned root is known for the group", Assert.Single(plan.Actions).Refusal, StringComparison.Ordinal); // said by the dry run
         Assert.Equal(DuplicateActionStatus.Skipped, outcome.Status);
-        Assert.Contains("no scanned root is known for it", outcome.Reason, StringComparison.Ordinal);
+        Assert.Equal(plan.Actions[0].Refusal, outcome.Reason);
         Assert.True(File.Exists(b));
     }
 

@@ -115,7 +115,7 @@ public sealed class DuplicateActionPlannerTests
     {
         var planner = new DuplicateActionPlanBuilder().UseLinker(linker).Build();
         planner.UseTopology(new FixedTopology(new Dictionary<ulong, string> { [101] = keptType, [102] = duplicateType }));
-        return planner.Plan([new DuplicateGroup(10, [Made("/x/a.bin", 101, 1), Made("/y/b.bin", 102, 2)], verifiedByBytes: true)]);
+        return planner.Plan([new DuplicateGroup(10, [Made("/x/a.bin", 101, 1), Made("/y/b.bin", 102, 2)], verifiedByBytes: true).Rooted()]);
     }
 
     private static DuplicateFile Made(string path, ulong device, ulong inode) =>

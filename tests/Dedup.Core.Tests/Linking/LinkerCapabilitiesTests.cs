@@ -85,7 +85,7 @@ public sealed class LinkerCapabilitiesTests
     [LinuxFact]
     public void A_linker_of_your_own_writes_its_own_verb_in_the_dry_run_and_is_accepted_everywhere()
     {
-        var group = new DuplicateGroup(10, [File("/u/a.bin", 1), File("/u/d.bin", 2)], verifiedByBytes: true);
+        var group = new DuplicateGroup(10, [File("/u/a.bin", 1), File("/u/d.bin", 2)], verifiedByBytes: true).Rooted();
         var plan = new DuplicateActionPlanBuilder().UseLinker(new OwnLinker("replace with a stub", verb: "stub")).Build().Plan([group]);
 
         Assert.Equal(

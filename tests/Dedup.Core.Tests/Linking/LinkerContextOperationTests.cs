@@ -77,7 +77,7 @@ public sealed class LinkerContextOperationTests
         var files = new[] { kept, duplicate }
             .Select((path, i) => new DuplicateFile(AbsolutePath.Parse(path), [], new FileIdentity(0, (ulong)(i + 1)), Content.Length, 1, new FileInfo(path).LastWriteTimeUtc))
             .ToArray();
-        var plan = LinkTree.Plan([new DuplicateGroup(Content.Length, files, verifiedByBytes: true)], linker, KeepRule.PathOrder);
+        var plan = LinkTree.Plan([new DuplicateGroup(Content.Length, files, verifiedByBytes: true).Rooted()], linker, KeepRule.PathOrder);
         var trash = tree.PathOf("stand-in-trash");
         Directory.CreateDirectory(trash);
         var report = PlanExecutor.ApplyPortable(plan, path => File.Move(path, Path.Combine(trash, "moved")), CancellationToken.None);

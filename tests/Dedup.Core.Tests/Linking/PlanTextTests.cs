@@ -29,7 +29,7 @@ public sealed class PlanTextTests
             x.Path.ToString().StartsWith("/u/", StringComparison.Ordinal) && y.Path.ToString().StartsWith("/u/", StringComparison.Ordinal) ? 0 : KeepRule.PathOrder.Compare(x, y));
 
         var plan = new DuplicateActionPlanBuilder().UseLinker(Linkers.Delete).Keep(tieUnderU).Build()
-            .Plan([new DuplicateGroup(10, [twoNames, linkedElsewhere, kept], verifiedByBytes: true), inTrash, tied, withAlias]);
+            .Plan([new DuplicateGroup(10, [twoNames, linkedElsewhere, kept], verifiedByBytes: true).Rooted(), inTrash, tied, withAlias.Rooted()]);
 
         Assert.Equal(
             [
@@ -252,7 +252,7 @@ public sealed class PlanTextTests
         var twoNames = new DuplicateFile(AbsolutePath.Parse("/d/b.bin"), [AbsolutePath.Parse("/d/c.bin")], new FileIdentity(1, 2), 10, 2, Time);
         var linkedElsewhere = new DuplicateFile(AbsolutePath.Parse("/d/e.bin"), [], new FileIdentity(1, 3), 10, 3, Time);
 
-        var plan = new DuplicateActionPlanBuilder().UseLinker(Linkers.Dedupe).Build().Plan([new DuplicateGroup(10, [kept, twoNames, linkedElsewhere], verifiedByBytes: true)]);
+        var plan = new DuplicateActionPlanBuilder().UseLinker(Linkers.Dedupe).Build().Plan([new DuplicateGroup(10, [kept, twoNames, linkedElsewhere], verifiedByBytes: true).Rooted()]);
 
         Assert.Equal(
             [

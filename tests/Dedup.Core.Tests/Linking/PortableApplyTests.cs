@@ -269,7 +269,7 @@ public sealed class PortableApplyTests
                 return new DuplicateFile(AbsolutePath.Parse(path), [], new FileIdentity(0, (ulong)(i + 1)), info.Length, 1, info.LastWriteTimeUtc);
             })
             .ToArray();
-        return LinkTree.Plan([new DuplicateGroup(files[0].Length, files, verifiedByBytes: true)], linker, KeepRule.Custom("first given", (x, y) => Array.IndexOf(paths, x.Path.ToString()).CompareTo(Array.IndexOf(paths, y.Path.ToString()))));
+        return LinkTree.Plan([new DuplicateGroup(files[0].Length, files, verifiedByBytes: true).Rooted()], linker, KeepRule.Custom("first given", (x, y) => Array.IndexOf(paths, x.Path.ToString()).CompareTo(Array.IndexOf(paths, y.Path.ToString()))));
     }
 
     private static DuplicateActionReport Apply(DuplicateActionPlan plan, StandInTrash trash) =>

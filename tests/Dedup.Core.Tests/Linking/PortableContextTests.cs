@@ -116,7 +116,7 @@ public sealed class PortableContextTests
                 return new DuplicateFile(AbsolutePath.Parse(path), [], new FileIdentity(0, (ulong)(i + 1)), info.Length, 1, info.LastWriteTimeUtc);
             })
             .ToArray();
-        var plan = LinkTree.Plan([new DuplicateGroup(files[0].Length, files, verifiedByBytes: true)], Linkers.Delete, KeepRule.Custom("first given", (x, y) => Array.IndexOf(paths, x.Path.ToString()).CompareTo(Array.IndexOf(paths, y.Path.ToString()))));
+        var plan = LinkTree.Plan([new DuplicateGroup(files[0].Length, files, verifiedByBytes: true).Rooted()], Linkers.Delete, KeepRule.Custom("first given", (x, y) => Array.IndexOf(paths, x.Path.ToString()).CompareTo(Array.IndexOf(paths, y.Path.ToString()))));
         return Assert.Single(plan.Actions);
     }
 }

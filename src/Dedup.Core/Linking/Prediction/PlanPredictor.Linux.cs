@@ -10,8 +10,13 @@ internal sealed partial class PlanPredictor
     private readonly Dictionary<DuplicateFile, StatxBuffer?> _statuses = new(ReferenceEqualityComparer.Instance);
 
     [SupportedOSPlatform("linux")]
-    private string? RefuseOnLinux(DuplicateFile kept, DuplicateFile duplicate)
+    private string? RefuseOnLinux(DuplicateGroup group, DuplicateFile kept, DuplicateFile duplicate)
     {
+        if (Unreachable(group.Roots, kept, duplicate) is { } unreachable)
+        {
+            return unreachable;
+        }
+
         // Only the built-in clone and dedupe declare those operations; a custom linker may do anything.
         if (_capabilities.Probe != ProbedOperation.None)
         {
@@ -54,6 +59,33 @@ internal sealed partial class PlanPredictor
         duplicate.Path.Parent is { } folder
             ? Capability(linker.Kind, duplicate.Identity.Device, () => FileSystemProbe.Probe(_capabilities.Probe, kept.Path.ToString(), kept, folder.ToString(), duplicate.Identity.Device))
             : null;
+
+    /// <summary>
+    /// The executor reaches both folders from the scanned root holding them (<see cref="FolderHandle.TryOpenBeneath"/>)
+    /// and skips the action when none does: a group made by hand without <see cref="DuplicateGroup.Roots"/>, or a file
+    /// outside them. Said here, worded as the executor words it, so the dry run shows it.
+    /// </summary>
+    [SupportedOSPlatform("linux")]
+    private static string? Unreachable(IReadOnlyList<ScanRoot> roots, DuplicateFile kept, DuplicateFile duplicate)
+    {
+        if (roots.Count == 0)
+        {
+            return "no scanned root is known for the group (it was not made by a scan or a report; set DuplicateGroup.Roots): files are reached only from a scanned root, so nothing is done";
+        }
+
+        if (kept.Path.Parent is { } keptFolder && ScanRoot.Holding(roots, keptFolder) is null)
+        {
+            return $"kept file's folder {keptFolder.ToDisplayString()}: is not under any scanned root; nothing done";
+        }
+
+        return duplicate.Path.Parent is { } folder && ScanRoot.Holding(roots, folder) is null
+            ? $"duplicate's folder {folder.ToDisplayString()}: is not under any scanned root; left untouched"
+            : null;
+    }
+
+    [SupportedOSPlatform("linux")]
+    private OwnerAndMode.Access? AccessOnLinux(DuplicateFile file) =>
+        StatusOf(file) is { } status ? new OwnerAndMode.Access(status.Uid, status.Gid, status.Mode & OwnerAndMode.Permissions) : null;
 
     /// <summary>The executor's owner, group and permissions rule, on the files' status now (when both are still the scanned files).</summary>
     [SupportedOSPlatform("linux")]

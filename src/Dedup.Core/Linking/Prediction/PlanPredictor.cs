@@ -24,11 +24,20 @@ internal sealed partial class PlanPredictor(ILinker linker, ILogger logger)
     /// <summary>Capability probes run for this plan (for tests: once per device when the first one answers).</summary>
     public int ProbesRun { get; private set; }
 
-    /// <summary>The refusal the executor would make for this pair, when it can be told now; otherwise <see langword="null"/>.</summary>
-    public string? Refuse(DuplicateFile kept, DuplicateFile duplicate) =>
-        OperatingSystem.IsLinux() ? RefuseOnLinux(kept, duplicate)
+    /// <summary>The refusal the executor would make for this pair of <paramref name="group"/>, when it can be told now; otherwise <see langword="null"/>.</summary>
+    public string? Refuse(DuplicateGroup group, DuplicateFile kept, DuplicateFile duplicate) =>
+        OperatingSystem.IsLinux() ? RefuseOnLinux(group, kept, duplicate)
         : OperatingSystem.IsWindows() ? RefuseOnWindows(kept, duplicate)
         : null;
+
+    /// <summary>
+    /// The owner, group and permissions the executor's rule will compare for <paramref name="file"/> (the plan's
+    /// partitions for linkers that share the kept file's metadata): on Linux its status now, while the name still
+    /// leads to the scanned file; otherwise as <paramref name="file"/> records them; <see langword="null"/> when neither is known.
+    /// </summary>
+    // Stryker disable once Conditional : on Linux the condition holds; off Linux (the Wine test project) there is no status to read
+    public Execution.OwnerAndMode.Access? AccessOf(DuplicateFile file) =>
+        (OperatingSystem.IsLinux() ? AccessOnLinux(file) : null) ?? Execution.OwnerAndMode.Of(file);
 
     /// <summary>
     /// The bytes acting on <paramref name="duplicate"/> would free: its length, or on Linux for the built-in clone and
