@@ -47,6 +47,35 @@ public sealed class PlanPartitionTests
         Assert.Equal(UnixFileMode.UserRead | UnixFileMode.UserWrite, File.GetUnixFileMode(a));
     }
 
+    [LinuxFact]
+    public async Task A_protected_copy_is_the_kept_file_of_its_part_and_is_never_acted_on_from_another()
+    {
+        // Parts and protection together (#36 point 2 with #37 point 3): z/p.bin is protected and 644, so it is kept in
+        // the 644 part although path order prefers a/x.bin; the 600 part's own pair is linked to its own kept file, and
+        // the protected 600 copy in z/ is kept there and never touched.
+        using var tree = new LinkTree();
+        var a600 = Write(tree, "a/x.bin", "600");
+        var b600 = Write(tree, "b/x.bin", "600");
+        var a644 = Write(tree, "a/y.bin", "644");
+        var p644 = Write(tree, "z/p.bin", "644");
+        var p600 = Write(tree, "z/q.bin", "600");
+
+        var plan = new DuplicateActionPlanBuilder().UseLinker(Linkers.HardLink).Protect(tree.PathOf("z")).Build().Plan(await tree.ScanAsync());
+
+        Assert.Equal(
+            [(a600, p600), (a644, p644), (b600, p600)],
+            plan.Actions.Select(x => (x.Path.ToString(), x.Kept.Path.ToString())).Order());
+        Assert.All(plan.Actions, x => Assert.Null(x.Refusal));
+        var inodes = new[] { p644, p600 }.Select(TestNative.Inode).ToArray();
+        var report = await plan.ApplyAsync();
+        Assert.Equal(3, report.Done);
+        Assert.Equal(TestNative.Inode(p600), TestNative.Inode(a600));
+        Assert.Equal(TestNative.Inode(p600), TestNative.Inode(b600));
+        Assert.Equal(TestNative.Inode(p644), TestNative.Inode(a644));
+        Assert.Equal(inodes, new[] { p644, p600 }.Select(TestNative.Inode).ToArray());
+        Assert.Equal(UnixFileMode.UserRead | UnixFileMode.UserWrite, File.GetUnixFileMode(p600));
+    }
+
     [LinuxFact(RequiresRoot = true)]
     public async Task Owners_and_groups_split_a_hard_link_group_as_permissions_do()
     {
