@@ -34,17 +34,14 @@ public sealed class LayeringTests
     /// </summary>
     private static readonly Dictionary<(string From, string To), string> KnownUpward = new()
     {
-        [("Interop", "Paths")] = "the kernel-name marshaller reads KernelNames; #35 step 3 (one safe walk) moves names below Interop",
         [("Reporting", "Diagnostics")] = "ScanErrorSink logs through ScanLog; #35 step 1 (the error sink of the scan context)",
         [("Reporting", "Model")] = "FolderSummary holds DuplicateFolderGroups; #35 step 1 (a feature's statistics)",
         [("Reporting", "Caching")] = "ScanSummary names CacheStatistics; #35 step 1 (a feature's statistics)",
         [("Reporting", "Catalog")] = "ScanSummary names CatalogStatistics; #35 step 1 (a feature's statistics)",
         [("Enumeration", "Caching")] = "ScannedFile carries a FileStamp; #35 step 2 (the opened file owns its identity and change check)",
-        [("IO", "Scanning")] = "the reader opens files relative to Scanning's FolderHandles; #35 step 3 (one safe walk) moves them below IO",
         [("Model", "Caching")] = "DuplicateFinderOptions holds the HashCache; #35 step 5 (one options model)",
         [("Model", "Catalog")] = "DuplicateFinderOptions holds the FileCatalog; #35 step 5 (one options model)",
         [("Model", "Folders")] = "DuplicateFolderGroup holds a FolderSnapshot; #35 step 4 (actions by capability)",
-        [("Folders", "Linking")] = "FolderTree leaves out Linking's TemporaryFiles names; #35 step 3 (one safe walk owns the temporary names)",
     };
 
     [Fact]

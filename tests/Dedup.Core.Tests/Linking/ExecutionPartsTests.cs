@@ -1,4 +1,5 @@
 using System.Text;
+using Dedup.Core.FileSystem;
 using Dedup.Core.Interop;
 using Dedup.Core.Linking;
 using Dedup.Core.Linking.Execution;
@@ -46,7 +47,7 @@ public sealed class ExecutionPartsTests
     [Fact]
     public void A_temporary_name_is_the_prefix_and_exactly_32_lowercase_hexadecimal_digits()
     {
-        string[] good = [".dedup-tmp-" + Hex32, ".dedup-tmp-" + new string('0', 32), ".dedup-tmp-" + new string('9', 32), ".dedup-tmp-" + new string('f', 32), TemporaryFiles.NewName()];
+        string[] good = [".dedup-tmp-" + Hex32, ".dedup-tmp-" + new string('0', 32), ".dedup-tmp-" + new string('9', 32), ".dedup-tmp-" + new string('f', 32), TemporaryNames.NewName()];
         string[] bad =
         [
             ".dedup-tmp-" + Hex32[..31],
@@ -63,14 +64,14 @@ public sealed class ExecutionPartsTests
         ];
         foreach (var name in good)
         {
-            Assert.True(TemporaryFiles.IsTemporaryName(name), name);
-            Assert.True(TemporaryFiles.IsTemporaryName(Encoding.UTF8.GetBytes(name)), name);
+            Assert.True(TemporaryNames.IsTemporaryName(name), name);
+            Assert.True(TemporaryNames.IsTemporaryName(Encoding.UTF8.GetBytes(name)), name);
         }
 
         foreach (var name in bad)
         {
-            Assert.False(TemporaryFiles.IsTemporaryName(name), name);
-            Assert.False(TemporaryFiles.IsTemporaryName(Encoding.UTF8.GetBytes(name)), name);
+            Assert.False(TemporaryNames.IsTemporaryName(name), name);
+            Assert.False(TemporaryNames.IsTemporaryName(Encoding.UTF8.GetBytes(name)), name);
         }
     }
 

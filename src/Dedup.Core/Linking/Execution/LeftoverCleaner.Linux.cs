@@ -1,4 +1,5 @@
 using System.Runtime.Versioning;
+using Dedup.Core.FileSystem;
 using Dedup.Core.Interop;
 using Dedup.Core.Paths;
 using Microsoft.Win32.SafeHandles;
@@ -60,7 +61,7 @@ internal static class LeftoverCleaner
     private static string? TryRemove(AbsolutePath path, IReadOnlyList<ScanRoot> roots, (DuplicateFile Kept, IReadOnlyList<ScanRoot> Roots)[] kept, HashSet<string> names, RootHandles rootHandles)
     {
         var name = path.Name;
-        if (path.Parent is null || !TemporaryFiles.IsTemporaryName(name))
+        if (path.Parent is null || !TemporaryNames.IsTemporaryName(name))
         {
             return "not a temporary name; left alone";
         }
