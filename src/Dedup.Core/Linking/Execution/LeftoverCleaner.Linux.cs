@@ -95,14 +95,14 @@ internal static class LeftoverCleaner
     /// </summary>
     internal static string? TryRemoveFile(FolderHandle folder, string name, in StatxBuffer status, (DuplicateFile Kept, IReadOnlyList<ScanRoot> Roots)[] kept, RootHandles rootHandles)
     {
-        var fd = FolderHandle.OpenFileAt(folder.Fd, name);
+        var fd = RootedTree.OpenFile(folder.Fd, name);
         if (fd < 0)
         {
             return $"cannot be opened ({Libc.Message(Libc.LastErrno)}); left alone";
         }
 
         using var leftover = new SafeFileHandle((nint)fd, ownsHandle: true);
-        if (Libc.FStat(fd, out var opened) != 0 || !FolderHandle.SameFile(opened, status))
+        if (Libc.FStat(fd, out var opened) != 0 || !RootedTree.IsSame(opened, status))
         {
             return "changed while being checked; left alone";
         }
@@ -134,7 +134,7 @@ internal static class LeftoverCleaner
             return false;
         }
 
-        var fd = FolderHandle.OpenFileAt(folder.Fd, kept.Path.Name);
+        var fd = RootedTree.OpenFile(folder.Fd, kept.Path.Name);
         if (fd < 0)
         {
             return false;
@@ -146,7 +146,7 @@ internal static class LeftoverCleaner
             return false;
         }
 
-        if (FolderHandle.SameFile(status, opened))
+        if (RootedTree.IsSame(status, opened))
         {
             return true; // another name of the kept file, whose own name still leads to it
         }
@@ -165,7 +165,7 @@ internal static class LeftoverCleaner
     /// <summary>Unlinks the name if it still is the file that was checked (same inode, same change time).</summary>
     internal static string? Unlink(FolderHandle folder, string name, in StatxBuffer checkedStatus)
     {
-        if (Libc.LStatAt(folder.Fd, name, out var now) != 0 || !FolderHandle.SameFile(now, checkedStatus)
+        if (Libc.LStatAt(folder.Fd, name, out var now) != 0 || !RootedTree.IsSame(now, checkedStatus)
             || now.CtimeSec != checkedStatus.CtimeSec || now.CtimeNsec != checkedStatus.CtimeNsec)
         {
             return "changed while being checked; left alone";

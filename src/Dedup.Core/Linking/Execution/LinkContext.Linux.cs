@@ -302,7 +302,7 @@ internal sealed class LinkContext : IDisposable
     /// <summary>Opens <paramref name="name"/> in the folder <paramref name="dirfd"/> without following a link and checks the open file.</summary>
     private static SafeFileHandle OpenChecked(int dirfd, string name, string? path, DuplicateFile scanned, string role, string consequence, ref (long, uint)? changed)
     {
-        var fd = FolderHandle.OpenFileAt(dirfd, name);
+        var fd = RootedTree.OpenFile(dirfd, name);
         if (fd < 0)
         {
             var errno = Libc.LastErrno;
