@@ -1,5 +1,4 @@
 using System.Text;
-using Dedup.Core.FileSystem;
 using Dedup.Core.Interop;
 using Dedup.Core.Linking;
 using Dedup.Core.Linking.Execution;
@@ -42,37 +41,6 @@ public sealed class ExecutionPartsTests
         Assert.Equal(
             "owner, group or permissions differ (kept 1000:100 644, duplicate 1000:100 4644); a link would give the duplicate's names the kept file's and share its future writes",
             OwnerAndMode.Difference(1000, 100, 0x81A4, 1000, 100, 0x89A4)); // set-uid is a permission bit
-    }
-
-    [Fact]
-    public void A_temporary_name_is_the_prefix_and_exactly_32_lowercase_hexadecimal_digits()
-    {
-        string[] good = [".dedup-tmp-" + Hex32, ".dedup-tmp-" + new string('0', 32), ".dedup-tmp-" + new string('9', 32), ".dedup-tmp-" + new string('f', 32), TemporaryNames.NewName()];
-        string[] bad =
-        [
-            ".dedup-tmp-" + Hex32[..31],
-            ".dedup-tmp-" + Hex32 + "0",
-            ".dedup-tmp-" + Hex32 + "\n",
-            ".dedup-tmp-" + Hex32[..31] + "A",
-            ".dedup-tmp-" + Hex32[..31] + "g",
-            ".dedup-tmp-" + Hex32[..31] + "`",
-            ".dedup-tmp-" + Hex32[..31] + ":",
-            ".dedup-tmp-" + Hex32[..31] + "/",
-            "x.dedup-tmp-" + Hex32[..31],
-            ".dedup-tmq-" + Hex32,
-            string.Empty,
-        ];
-        foreach (var name in good)
-        {
-            Assert.True(TemporaryNames.IsTemporaryName(name), name);
-            Assert.True(TemporaryNames.IsTemporaryName(Encoding.UTF8.GetBytes(name)), name);
-        }
-
-        foreach (var name in bad)
-        {
-            Assert.False(TemporaryNames.IsTemporaryName(name), name);
-            Assert.False(TemporaryNames.IsTemporaryName(Encoding.UTF8.GetBytes(name)), name);
-        }
     }
 
     [LinuxFact]
