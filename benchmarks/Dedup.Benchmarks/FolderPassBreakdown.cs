@@ -34,8 +34,9 @@ internal static class FolderPassBreakdown
         Console.WriteLine($"whole scans, median of {runs}: plain {pw:0.000} s wall / {pc:0.000} s CPU; folders {fw:0.000} s / {fc:0.000} s => {fw / pw:0.00}x wall, {fc / pc:0.00}x CPU");
 
         // The folder pass's steps, each timed alone (median of the runs) on one enumerated tree.
-        var options = ((BuiltDuplicateFinder)new DuplicateFinderBuilder().AddRoot(root).UseFolderMode().Build()).Options;
-        var scan = ScanComposition.Compose(options, callbacks: null);
+        var finder = (BuiltDuplicateFinder)new DuplicateFinderBuilder().AddRoot(root).UseFolderMode().Build();
+        var options = finder.Options;
+        var scan = ScanComposition.Compose(options, finder.Stores, callbacks: null);
         var context = EnumerationContexts.Create(options, scan.Context.Errors);
         var table = new FileTable(true, scan.AddFilesScanned) { TracksFolders = true };
         await new ParallelFileEnumerator().FillAsync(context, table, CancellationToken.None);
@@ -61,7 +62,7 @@ internal static class FolderPassBreakdown
             FolderStorage storage = null!;
             Time(steps, "FolderStorage", () => storage = new FolderStorage(tree));
             Time(steps, "ExactFolders.Topmost", () => top = ExactFolders.Topmost(tree, classes, f => tree.SubtreeEntries[f], storage));
-            Time(steps, "FolderSnapshot.Take (all groups)", () => top.Groups.SelectMany(g => g.Select(f => FolderSnapshot.Take(tree, contents, f, false))).ToList());
+            Time(steps, "FolderSnapshot.Take (all groups)", () => top.Groups.SelectMany(g => g.Select(f => FolderSnapshots.Take(tree, contents, f, false))).ToList());
             Time(steps, "FolderOverlap.Find", () => new FolderOverlap(tree, contents, classOf, top.InsideCopy, storage).Find(CancellationToken.None));
             Time(steps, "ExactFolders.ByContents (ignore names)", () => classes = ExactFolders.ByContents(tree, contents));
         }

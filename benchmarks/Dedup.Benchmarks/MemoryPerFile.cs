@@ -16,7 +16,7 @@ internal static class MemoryPerFile
         var before = GC.GetTotalMemory(forceFullCollection: true);
         var finder = new DuplicateFinderBuilder().AddRoot(root).Build();
         var stopwatch = Stopwatch.StartNew();
-        var context = Dedup.Core.Scanning.EnumerationContexts.Create(((BuiltDuplicateFinder)finder).Options, new Dedup.Core.Reporting.ScanErrorSink());
+        var context = Dedup.Core.Scanning.EnumerationContexts.Create(((BuiltDuplicateFinder)finder).Options, new Dedup.Core.Diagnostics.ScanErrorSink());
         long files = 0;
         var table = new FileTable(filesAdded: n => Interlocked.Add(ref files, n));
         await new ParallelFileEnumerator().FillAsync(context, table, CancellationToken.None);

@@ -8,7 +8,6 @@ using System.Diagnostics;
 using System.Globalization;
 using System.Security.Cryptography;
 using System.Text;
-using Dedup.Core.Caching;
 using Dedup.Core.Enumeration;
 using Dedup.Core.Catalog;
 using Dedup.Core.PostgreSql;

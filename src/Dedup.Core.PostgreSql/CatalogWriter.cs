@@ -1,5 +1,5 @@
 using Dedup.Core.Catalog;
-using Dedup.Core.Caching;
+using Dedup.Core.Enumeration;
 using Npgsql;
 
 namespace Dedup.Core.PostgreSql;

@@ -1,4 +1,3 @@
-using Dedup.Core.Caching;
 using Dedup.Core.Catalog;
 using Dedup.Core.Enumeration;
 using Npgsql;

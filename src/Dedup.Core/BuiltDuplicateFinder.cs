@@ -6,9 +6,10 @@ namespace Dedup.Core;
 /// <summary>The finder <see cref="DuplicateFinderBuilder.Build"/> makes: its validated settings, a scan per call.</summary>
 internal sealed class BuiltDuplicateFinder : DuplicateFinder
 {
-    internal BuiltDuplicateFinder(DuplicateFinderOptions options)
+    internal BuiltDuplicateFinder(DuplicateFinderOptions options, ScanStores stores)
     {
         Options = options;
+        Stores = stores;
     }
 
     public override IReadOnlyList<string> Roots => Options.Roots.Select(r => r.ToString()).ToArray();
@@ -17,10 +18,13 @@ internal sealed class BuiltDuplicateFinder : DuplicateFinder
 
     internal DuplicateFinderOptions Options { get; }
 
+    /// <summary>The hash cache and file catalog, if any: composed into each scan, not part of <see cref="Options"/>.</summary>
+    internal ScanStores Stores { get; }
+
     public override DuplicateScan FindAsync(ScanCallbacks callbacks, CancellationToken cancellationToken = default)
     {
         ArgumentNullException.ThrowIfNull(callbacks);
-        return new(Options, callbacks, cancellationToken);
+        return new(Options, Stores, callbacks, cancellationToken);
     }
 
     public override void CheckRoots() => DuplicateScan.CheckRoots(Options, logger: null);

@@ -345,7 +345,7 @@ public sealed class DuplicateFinderBuilder
     /// holds one of its files and files of other machines as of their last scans: matched by size and SHA-256
     /// (<see cref="DuplicateGroup.VerifiedByBytes"/> <see langword="false"/>, <see cref="DuplicateGroup.Sha256"/> set,
     /// no <see cref="DuplicateGroup.Roots"/>, so not acted on). A catalog that fails changes no local result: the error
-    /// is in <see cref="Catalog.CatalogStatistics.Error"/>.
+    /// is in <see cref="Reporting.CatalogStatistics.Error"/>.
     /// </summary>
     /// <param name="catalog">The store, shared by the machines of a fleet.</param>
     /// <param name="machine">This machine's name in the catalog (such as <see cref="Environment.MachineName"/>).</param>
@@ -464,13 +464,10 @@ public sealed class DuplicateFinderBuilder
             Logger = _logger,
             Enumerator = _enumerator ?? new ParallelFileEnumerator(),
             Buffers = _buffers ?? BufferPool.Shared,
-            Cache = _cache,
-            CacheRequired = _cacheRequired,
-            Catalog = _catalog,
             Topology = _topology ?? DriveTopology.CreateDefault(),
 
             // Made absolute now, against the current directory of the Build, but looked up when each scan starts.
             DriveKinds = Options.DriveKinds.Select(d => (Path.Combine(Environment.CurrentDirectory, d.Path), d.Kind)).ToArray(),
-        });
+        }, new ScanStores { Cache = _cache, CacheRequired = _cacheRequired, Catalog = _catalog });
     }
 }

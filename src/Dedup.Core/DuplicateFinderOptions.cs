@@ -62,13 +62,4 @@ internal sealed record DuplicateFinderOptions
     public int ChunkSize { get; init; } = 256 * 1024;
 
     public required BufferPool Buffers { get; init; }
-
-    /// <summary>Where rescans find what earlier scans learned, if anywhere.</summary>
-    public Caching.HashCache? Cache { get; init; }
-
-    /// <summary>Whether a cache that cannot be read or saved fails the scan (<see cref="Caching.HashCacheException"/>) instead of being a warning.</summary>
-    public bool CacheRequired { get; init; }
-
-    /// <summary>Where the scan's files go to be matched with other machines', if anywhere, and under which machine name.</summary>
-    public (Catalog.FileCatalog Store, string Machine)? Catalog { get; init; }
 }

@@ -1,5 +1,6 @@
 using System.Runtime.CompilerServices;
 using Dedup.Core.Paths;
+using Dedup.Core.Reporting;
 
 namespace Dedup.Core;
 
@@ -70,10 +71,33 @@ public sealed record DuplicateFolderGroup
     internal long? FreedBytes { get; init; }
 
     /// <summary>What the scan saw in each folder (same order as <see cref="Folders"/>), for acting on the group; <see langword="null"/> for groups made by hand.</summary>
-    internal IReadOnlyList<global::Dedup.Core.Folders.FolderSnapshot>? Snapshots { get; init; }
+    internal IReadOnlyList<FolderSnapshot>? Snapshots { get; init; }
 
     /// <summary>The roots of the scan that found the group; nothing outside them is acted on.</summary>
     internal IReadOnlyList<ScanRoot> Roots { get; init; } = [];
+
+    /// <summary>The totals of <paramref name="groups"/>, exact ones and partial overlaps.</summary>
+    internal static FolderSummary Summarize(IEnumerable<DuplicateFolderGroup> groups)
+    {
+        ArgumentNullException.ThrowIfNull(groups);
+        int exact = 0, copies = 0, partial = 0;
+        long files = 0, wasted = 0;
+        foreach (var group in groups)
+        {
+            if (!group.IsExact)
+            {
+                partial++;
+                continue;
+            }
+
+            exact++;
+            copies += group.Folders.Count - 1;
+            files += group.Files * (group.Folders.Count - 1);
+            wasted += group.WastedBytes;
+        }
+
+        return new FolderSummary { Groups = exact, CopiedFolders = copies, CopiedFiles = files, WastedBytes = wasted, PartialOverlaps = partial };
+    }
 
     /// <summary>Reference equality: <see langword="true"/> only for the same group object.</summary>
     /// <param name="other">The other group.</param>

@@ -20,9 +20,9 @@ public sealed class DuplicateScan : IAsyncEnumerable<DuplicateGroup>
     private ScanSummary? _summary;
     private int _started;
 
-    internal DuplicateScan(DuplicateFinderOptions options, ScanCallbacks? callbacks, CancellationToken cancellationToken)
+    internal DuplicateScan(DuplicateFinderOptions options, ScanStores stores, ScanCallbacks? callbacks, CancellationToken cancellationToken)
     {
-        _run = ScanComposition.Compose(options, callbacks);
+        _run = ScanComposition.Compose(options, stores, callbacks);
         _cancellationToken = cancellationToken;
     }
 
@@ -59,7 +59,7 @@ public sealed class DuplicateScan : IAsyncEnumerable<DuplicateGroup>
     public IReadOnlyList<ScanRoot> Roots => _run?.Context.Roots ?? _roots;
 
     /// <summary>
-    /// A finished scan that yields <paramref name="groups"/>, with the summary <see cref="ScanSummary.Of"/> adds up from
+    /// A finished scan that yields <paramref name="groups"/>, with the summary <see cref="SummaryOf"/> adds up from
     /// them, for the tests of code that consumes scans (a fake <see cref="DuplicateFinder"/> returns it). Nothing is read
     /// from disk.
     /// </summary>
@@ -70,7 +70,44 @@ public sealed class DuplicateScan : IAsyncEnumerable<DuplicateGroup>
     {
         ArgumentNullException.ThrowIfNull(groups);
         var list = groups.ToArray();
-        return new DuplicateScan(list, ScanSummary.Of(list), []);
+        return new DuplicateScan(list, SummaryOf(list), []);
+    }
+
+    /// <summary>
+    /// The summary a scan that found exactly <paramref name="groups"/> would give, for the tests of code that consumes
+    /// scans: the counts and wasted bytes added up from the groups, every name in them counted as scanned, nothing
+    /// read, no time spent. Change what a test needs with <c>with { ... }</c>.
+    /// </summary>
+    /// <param name="groups">The groups the scan found.</param>
+    /// <param name="errors">The errors it met; none when omitted.</param>
+    /// <returns>The summary.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="groups"/> is <see langword="null"/>.</exception>
+    public static ScanSummary SummaryOf(IEnumerable<DuplicateGroup> groups, IReadOnlyList<ScanError>? errors = null)
+    {
+        ArgumentNullException.ThrowIfNull(groups);
+        long names = 0, duplicates = 0, wasted = 0;
+        var count = 0;
+        foreach (var group in groups)
+        {
+            count++;
+            duplicates += group.Files.Count - 1;
+            wasted += group.WastedBytes;
+            foreach (var file in group.Files)
+            {
+                names += 1 + file.OtherLinks.Count;
+            }
+        }
+
+        return new ScanSummary
+        {
+            FilesScanned = names,
+            BytesRead = 0,
+            Groups = count,
+            DuplicateFiles = duplicates,
+            WastedBytes = wasted,
+            Errors = errors ?? [],
+            Elapsed = TimeSpan.Zero,
+        };
     }
 
     /// <summary>

@@ -10,7 +10,7 @@ namespace Dedup.Core;
 /// </summary>
 internal static class ScanComposition
 {
-    public static ScanRun Compose(DuplicateFinderOptions options, ScanCallbacks? callbacks)
+    public static ScanRun Compose(DuplicateFinderOptions options, ScanStores stores, ScanCallbacks? callbacks)
     {
         // Media and folder modes are pipelines of their own, composing the whole-file stage.
         ICompareStage stage = options.MediaMode ? new Media.Pipeline.MediaScan(options)
@@ -20,8 +20,8 @@ internal static class ScanComposition
         // In the order their phases are called (the cache starts loading before the catalog takes the listing).
         ScanFeature?[] features =
         [
-            Caching.CacheFeature.For(options),
-            Catalog.CatalogFeature.For(options),
+            Caching.CacheFeature.For(options, stores.Cache, stores.CacheRequired),
+            Catalog.CatalogFeature.For(options, stores.Catalog),
         ];
         return new ScanRun(options, stage, Array.FindAll(features, f => f is not null)!, callbacks);
     }

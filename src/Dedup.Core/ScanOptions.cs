@@ -83,7 +83,7 @@ public sealed class ScanOptions
     /// <summary>Four threads per processor, 4 to 32: the default of <see cref="MaxDegreeOfParallelism"/>.</summary>
     /// <remarks>
     /// fclones' default for SSDs: a cold scan spends its time waiting for reads, and a virtual disk read by eight
-    /// threads finished a cold 250k-file scan in about half the time of two (docs/benchmarks.md, #17); a warm scan
+    /// threads finished a cold 250k-file scan in about half the time of two (docs/architecture.md, Enumerate); a warm scan
     /// loses nothing, its threads sharing the processors.
     /// </remarks>
     internal static int DefaultDegreeOfParallelism { get; } = Math.Min(32, Math.Max(4, 4 * Environment.ProcessorCount));

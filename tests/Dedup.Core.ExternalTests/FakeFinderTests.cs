@@ -69,9 +69,9 @@ public sealed class FakeFinderTests
             new ScanSummary { FilesScanned = 4, BytesRead = 0, Groups = 1, DuplicateFiles = 2, WastedBytes = 10, Errors = scan.Summary.Errors, Elapsed = TimeSpan.Zero },
             scan.Summary);
         Assert.Empty(scan.Summary.Errors);
-        Assert.Same(ScanSummary.Of([group], [error]).Errors[0], error);
-        Assert.Equal(0, ScanSummary.Of([]).Groups);
-        Assert.Throws<ArgumentNullException>(() => ScanSummary.Of(null!));
+        Assert.Same(DuplicateScan.SummaryOf([group], [error]).Errors[0], error);
+        Assert.Equal(0, DuplicateScan.SummaryOf([]).Groups);
+        Assert.Throws<ArgumentNullException>(() => DuplicateScan.SummaryOf(null!));
         Assert.Throws<ArgumentNullException>(() => DuplicateScan.FromResults((IEnumerable<DuplicateGroup>)null!));
     }
 

@@ -1,5 +1,5 @@
 using Dedup.Core.Comparison;
-using Dedup.Core.Reporting;
+using Dedup.Core.Diagnostics;
 using Dedup.Core.Scanning;
 using Dedup.Core.Tests.Infrastructure;
 using Dedup.Core.Tests.Linking;

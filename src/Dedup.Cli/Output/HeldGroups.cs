@@ -9,7 +9,7 @@ namespace Dedup.Cli.Output;
 /// (<see cref="InOrder"/>). Held as plain data: a <see cref="DuplicateFile"/>, its path node and its name string
 /// cost ~180 bytes per file (computed), this ~100 (a struct, the parent folder's node shared with the scan, the name's
 /// characters in a shared buffer). On the 1 M-file tree (144k reported files) the RSS at the end of the scan fell from
-/// 155 to 142 MiB (sampled every 50 ms); the high-water mark less (#17, docs/benchmarks.md). Each group is made again,
+/// 155 to 142 MiB (sampled every 50 ms, benchmarks/e2e/rss_sample.sh); the high-water mark less (#17). Each group is made again,
 /// one at a time, when the report is written.
 /// </summary>
 internal sealed class HeldGroups

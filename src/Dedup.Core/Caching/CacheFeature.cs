@@ -13,9 +13,9 @@ namespace Dedup.Core.Caching;
 internal sealed class CacheFeature(CacheSession session) : ScanFeature, IWholeFileSettler
 {
     /// <summary>The feature when the finder has a cache, else <see langword="null"/>.</summary>
-    public static CacheFeature? For(DuplicateFinderOptions options)
+    public static CacheFeature? For(DuplicateFinderOptions options, HashCache? cache, bool required)
     {
-        if (options.Cache is not { } cache)
+        if (cache is null)
         {
             return null;
         }
@@ -26,7 +26,7 @@ internal sealed class CacheFeature(CacheSession session) : ScanFeature, IWholeFi
             options.Roots,
             options.HashAlgorithm,
             logger is null ? null : (message, exception) => Diagnostics.ScanLog.CacheWarning(logger, message, exception),
-            options.CacheRequired));
+            required));
     }
 
     /// <summary>No: the cache's point is not to read unchanged files.</summary>
@@ -36,7 +36,7 @@ internal sealed class CacheFeature(CacheSession session) : ScanFeature, IWholeFi
 
     public override ContentDigests Digests => session.Digests;
 
-    /// <summary>Starts loading, beside the barrier: read during the listing, it took the two cores from the walk and made a rescan slower (docs/benchmarks.md, #18).</summary>
+    /// <summary>Starts loading, beside the barrier: read during the listing, it took the two cores from the walk and made a rescan slower (docs/cache.md).</summary>
     public override Task ListedAsync(ScanContext context, Enumeration.FileTable table, CancellationToken cancellationToken)
     {
         session.Start(cancellationToken);

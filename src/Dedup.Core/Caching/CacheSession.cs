@@ -5,6 +5,7 @@ using Dedup.Core.Comparison;
 using Dedup.Core.Comparison.Hashing;
 using Dedup.Core.Enumeration;
 using Dedup.Core.IO;
+using Dedup.Core.Reporting;
 using Dedup.Core.Scanning;
 using Dedup.Core.Scanning.Features;
 

@@ -1,3 +1,5 @@
+using Dedup.Core.Enumeration;
+
 namespace Dedup.Core.Caching;
 
 /// <summary>
@@ -13,7 +15,7 @@ namespace Dedup.Core.Caching;
 /// something to write, <see cref="BeginSave"/> once: the writer gets the scan's entries while its compare stage runs and
 /// is committed when the scan completes; a cancelled or failed scan commits nothing. Any exception these throw
 /// (other than <see cref="OperationCanceledException"/>) becomes a one-line warning in
-/// <see cref="CacheStatistics.Warnings"/> and the scan goes on without the cache, with exact results.
+/// <see cref="Reporting.CacheStatistics.Warnings"/> and the scan goes on without the cache, with exact results.
 /// </remarks>
 public abstract class HashCache
 {
@@ -89,22 +91,3 @@ public sealed record HashCacheSnapshot(IReadOnlyList<HashCacheEntry> Entries)
 /// <param name="Upserts">New and changed entries, one per identity.</param>
 /// <param name="Removals">Entries to prune: the scan's roots wrote them and it did not see those files again.</param>
 public sealed record HashCacheChanges(IReadOnlyList<HashCacheEntry> Upserts, IReadOnlyList<Enumeration.FileIdentity> Removals);
-
-/// <summary>How a scan used its <see cref="HashCache"/> (<see cref="Reporting.ScanSummary.Cache"/>).</summary>
-public sealed record CacheStatistics
-{
-    /// <summary>Candidate files whose cached entry matched their stamp: their probe was not read.</summary>
-    public long Hits { get; init; }
-
-    /// <summary>Candidate files without a usable entry (new, changed, or no change time), read as without a cache.</summary>
-    public long Misses { get; init; }
-
-    /// <summary>Entries removed because the scan of the same roots did not see their files again.</summary>
-    public long Pruned { get; init; }
-
-    /// <summary>Entries added or replaced.</summary>
-    public long Written { get; init; }
-
-    /// <summary>One line per problem with the cache; the scan went on without it where it could not be used.</summary>
-    public IReadOnlyList<string> Warnings { get; init; } = [];
-}

@@ -13,9 +13,9 @@ namespace Dedup.Core.Catalog;
 internal sealed class CatalogFeature(CatalogSession session) : ScanFeature
 {
     /// <summary>The feature when the finder has a catalog, else <see langword="null"/>.</summary>
-    public static CatalogFeature? For(DuplicateFinderOptions options)
+    public static CatalogFeature? For(DuplicateFinderOptions options, (FileCatalog Store, string Machine)? store)
     {
-        if (options.Catalog is not { } catalog)
+        if (store is not { } catalog)
         {
             return null;
         }

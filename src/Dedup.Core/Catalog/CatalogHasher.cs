@@ -1,6 +1,5 @@
 using System.Collections.Concurrent;
 using System.Security.Cryptography;
-using Dedup.Core.Caching;
 using Dedup.Core.Enumeration;
 using Dedup.Core.IO;
 using Dedup.Core.Reporting;

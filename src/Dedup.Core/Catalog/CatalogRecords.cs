@@ -1,4 +1,4 @@
-using Dedup.Core.Caching;
+using Dedup.Core.Enumeration;
 
 namespace Dedup.Core.Catalog;
 

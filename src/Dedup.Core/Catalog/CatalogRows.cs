@@ -1,4 +1,3 @@
-using Dedup.Core.Caching;
 using Dedup.Core.Enumeration;
 using Dedup.Core.Paths;
 

@@ -1,5 +1,4 @@
 using System.Threading.Channels;
-using Dedup.Core.Caching;
 using Dedup.Core.Enumeration;
 using Dedup.Core.IO;
 using Dedup.Core.Paths;

@@ -1,4 +1,4 @@
-using Dedup.Core.Caching;
+using Dedup.Core.Enumeration;
 
 namespace Dedup.Core.Catalog;
 
@@ -19,7 +19,7 @@ namespace Dedup.Core.Catalog;
 /// matched by size and SHA-256 (a digest no client can craft a collision for), never byte by byte.</para>
 /// <para>Any exception these throw (other than <see cref="OperationCanceledException"/>) ends the scan's use of the
 /// catalog: the scan still reports its own byte-verified groups, and the failure is in
-/// <see cref="CatalogStatistics.Error"/>.</para>
+/// <see cref="Reporting.CatalogStatistics.Error"/>.</para>
 /// </remarks>
 public abstract class FileCatalog
 {
@@ -116,26 +116,4 @@ public abstract class FileCatalog
     /// <returns>The groups, without the rows left out; a group with fewer than two files left, or with none of another machine, is left out too.</returns>
     public virtual Task<IReadOnlyList<CatalogGroup>> FindGroupsAcrossMachinesAsync(string machine, Action<string> skipped, CancellationToken cancellationToken = default) =>
         FindGroupsAcrossMachinesAsync(machine, cancellationToken);
-}
-
-/// <summary>How a scan used its <see cref="FileCatalog"/> (<see cref="Reporting.ScanSummary.Catalog"/>).</summary>
-public sealed record CatalogStatistics
-{
-    /// <summary>The name the scan's files were stored under.</summary>
-    public required string Machine { get; init; }
-
-    /// <summary>Files handed to the catalog (every file the scan enumerated); 0 when that failed.</summary>
-    public long FilesRecorded { get; init; }
-
-    /// <summary>Files whose SHA-256 the scan computed because the catalog asked for it.</summary>
-    public long FilesHashed { get; init; }
-
-    /// <summary>Groups reported that hold files of other machines.</summary>
-    public int GroupsAcrossMachines { get; init; }
-
-    /// <summary>
-    /// Why the catalog could not be used to the end (such as a lost connection), or <see langword="null"/>. The scan's
-    /// own groups are reported either way; groups across machines only when this is <see langword="null"/>.
-    /// </summary>
-    public Exception? Error { get; init; }
 }

@@ -10,7 +10,7 @@ namespace Dedup.Core.Enumeration;
 /// Keys a small file by a hash of its bytes while its folder is listed (<see cref="FileTable.KeyedLength"/>): opened by
 /// its name relative to the folder's descriptor, which is the cheapest open it will ever get (no path walked), where the
 /// compare stage would open it below the nearest cached ancestor, in size order, with the walks and cache misses that
-/// cost (a warm 1 M scan: −15 % wall time, docs/benchmarks.md #17 session 16).
+/// cost (a warm 1 M scan: −15 % wall time, docs/architecture.md, Enumerate).
 /// </summary>
 /// <remarks>
 /// The key only tells files apart: files of one size with equal keys are still compared byte for byte by the compare
@@ -90,7 +90,7 @@ internal static unsafe class ContentKeys
             // One byte more than listed: a file that grew since reads long and gets no key. While listing, only from the
             // page cache (RWF_NOWAIT): the walk's threads waiting on one block each made a cold 1 M scan take 257 s,
             // against 123 s; a read that fails there still starts the kernel's read-ahead, so the pages are mostly in
-            // memory by the time the key pass reads them (docs/benchmarks.md, #17 sessions 16 and 17).
+            // memory by the time the key pass reads them (docs/architecture.md, Enumerate and The size barrier).
             var buffer = stackalloc byte[MaxLength + 1];
             nint read;
             if (cachedOnly)

@@ -1,3 +1,4 @@
+using Dedup.Core.Diagnostics;
 using Dedup.Core.Paths;
 using Dedup.Core.Reporting;
 

@@ -42,7 +42,7 @@ internal sealed unsafe partial class FileTable
     /// Files of at most this many bytes are read whole by the built-in enumerator while their folder is listed, through
     /// the folder's descriptor, and keyed by a hash of their bytes (<see cref="FileRow.ContentKey"/>); 0 (the default)
     /// reads none. The size barrier then drops the files whose key no other file of their size has: most small files of
-    /// a tree are never opened again (docs/benchmarks.md, #17 session 16). Set before enumeration.
+    /// a tree are never opened again (docs/architecture.md, Enumerate). Set before enumeration.
     /// </summary>
     public int KeyedLength { get; init; }
 

@@ -10,7 +10,7 @@ namespace Dedup.Core.Enumeration;
 /// (the identity in <see cref="FileIdentity"/>'s encoding; the modification time to 100 ns, or in whole microseconds,
 /// milliseconds or seconds, then compared at that precision), as the scan compares them with the file it opens and
 /// leaves out a file that differs. Give <see cref="LastChangeTimeUtc"/> too, or the cache cannot trust the file
-/// (<see cref="Caching.FileStamp.IsComplete"/>).
+/// (<see cref="Enumeration.FileStamp.IsComplete"/>).
 /// </remarks>
 public sealed partial class ScannedFile
 {
@@ -118,7 +118,7 @@ public sealed partial class ScannedFile
     }
 
     /// <summary>The file's stamp as scanned, for caches.</summary>
-    internal Caching.FileStamp Stamp => new(Identity, Length, LastWriteTimeNs, ChangeTimeNs);
+    internal Enumeration.FileStamp Stamp => new(Identity, Length, LastWriteTimeNs, ChangeTimeNs);
 
     private const long UnixEpochTicks = 621355968000000000;
     private readonly long _lastWriteTimeNs;

@@ -73,7 +73,7 @@ internal sealed class FolderScan(DuplicateFinderOptions options) : ICompareStage
                 verifiedByBytes: g.All(f => IsVerified(tree, contents, f)))
             {
                 // What acting on the folders checks against: the name-ignoring mode pairs files by content class, not path.
-                Snapshots = g.Select(f => FolderSnapshot.Take(tree, contents, f, options.IgnoreFolderNames)).ToArray(),
+                Snapshots = g.Select(f => FolderSnapshots.Take(tree, contents, f, options.IgnoreFolderNames)).ToArray(),
                 Roots = context.Roots,
                 FreedBytes = FolderWaste.Freed(tree, g),
             })

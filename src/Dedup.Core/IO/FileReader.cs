@@ -1,3 +1,4 @@
+using Dedup.Core.Diagnostics;
 using Dedup.Core.Enumeration;
 using Dedup.Core.FileSystem;
 using Dedup.Core.Interop;

@@ -1,5 +1,4 @@
 using Dedup.Core.Enumeration;
-using Dedup.Core.Folders;
 using Dedup.Core.Linking.Execution;
 using Dedup.Core.Paths;
 

@@ -21,29 +21,4 @@ public sealed record FolderSummary
 
     /// <summary>Pairs of folders listed as equal but for a few entries (<see cref="DuplicateFolderGroup.Differences"/>); they free nothing.</summary>
     public required int PartialOverlaps { get; init; }
-
-    /// <summary>The totals of <paramref name="groups"/>.</summary>
-    /// <param name="groups">Folder groups, exact ones and partial overlaps.</param>
-    /// <returns>Their summary.</returns>
-    public static FolderSummary Of(IEnumerable<DuplicateFolderGroup> groups)
-    {
-        ArgumentNullException.ThrowIfNull(groups);
-        int exact = 0, copies = 0, partial = 0;
-        long files = 0, wasted = 0;
-        foreach (var group in groups)
-        {
-            if (!group.IsExact)
-            {
-                partial++;
-                continue;
-            }
-
-            exact++;
-            copies += group.Folders.Count - 1;
-            files += group.Files * (group.Folders.Count - 1);
-            wasted += group.WastedBytes;
-        }
-
-        return new FolderSummary { Groups = exact, CopiedFolders = copies, CopiedFiles = files, WastedBytes = wasted, PartialOverlaps = partial };
-    }
 }

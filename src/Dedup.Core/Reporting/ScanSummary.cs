@@ -32,51 +32,14 @@ public sealed record ScanSummary
     }
 
     /// <summary>How the scan used its hash cache (<see cref="DuplicateFinderBuilder.UseCache(Caching.HashCache)"/>); <see langword="null"/> without one.</summary>
-    public Caching.CacheStatistics? Cache { get; init; }
+    public CacheStatistics? Cache { get; init; }
 
     /// <summary>How the scan used its file catalog (<see cref="DuplicateFinderBuilder.UseCatalog"/>), including why it could not; <see langword="null"/> without one.</summary>
-    public Catalog.CatalogStatistics? Catalog { get; init; }
+    public CatalogStatistics? Catalog { get; init; }
 
     /// <summary>Folder mode's duplicate folders (<see cref="DuplicateFinderBuilder.UseFolderMode"/>); <see langword="null"/> in the other modes.</summary>
     public FolderSummary? Folders { get; init; }
 
     /// <summary>Wall time of the scan.</summary>
     public required TimeSpan Elapsed { get; init; }
-
-    /// <summary>
-    /// The summary a scan that found exactly <paramref name="groups"/> would give, for the tests of code that consumes
-    /// scans: the counts and wasted bytes added up from the groups, every name in them counted as scanned, nothing
-    /// read, no time spent. Change what a test needs with <c>with { ... }</c>.
-    /// </summary>
-    /// <param name="groups">The groups the scan found.</param>
-    /// <param name="errors">The errors it met; none when omitted.</param>
-    /// <returns>The summary.</returns>
-    /// <exception cref="ArgumentNullException"><paramref name="groups"/> is <see langword="null"/>.</exception>
-    public static ScanSummary Of(IEnumerable<DuplicateGroup> groups, IReadOnlyList<ScanError>? errors = null)
-    {
-        ArgumentNullException.ThrowIfNull(groups);
-        long names = 0, duplicates = 0, wasted = 0;
-        var count = 0;
-        foreach (var group in groups)
-        {
-            count++;
-            duplicates += group.Files.Count - 1;
-            wasted += group.WastedBytes;
-            foreach (var file in group.Files)
-            {
-                names += 1 + file.OtherLinks.Count;
-            }
-        }
-
-        return new ScanSummary
-        {
-            FilesScanned = names,
-            BytesRead = 0,
-            Groups = count,
-            DuplicateFiles = duplicates,
-            WastedBytes = wasted,
-            Errors = errors ?? [],
-            Elapsed = TimeSpan.Zero,
-        };
-    }
 }

@@ -157,7 +157,7 @@ internal static class DuplicateScanner
 
         // The features' turn, beside the barrier, with the rows numbered (the barrier seals the table anyway): the cache
         // is read once the listing is done (read during the listing, it took the two cores from the walk and made a
-        // rescan slower: docs/benchmarks.md, #18); the catalog takes every file, unique sizes included (another machine
+        // rescan slower: docs/cache.md); the catalog takes every file, unique sizes included (another machine
         // may have one of the same size).
         table.Seal();
         foreach (var feature in run.Features)

@@ -1,5 +1,5 @@
+using Dedup.Core.Diagnostics;
 using Dedup.Core.Enumeration;
-using Dedup.Core.Reporting;
 
 namespace Dedup.Core.Scanning;
 

@@ -11,7 +11,7 @@ namespace Dedup.Core.Scanning;
 /// the listing could not key from the page cache (<see cref="ContentKeys"/>): a cold tree's, whose pages the failed reads
 /// asked the kernel to read ahead. Without it a cold scan left those sizes unsplit, so every row of them stayed in the
 /// table until the compare stage read the files in size order (a cold 1 M scan's peak RSS 153–158 MiB against 125 MiB
-/// warm; docs/benchmarks.md, #17 session 17).
+/// warm; docs/architecture.md, The size barrier).
 /// </summary>
 /// <remarks>
 /// Files are read in table order, which is listing order: each folder's files relative to one descriptor of the folder,

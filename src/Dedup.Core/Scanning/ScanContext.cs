@@ -1,6 +1,6 @@
+using Dedup.Core.Diagnostics;
 using Dedup.Core.Enumeration;
 using Dedup.Core.IO;
-using Dedup.Core.Reporting;
 using Dedup.Core.Scanning.Features;
 
 namespace Dedup.Core.Scanning;

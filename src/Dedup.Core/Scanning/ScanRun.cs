@@ -1,3 +1,4 @@
+using Dedup.Core.Diagnostics;
 using Dedup.Core.IO;
 using Dedup.Core.Reporting;
 using Dedup.Core.Scanning.Features;

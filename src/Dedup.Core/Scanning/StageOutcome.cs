@@ -15,7 +15,7 @@ internal sealed class StageOutcome
     public FolderSummary? Folders { get; private init; }
 
     /// <summary>A folder-mode outcome.</summary>
-    public static StageOutcome OfFolders(IReadOnlyList<DuplicateFolderGroup> groups) => new() { FolderGroups = groups, Folders = FolderSummary.Of(groups) };
+    public static StageOutcome OfFolders(IReadOnlyList<DuplicateFolderGroup> groups) => new() { FolderGroups = groups, Folders = DuplicateFolderGroup.Summarize(groups) };
 
     /// <summary>Adds the outcome's totals to a summary of the scan.</summary>
     public ScanSummary AddTo(ScanSummary summary) => Folders is null ? summary : summary with { Folders = Folders };

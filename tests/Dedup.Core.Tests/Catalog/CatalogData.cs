@@ -1,6 +1,5 @@
 using System.Security.Cryptography;
 using System.Text;
-using Dedup.Core.Caching;
 using Dedup.Core.Enumeration;
 using Dedup.Core.Catalog;
 using Dedup.Core.PostgreSql;

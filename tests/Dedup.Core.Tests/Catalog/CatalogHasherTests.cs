@@ -1,7 +1,7 @@
 using Dedup.Core.Catalog;
+using Dedup.Core.Diagnostics;
 using Dedup.Core.Enumeration;
 using Dedup.Core.IO;
-using Dedup.Core.Reporting;
 using Dedup.Core.Scanning;
 using Dedup.Core.Tests.Infrastructure;
 
@@ -130,6 +130,6 @@ public sealed class CatalogHasherTests
             files.Add(scanned);
         }
 
-        return (files.OrderBy(file => file.Path.ToString(), StringComparer.Ordinal).Select(file => new FileNode(file)).ToList(), new ScanContext(finder.Options, new Dedup.Core.Reporting.ScanErrorSink()));
+        return (files.OrderBy(file => file.Path.ToString(), StringComparer.Ordinal).Select(file => new FileNode(file)).ToList(), new ScanContext(finder.Options, new Dedup.Core.Diagnostics.ScanErrorSink()));
     }
 }

@@ -179,7 +179,7 @@ public sealed class CatalogHashingTests(PostgresFixture postgres)
     /// <summary>The real catalog; the stamps of the rows a scan hands to it, in the order it hands them.</summary>
     private sealed class RecordingRows(PostgresCatalog store) : DelegatingCatalog(store)
     {
-        public List<Core.Caching.FileStamp> Stamps { get; } = [];
+        public List<Core.Enumeration.FileStamp> Stamps { get; } = [];
 
         public override Task<long> ReplaceFilesAsync(string machine, IEnumerable<CatalogFile> files, CancellationToken cancellationToken = default) =>
             Store.ReplaceFilesAsync(machine, files.Select(file =>
@@ -195,7 +195,7 @@ public sealed class CatalogHashingTests(PostgresFixture postgres)
     {
         public bool Rewritten { get; private set; }
 
-        public override async Task<IReadOnlyCollection<Core.Caching.FileStamp>> GetDigestedFilesAsync(string machine, CancellationToken cancellationToken = default)
+        public override async Task<IReadOnlyCollection<Core.Enumeration.FileStamp>> GetDigestedFilesAsync(string machine, CancellationToken cancellationToken = default)
         {
             if (content is null)
             {

@@ -255,7 +255,7 @@ public sealed class CatalogScanTests(PostgresFixture postgres)
     /// <summary>A catalog whose only group holds the scan's one file and files of machine "beta" at the given paths, one identity each.</summary>
     private sealed class OneGroup(byte[][] paths) : FileCatalog
     {
-        private Core.Caching.FileStamp _own;
+        private Core.Enumeration.FileStamp _own;
 
         public override Task<long> ReplaceFilesAsync(string machine, IEnumerable<CatalogFile> files, CancellationToken cancellationToken = default)
         {
@@ -263,8 +263,8 @@ public sealed class CatalogScanTests(PostgresFixture postgres)
             return Task.FromResult(1L);
         }
 
-        public override Task<IReadOnlyCollection<Core.Caching.FileStamp>> GetDigestedFilesAsync(string machine, CancellationToken cancellationToken = default) =>
-            Task.FromResult<IReadOnlyCollection<Core.Caching.FileStamp>>([]);
+        public override Task<IReadOnlyCollection<Core.Enumeration.FileStamp>> GetDigestedFilesAsync(string machine, CancellationToken cancellationToken = default) =>
+            Task.FromResult<IReadOnlyCollection<Core.Enumeration.FileStamp>>([]);
 
         public override Task<IReadOnlyCollection<long>> GetSizesOnOtherMachinesAsync(string machine, IReadOnlyCollection<long> sizes, CancellationToken cancellationToken = default) =>
             Task.FromResult<IReadOnlyCollection<long>>([.. sizes]);
@@ -275,7 +275,7 @@ public sealed class CatalogScanTests(PostgresFixture postgres)
         public override Task<IReadOnlyList<CatalogGroup>> FindGroupsAcrossMachinesAsync(string machine, CancellationToken cancellationToken = default)
         {
             var files = new List<CatalogMatch> { new(machine, ReadOnlyMemory<byte>.Empty, _own) };
-            files.AddRange(paths.Select((path, i) => new CatalogMatch("beta", path, new Core.Caching.FileStamp(new Enumeration.FileIdentity(7, (ulong)i + 1), _own.Length, 1, 2))));
+            files.AddRange(paths.Select((path, i) => new CatalogMatch("beta", path, new Core.Enumeration.FileStamp(new Enumeration.FileIdentity(7, (ulong)i + 1), _own.Length, 1, 2))));
             return Task.FromResult<IReadOnlyList<CatalogGroup>>([new CatalogGroup(_own.Length, SHA256.HashData(Installer), files)]);
         }
     }

@@ -1,5 +1,5 @@
-using Dedup.Core.Caching;
 using Dedup.Core.Catalog;
+using Dedup.Core.Enumeration;
 using Dedup.Core.PostgreSql;
 
 namespace Dedup.Core.Tests.Catalog;

@@ -1,7 +1,6 @@
 using System.Diagnostics;
 using System.Globalization;
 using System.Reflection;
-using Dedup.Core.Folders;
 using Dedup.Core.Linking;
 using Dedup.Core.Linking.Execution;
 using Dedup.Core.Paths;

@@ -62,7 +62,7 @@ public sealed class FolderSummaryTests
     public async Task FromResults_reports_the_given_folder_groups_once_enumerated()
     {
         var folder = new DuplicateFolderGroup([AbsolutePath.Parse("/t/a"), AbsolutePath.Parse("/t/b")], 2, 100, verifiedByBytes: true);
-        var summary = new ScanSummary { FilesScanned = 4, BytesRead = 200, Groups = 0, DuplicateFiles = 0, WastedBytes = 0, Errors = [], Elapsed = TimeSpan.Zero, Folders = FolderSummary.Of([folder]) };
+        var summary = new ScanSummary { FilesScanned = 4, BytesRead = 200, Groups = 0, DuplicateFiles = 0, WastedBytes = 0, Errors = [], Elapsed = TimeSpan.Zero, Folders = DuplicateFolderGroup.Summarize([folder]) };
         var scan = DuplicateScan.FromResults([], [folder], summary);
 
         Assert.Empty(scan.FolderGroups); // not before the enumeration ends, as for a real scan

@@ -1,3 +1,4 @@
+using Dedup.Core.Diagnostics;
 using Dedup.Core.Reporting;
 using Dedup.Core.Tests.Infrastructure;
 using Microsoft.Extensions.Logging;

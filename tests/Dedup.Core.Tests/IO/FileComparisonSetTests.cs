@@ -1,7 +1,7 @@
 using Dedup.Core.Comparison.Hashing;
+using Dedup.Core.Diagnostics;
 using Dedup.Core.Enumeration;
 using Dedup.Core.IO;
-using Dedup.Core.Reporting;
 using Dedup.Core.Scanning;
 using Dedup.Core.Scanning.Features;
 using Dedup.Core.Tests.Infrastructure;

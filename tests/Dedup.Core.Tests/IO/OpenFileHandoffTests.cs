@@ -51,7 +51,7 @@ public sealed class OpenFileHandoffTests
 
         var finder = new DuplicateFinderBuilder().AddRoot(tree.Root).Build();
         var nodes = await NodesAsync(finder);
-        var errors = new Dedup.Core.Reporting.ScanErrorSink();
+        var errors = new Dedup.Core.Diagnostics.ScanErrorSink();
         using var reader = new FileReader(Dedup.Core.Pooling.BufferPool.Shared, errors, trustedIdentities: true);
         var buffer = new byte[10];
         using (var files = new OpenFileSet(reader, nodes))
@@ -90,7 +90,7 @@ public sealed class OpenFileHandoffTests
     private static async Task<List<FileNode>> NodesAsync(DuplicateFinder finder)
     {
         var files = new List<ScannedFile>();
-        await foreach (var scanned in new ParallelFileEnumerator().EnumerateAsync(EnumerationContexts.Create(finder.Options, new Dedup.Core.Reporting.ScanErrorSink())))
+        await foreach (var scanned in new ParallelFileEnumerator().EnumerateAsync(EnumerationContexts.Create(finder.Options, new Dedup.Core.Diagnostics.ScanErrorSink())))
         {
             files.Add(scanned);
         }
@@ -102,7 +102,7 @@ public sealed class OpenFileHandoffTests
     {
         var finder = new DuplicateFinderBuilder().AddRoot(tree.Root).UseComparer(strategy).Build();
         var nodes = await NodesAsync(finder);
-        var context = new ScanContext(finder.Options, new Dedup.Core.Reporting.ScanErrorSink());
+        var context = new ScanContext(finder.Options, new Dedup.Core.Diagnostics.ScanErrorSink());
         using (context.Reader)
         {
             return new WholeFileStage(context).CompareFiles(nodes, 20_000, null, ReaderFanOut.Single, rotational: false, probeKeys: null, CancellationToken.None);

@@ -1,8 +1,8 @@
+using Dedup.Core.Diagnostics;
 using Dedup.Core.Enumeration;
 using Dedup.Core.Scanning;
 using Dedup.Core.IO;
 using Dedup.Core.Pooling;
-using Dedup.Core.Reporting;
 using Dedup.Core.Tests.Infrastructure;
 using Xunit;
 

@@ -1,6 +1,5 @@
 using System.Reflection;
 using Dedup.Core.Enumeration;
-using Dedup.Core.Folders;
 using Dedup.Core.Linking;
 using Dedup.Core.Paths;
 using Dedup.Core.Tests.Folders;

@@ -48,7 +48,7 @@ public sealed class ResolvedRootTests
         // "lx/far/.." is the other file system's folder; read lexically it is lx, on this one.
         var finder = new DuplicateFinderBuilder().AddRoot(tree.Root).UseDriveTopology(new UnknownDrives())
             .WithDriveKind(tree.PathOf("lx/far/.."), DriveKind.Hdd).Build();
-        var context = new Core.Scanning.ScanContext(finder.Options, new Dedup.Core.Reporting.ScanErrorSink());
+        var context = new Core.Scanning.ScanContext(finder.Options, new Dedup.Core.Diagnostics.ScanErrorSink());
         context.CaptureDrives(); // the devices are looked up as a scan starts
 
         Assert.NotEqual(TestNative.Device(tree.Root), TestNative.Device(other.Root));

@@ -194,7 +194,7 @@ public sealed class JsonReportTests
             }
 
             writer.WriteRoots(roots);
-            writer.WriteSummary(ScanSummary.Of(groups));
+            writer.WriteSummary(DuplicateScan.SummaryOf(groups));
             writer.Flush();
         }
 

@@ -1,7 +1,7 @@
+using Dedup.Core.Diagnostics;
 using Dedup.Core.Enumeration;
 using Dedup.Core.Interop;
 using Dedup.Core.Paths;
-using Dedup.Core.Reporting;
 using Dedup.Core.Scanning;
 using Dedup.Core.Tests.Infrastructure;
 using Xunit;
@@ -216,8 +216,9 @@ public sealed class ContentKeyTests
         {
             var builder = new DuplicateFinderBuilder();
             configure(builder);
-            var options = builder.Build().Options;
-            var composed = ScanComposition.Compose(options, callbacks: null);
+            var finder = (BuiltDuplicateFinder)builder.Build();
+            var options = finder.Options;
+            var composed = ScanComposition.Compose(options, finder.Stores, callbacks: null);
             var run = stage is null ? composed : new ScanRun(options, stage, composed.Features);
             run.Context.CaptureRoots();
             run.Context.CaptureDrives(); // as a scan does when it starts: declared drive kinds apply from then

@@ -1,9 +1,9 @@
 using System.Collections.Concurrent;
+using Dedup.Core.Diagnostics;
 using Dedup.Core.Enumeration;
 using Dedup.Core.IO;
 using Dedup.Core.Media;
 using Dedup.Core.Media.Pipeline;
-using Dedup.Core.Reporting;
 using Dedup.Core.Scanning;
 using Dedup.Core.Tests.Infrastructure;
 using Xunit;
@@ -81,6 +81,6 @@ public sealed class ContentReaderTests
         }
 
         Assert.NotNull(file);
-        return (new FileNode(file), new ScanContext(finder.Options, new Dedup.Core.Reporting.ScanErrorSink()));
+        return (new FileNode(file), new ScanContext(finder.Options, new Dedup.Core.Diagnostics.ScanErrorSink()));
     }
 }

@@ -1,10 +1,10 @@
 using System.Collections.Concurrent;
+using Dedup.Core.Diagnostics;
 using Dedup.Core.Enumeration;
 using Dedup.Core.IO;
 using Dedup.Core.Media;
 using Dedup.Core.Media.Pipeline;
 using Dedup.Core.Pooling;
-using Dedup.Core.Reporting;
 using Dedup.Core.Scanning;
 using Dedup.Core.Tests.Infrastructure;
 using Xunit;

@@ -153,7 +153,7 @@ public sealed class ScanFeatureTests
 
         public override void Compared(CancellationToken cancellationToken) => Record("compared");
 
-        public override ScanSummary AddStatistics(ScanSummary summary) => summary with { Cache = new Core.Caching.CacheStatistics { Warnings = ["from the feature"] } };
+        public override ScanSummary AddStatistics(ScanSummary summary) => summary with { Cache = new Core.Reporting.CacheStatistics { Warnings = ["from the feature"] } };
 
         public override void Dispose() => Record("disposed");
 

@@ -184,13 +184,13 @@ public sealed class WholeReadTests
     {
         var finder = new DuplicateFinderBuilder().AddRoot(tree.Root).Build();
         var files = new List<ScannedFile>();
-        await foreach (var scanned in new ParallelFileEnumerator().EnumerateAsync(EnumerationContexts.Create(finder.Options, new Dedup.Core.Reporting.ScanErrorSink())))
+        await foreach (var scanned in new ParallelFileEnumerator().EnumerateAsync(EnumerationContexts.Create(finder.Options, new Dedup.Core.Diagnostics.ScanErrorSink())))
         {
             files.Add(scanned);
         }
 
         var nodes = files.OrderBy(f => f.Path.ToString(), StringComparer.Ordinal).Select(f => new FileNode(f)).ToList();
-        var state = new ScanContext(finder.Options, new Dedup.Core.Reporting.ScanErrorSink(), observer);
+        var state = new ScanContext(finder.Options, new Dedup.Core.Diagnostics.ScanErrorSink(), observer);
         return (new FileComparisonSet(nodes, nodes[0].Primary.Length, state), state);
     }
 

@@ -147,7 +147,7 @@ public sealed class DriveTopologyTests
         var a = WrittenToDisk(tree, "a/x.bin", 6);
         var b = WrittenToDisk(tree, "b/x.bin", 6);
         var finder = new DuplicateFinderBuilder().AddRoot(tree.Root).WithDriveKind(tree.Root, DriveKind.Hdd).Build();
-        var state = new Core.Scanning.ScanContext(finder.Options, new Dedup.Core.Reporting.ScanErrorSink());
+        var state = new Core.Scanning.ScanContext(finder.Options, new Dedup.Core.Diagnostics.ScanErrorSink());
         state.CaptureDrives(); // the declared kind applies from the scan's start
         var nodes = new[] { a, b }.Select(p => new Core.IO.FileNode(Scanned(p))).ToList();
         using var set = new Core.Scanning.FileComparisonSet(nodes, nodes[0].Primary.Length, state) { RecordPhysicalOffsets = true };

@@ -1,5 +1,4 @@
 using System.Runtime.Versioning;
-using Dedup.Core.Folders;
 using Dedup.Core.Interop;
 using Dedup.Core.Paths;
 

@@ -1,6 +1,5 @@
 using System.Runtime.Versioning;
 using Dedup.Core.FileSystem;
-using Dedup.Core.Folders;
 using Dedup.Core.Interop;
 using Dedup.Core.Paths;
 using Microsoft.Win32.SafeHandles;

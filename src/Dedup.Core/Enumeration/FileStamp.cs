@@ -1,6 +1,4 @@
-using Dedup.Core.Enumeration;
-
-namespace Dedup.Core.Caching;
+namespace Dedup.Core.Enumeration;
 
 /// <summary>
 /// What the kernel said about a file when it was scanned: identity, size, and the modification and change times in

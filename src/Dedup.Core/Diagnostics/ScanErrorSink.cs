@@ -1,8 +1,8 @@
 using System.Collections.Concurrent;
-using Dedup.Core.Diagnostics;
+using Dedup.Core.Reporting;
 using Microsoft.Extensions.Logging;
 
-namespace Dedup.Core.Reporting;
+namespace Dedup.Core.Diagnostics;
 
 /// <summary>
 /// One scan's errors: kept for the summary, and passed on at once to the caller's error callback and logger, so a
