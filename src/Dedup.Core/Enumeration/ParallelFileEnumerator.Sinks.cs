@@ -61,7 +61,7 @@ internal sealed partial class ParallelFileEnumerator
         public override int KeyedLength => table.KeysWhileListing ? table.KeyedLength : 0;
 
         // Every listed folder is numbered with its parent, files or not: folder mode needs the tree, and the reader's
-        // folder descriptors are chosen by the files below each folder (FolderHandles.OpenBusiest).
+        // folder descriptors are chosen by the files below each folder (IO.BusiestFolders).
         public override void BeginFolder(DirectoryWork work)
         {
             if (work.Folder < 0)

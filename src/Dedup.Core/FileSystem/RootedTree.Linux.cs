@@ -153,6 +153,61 @@ internal static unsafe class RootedTree
         Libc.OpenAt(folderFd, name, Libc.O_RDONLY | Libc.O_NOFOLLOW | Libc.O_NONBLOCK | Libc.O_CLOEXEC, 0);
 
     /// <summary>
+    /// Adds the names in the folder <paramref name="folderFd"/> to <paramref name="names"/> as the kernel lists them
+    /// (<c>getdents64</c> on the folder itself, not on its path), each decoded without loss (<see cref="KernelNames"/>:
+    /// a name that is not UTF-8 keeps its bytes), "." and ".." left out. Returns 0, or the errno of the open or of a
+    /// read (the names read until then are added).
+    /// </summary>
+    public static int ListNames(int folderFd, List<string> names)
+    {
+        // Stryker disable once Bitwise : "." of a folder descriptor is a folder, and this descriptor is closed before the call returns
+        var fd = Libc.OpenAt(folderFd, ".", Libc.O_RDONLY | Libc.O_DIRECTORY | Libc.O_CLOEXEC, 0);
+        if (fd < 0)
+        {
+            return Libc.LastErrno;
+        }
+
+        try
+        {
+            var buffer = new byte[32 * 1024];
+            fixed (byte* start = buffer)
+            {
+                nint read;
+
+                // Read until the kernel answers 0: a short answer is not the end (it stops early when a signal is pending).
+                while ((read = Libc.GetDents64(fd, start, (nuint)buffer.Length)) > 0)
+                {
+                    // struct linux_dirent64: u64 d_ino, i64 d_off, u16 d_reclen, u8 d_type, char d_name[].
+                    for (var offset = 0; offset < read;)
+                    {
+                        var length = *(ushort*)(start + offset + 16);
+                        var name = new ReadOnlySpan<byte>(start + offset, length)[19..];
+                        name = name[..name.IndexOf((byte)0)];
+                        if (!name.SequenceEqual("."u8) && !name.SequenceEqual(".."u8))
+                        {
+                            names.Add(KernelNames.GetString(name));
+                        }
+
+                        offset += length;
+                    }
+                }
+
+                // The loop ended on 0 (the end) or on an error (-1).
+                if (read != 0)
+                {
+                    return Libc.LastErrno;
+                }
+
+                return 0;
+            }
+        }
+        finally
+        {
+            _ = Libc.Close(fd);
+        }
+    }
+
+    /// <summary>
     /// Opens the NUL-terminated <paramref name="path"/> (one name or several) relative to <paramref name="dirfd"/>; with
     /// <paramref name="noLinks"/> no name on it may be a link (<c>openat2</c>'s <c>RESOLVE_NO_SYMLINKS</c>, <c>ELOOP</c>):
     /// for a path below a descriptor reached from a root one listed name at a time, where any link is one swapped in.

@@ -1,5 +1,5 @@
 using Dedup.Core.Enumeration;
-using Dedup.Core.Linking.Execution;
+using Dedup.Core.FileSystem;
 using Dedup.Core.Paths;
 
 namespace Dedup.Core.Folders;
@@ -34,10 +34,10 @@ internal sealed class FolderTree
 
         // A temporary name of an interrupted action (.dedup-tmp-…) is no part of its folder: the folder still equals
         // its copies, and acting on it removes the leftover first when it is provably ours (LeftoverCleaner).
-        (_fileStart, _files) = Group(count, table.Count, r => TemporaryFiles.IsTemporaryName(table.Names.GetBytes(table[r].Name)) ? -1 : table[r].Folder);
+        (_fileStart, _files) = Group(count, table.Count, r => TemporaryNames.IsTemporaryName(table.Names.GetBytes(table[r].Name)) ? -1 : table[r].Folder);
         (_childStart, _children) = Group(count, count, f => Parent[f]);
         var links = table.Links;
-        (_linkStart, var linkOrder) = Group(count, links.Count, i => TemporaryFiles.IsTemporaryName(links[i].Name) ? -1 : links[i].Folder);
+        (_linkStart, var linkOrder) = Group(count, links.Count, i => TemporaryNames.IsTemporaryName(links[i].Name) ? -1 : links[i].Folder);
         _links = linkOrder.Select(i => links[i]).ToArray();
 
         SubtreeFiles = new long[count];

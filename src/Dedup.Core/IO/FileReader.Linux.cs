@@ -4,7 +4,7 @@ using System.Runtime.Versioning;
 using Dedup.Core.Enumeration;
 using Dedup.Core.Interop;
 using Dedup.Core.Reporting;
-using Dedup.Core.Scanning;
+using Dedup.Core.FileSystem;
 
 namespace Dedup.Core.IO;
 

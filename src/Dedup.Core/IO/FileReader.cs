@@ -1,9 +1,9 @@
 using Dedup.Core.Diagnostics;
 using Dedup.Core.Enumeration;
+using Dedup.Core.FileSystem;
 using Dedup.Core.Interop;
 using Dedup.Core.Pooling;
 using Dedup.Core.Reporting;
-using Dedup.Core.Scanning;
 
 namespace Dedup.Core.IO;
 
@@ -47,7 +47,7 @@ internal sealed partial class FileReader : IDisposable
     public FileReader(BufferPool buffers, ScanErrorSink errors, bool trustedIdentities, IReadObserver? observer = null, int threads = 1, IEnumerable<Paths.AbsolutePath>? roots = null, bool refuseLinks = false, string? sourceName = null)
     {
         _sourceName = sourceName;
-        _folders = new FolderHandles(threads, roots, refuseLinks);
+        _folders = new FolderHandles((long)threads * OpenFileSet.MaxOpen, roots, refuseLinks);
         _refuseLinks = refuseLinks;
         _buffers = buffers;
         _errors = errors;
@@ -56,9 +56,9 @@ internal sealed partial class FileReader : IDisposable
         _effectiveUid = OperatingSystem.IsLinux() ? Libc.GetEuid() : ScannedFile.UnknownOwner;
     }
 
-    /// <summary>Gives the folders with the most candidates at or below them their descriptors first (see <see cref="FolderHandles.OpenBusiest"/>).</summary>
+    /// <summary>Gives the folders with the most candidates at or below them their descriptors first (see <see cref="BusiestFolders"/>).</summary>
     /// <param name="table">The table once past the size barrier: only the candidates are left in it.</param>
-    public void OpenBusiestFolders(Enumeration.FileTable table) => _folders.OpenBusiest(table);
+    public void OpenBusiestFolders(FileTable table) => BusiestFolders.Open(_folders, table);
 
     /// <summary>Bytes read from files so far, by every stage of the scan.</summary>
     public long BytesRead => Volatile.Read(ref _bytesRead);

@@ -1,5 +1,5 @@
 using System.Runtime.InteropServices;
-using Dedup.Core.Paths;
+using System.Text;
 #if NET
 using System.Runtime.InteropServices.Marshalling;
 #endif
@@ -7,7 +7,7 @@ using System.Runtime.InteropServices.Marshalling;
 namespace Dedup.Core.Interop;
 
 /// <summary>
-/// Marshals a path or name to the kernel's exact bytes (NUL-terminated) with <see cref="KernelNames"/>: a byte of a
+/// Marshals a path or name to the kernel's exact bytes (NUL-terminated) with <see cref="KernelNameCodec"/>: a byte of a
 /// scanned name that is not valid UTF-8 (kept as U+DC80–U+DCFF) goes back as that byte, never as U+FFFD. A string
 /// that cannot be encoded losslessly (a NUL, another lone surrogate) throws instead of naming another file.
 /// </summary>
@@ -23,12 +23,12 @@ internal static unsafe class KernelNameMarshaller
             return null;
         }
 
-        var size = KernelNames.MaxByteCount(managed.Length) + 1;
+        var size = KernelNameCodec.MaxByteCount(managed.Length) + 1;
         var buffer = (byte*)Marshal.AllocHGlobal(size);
-        if (!KernelNames.TryEncode(managed.AsSpan(), new Span<byte>(buffer, size - 1), out var written))
+        if (!KernelNameCodec.TryEncode(managed.AsSpan(), new Span<byte>(buffer, size - 1), out var written))
         {
             Marshal.FreeHGlobal((nint)buffer);
-            throw new ArgumentException($"'{PathText.Escape(managed)}' cannot be passed to the system as a file name without changing it.", nameof(managed));
+            throw new ArgumentException($"'{Shown(managed)}' cannot be passed to the system as a file name without changing it.", nameof(managed));
         }
 
         buffer[written] = 0;
@@ -36,9 +36,31 @@ internal static unsafe class KernelNameMarshaller
     }
 
     public static string? ConvertToManaged(byte* unmanaged) =>
-        unmanaged is null ? null : KernelNames.GetString(MemoryMarshal.CreateReadOnlySpanFromNullTerminated(unmanaged));
+        unmanaged is null ? null : KernelNameCodec.GetString(MemoryMarshal.CreateReadOnlySpanFromNullTerminated(unmanaged));
 
     public static void Free(byte* unmanaged) => Marshal.FreeHGlobal((nint)unmanaged);
+
+    /// <summary>
+    /// The name for a message, every character but printable ASCII as <c>\u{XXXX}</c>: it holds a NUL or a lone
+    /// surrogate, and may hold controls. Plainer than <c>Paths.PathText</c>'s rules, which live above this layer.
+    /// </summary>
+    internal static string Shown(string name)
+    {
+        var shown = new StringBuilder(name.Length);
+        foreach (var c in name)
+        {
+            if (c is >= ' ' and <= '~' and not '\\')
+            {
+                shown.Append(c);
+            }
+            else
+            {
+                shown.Append(@"\u{").Append(((int)c).ToString("X4", System.Globalization.CultureInfo.InvariantCulture)).Append('}');
+            }
+        }
+
+        return shown.ToString();
+    }
 }
 
 /// <summary>The same encoding for the netstandard2.0 <c>[DllImport]</c> declarations (<c>UnmanagedType.CustomMarshaler</c>).</summary>

@@ -210,7 +210,7 @@ internal static unsafe partial class Libc
         try
         {
             errno = 0;
-            return Paths.KernelNames.GetString(MemoryMarshal.CreateReadOnlySpanFromNullTerminated((byte*)resolved));
+            return KernelNameCodec.GetString(MemoryMarshal.CreateReadOnlySpanFromNullTerminated((byte*)resolved));
         }
         finally
         {
@@ -230,7 +230,7 @@ internal static unsafe partial class Libc
     [SupportedOSPlatform("linux")]
     public static string? ReadLinkTarget(int dirfd, string name)
     {
-        var bytes = Paths.KernelNames.ToNullTerminated(name);
+        var bytes = KernelNameCodec.ToNullTerminated(name);
         if (bytes is null)
         {
             return null;

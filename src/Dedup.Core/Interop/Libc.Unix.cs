@@ -78,7 +78,7 @@ internal static unsafe partial class Libc
     {
         errno = 0;
         Span<byte> bytes = stackalloc byte[1024];
-        if (!Paths.KernelNames.TryEncode(name, bytes[..^1], out var count) || count == 0 || bytes[..count].IndexOf((byte)'/') >= 0)
+        if (!KernelNameCodec.TryEncode(name, bytes[..^1], out var count) || count == 0 || bytes[..count].IndexOf((byte)'/') >= 0)
         {
             return int.MinValue;
         }
@@ -206,7 +206,7 @@ internal static unsafe partial class Libc
     {
         var buffer = stackalloc byte[4096];
         var length = ReadLinkAt(dirfd, name, buffer, 4096);
-        return length <= 0 || length >= 4096 ? null : Paths.KernelNames.GetString(new ReadOnlySpan<byte>(buffer, (int)length));
+        return length <= 0 || length >= 4096 ? null : KernelNameCodec.GetString(new ReadOnlySpan<byte>(buffer, (int)length));
     }
 
     public const uint FS_IOC_FIEMAP = 0xC020660B;

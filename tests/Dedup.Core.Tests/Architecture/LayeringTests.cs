@@ -35,9 +35,6 @@ public sealed class LayeringTests
     /// </summary>
     private static readonly Dictionary<(string From, string To), string> KnownUpward = new()
     {
-        [("Interop", "Paths")] = "the kernel-name marshaller reads KernelNames; #35 step 3 (one safe walk) moves names below Interop",
-        [("IO", "Scanning")] = "the reader opens files relative to Scanning's FolderHandles; #35 step 3 (one safe walk) moves them below IO",
-        [("Folders", "Linking")] = "FolderTree leaves out Linking's TemporaryFiles names; #35 step 3 (one safe walk owns the temporary names)",
     };
 
     [Fact]

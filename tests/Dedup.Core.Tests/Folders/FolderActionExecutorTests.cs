@@ -1,3 +1,4 @@
+using Dedup.Core.FileSystem;
 using Dedup.Core.Linking;
 using Dedup.Core.Linking.Execution;
 using Dedup.Core.Tests.Infrastructure;
@@ -59,7 +60,7 @@ public sealed class FolderActionExecutorTests
     {
         using var tree = new TempTree();
         var scanned = await PlanAsync(tree, "kept", "copy");
-        var leftover = tree.Write("elsewhere/" + TemporaryFiles.NewName(), []);
+        var leftover = tree.Write("elsewhere/" + TemporaryNames.NewName(), []);
         var plan = new DuplicateFolderActionPlan(scanned.Linker, scanned.Actions, [], scanned.Logger, [leftover]);
 
         var report = FolderExecutor.Apply(plan, null, CancellationToken.None);

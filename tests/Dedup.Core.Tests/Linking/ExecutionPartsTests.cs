@@ -43,37 +43,6 @@ public sealed class ExecutionPartsTests
             OwnerAndMode.Difference(1000, 100, 0x81A4, 1000, 100, 0x89A4)); // set-uid is a permission bit
     }
 
-    [Fact]
-    public void A_temporary_name_is_the_prefix_and_exactly_32_lowercase_hexadecimal_digits()
-    {
-        string[] good = [".dedup-tmp-" + Hex32, ".dedup-tmp-" + new string('0', 32), ".dedup-tmp-" + new string('9', 32), ".dedup-tmp-" + new string('f', 32), TemporaryFiles.NewName()];
-        string[] bad =
-        [
-            ".dedup-tmp-" + Hex32[..31],
-            ".dedup-tmp-" + Hex32 + "0",
-            ".dedup-tmp-" + Hex32 + "\n",
-            ".dedup-tmp-" + Hex32[..31] + "A",
-            ".dedup-tmp-" + Hex32[..31] + "g",
-            ".dedup-tmp-" + Hex32[..31] + "`",
-            ".dedup-tmp-" + Hex32[..31] + ":",
-            ".dedup-tmp-" + Hex32[..31] + "/",
-            "x.dedup-tmp-" + Hex32[..31],
-            ".dedup-tmq-" + Hex32,
-            string.Empty,
-        ];
-        foreach (var name in good)
-        {
-            Assert.True(TemporaryFiles.IsTemporaryName(name), name);
-            Assert.True(TemporaryFiles.IsTemporaryName(Encoding.UTF8.GetBytes(name)), name);
-        }
-
-        foreach (var name in bad)
-        {
-            Assert.False(TemporaryFiles.IsTemporaryName(name), name);
-            Assert.False(TemporaryFiles.IsTemporaryName(Encoding.UTF8.GetBytes(name)), name);
-        }
-    }
-
     [LinuxFact]
     public void Leftovers_are_the_files_and_links_with_a_temporary_name_each_listed_once_in_order()
     {

@@ -1,4 +1,5 @@
 using System.Text;
+using Dedup.Core.FileSystem;
 using Dedup.Core.Interop;
 using Dedup.Core.Linking.Execution;
 using Dedup.Core.Paths;
@@ -162,7 +163,7 @@ public sealed class FolderHandleDetailTests
         using var folder = FolderHandle.TryOpen(tree.Root, followLast: true, out _)!;
         var names = new List<string>();
 
-        Assert.Equal(0, FolderHandle.ListNames(folder.Fd, names));
+        Assert.Equal(0, RootedTree.ListNames(folder.Fd, names));
 
         Assert.Equal(expected.Order(StringComparer.Ordinal), names.Order(StringComparer.Ordinal));
         Assert.Empty(OpenDescriptors.Under(tree.Root, includeRoot: false));
@@ -173,7 +174,7 @@ public sealed class FolderHandleDetailTests
     {
         var names = new List<string>();
 
-        Assert.Equal(9, FolderHandle.ListNames(1_000_000, names)); // EBADF
+        Assert.Equal(9, RootedTree.ListNames(1_000_000, names)); // EBADF
         Assert.Empty(names);
     }
 
@@ -181,6 +182,6 @@ public sealed class FolderHandleDetailTests
     {
         Assert.Equal(0, Libc.FStat(fd, out var opened));
         Assert.Equal(0, Libc.LStat(path, out var expected));
-        Assert.True(FolderHandle.SameFile(opened, expected), $"the descriptor is not {path}");
+        Assert.True(RootedTree.IsSame(opened, expected), $"the descriptor is not {path}");
     }
 }

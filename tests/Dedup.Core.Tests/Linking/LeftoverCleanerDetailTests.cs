@@ -1,3 +1,4 @@
+using Dedup.Core.FileSystem;
 using Dedup.Core.Interop;
 using Dedup.Core.Linking;
 using Dedup.Core.Linking.Execution;
@@ -18,7 +19,7 @@ public sealed class LeftoverCleanerDetailTests
     public void A_name_is_unlinked_only_while_it_is_the_file_checked_with_the_same_change_time()
     {
         using var tree = new TempTree();
-        var name = TemporaryFiles.NewName();
+        var name = TemporaryNames.NewName();
         var path = tree.Write(name, Content);
         using var folder = FolderHandle.TryOpen(tree.Root, followLast: true, out _)!;
         Assert.Equal(0, Libc.LStatAt(folder.Fd, name, out var status));
@@ -44,8 +45,8 @@ public sealed class LeftoverCleanerDetailTests
     public void A_file_opened_that_is_not_the_one_checked_or_cannot_be_opened_is_left_alone()
     {
         using var tree = new TempTree();
-        var checkedName = TemporaryFiles.NewName();
-        var otherName = TemporaryFiles.NewName();
+        var checkedName = TemporaryNames.NewName();
+        var otherName = TemporaryNames.NewName();
         tree.Write(checkedName, []);
         var other = tree.Write(otherName, []);
         using var folder = FolderHandle.TryOpen(tree.Root, followLast: true, out _)!;
@@ -54,7 +55,7 @@ public sealed class LeftoverCleanerDetailTests
 
         Assert.Equal("changed while being checked; left alone", LeftoverCleaner.TryRemoveFile(folder, otherName, status, [], roots));
         Assert.True(File.Exists(other));
-        Assert.Equal("cannot be opened (No such file or directory); left alone", LeftoverCleaner.TryRemoveFile(folder, TemporaryFiles.NewName(), status, [], roots));
+        Assert.Equal("cannot be opened (No such file or directory); left alone", LeftoverCleaner.TryRemoveFile(folder, TemporaryNames.NewName(), status, [], roots));
         Assert.Null(LeftoverCleaner.TryRemoveFile(folder, checkedName, status, [], roots)); // empty: removed
         Assert.False(File.Exists(tree.PathOf(checkedName)));
     }
@@ -66,7 +67,7 @@ public sealed class LeftoverCleanerDetailTests
         tree.Write("a.bin", Content);
         tree.Write("b.bin", Content);
         var action = Assert.Single(LinkTree.Plan(await tree.ScanAsync(), Linkers.HardLink).Actions);
-        var leftover = tree.PathOf(TemporaryFiles.NewName());
+        var leftover = tree.PathOf(TemporaryNames.NewName());
         TempTree.Run("ln", action.Kept.Path.ToString(), leftover);
         var elsewhere = action.Kept with { Identity = action.Kept.Identity with { Device = action.Kept.Identity.Device + 1 } };
         DuplicateAction[] actions = [new(action.Kind, action.Group, elsewhere, action.Duplicate, action.Path, action.ReclaimableBytes, null)];
@@ -85,7 +86,7 @@ public sealed class LeftoverCleanerDetailTests
         tree.Write("a.bin", Content);
         tree.Write("b.bin", Content);
         var action = Assert.Single(LinkTree.Plan(await tree.ScanAsync(), Linkers.HardLink).Actions);
-        var leftover = tree.Write(TemporaryFiles.NewName(), Content);
+        var leftover = tree.Write(TemporaryNames.NewName(), Content);
 
         var (removed, leftAlone) = Remove([leftover], [action]);
 

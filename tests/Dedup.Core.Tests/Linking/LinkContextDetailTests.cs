@@ -1,3 +1,4 @@
+using Dedup.Core.FileSystem;
 using Dedup.Core.Interop;
 using Dedup.Core.Linking;
 using Dedup.Core.Linking.Execution;
@@ -77,7 +78,7 @@ public sealed class LinkContextDetailTests
         ReplaceKeepingTimes(tree, action.Kept.Path.ToString());
         var replacement = TestNative.Inode(action.Kept.Path.ToString());
         using var context = new LinkContext(action, null);
-        var temporary = TemporaryFiles.NewName();
+        var temporary = TemporaryNames.NewName();
 
         var refused = Assert.Throws<ActionStoppedException>(() => context.LinkKeptAs(temporary));
 
@@ -108,7 +109,7 @@ public sealed class LinkContextDetailTests
             }));
 
         Assert.Equal("refused by the check", refused.Message);
-        Assert.True(TemporaryFiles.IsTemporaryName(checkedName!));
+        Assert.True(TemporaryNames.IsTemporaryName(checkedName!));
         Assert.Equal(duplicate, TestNative.Inode(action.Path.ToString()));
         Assert.Equal(1u, TestNative.LinkCount(action.Kept.Path.ToString()));
         tree.AssertNoTemporaryFiles();

@@ -145,4 +145,14 @@ public sealed class KernelNamesTests
         Assert.Equal("\uFFFD\uFFFD", KernelNames.ToLossyString("\uDE00\uD83D"));
         Assert.Throws<ArgumentNullException>(() => KernelNames.ToLossyString(null!));
     }
+
+    [Fact]
+    public unsafe void A_name_no_bytes_give_is_refused_by_the_marshaller_with_every_character_beyond_printable_ascii_shown_as_a_code()
+    {
+        // A NUL ends the name early in the kernel, a lone high surrogate has no bytes: both refused, and the message
+        // carries no control (the ESC would recolour a terminal) and no character a UTF-8 writer would change.
+        var error = Assert.Throws<ArgumentException>(() => { _ = Interop.KernelNameMarshaller.ConvertToUnmanaged("a\0\u001b[31m\\\ud800é~"); });
+
+        Assert.StartsWith(@"'a\u{0000}\u{001B}[31m\u{005C}\u{D800}\u{00E9}~' cannot be passed to the system", error.Message);
+    }
 }

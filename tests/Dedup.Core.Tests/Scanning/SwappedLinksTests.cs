@@ -43,7 +43,7 @@ public sealed class SwappedLinksTests
     /// </summary>
     /// <remarks>
     /// The folder-descriptor cache holds only the root: the folders below it are not opened
-    /// before the compare (<c>FolderHandles.OpenBusiest</c>), so the victim is opened by a path below the root's
+    /// before the compare (<c>IO.BusiestFolders</c>), so the victim is opened by a path below the root's
     /// descriptor, after the swap, and the link on it must be refused. A cache holding the victim's folder from before
     /// the swap reads it through that folder, the one listed: <see cref="A_swap_after_the_folders_were_opened_is_not_followed_either"/>.
     /// </remarks>
@@ -61,7 +61,7 @@ public sealed class SwappedLinksTests
         var victim = tree.Write(victimPath, small);
         var target = outside.Write(targetPath, small);
 
-        Dedup.Core.Scanning.FolderHandles.CapacityInThisFlow.Value = foldersOpenedBefore ? null : 1; // 1: the root, opened by its path
+        Dedup.Core.FileSystem.FolderHandles.CapacityInThisFlow.Value = foldersOpenedBefore ? null : 1; // 1: the root, opened by its path
         var (groups, summary, opens) = await ScanSwappingAsync(tree, target, () => swap(tree, outside, victim, target));
 
         Assert.Equal(0, opens);

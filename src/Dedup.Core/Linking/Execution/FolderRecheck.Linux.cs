@@ -1,4 +1,5 @@
 using System.Runtime.Versioning;
+using Dedup.Core.FileSystem;
 using Dedup.Core.Interop;
 using Dedup.Core.Paths;
 using Microsoft.Win32.SafeHandles;
@@ -52,7 +53,7 @@ internal sealed class FolderRecheck(IReadOnlyList<ScanRoot> roots, RootHandles r
     private static void List(FolderHandle folder, string relativeFolder, Dictionary<string, FolderSnapshotEntry> expected, HashSet<string> seen, string which, bool checkChangeTime)
     {
         var names = new List<string>();
-        var errno = FolderHandle.ListNames(folder.Fd, names);
+        var errno = RootedTree.ListNames(folder.Fd, names);
         if (errno != 0)
         {
             throw ActionStoppedException.Skip($"the {which} cannot be listed again ({PathText.Escape(relativeFolder.Length == 0 ? "." : relativeFolder)}: {Libc.Message(errno)})");
@@ -117,7 +118,7 @@ internal sealed class FolderRecheck(IReadOnlyList<ScanRoot> roots, RootHandles r
             last = new OpenedFolder(parent, handle);
         }
 
-        var fd = FolderHandle.OpenFileAt(last.Handle.Fd, file.Path.Name);
+        var fd = RootedTree.OpenFile(last.Handle.Fd, file.Path.Name);
         if (fd < 0)
         {
             throw ActionStoppedException.Skip($"{file.Path.ToDisplayString()} cannot be read ({Libc.Message(Libc.LastErrno)})");

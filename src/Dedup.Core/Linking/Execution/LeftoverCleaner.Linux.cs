@@ -1,4 +1,5 @@
 using System.Runtime.Versioning;
+using Dedup.Core.FileSystem;
 using Dedup.Core.Interop;
 using Dedup.Core.Paths;
 using Microsoft.Win32.SafeHandles;
@@ -60,7 +61,7 @@ internal static class LeftoverCleaner
     private static string? TryRemove(AbsolutePath path, IReadOnlyList<ScanRoot> roots, (DuplicateFile Kept, IReadOnlyList<ScanRoot> Roots)[] kept, HashSet<string> names, RootHandles rootHandles)
     {
         var name = path.Name;
-        if (path.Parent is null || !TemporaryFiles.IsTemporaryName(name))
+        if (path.Parent is null || !TemporaryNames.IsTemporaryName(name))
         {
             return "not a temporary name; left alone";
         }
@@ -94,14 +95,14 @@ internal static class LeftoverCleaner
     /// </summary>
     internal static string? TryRemoveFile(FolderHandle folder, string name, in StatxBuffer status, (DuplicateFile Kept, IReadOnlyList<ScanRoot> Roots)[] kept, RootHandles rootHandles)
     {
-        var fd = FolderHandle.OpenFileAt(folder.Fd, name);
+        var fd = RootedTree.OpenFile(folder.Fd, name);
         if (fd < 0)
         {
             return $"cannot be opened ({Libc.Message(Libc.LastErrno)}); left alone";
         }
 
         using var leftover = new SafeFileHandle((nint)fd, ownsHandle: true);
-        if (Libc.FStat(fd, out var opened) != 0 || !FolderHandle.SameFile(opened, status))
+        if (Libc.FStat(fd, out var opened) != 0 || !RootedTree.IsSame(opened, status))
         {
             return "changed while being checked; left alone";
         }
@@ -133,7 +134,7 @@ internal static class LeftoverCleaner
             return false;
         }
 
-        var fd = FolderHandle.OpenFileAt(folder.Fd, kept.Path.Name);
+        var fd = RootedTree.OpenFile(folder.Fd, kept.Path.Name);
         if (fd < 0)
         {
             return false;
@@ -145,7 +146,7 @@ internal static class LeftoverCleaner
             return false;
         }
 
-        if (FolderHandle.SameFile(status, opened))
+        if (RootedTree.IsSame(status, opened))
         {
             return true; // another name of the kept file, whose own name still leads to it
         }
@@ -164,7 +165,7 @@ internal static class LeftoverCleaner
     /// <summary>Unlinks the name if it still is the file that was checked (same inode, same change time).</summary>
     internal static string? Unlink(FolderHandle folder, string name, in StatxBuffer checkedStatus)
     {
-        if (Libc.LStatAt(folder.Fd, name, out var now) != 0 || !FolderHandle.SameFile(now, checkedStatus)
+        if (Libc.LStatAt(folder.Fd, name, out var now) != 0 || !RootedTree.IsSame(now, checkedStatus)
             || now.CtimeSec != checkedStatus.CtimeSec || now.CtimeNsec != checkedStatus.CtimeNsec)
         {
             return "changed while being checked; left alone";

@@ -1,5 +1,6 @@
 using System.Globalization;
 using System.Runtime.Versioning;
+using Dedup.Core.FileSystem;
 using Dedup.Core.Interop;
 using Dedup.Core.Paths;
 using Microsoft.Win32.SafeHandles;
@@ -205,7 +206,7 @@ internal sealed class LinkContext : IDisposable
     /// </summary>
     public void ReplaceViaTemporary(Func<string, int> create, Func<int, ActionStoppedException> refuse, Action<string>? check = null)
     {
-        var temporary = TemporaryFiles.NewName();
+        var temporary = TemporaryNames.NewName();
         var errno = create(temporary);
         if (errno != 0)
         {
@@ -292,7 +293,7 @@ internal sealed class LinkContext : IDisposable
 
     private void RemoveQuietly(string temporary)
     {
-        if (TemporaryFiles.IsTemporaryName(temporary) && _folder is not null)
+        if (TemporaryNames.IsTemporaryName(temporary) && _folder is not null)
         {
             _ = Libc.UnlinkAt(_folder.Fd, temporary, 0);
         }
@@ -301,7 +302,7 @@ internal sealed class LinkContext : IDisposable
     /// <summary>Opens <paramref name="name"/> in the folder <paramref name="dirfd"/> without following a link and checks the open file.</summary>
     private static SafeFileHandle OpenChecked(int dirfd, string name, string? path, DuplicateFile scanned, string role, string consequence, ref (long, uint)? changed)
     {
-        var fd = FolderHandle.OpenFileAt(dirfd, name);
+        var fd = RootedTree.OpenFile(dirfd, name);
         if (fd < 0)
         {
             var errno = Libc.LastErrno;

@@ -3,6 +3,7 @@
 using System.Runtime.InteropServices;
 using System.Runtime.Versioning;
 using Dedup.Core.Enumeration;
+using Dedup.Core.FileSystem;
 using Dedup.Core.Interop;
 using Dedup.Core.Linking.Execution;
 using Dedup.Core.Linking.Operations;
@@ -115,7 +116,7 @@ internal sealed class WindowsBackend(PortableContext context, LinkerFaults? faul
     {
         var context = Context;
         var folder = System.IO.Path.GetDirectoryName(context.DuplicatePath)!;
-        var temporary = System.IO.Path.Combine(folder, TemporaryFiles.NewName());
+        var temporary = System.IO.Path.Combine(folder, TemporaryNames.NewName());
 
         context.CheckKeptUnchanged(); // right before creating, as on Linux
         create(temporary, folder);

@@ -1,6 +1,7 @@
 using System.Runtime.Versioning;
 using System.Text.RegularExpressions;
 using System.Text;
+using Dedup.Core.FileSystem;
 using Dedup.Core.Interop;
 using Dedup.Core.Linking.Execution;
 using Dedup.Core.Paths;
@@ -255,7 +256,7 @@ internal sealed partial class TrashDirectory
     private static List<string> ListNames(int folderFd)
     {
         var names = new List<string>();
-        _ = FolderHandle.ListNames(folderFd, names); // a read that fails ends the list: nothing unlisted is removed
+        _ = RootedTree.ListNames(folderFd, names); // a read that fails ends the list: nothing unlisted is removed
         names.RemoveAll(KernelNames.HasEscapedBytes);
         return names;
     }

@@ -1,4 +1,4 @@
-using Dedup.Core.Linking.Execution;
+using Dedup.Core.FileSystem;
 using Dedup.Core.Paths;
 
 namespace Dedup.Core.Linking.Trash;
@@ -25,7 +25,7 @@ internal sealed partial class TrashLocator
 
     /// <summary>Whether a file is in a trash folder or is one of our temporary files: such a copy is never the one kept.</summary>
     public bool IsDisposable(DuplicateFile file)
-        => TemporaryFiles.IsTemporaryName(file.Path.Name) || (file.Path.Parent is { } folder && IsInTrash(folder));
+        => TemporaryNames.IsTemporaryName(file.Path.Name) || (file.Path.Parent is { } folder && IsInTrash(folder));
 
     /// <summary>Whether <paramref name="folder"/> is a trash folder or lies below one.</summary>
     public bool IsInTrash(AbsolutePath folder)

@@ -1,8 +1,7 @@
 using System.Runtime.Versioning;
-using Dedup.Core.FileSystem;
 using Dedup.Core.Paths;
 
-namespace Dedup.Core.Scanning;
+namespace Dedup.Core.FileSystem;
 
 /// <summary>
 /// Descriptors (<c>O_PATH</c>) of the folders whose files a scan reads, so a file is opened by a short path relative
@@ -14,14 +13,14 @@ namespace Dedup.Core.Scanning;
 /// identity, and a folder is opened with <c>O_NOFOLLOW</c> (a folder replaced by a link is reached by path instead).
 /// The last check before a group is reported (<see cref="LocateAtPath"/>) goes through a descriptor only once its folder
 /// was found, by full path, to be still where the report will say it is.
-/// Linux only; elsewhere <see cref="Locate"/> writes the full path. A root is opened by its path and never through a folder above it, and every folder below one by its name from its parent's descriptor: a path written below such a descriptor holds only folders the scan listed, so a link on it is one put there since, and is refused when the scan does not follow links (<see cref="IO.FileReader"/>).
+/// Linux only; elsewhere <see cref="Locate"/> writes the full path. A root is opened by its path and never through a folder above it, and every folder below one by its name from its parent's descriptor: a path written below such a descriptor holds only folders the scan listed, so a link on it is one put there since, and is refused when the scan does not follow links (the reader, <c>IO.FileReader</c>).
 /// </summary>
 internal sealed unsafe partial class FolderHandles : IDisposable
 {
     /// <summary>
     /// Folders beyond this many are not given descriptors, keeping descriptor use bounded (the open-file limit bounds it
     /// further: 9,488 under a limit of 20,000). 4,096 and 16,384 measured alike while the cache was first come, first
-    /// served. With the heaviest folders opened first (<see cref="OpenBusiest"/>), more descriptors mean fewer components
+    /// served. With the heaviest folders opened first (<see cref="OpenHeaviest"/>), more descriptors mean fewer components
     /// walked (counted on the 1 M tree: 1.52 M at 9,488, 1.19 M at 18,976); no wall-time gain was measurable here.
     /// </summary>
     private const int MaxCapacity = 16384;
@@ -34,16 +33,16 @@ internal sealed unsafe partial class FolderHandles : IDisposable
 
     private readonly int _capacity;
 
-    /// <param name="threads">The scan's threads: each may hold up to <see cref="IO.OpenFileSet.MaxOpen"/> files
-    /// open, which the cache leaves room for.</param>
+    /// <param name="reserved">Descriptors the scan's own opens may hold at once (its threads times the files each keeps
+    /// open, <c>IO.OpenFileSet.MaxOpen</c>), which the cache leaves room for.</param>
     /// <param name="roots">The scan's roots: opened by their paths (links followed, as the listing did), never
     /// through a folder above them, so the folders below one are reached from it one listed name at a time.</param>
     /// <param name="refuseLinks">Whether the scan does not follow links: a folder below one that could not be opened by
     /// its name (gone, or now a link) is not opened by its path either, which would follow a link swapped in above it.</param>
     /// <param name="capacity">At most this many descriptors (tests); by default <see cref="CapacityFor"/>.</param>
-    public FolderHandles(int threads = 1, IEnumerable<AbsolutePath>? roots = null, bool refuseLinks = false, int? capacity = null)
+    public FolderHandles(long reserved = 0, IEnumerable<AbsolutePath>? roots = null, bool refuseLinks = false, int? capacity = null)
     {
-        _capacity = Math.Min(capacity ?? CapacityInThisFlow.Value ?? int.MaxValue, CapacityFor(threads));
+        _capacity = Math.Min(capacity ?? CapacityInThisFlow.Value ?? int.MaxValue, CapacityFor(reserved));
         _fds = new FolderDescriptorTable(_capacity);
         _roots = roots is null ? null : new HashSet<AbsolutePath>(roots);
 
@@ -62,12 +61,12 @@ internal sealed unsafe partial class FolderHandles : IDisposable
     internal int Capacity => _capacity;
 
     /// <summary>
-    /// Half of what the open-file limit leaves once every scan thread holds its most files open (and 256 for the walk
-    /// and the runtime), at most <see cref="MaxCapacity"/>: the cache never starves the scan's own opens. Zero (no
-    /// cache) under a low limit with many threads.
+    /// Half of what the open-file limit leaves once the scan's own opens hold their <paramref name="reserved"/> descriptors
+    /// (every thread its most files open; and 256 for the walk and the runtime), at most <see cref="MaxCapacity"/>: the
+    /// cache never starves the scan's own opens. Zero (no cache) under a low limit with many threads.
     /// </summary>
-    internal static int CapacityFor(int threads) => OperatingSystem.IsLinux()
-        ? (int)Math.Min(MaxCapacity, Math.Max(0, (Interop.OpenFileLimit.Current - ((long)threads * IO.OpenFileSet.MaxOpen) - 256) / 2))
+    internal static int CapacityFor(long reserved) => OperatingSystem.IsLinux()
+        ? (int)Math.Min(MaxCapacity, Math.Max(0, (Interop.OpenFileLimit.Current - reserved - 256) / 2))
         : 0;
 
     // By value (the node's hash is precomputed, and equal nodes of one scan are usually the same reference): files of a

@@ -1,17 +1,19 @@
 using Dedup.Core.Comparison;
 using Dedup.Core.Enumeration;
+using Dedup.Core.FileSystem;
+using Dedup.Core.IO;
 using Dedup.Core.Paths;
 using Dedup.Core.Scanning;
 using Dedup.Core.Tests.Infrastructure;
 using Xunit;
 
-namespace Dedup.Core.Tests.Scanning;
+namespace Dedup.Core.Tests.FileSystem;
 
 /// <summary>
 /// Files are opened relative to cached folder descriptors on Linux; the scan must find the same groups and
 /// close every descriptor it opened, whether enumerated to the end or abandoned after the first group.
 /// </summary>
-public sealed class FolderHandleTests
+public sealed class FolderHandlesTests
 {
     [LinuxFact]
     public async Task Folder_descriptors_are_closed_when_the_scan_ends()
@@ -194,10 +196,10 @@ public sealed class FolderHandleTests
     public void The_cache_leaves_room_for_every_scan_threads_open_files()
     {
         // 96 files open per thread at most: more threads, fewer cached folders; none when the limit leaves no room.
-        Assert.True(FolderHandles.CapacityFor(32) <= FolderHandles.CapacityFor(1));
-        Assert.Equal(0, FolderHandles.CapacityFor(int.MaxValue / 96));
+        Assert.True(FolderHandles.CapacityFor(32 * OpenFileSet.MaxOpen) <= FolderHandles.CapacityFor(OpenFileSet.MaxOpen));
+        Assert.Equal(0, FolderHandles.CapacityFor(int.MaxValue));
         var limit = Dedup.Core.Interop.OpenFileLimit.Current;
-        var capacity = FolderHandles.CapacityFor(8);
+        var capacity = FolderHandles.CapacityFor(8 * OpenFileSet.MaxOpen);
         Assert.True(capacity == 0 || (capacity * 2) + (8 * 96) + 256 <= limit, $"capacity {capacity}, limit {limit}");
     }
 
@@ -250,7 +252,7 @@ public sealed class FolderHandleTests
         // More folders than the cache holds (at most 16,384, fewer under this process's open-file limit): files in the
         // rest are opened by full path, or below an ancestor, same results.
         using var tree = new TempTree();
-        var Folders = (FolderHandles.CapacityFor(1) + 200) / 2 * 2;
+        var Folders = (FolderHandles.CapacityFor(OpenFileSet.MaxOpen) + 200) / 2 * 2;
         for (var i = 0; i < Folders; i++)
         {
             // Folders i and i + Folders/2 hold files of one size and the same bytes (probed, then compared).
@@ -293,7 +295,7 @@ public sealed class FolderHandleTests
 
         using var handles = new FolderHandles(capacity: ancestors + 4);
         _ = SizeBarrier.Split(table, keepSingles: false);
-        handles.OpenBusiest(table);
+        BusiestFolders.Open(handles, table);
 
         Assert.Equal(ancestors + 4, handles.Count);
         Assert.Equal(
@@ -325,7 +327,7 @@ public sealed class FolderHandleTests
 
         using var handles = new FolderHandles(capacity: ancestors + 1);
         _ = SizeBarrier.Split(table, keepSingles: false);
-        handles.OpenBusiest(table);
+        BusiestFolders.Open(handles, table);
 
         Assert.Equal(
             new[] { tree.Root.TrimEnd('/'), tree.PathOf("top") },
