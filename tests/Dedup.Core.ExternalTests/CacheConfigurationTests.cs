@@ -108,17 +108,15 @@ public sealed class CacheConfigurationTests
             error.Message);
     }
 
-    [Theory]
-    [InlineData("Cache:Pth", "'Pth'")]
-    [InlineData("Cahce:Path", "'Cahce'")]
-    public async Task A_misspelt_cache_key_stops_the_host_at_start_naming_it(string key, string expected)
+    [Fact]
+    public async Task A_misspelt_cache_key_stops_the_host_at_start_naming_it()
     {
         using var tree = Pair();
-        using var host = HostFor(null, new() { ["Roots:0"] = tree.Root, [key] = "/var/lib/app/dedup.db" }, withCacheStore: true);
+        using var host = HostFor(null, new() { ["Roots:0"] = tree.Root, ["Cache:Pth"] = "/var/lib/app/dedup.db" }, withCacheStore: true);
 
         var error = await Assert.ThrowsAsync<InvalidOperationException>(() => host.StartAsync());
 
-        Assert.Contains(expected, error.Message, StringComparison.Ordinal);
+        Assert.Contains("CacheSettings: 'Pth'", error.Message, StringComparison.Ordinal);
     }
 
     [Fact]
