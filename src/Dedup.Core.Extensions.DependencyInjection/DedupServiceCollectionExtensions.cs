@@ -80,8 +80,9 @@ public static class DedupServiceCollectionExtensions
     /// <c>Include</c>, <c>Exclude</c> (lists), <c>MinSize</c>, <c>MaxSize</c>, <c>IncludeHidden</c>,
     /// <c>IncludeEmptyFiles</c>, <c>FollowSymbolicLinks</c>, <c>StayOnOneFileSystem</c>, <c>Comparer</c>,
     /// <c>HashAlgorithm</c>, <c>TrustHashes</c>, <c>MediaMode</c>, <c>FolderMode</c>, <c>IgnoreFolderNames</c>,
-    /// <c>MaxDegreeOfParallelism</c> and <c>DriveKinds</c> (a list of objects with <c>Path</c> and <c>Kind</c>). Any
-    /// other key in the section stops the host at start, naming it.
+    /// <c>MaxDegreeOfParallelism</c> and <c>DriveKinds</c> (a list of objects with <c>Path</c> and <c>Kind</c>), and
+    /// <c>Cache</c> (<c>Path</c>, <c>Required</c>) once <see cref="AddDedupCache"/> names the store. Any other key in
+    /// the section stops the host at start, naming it.
     /// </summary>
     /// <param name="services">The service collection.</param>
     /// <param name="configuration">The section holding the scan options.</param>
