@@ -140,5 +140,22 @@ public sealed class CacheConfigurationTests
         var error = Assert.Throws<InvalidOperationException>(() => services.AddDedupCache(path => new SqliteHashCache(path)));
 
         Assert.Equal("AddDedupCache was called twice; one cache store serves every finder's Cache section.", error.Message);
+        Assert.Equal("services", Assert.Throws<ArgumentNullException>(() => ((IServiceCollection)null!).AddDedupCache(path => new SqliteHashCache(path))).ParamName);
+        Assert.Equal("open", Assert.Throws<ArgumentNullException>(() => new ServiceCollection().AddDedupCache(null!)).ParamName);
+    }
+
+    [Fact]
+    public async Task A_cache_store_that_returns_no_cache_is_named_when_the_finder_is_resolved()
+    {
+        using var tree = Pair();
+        var builder = Host.CreateApplicationBuilder(new HostApplicationBuilderSettings { DisableDefaults = true });
+        builder.Configuration.AddInMemoryCollection([new("Dedup:Roots:0", tree.Root), new("Dedup:Cache:Path", "/var/lib/app/dedup.db")]);
+        builder.Services.AddDedup(builder.Configuration.GetSection("Dedup")).AddDedupCache(_ => null!);
+        using var host = builder.Build();
+        await host.StartAsync();
+
+        var error = Assert.Throws<InvalidOperationException>(() => host.Services.GetRequiredService<DuplicateFinder>());
+
+        Assert.Equal("The cache store given to AddDedupCache returned null for 'Dedup:Cache:Path'.", error.Message);
     }
 }
