@@ -84,6 +84,16 @@ internal sealed partial class DedupWorker(
 
         var summary = scan.Summary;
         LogRunSummary(logger, groups.Count, summary.DuplicateFiles, summary.WastedBytes, summary.FilesScanned, summary.Errors.Count);
+        if (summary.Cache is { } cache)
+        {
+            // Dedup:Cache:Path is set: the cache's use, and why it could not be used, if so.
+            LogCache(logger, cache.Hits, cache.Misses, summary.BytesRead);
+            foreach (var warning in cache.Warnings)
+            {
+                LogCacheWarning(logger, warning);
+            }
+        }
+
         if (settings.Action == "hardlink")
         {
             LogDryRun(groups);
@@ -122,6 +132,12 @@ internal sealed partial class DedupWorker(
     [LoggerMessage(EventId = 2, Level = LogLevel.Information,
         Message = "Run finished: {Groups} groups, {DuplicateFiles} duplicate files, {WastedBytes} bytes reclaimable, {Files} files scanned, {Errors} errors")]
     private static partial void LogRunSummary(ILogger logger, int groups, long duplicateFiles, long wastedBytes, long files, int errors);
+
+    [LoggerMessage(EventId = 8, Level = LogLevel.Information, Message = "Cache: {Hits} hits, {Misses} misses, {BytesRead} bytes read")]
+    private static partial void LogCache(ILogger logger, long hits, long misses, long bytesRead);
+
+    [LoggerMessage(EventId = 9, Level = LogLevel.Warning, Message = "Cache not used: {Reason}")]
+    private static partial void LogCacheWarning(ILogger logger, string reason);
 
     [LoggerMessage(EventId = 3, Level = LogLevel.Error, Message = "Backup root not available: {Reason} {Next}.")]
     private static partial void LogRootMissing(ILogger logger, string reason, string next);

@@ -5,7 +5,7 @@
 //
 // Settings come from appsettings.json (section "Dedup" for the scan, "BackupService" for this worker; a key the
 // library does not know in "Dedup" stops the host at start), environment variables (Dedup__Roots__0=...) and the command
-// line. With --once (or BackupService:Once=true) it runs one scan and exits: 0 completed, 1 completed with file errors,
+// line. Dedup:Cache:Path names a SQLite hash cache (none by default), so that each run reads only what changed. With --once (or BackupService:Once=true) it runs one scan and exits: 0 completed, 1 completed with file errors,
 // 2 a root is missing (the disk is not mounted). Without it a missing root is logged and retried at the next interval.
 // Bad settings (an unknown comparer, a negative MinSize, no roots) stop the host at start-up, naming the setting
 // (exit code 3).
@@ -14,6 +14,7 @@
 // see those events too.
 using BackupService;
 using Dedup.Core;
+using Dedup.Core.Caching.Sqlite;
 using Microsoft.Extensions.Configuration;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Hosting;
@@ -33,7 +34,8 @@ if (once)
 }
 
 var section = builder.Configuration.GetSection("Dedup");
-builder.Services.AddDedup(section);
+builder.Services.AddDedup(section)
+    .AddDedupCache(path => new SqliteHashCache(path)); // reads Dedup:Cache:Path, if set: a rescan reads only what changed
 builder.Services.AddOptions<BackupServiceOptions>()
     .Bind(builder.Configuration.GetSection("BackupService"))
     .Validate(o => o.Action is "none" or "hardlink", "BackupService:Action must be \"none\" or \"hardlink\".")

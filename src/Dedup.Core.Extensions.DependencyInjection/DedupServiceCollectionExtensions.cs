@@ -80,8 +80,9 @@ public static class DedupServiceCollectionExtensions
     /// <c>Include</c>, <c>Exclude</c> (lists), <c>MinSize</c>, <c>MaxSize</c>, <c>IncludeHidden</c>,
     /// <c>IncludeEmptyFiles</c>, <c>FollowSymbolicLinks</c>, <c>StayOnOneFileSystem</c>, <c>Comparer</c>,
     /// <c>HashAlgorithm</c>, <c>TrustHashes</c>, <c>MediaMode</c>, <c>FolderMode</c>, <c>IgnoreFolderNames</c>,
-    /// <c>MaxDegreeOfParallelism</c> and <c>DriveKinds</c> (a list of objects with <c>Path</c> and <c>Kind</c>). Any
-    /// other key in the section stops the host at start, naming it.
+    /// <c>MaxDegreeOfParallelism</c> and <c>DriveKinds</c> (a list of objects with <c>Path</c> and <c>Kind</c>), and
+    /// <c>Cache</c> (<c>Path</c>, <c>Required</c>) once <see cref="AddDedupCache"/> names the store. Any other key in
+    /// the section stops the host at start, naming it.
     /// </summary>
     /// <param name="services">The service collection.</param>
     /// <param name="configuration">The section holding the scan options.</param>
@@ -134,8 +135,40 @@ public static class DedupServiceCollectionExtensions
 
     [RequiresUnreferencedCode(BindingWarning)]
     [RequiresDynamicCode(BindingWarning)]
-    private static void Bind(OptionsBuilder<ScanOptions> options, IConfiguration configuration) =>
-        options.Bind(configuration, binder => binder.ErrorOnUnknownConfiguration = true); // a misspelt key is a setting lost
+    private static void Bind(OptionsBuilder<ScanOptions> options, IConfiguration configuration)
+    {
+        // A misspelt key is a setting lost, so unknown keys fail; the "Cache" child is bound (and checked) on its own.
+        options.Bind(new ScanOptionsConfiguration(configuration), binder => binder.ErrorOnUnknownConfiguration = true);
+        options.Services.AddOptions<CacheSettings>(options.Name)
+            .Configure<IServiceProvider>((settings, services) => settings.Bind(configuration, services))
+            .ValidateOnStart();
+    }
+
+    /// <summary>
+    /// Gives the finders bound from configuration their hash cache: a finder whose section has a <c>Cache</c> section,
+    /// <c>"Cache": { "Path": "/var/lib/app/dedup.db", "Required": true }</c>, keeps what its scans learn in the cache
+    /// <paramref name="open"/> returns for that path (see <see cref="DuplicateFinderBuilder.UseCache(Dedup.Core.Caching.HashCache, bool)"/>
+    /// for <c>Required</c>). Without this call a <c>Cache</c> section stops the host at start, as an unknown key does.
+    /// </summary>
+    /// <param name="services">The service collection.</param>
+    /// <param name="open">
+    /// Opens the cache of a <c>Cache:Path</c>, once per finder, for example <c>path =&gt; new SqliteHashCache(path)</c>
+    /// from the Dedup.Core.Sqlite package.
+    /// </param>
+    /// <returns>The service collection.</returns>
+    /// <exception cref="InvalidOperationException">A cache store is registered already.</exception>
+    public static IServiceCollection AddDedupCache(this IServiceCollection services, Func<string, Dedup.Core.Caching.HashCache> open)
+    {
+        ArgumentNullException.ThrowIfNull(services);
+        ArgumentNullException.ThrowIfNull(open);
+        if (services.Any(d => d.ServiceType == typeof(CacheStore)))
+        {
+            throw new InvalidOperationException("AddDedupCache was called twice; one cache store serves every finder's Cache section.");
+        }
+
+        services.AddSingleton(new CacheStore(open));
+        return services;
+    }
 
     private static string CheckName(string name)
     {
@@ -162,6 +195,7 @@ public static class DedupServiceCollectionExtensions
 
         // TryAddEnumerable: one validator serves every finder's options (it is called with each name).
         services.TryAddEnumerable(ServiceDescriptor.Singleton<IValidateOptions<ScanOptions>, ScanOptionsValidator>());
+        services.TryAddEnumerable(ServiceDescriptor.Singleton<IValidateOptions<CacheSettings>, CacheSettingsValidator>());
         var options = services.AddOptions<ScanOptions>(name ?? Microsoft.Extensions.Options.Options.DefaultName);
         configure(options);
         options.ValidateOnStart();

@@ -14,8 +14,15 @@ internal sealed class FinderRegistration(string? name, Action<DuplicateFinderBui
 
     public DuplicateFinder CreateFinder(IServiceProvider services)
     {
-        var options = services.GetRequiredService<IOptionsMonitor<ScanOptions>>().Get(Name ?? Microsoft.Extensions.Options.Options.DefaultName);
+        var optionsName = Name ?? Microsoft.Extensions.Options.Options.DefaultName;
+        var options = services.GetRequiredService<IOptionsMonitor<ScanOptions>>().Get(optionsName);
         var builder = new DuplicateFinderBuilder().Configure(options);
+        var cache = services.GetRequiredService<IOptionsMonitor<CacheSettings>>().Get(optionsName);
+        if (cache.Configured)
+        {
+            builder.UseCache(services.GetRequiredService<CacheStore>().Open(cache), cache.Required);
+        }
+
         if (services.GetService<ILoggerFactory>() is { } loggerFactory)
         {
             builder.UseLogger(loggerFactory.CreateLogger(DedupServiceCollectionExtensions.LoggerCategory));

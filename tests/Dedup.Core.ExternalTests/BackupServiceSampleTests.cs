@@ -32,6 +32,27 @@ public sealed class BackupServiceSampleTests
     }
 
     [LinuxFact]
+    public void Dedup_Cache_Path_gives_the_service_a_sqlite_cache_and_the_second_run_reads_nothing()
+    {
+        using var tree = new TempFolder();
+        using var state = new TempFolder();
+        tree.Write("a.bin", TempFolder.RandomBytes(20_000, 14));
+        tree.Write("b.bin", TempFolder.RandomBytes(20_000, 14));
+        var cache = Path.Combine(state.Root, "dedup.db");
+        Thread.Sleep(1200); // the cache keeps no file changed within a second of the scan
+
+        var first = RunSample("--once", $"--Dedup:Roots:0={tree.Root}", $"--Dedup:Cache:Path={cache}", "--Dedup:Cache:Required=true");
+        var second = RunSample("--once", $"--Dedup:Roots:0={tree.Root}", $"--Dedup:Cache:Path={cache}", "--Dedup:Cache:Required=true");
+
+        Assert.True(first.ExitCode == 0, $"exit code {first.ExitCode}:\n{first.Output}");
+        Assert.True(second.ExitCode == 0, $"exit code {second.ExitCode}:\n{second.Output}");
+        Assert.True(File.Exists(cache), "no cache file");
+        Assert.Contains("Cache: 0 hits, ", first.Output, StringComparison.Ordinal);
+        Assert.Contains("Cache: 2 hits, 0 misses, 0 bytes read", second.Output, StringComparison.Ordinal);
+        Assert.Contains("Run finished: 1 groups, 1 duplicate files, 20000 bytes reclaimable, 2 files scanned, 0 errors", second.Output, StringComparison.Ordinal);
+    }
+
+    [LinuxFact]
     public void Once_with_a_missing_root_exits_2_naming_the_root()
     {
         using var parent = new TempFolder();
