@@ -6,7 +6,7 @@ namespace Dedup.Cli.Tests;
 
 /// <summary>
 /// The NativeAOT CLI raises its soft open-file limit to the hard one at start (the JIT runtime does so for its apps, a
-/// NativeAOT app does not; checked by hand with strace on the published binary, docs/benchmarks.md). The test host runs
+/// NativeAOT app does not; checked by hand with `strace -e prlimit64` on the published binary). The test host runs
 /// on the JIT runtime, whose soft limit is already raised: the test lowers it by one first, then puts it back.
 /// </summary>
 public sealed unsafe class OpenFileLimitTests
