@@ -9,7 +9,7 @@ public sealed partial class DuplicateActionPlanner
 {
     private readonly ILogger _logger;
 
-    internal DuplicateActionPlanner(ILinker linker, IReadOnlyList<KeepRule> rules, ILogger logger)
+    internal DuplicateActionPlanner(Linker linker, IReadOnlyList<KeepRule> rules, ILogger logger)
     {
         Linker = linker;
         Capabilities = LinkerCapabilities.Of(linker);
@@ -18,7 +18,7 @@ public sealed partial class DuplicateActionPlanner
     }
 
     /// <summary>What happens to each duplicate.</summary>
-    public ILinker Linker { get; }
+    public Linker Linker { get; }
 
     /// <summary>Protected and reference folders (<see cref="DuplicateActionPlanBuilder.Protect"/>, <see cref="DuplicateActionPlanBuilder.Reference"/>).</summary>
     internal Protection Protection { get; init; } = Protection.None;

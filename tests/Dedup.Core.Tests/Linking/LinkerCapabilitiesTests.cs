@@ -108,7 +108,7 @@ public sealed class LinkerCapabilitiesTests
     }
 
     /// <summary>Plans <paramref name="linker"/> on two equal files, changes the duplicate's bytes keeping its size and time, and applies: the skip reason.</summary>
-    private static async Task<string?> ChangedUnnoticedAsync(LinkTree tree, string folder, byte[] content, ILinker linker)
+    private static async Task<string?> ChangedUnnoticedAsync(LinkTree tree, string folder, byte[] content, Linker linker)
     {
         tree.Write(folder + "/a.bin", content);
         var b = tree.Write(folder + "/b.bin", content);
@@ -129,16 +129,16 @@ public sealed class LinkerCapabilitiesTests
     private static DuplicateFile File(string path, ulong inode, long length = 10) =>
         new(AbsolutePath.Parse(path), [], new FileIdentity(1, inode), length, 1, Time);
 
-    /// <summary>An <see cref="ILinker"/> around another one, as a host's decorator (counting, logging) would be.</summary>
-    private sealed class Wrapper(ILinker inner) : ILinker
+    /// <summary>A <see cref="Linker"/> around another one, as a host's decorator (counting, logging) would be.</summary>
+    private sealed class Wrapper(Linker inner) : Linker
     {
-        public DuplicateActionKind Kind => inner.Kind;
+        public override DuplicateActionKind Kind => inner.Kind;
 
-        public string Description => inner.Description;
+        public override string Description => inner.Description;
 
-        public string? RefuseAtPlanTime(DuplicateFile kept, DuplicateFile duplicate) => inner.RefuseAtPlanTime(kept, duplicate);
+        public override string? RefuseAtPlanTime(DuplicateFile kept, DuplicateFile duplicate) => inner.RefuseAtPlanTime(kept, duplicate);
 
-        public void Apply(LinkerContext context) => inner.Apply(context);
+        public override void Apply(LinkerContext context) => inner.Apply(context);
     }
 
     /// <summary>A linker of the user's own on the public base type, with the defaults unless told otherwise.</summary>
