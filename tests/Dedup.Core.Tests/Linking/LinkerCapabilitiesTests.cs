@@ -82,6 +82,15 @@ public sealed class LinkerCapabilitiesTests
         Assert.Null(own.RefuseAtPlanTime(File("/k.bin", 1), File("/d.bin", 2)));
     }
 
+    [Fact]
+    public void A_linker_reporting_a_kind_no_built_in_has_is_treated_as_a_linker_of_your_own()
+    {
+        var unknown = new KindLinker((DuplicateActionKind)42);
+
+        Assert.Same(LinkerCapabilities.Custom, LinkerCapabilities.Of(unknown));
+        Assert.Equal("unknown kind:", LinkerCapabilities.VerbOf(unknown));
+    }
+
     [LinuxFact]
     public void A_linker_of_your_own_writes_its_own_verb_in_the_dry_run_and_is_accepted_everywhere()
     {
@@ -139,6 +148,16 @@ public sealed class LinkerCapabilitiesTests
         public override string? RefuseAtPlanTime(DuplicateFile kept, DuplicateFile duplicate) => inner.RefuseAtPlanTime(kept, duplicate);
 
         public override void Apply(LinkerContext context) => inner.Apply(context);
+    }
+
+    /// <summary>A linker of the user's own that reports <paramref name="kind"/>.</summary>
+    private sealed class KindLinker(DuplicateActionKind kind) : Linker
+    {
+        public override DuplicateActionKind Kind => kind;
+
+        public override string Description => "unknown kind";
+
+        public override void Apply(LinkerContext context) => context.Skip("never applied here");
     }
 
     /// <summary>A linker of the user's own on the public base type, with the defaults unless told otherwise.</summary>
