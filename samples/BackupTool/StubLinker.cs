@@ -10,23 +10,20 @@ namespace BackupTool;
 /// files and compared their bytes, and <see cref="LinkerContext.ReplaceWithFile"/> writes the stub under a temporary
 /// name and renames it over the duplicate after a last re-check (or leaves the duplicate as it was).
 /// </summary>
-public sealed class StubLinker : ILinker
+public sealed class StubLinker : Linker
 {
     /// <summary>The first line of every stub.</summary>
     public const string Header = "backup-stub v1";
 
     /// <inheritdoc />
-    public DuplicateActionKind Kind => DuplicateActionKind.Custom;
+    public override string Description => "replace with a backup stub";
 
     /// <inheritdoc />
-    public string Description => "replace with a backup stub";
-
-    /// <inheritdoc />
-    public string? RefuseAtPlanTime(DuplicateFile kept, DuplicateFile duplicate) =>
+    public override string? RefuseAtPlanTime(DuplicateFile kept, DuplicateFile duplicate) =>
         duplicate.Length < 64 ? "smaller than a stub; kept as it is" : null;
 
     /// <inheritdoc />
-    public void Apply(LinkerContext context)
+    public override void Apply(LinkerContext context)
     {
         ArgumentNullException.ThrowIfNull(context);
         var stub = $"{Header}\nsize {context.Action.Duplicate.Length}\nsee {context.Action.Kept.Path}\n";

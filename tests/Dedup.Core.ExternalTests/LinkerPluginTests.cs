@@ -83,17 +83,17 @@ public sealed class LinkerPluginTests
         Assert.Equal(first, StubLinker.KeptPathOf(File.ReadAllText(second)));
     }
 
-    private sealed class CountingLinker(ILinker inner) : ILinker
+    private sealed class CountingLinker(Linker inner) : Linker
     {
         public int Calls { get; private set; }
 
-        public DuplicateActionKind Kind => inner.Kind;
+        public override DuplicateActionKind Kind => inner.Kind;
 
-        public string Description => inner.Description;
+        public override string Description => inner.Description;
 
-        public string? RefuseAtPlanTime(DuplicateFile kept, DuplicateFile duplicate) => inner.RefuseAtPlanTime(kept, duplicate);
+        public override string? RefuseAtPlanTime(DuplicateFile kept, DuplicateFile duplicate) => inner.RefuseAtPlanTime(kept, duplicate);
 
-        public void Apply(LinkerContext context)
+        public override void Apply(LinkerContext context)
         {
             Calls++;
             inner.Apply(context);

@@ -1,6 +1,6 @@
 // Users plug their own IFileEnumerator, IComparerStrategy and IDriveTopology into DuplicateFinderBuilder, from an assembly
 // that sees only the public API (this project has no InternalsVisibleTo), and get correct groups on real files.
-// ILinker, the fourth abstraction, is in LinkerPluginTests.cs.
+// Linker, the fourth abstraction, is in LinkerPluginTests.cs.
 using System.Security.Cryptography;
 using BackupTool;
 using Dedup.Core.Comparison;

@@ -172,7 +172,7 @@ public sealed class ActionTests
     internal static string UniqueName() => Guid.NewGuid().ToString("N") + ".bin";
 
     /// <summary>keep/a.bin and its duplicate other/<paramref name="duplicateName"/>, scanned and planned with <paramref name="linker"/>.</summary>
-    internal static async Task<(string Kept, string Duplicate, DuplicateActionPlan Plan)> PlanAsync(TempTree tree, ILinker linker, string duplicateName = "b.bin")
+    internal static async Task<(string Kept, string Duplicate, DuplicateActionPlan Plan)> PlanAsync(TempTree tree, Linker linker, string duplicateName = "b.bin")
     {
         var kept = tree.Write("keep/a.bin", Content);
         var duplicate = tree.Write("other/" + duplicateName, Content);

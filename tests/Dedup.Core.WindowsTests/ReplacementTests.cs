@@ -103,14 +103,10 @@ public sealed class ReplacementTests
             "The temp folder is on a volume with block cloning (ReFS): the refusal cannot be reached there.");
 
     /// <summary>A linker of one's own that clones: the plan cannot know what it will do, so nothing is predicted.</summary>
-    private sealed class CloningLinker : ILinker
+    private sealed class CloningLinker : Linker
     {
-        public DuplicateActionKind Kind => DuplicateActionKind.Custom;
+        public override string Description => "clone (custom)";
 
-        public string Description => "clone (custom)";
-
-        public string? RefuseAtPlanTime(DuplicateFile kept, DuplicateFile duplicate) => null;
-
-        public void Apply(LinkerContext context) => context.ReplaceWithClone();
+        public override void Apply(LinkerContext context) => context.ReplaceWithClone();
     }
 }

@@ -37,7 +37,7 @@ internal sealed class ActingCommand
         _selection.AddTo(command);
     }
 
-    public async Task<int> RunAsync(ParseResult result, Func<ILinker> linkerFactory, CancellationToken cancellationToken)
+    public async Task<int> RunAsync(ParseResult result, Func<Linker> linkerFactory, CancellationToken cancellationToken)
     {
         var paths = result.GetValue(_paths) ?? [];
         var report = result.GetValue(_fromReport);

@@ -1,5 +1,4 @@
 using Dedup.Core;
-using Dedup.Core.Linking;
 using Dedup.Core.Paths;
 using Dedup.Core.Reports;
 
@@ -8,7 +7,7 @@ namespace Dedup.Cli.Acting;
 /// <summary>
 /// Reads a <c>dedup find --format json</c> report for <c>--from-report</c> (the library's
 /// <see cref="DuplicateReport"/>) and rebuilds each group from the files as they are now
-/// (<see cref="ReportedDuplicates.FromReport"/>): a name is kept only while it leads, from its report root and through
+/// (<see cref="DuplicateReport.RecheckGroups"/>): a name is kept only while it leads, from its report root and through
 /// no symbolic link, to the very file the report describes. Anything malformed is a
 /// <see cref="InvalidReportException"/> naming the first bad element, never a crash.
 /// </summary>
@@ -35,51 +34,13 @@ internal static class ReportReader
                 : ex.Message);
         }
 
-        var groups = new List<DuplicateGroup>();
-        var leftOut = 0;
-        foreach (var group in report.Groups)
+        var groups = report.RecheckGroups(out var leftOut);
+        foreach (var problem in leftOut)
         {
-            // A media-payload group's files differ byte for byte: the planner refuses such groups, so say so here.
-            if (group.Match == ContentMatch.MediaPayload)
-            {
-                leftOut += group.Files.Count;
-                await problems.WriteLineAsync($"dedup: left out a media-payload group ({group.Files.Count} files): their bytes differ (tags or metadata), so neither replaces the other").ConfigureAwait(false);
-                continue;
-            }
-
-            // A group across machines (dedup find --catalog) names files of other machines: not this machine's to act on.
-            // Its local files are also in their own byte-verified group of the report.
-            if (!group.Sha256.IsEmpty)
-            {
-                leftOut += group.Files.Count;
-                await problems.WriteLineAsync($"dedup: left out a group across machines ({group.Files.Count} files): files of other machines are not acted on").ConfigureAwait(false);
-                continue;
-            }
-
-            var names = new List<ReportedFile>();
-            foreach (var entry in group.Files)
-            {
-                names.Add(new ReportedFile(entry.Path, entry.Identity, group.Size, entry.LastWriteTimeUtc, entry.LastChangeTimeUtc));
-                foreach (var link in entry.OtherLinks)
-                {
-                    names.Add(new ReportedFile(link, entry.Identity, group.Size, entry.LastWriteTimeUtc, entry.LastChangeTimeUtc));
-                }
-            }
-
-            var rebuilt = ReportedDuplicates.FromReport(report.Roots, group.Size, names, out var left);
-            leftOut += left.Count;
-            foreach (var problem in left)
-            {
-                await problems.WriteLineAsync($"dedup: left out {PathText.EscapeMessage(problem)}").ConfigureAwait(false);
-            }
-
-            if (rebuilt is not null)
-            {
-                groups.Add(rebuilt);
-            }
+            await problems.WriteLineAsync($"dedup: left out {PathText.EscapeMessage(problem)}").ConfigureAwait(false);
         }
 
-        return (groups, leftOut);
+        return (groups.ToList(), leftOut.Count);
     }
 }
 

@@ -12,7 +12,7 @@ namespace Dedup.Core.Linking;
 /// </summary>
 public sealed class DuplicateActionPlan
 {
-    internal DuplicateActionPlan(ILinker linker, IReadOnlyList<DuplicateAction> actions, IReadOnlyList<string> leftoverTemporaryFiles)
+    internal DuplicateActionPlan(Linker linker, IReadOnlyList<DuplicateAction> actions, IReadOnlyList<string> leftoverTemporaryFiles)
     {
         Linker = linker;
         Actions = actions;
@@ -21,7 +21,7 @@ public sealed class DuplicateActionPlan
     }
 
     /// <summary>What happens to each duplicate.</summary>
-    public ILinker Linker { get; }
+    public Linker Linker { get; }
 
     /// <summary>The operations, group by group, in scan order.</summary>
     public IReadOnlyList<DuplicateAction> Actions { get; }

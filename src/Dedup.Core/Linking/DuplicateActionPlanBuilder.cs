@@ -12,7 +12,7 @@ public sealed class DuplicateActionPlanBuilder
     private readonly List<KeepRule> _rules = [];
     private readonly List<string> _protect = [];
     private readonly List<string> _reference = [];
-    private ILinker? _linker;
+    private Linker? _linker;
     private ILogger _logger = NullLogger.Instance;
 
     /// <summary>
@@ -62,7 +62,7 @@ public sealed class DuplicateActionPlanBuilder
     /// <summary>Sets what happens to each duplicate.</summary>
     /// <param name="linker">A linker from <see cref="Linkers"/>.</param>
     /// <returns>This builder.</returns>
-    public DuplicateActionPlanBuilder UseLinker(ILinker linker)
+    public DuplicateActionPlanBuilder UseLinker(Linker linker)
     {
         ArgumentNullException.ThrowIfNull(linker);
         _linker = linker;
@@ -130,7 +130,7 @@ public sealed class DuplicateActionPlanBuilder
     /// Why <paramref name="linker"/> cannot act on the platform described by the flags, or <see langword="null"/>; the
     /// platform is passed in so that every branch runs in the tests on Linux.
     /// </summary>
-    internal static string? PlatformRefusal(ILinker linker, bool linux, bool windows, bool macOS)
+    internal static string? PlatformRefusal(Linker linker, bool linux, bool windows, bool macOS)
     {
         if (linux)
         {

@@ -9,7 +9,7 @@ public sealed partial class DuplicateActionPlanner
 {
     private readonly ILogger _logger;
 
-    internal DuplicateActionPlanner(ILinker linker, IReadOnlyList<KeepRule> rules, ILogger logger)
+    internal DuplicateActionPlanner(Linker linker, IReadOnlyList<KeepRule> rules, ILogger logger)
     {
         Linker = linker;
         Capabilities = LinkerCapabilities.Of(linker);
@@ -18,7 +18,7 @@ public sealed partial class DuplicateActionPlanner
     }
 
     /// <summary>What happens to each duplicate.</summary>
-    public ILinker Linker { get; }
+    public Linker Linker { get; }
 
     /// <summary>Protected and reference folders (<see cref="DuplicateActionPlanBuilder.Protect"/>, <see cref="DuplicateActionPlanBuilder.Reference"/>).</summary>
     internal Protection Protection { get; init; } = Protection.None;
@@ -38,7 +38,7 @@ public sealed partial class DuplicateActionPlanner
     /// links, clones and dedupe; one owner, group and permissions for links), and each part keeps one file by the keep
     /// rules. Applying still re-checks everything; see <c>docs/linking.md</c>.
     /// </summary>
-    /// <param name="groups">Groups from a scan (or from <see cref="ReportedDuplicates.FromReport"/>).</param>
+    /// <param name="groups">Groups from a scan (or from <see cref="Reports.DuplicateReport.RecheckGroups"/>).</param>
     /// <returns>The plan.</returns>
     public DuplicateActionPlan Plan(IEnumerable<DuplicateGroup> groups)
     {

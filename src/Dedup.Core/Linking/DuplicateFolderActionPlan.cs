@@ -12,7 +12,7 @@ namespace Dedup.Core.Linking;
 /// </summary>
 public sealed class DuplicateFolderActionPlan
 {
-    internal DuplicateFolderActionPlan(ILinker linker, IReadOnlyList<DuplicateFolderAction> actions, IReadOnlyList<DuplicateFolderGroup> undecided, ILogger logger, IReadOnlyList<string> leftoverTemporaryFiles)
+    internal DuplicateFolderActionPlan(Linker linker, IReadOnlyList<DuplicateFolderAction> actions, IReadOnlyList<DuplicateFolderGroup> undecided, ILogger logger, IReadOnlyList<string> leftoverTemporaryFiles)
     {
         Linker = linker;
         LeftoverTemporaryFiles = leftoverTemporaryFiles;
@@ -23,7 +23,7 @@ public sealed class DuplicateFolderActionPlan
     }
 
     /// <summary>What happens to each file of each duplicate folder.</summary>
-    public ILinker Linker { get; }
+    public Linker Linker { get; }
 
     /// <summary>One action per duplicate folder (refused ones included), group by group.</summary>
     public IReadOnlyList<DuplicateFolderAction> Actions { get; }

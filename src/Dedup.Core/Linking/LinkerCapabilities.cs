@@ -11,22 +11,26 @@ internal sealed record LinkerCapabilities
     public static LinkerCapabilities Custom { get; } = new();
 
     /// <summary>
-    /// What <paramref name="linker"/> does. An <see cref="ILinker"/> that is not a <see cref="Linking.Linker"/> is read from its
-    /// kind, as before the capabilities existed: a built-in kind's declarations, except the two only the built-in
-    /// code may claim (that it compares the bytes itself, and that its operation can be probed).
+    /// What <paramref name="linker"/> does: a built-in's declarations; for a linker of the user's own that reports a
+    /// built-in kind (a wrapper of a built-in), that built-in's, except the two only the built-in code may claim (that
+    /// it compares the bytes itself, and that its operation can be probed); else <see cref="Custom"/>.
     /// </summary>
-    public static LinkerCapabilities Of(ILinker linker) =>
-        linker is Linker own ? own.Capabilities
-        : Linkers.BuiltIn.FirstOrDefault(l => l.Kind == linker.Kind) is { } builtIn
+    public static LinkerCapabilities Of(Linker linker) =>
+        BuiltInStandIn(linker) is { } builtIn
             ? builtIn.Capabilities with { VerifiesContentItself = false, Probe = ProbedOperation.None }
-            : LinkerCapabilities.Custom;
+            : linker.Capabilities;
 
     /// <summary>The dry run's verb of <paramref name="linker"/>, escaped for the plan's text.</summary>
-    public static string VerbOf(ILinker linker) =>
-        Paths.PathText.EscapeMessage(
-            linker is Linker own ? own.Verb
-            : Linkers.BuiltIn.FirstOrDefault(l => l.Kind == linker.Kind) is { } builtIn ? builtIn.Verb
-            : linker.Description + ":");
+    public static string VerbOf(Linker linker) => Paths.PathText.EscapeMessage(linker.Verb);
+
+    /// <summary>
+    /// The built-in that a linker of the user's own stands in for by reporting its kind (a wrapper), or
+    /// <see langword="null"/> for a built-in itself and for a linker of the <see cref="DuplicateActionKind.Custom"/> kind.
+    /// </summary>
+    internal static Linker? BuiltInStandIn(Linker linker) =>
+        ReferenceEquals(linker.Capabilities, Custom) && linker.Kind != DuplicateActionKind.Custom
+            ? Linkers.BuiltIn.FirstOrDefault(l => l.Kind == linker.Kind)
+            : null;
 
     /// <summary>The label of reports and logs (JSON <c>kind</c>); never read for a decision.</summary>
     public DuplicateActionKind Kind { get; init; } = DuplicateActionKind.Custom;

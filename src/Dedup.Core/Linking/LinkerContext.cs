@@ -4,7 +4,7 @@ using Dedup.Core.Linking.Execution;
 namespace Dedup.Core.Linking;
 
 /// <summary>
-/// One action being applied, handed to <see cref="ILinker.Apply"/>: the duplicate and the kept file, both already
+/// One action being applied, handed to <see cref="Linker.Apply"/>: the duplicate and the kept file, both already
 /// re-checked against the scan and compared byte for byte, and the operations that change the duplicate. Each
 /// operation re-checks both files once more right before it changes anything, works on the files that were
 /// compared (never on a path that could have been swapped), and rolls back on failure; see <c>docs/linking.md</c>.

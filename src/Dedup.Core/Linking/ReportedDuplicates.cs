@@ -10,9 +10,10 @@ namespace Dedup.Core.Linking;
 /// Rebuilds a <see cref="DuplicateGroup"/> from an earlier report (such as <c>dedup find --format json</c>): each
 /// name is looked up again from the report's root that holds it, without following a symbolic link below that
 /// root, and kept only while it still leads to the very file the report describes (device, inode, size,
-/// modification and change time). Content is not compared here: every linker re-verifies it before acting.
+/// modification and change time). Content is not compared here: every linker re-verifies it before acting. The public
+/// way in is <see cref="Reports.DuplicateReport.RecheckGroups"/>.
 /// </summary>
-public static class ReportedDuplicates
+internal static class ReportedDuplicates
 {
     /// <summary>Rebuilds one reported group from the files as they are now.</summary>
     /// <param name="roots">The report's roots, with the identities they had when scanned; every name must lie under one.</param>
@@ -131,7 +132,7 @@ public static class ReportedDuplicates
 }
 
 /// <summary>One name of a file as an earlier report listed it, with the identity the report recorded.</summary>
-public sealed record ReportedFile
+internal sealed record ReportedFile
 {
     private readonly AbsolutePath _path = null!;
 

@@ -43,8 +43,8 @@ public partial class AbsolutePath : IEquatable<AbsolutePath>, IComparable<Absolu
     /// <summary>Number of names between the root and this entry (a root has depth 0).</summary>
     public int Depth { get; }
 
-    /// <summary>The root node of this path, with volume information.</summary>
-    public AbsolutePathDriveRoot Root
+    /// <summary>The root node of this path (<c>/</c>, <c>C:\</c>), shared by every path under it.</summary>
+    public AbsolutePath Root
     {
         get
         {
@@ -54,7 +54,7 @@ public partial class AbsolutePath : IEquatable<AbsolutePath>, IComparable<Absolu
                 node = node.Parent;
             }
 
-            return (AbsolutePathDriveRoot)node;
+            return node;
         }
     }
 

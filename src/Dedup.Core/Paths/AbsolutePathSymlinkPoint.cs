@@ -2,9 +2,10 @@ namespace Dedup.Core.Paths;
 
 /// <summary>
 /// A path node that is a symbolic link which the scan followed: entries found through the link hang
-/// below this node, so their paths show the link, while <see cref="Target"/> records where it points.
+/// below this node, so their paths show the link, while <see cref="Target"/> records where it points. Internal: the
+/// walk reads the node kind (<c>TreeWalkPolicy.Follows</c>); a consumer meets it as an <see cref="AbsolutePath"/>.
 /// </summary>
-public sealed class AbsolutePathSymlinkPoint : AbsolutePath
+internal sealed class AbsolutePathSymlinkPoint : AbsolutePath
 {
     internal AbsolutePathSymlinkPoint(string name, AbsolutePath parent, string target)
         : base(name, parent, nameIsInterned: true)

@@ -217,13 +217,7 @@ internal sealed class JsonReportWriter : ReportWriter
         _json.WriteNumber("wastedBytes", summary.WastedBytes);
         if (summary.Cache is { } cache && _runStatistics)
         {
-            _json.WriteStartObject("cache");
-            _json.WriteNumber("hits", cache.Hits);
-            _json.WriteNumber("misses", cache.Misses);
-            _json.WriteNumber("pruned", cache.Pruned);
-            _json.WriteNumber("written", cache.Written);
-            _json.WriteNumber("warnings", cache.Warnings.Count);
-            _json.WriteEndObject();
+            WriteCounters("cache", ("hits", cache.Hits), ("misses", cache.Misses), ("pruned", cache.Pruned), ("written", cache.Written), ("warnings", cache.Warnings.Count));
         }
 
         if (summary.Catalog is { } catalog)
@@ -244,13 +238,7 @@ internal sealed class JsonReportWriter : ReportWriter
         if (summary.Folders is { } folders)
         {
             // The file totals above leave out the files inside the copies: these are the copies.
-            _json.WriteStartObject("folders");
-            _json.WriteNumber("groups", folders.Groups);
-            _json.WriteNumber("copiedFolders", folders.CopiedFolders);
-            _json.WriteNumber("copiedFiles", folders.CopiedFiles);
-            _json.WriteNumber("wastedBytes", folders.WastedBytes);
-            _json.WriteNumber("partialOverlaps", folders.PartialOverlaps);
-            _json.WriteEndObject();
+            WriteCounters("folders", ("groups", folders.Groups), ("copiedFolders", folders.CopiedFolders), ("copiedFiles", folders.CopiedFiles), ("wastedBytes", folders.WastedBytes), ("partialOverlaps", folders.PartialOverlaps));
         }
 
         _json.WriteStartArray("errors");
@@ -267,6 +255,18 @@ internal sealed class JsonReportWriter : ReportWriter
         _json.WriteEndObject();
         _json.WriteEndObject();
         _ended = true;
+    }
+
+    /// <summary>Writes one object of the summary that holds only counters, in the order given.</summary>
+    private void WriteCounters(string name, params (string Name, long Value)[] counters)
+    {
+        _json.WriteStartObject(name);
+        foreach (var (counter, value) in counters)
+        {
+            _json.WriteNumber(counter, value);
+        }
+
+        _json.WriteEndObject();
     }
 
     /// <summary>

@@ -174,7 +174,7 @@ public sealed class ActionLogTests
 
     private static string WithoutStyles(string drawn) => System.Text.RegularExpressions.Regex.Replace(drawn, "\u001b\\[[0-9;]*m", string.Empty);
 
-    private static async Task<DuplicateActionPlan> PlanAsync(TempTree tree, ILinker linker)
+    private static async Task<DuplicateActionPlan> PlanAsync(TempTree tree, Linker linker)
     {
         var groups = new List<DuplicateGroup>();
         await foreach (var group in new DuplicateFinderBuilder().AddRoot(tree.Root).Build().FindAsync())

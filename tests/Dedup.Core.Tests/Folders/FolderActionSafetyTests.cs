@@ -27,7 +27,7 @@ public sealed class FolderActionSafetyTests
         }
     }
 
-    private static async Task<DuplicateFolderActionPlan> PlanAsync(TempTree tree, ILinker linker)
+    private static async Task<DuplicateFolderActionPlan> PlanAsync(TempTree tree, Linker linker)
     {
         var (_, _, scan) = await FolderScanRun.RunAsync(tree);
         return new DuplicateActionPlanBuilder().UseLinker(linker).Build().PlanFolders(scan.FolderGroups);

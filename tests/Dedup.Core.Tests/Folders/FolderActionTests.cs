@@ -26,7 +26,7 @@ public sealed class FolderActionTests
         }
     }
 
-    private static async Task<DuplicateFolderActionPlan> PlanAsync(TempTree tree, ILinker linker, bool ignoreNames = false)
+    private static async Task<DuplicateFolderActionPlan> PlanAsync(TempTree tree, Linker linker, bool ignoreNames = false)
     {
         var (_, _, scan) = await FolderScanRun.RunAsync(tree, ignoreNames);
         return new DuplicateActionPlanBuilder().UseLinker(linker).Build().PlanFolders(scan.FolderGroups);

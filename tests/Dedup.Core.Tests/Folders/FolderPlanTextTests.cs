@@ -16,7 +16,7 @@ public sealed class FolderPlanTextTests
     private static async Task<DuplicateScan> ScanAsync(TempTree tree, bool ignoreNames = false) =>
         (await FolderScanRun.RunAsync(tree, ignoreNames, b => b.IncludeHidden(true))).Scan;
 
-    private static DuplicateFolderActionPlan Plan(DuplicateScan scan, ILinker linker, params KeepRule[] rules)
+    private static DuplicateFolderActionPlan Plan(DuplicateScan scan, Linker linker, params KeepRule[] rules)
     {
         var builder = new DuplicateActionPlanBuilder().UseLinker(linker);
         foreach (var rule in rules)
@@ -223,14 +223,10 @@ public sealed class FolderPlanTextTests
 
     private static string Relative(TempTree tree, AbsolutePath path) => FolderScanRun.Relative(tree, path.ToString());
 
-    private sealed class NoOpLinker : ILinker
+    private sealed class NoOpLinker : Linker
     {
-        public DuplicateActionKind Kind => DuplicateActionKind.Custom;
+        public override string Description => "nothing";
 
-        public string Description => "nothing";
-
-        public string? RefuseAtPlanTime(DuplicateFile kept, DuplicateFile duplicate) => null;
-
-        public void Apply(LinkerContext context) => context.Skip("nothing");
+        public override void Apply(LinkerContext context) => context.Skip("nothing");
     }
 }

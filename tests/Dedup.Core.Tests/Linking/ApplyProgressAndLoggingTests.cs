@@ -147,15 +147,11 @@ public sealed class ApplyProgressAndLoggingTests
         }
     }
 
-    private sealed class ThrowingLinker : ILinker
+    private sealed class ThrowingLinker : Linker
     {
-        public DuplicateActionKind Kind => DuplicateActionKind.Custom;
+        public override string Description => "throwing";
 
-        public string Description => "throwing";
-
-        public string? RefuseAtPlanTime(DuplicateFile kept, DuplicateFile duplicate) => null;
-
-        public void Apply(LinkerContext context) => throw new IOException("the backup store is offline");
+        public override void Apply(LinkerContext context) => throw new IOException("the backup store is offline");
     }
 }
 

@@ -102,7 +102,7 @@ public sealed class BtrfsSharingTests
         Assert.Equal(content, await File.ReadAllBytesAsync(half));
     }
 
-    private static async Task ActTwiceAsync(ILinker linker, int seed)
+    private static async Task ActTwiceAsync(Linker linker, int seed)
     {
         using var tree = new LinkTree(LinkTree.BtrfsMount);
         var content = TempTree.RandomBytes(1 << 20, seed);

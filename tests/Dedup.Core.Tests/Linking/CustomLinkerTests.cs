@@ -4,7 +4,7 @@ using Dedup.Core.Tests.Infrastructure;
 namespace Dedup.Core.Tests.Linking;
 
 /// <summary>
-/// A linker of the user's own, written against the public <see cref="ILinker"/> and <see cref="LinkerContext"/> only:
+/// A linker of the user's own, written against the public <see cref="Linker"/> and <see cref="LinkerContext"/> only:
 /// it decides what to do, while the executor's checks (re-check, byte verification, last re-check, rollback) stay
 /// out of its hands.
 /// </summary>
@@ -216,26 +216,22 @@ public sealed class CustomLinkerTests
         return tree;
     }
 
-    private static DuplicateActionPlan Plan(LinkTree tree, ILinker linker)
+    private static DuplicateActionPlan Plan(LinkTree tree, Linker linker)
     {
         var groups = tree.ScanAsync().GetAwaiter().GetResult();
         return LinkTree.Plan(groups, linker, KeepRule.PreferUnder(tree.PathOf("keep")));
     }
 
     /// <summary>A backup tool's linker: replaces each duplicate with a small stub naming the kept file.</summary>
-    private sealed class StubLinker : ILinker
+    private sealed class StubLinker : Linker
     {
         public bool Throw { get; init; }
 
         public int Calls { get; private set; }
 
-        public DuplicateActionKind Kind => DuplicateActionKind.Custom;
+        public override string Description => "replace with a stub";
 
-        public string Description => "replace with a stub";
-
-        public string? RefuseAtPlanTime(DuplicateFile kept, DuplicateFile duplicate) => null;
-
-        public void Apply(LinkerContext context)
+        public override void Apply(LinkerContext context)
         {
             Calls++;
             context.ReplaceWithFile(stream =>
@@ -250,14 +246,10 @@ public sealed class CustomLinkerTests
         }
     }
 
-    private sealed class DelegateLinker(Action<LinkerContext> apply) : ILinker
+    private sealed class DelegateLinker(Action<LinkerContext> apply) : Linker
     {
-        public DuplicateActionKind Kind => DuplicateActionKind.Custom;
+        public override string Description => "custom";
 
-        public string Description => "custom";
-
-        public string? RefuseAtPlanTime(DuplicateFile kept, DuplicateFile duplicate) => null;
-
-        public void Apply(LinkerContext context) => apply(context);
+        public override void Apply(LinkerContext context) => apply(context);
     }
 }

@@ -80,7 +80,7 @@ public sealed class DuplicateActionPlanBuilderTests
         Assert.Throws<InvalidOperationException>(() => new DuplicateActionPlanBuilder().Build());
     }
 
-    private static ILinker LinkerOf(string name) => name switch
+    private static Linker LinkerOf(string name) => name switch
     {
         "hard link" => Linkers.HardLink,
         "symbolic link" => Linkers.SymbolicLink(),
@@ -91,14 +91,10 @@ public sealed class DuplicateActionPlanBuilderTests
         _ => new CustomLinker(),
     };
 
-    private sealed class CustomLinker : ILinker
+    private sealed class CustomLinker : Linker
     {
-        public DuplicateActionKind Kind => DuplicateActionKind.Custom;
+        public override string Description => "custom";
 
-        public string Description => "custom";
-
-        public string? RefuseAtPlanTime(DuplicateFile kept, DuplicateFile duplicate) => null;
-
-        public void Apply(LinkerContext context) => context.Skip("never applied here");
+        public override void Apply(LinkerContext context) => context.Skip("never applied here");
     }
 }

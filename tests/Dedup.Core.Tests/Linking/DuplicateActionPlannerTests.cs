@@ -111,7 +111,7 @@ public sealed class DuplicateActionPlannerTests
     }
 
     /// <summary>A pair on two devices the topology gives these file-system types, planned with <paramref name="linker"/>.</summary>
-    private static DuplicateActionPlan PlanAcross(ILinker linker, string keptType, string duplicateType)
+    private static DuplicateActionPlan PlanAcross(Linker linker, string keptType, string duplicateType)
     {
         var planner = new DuplicateActionPlanBuilder().UseLinker(linker).Build();
         planner.UseTopology(new FixedTopology(new Dictionary<ulong, string> { [101] = keptType, [102] = duplicateType }));

@@ -219,7 +219,7 @@ public sealed class FaultInjectionTests
 
     internal static DuplicateActionPlan Plan(LinkTree tree, IEnumerable<DuplicateGroup> groups, string kind, params KeepRule[] rules)
     {
-        ILinker linker = kind switch
+        Linker linker = kind switch
         {
             "hard" => Linkers.HardLink,
             "symbolic" => Linkers.SymbolicLink(),

@@ -182,9 +182,9 @@ public sealed class FolderPlannerTests
         Assert.Equal([leftover], plan.LeftoverTemporaryFiles);
     }
 
-    private static DuplicateFolderActionPlan Plan(ILinker linker, params DuplicateFolderGroup[] groups) => Plan(linker, groups, KeepRule.PathOrder);
+    private static DuplicateFolderActionPlan Plan(Linker linker, params DuplicateFolderGroup[] groups) => Plan(linker, groups, KeepRule.PathOrder);
 
-    private static DuplicateFolderActionPlan Plan(ILinker linker, DuplicateFolderGroup[] groups, params KeepRule[] rules)
+    private static DuplicateFolderActionPlan Plan(Linker linker, DuplicateFolderGroup[] groups, params KeepRule[] rules)
     {
         var builder = new DuplicateActionPlanBuilder().UseLinker(linker);
         foreach (var rule in rules)

@@ -61,7 +61,7 @@ public sealed class FolderSwapTests
     /// everything in other/ are as before and no temporary name is left in the original folder; returns where the
     /// original folder went.
     /// </summary>
-    internal static async Task<string> SwapAndApplyAsync(LinkTree tree, ILinker linker)
+    internal static async Task<string> SwapAndApplyAsync(LinkTree tree, Linker linker)
     {
         var kept = tree.Write("keep/x.bin", Content);
         tree.Write("dup/x.bin", Content);

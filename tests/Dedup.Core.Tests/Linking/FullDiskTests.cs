@@ -23,7 +23,7 @@ public sealed class FullDiskTests
         Fill(filler);
         try
         {
-            var linkers = new ILinker[] { Linkers.SymbolicLink(relative: false), new TrashLinker(Path.Combine(tree.Root, "home-trash")), Linkers.HardLink };
+            var linkers = new Linker[] { Linkers.SymbolicLink(relative: false), new TrashLinker(Path.Combine(tree.Root, "home-trash")), Linkers.HardLink };
             foreach (var linker in linkers)
             {
                 var report = await LinkTree.Plan(groups, linker, KeepRule.PreferUnder(tree.PathOf("keep"))).ApplyAsync();

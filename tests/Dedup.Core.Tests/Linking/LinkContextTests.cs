@@ -177,14 +177,10 @@ public sealed class LinkContextTests
         return new DuplicateFile(AbsolutePath.Parse(path), [], new Dedup.Core.Enumeration.FileIdentity(status.Device, status.Ino), (long)status.Size, 1, status.LastWriteTimeUtc);
     }
 
-    private sealed class DelegateLinker(Action<LinkerContext> apply) : ILinker
+    private sealed class DelegateLinker(Action<LinkerContext> apply) : Linker
     {
-        public DuplicateActionKind Kind => DuplicateActionKind.Custom;
+        public override string Description => "custom";
 
-        public string Description => "custom";
-
-        public string? RefuseAtPlanTime(DuplicateFile kept, DuplicateFile duplicate) => null;
-
-        public void Apply(LinkerContext context) => apply(context);
+        public override void Apply(LinkerContext context) => apply(context);
     }
 }

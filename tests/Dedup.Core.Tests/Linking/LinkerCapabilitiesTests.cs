@@ -82,6 +82,15 @@ public sealed class LinkerCapabilitiesTests
         Assert.Null(own.RefuseAtPlanTime(File("/k.bin", 1), File("/d.bin", 2)));
     }
 
+    [Fact]
+    public void A_linker_reporting_a_kind_no_built_in_has_is_treated_as_a_linker_of_your_own()
+    {
+        var unknown = new KindLinker((DuplicateActionKind)42);
+
+        Assert.Same(LinkerCapabilities.Custom, LinkerCapabilities.Of(unknown));
+        Assert.Equal("unknown kind:", LinkerCapabilities.VerbOf(unknown));
+    }
+
     [LinuxFact]
     public void A_linker_of_your_own_writes_its_own_verb_in_the_dry_run_and_is_accepted_everywhere()
     {
@@ -108,7 +117,7 @@ public sealed class LinkerCapabilitiesTests
     }
 
     /// <summary>Plans <paramref name="linker"/> on two equal files, changes the duplicate's bytes keeping its size and time, and applies: the skip reason.</summary>
-    private static async Task<string?> ChangedUnnoticedAsync(LinkTree tree, string folder, byte[] content, ILinker linker)
+    private static async Task<string?> ChangedUnnoticedAsync(LinkTree tree, string folder, byte[] content, Linker linker)
     {
         tree.Write(folder + "/a.bin", content);
         var b = tree.Write(folder + "/b.bin", content);
@@ -129,16 +138,26 @@ public sealed class LinkerCapabilitiesTests
     private static DuplicateFile File(string path, ulong inode, long length = 10) =>
         new(AbsolutePath.Parse(path), [], new FileIdentity(1, inode), length, 1, Time);
 
-    /// <summary>An <see cref="ILinker"/> around another one, as a host's decorator (counting, logging) would be.</summary>
-    private sealed class Wrapper(ILinker inner) : ILinker
+    /// <summary>A <see cref="Linker"/> around another one, as a host's decorator (counting, logging) would be.</summary>
+    private sealed class Wrapper(Linker inner) : Linker
     {
-        public DuplicateActionKind Kind => inner.Kind;
+        public override DuplicateActionKind Kind => inner.Kind;
 
-        public string Description => inner.Description;
+        public override string Description => inner.Description;
 
-        public string? RefuseAtPlanTime(DuplicateFile kept, DuplicateFile duplicate) => inner.RefuseAtPlanTime(kept, duplicate);
+        public override string? RefuseAtPlanTime(DuplicateFile kept, DuplicateFile duplicate) => inner.RefuseAtPlanTime(kept, duplicate);
 
-        public void Apply(LinkerContext context) => inner.Apply(context);
+        public override void Apply(LinkerContext context) => inner.Apply(context);
+    }
+
+    /// <summary>A linker of the user's own that reports <paramref name="kind"/>.</summary>
+    private sealed class KindLinker(DuplicateActionKind kind) : Linker
+    {
+        public override DuplicateActionKind Kind => kind;
+
+        public override string Description => "unknown kind";
+
+        public override void Apply(LinkerContext context) => context.Skip("never applied here");
     }
 
     /// <summary>A linker of the user's own on the public base type, with the defaults unless told otherwise.</summary>

@@ -70,7 +70,7 @@ public sealed class LinkerContextOperationTests
     }
 
     /// <summary>keep/a.bin and dup/a.bin, planned as the portable scan lists them and applied on the portable path.</summary>
-    private static (DuplicateActionOutcome Outcome, string Duplicate) ApplyPortable(LinkTree tree, ILinker linker)
+    private static (DuplicateActionOutcome Outcome, string Duplicate) ApplyPortable(LinkTree tree, Linker linker)
     {
         var kept = tree.Write("keep/a.bin", Content);
         var duplicate = tree.Write("dup/a.bin", Content);
@@ -84,14 +84,10 @@ public sealed class LinkerContextOperationTests
         return (Assert.Single(report.Outcomes), duplicate);
     }
 
-    private sealed class DelegateLinker(Action<LinkerContext> apply) : ILinker
+    private sealed class DelegateLinker(Action<LinkerContext> apply) : Linker
     {
-        public DuplicateActionKind Kind => DuplicateActionKind.Custom;
+        public override string Description => "custom";
 
-        public string Description => "custom";
-
-        public string? RefuseAtPlanTime(DuplicateFile kept, DuplicateFile duplicate) => null;
-
-        public void Apply(LinkerContext context) => apply(context);
+        public override void Apply(LinkerContext context) => apply(context);
     }
 }

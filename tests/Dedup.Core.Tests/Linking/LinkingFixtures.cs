@@ -103,7 +103,7 @@ public sealed class LinkTree : IDisposable
         return groups;
     }
 
-    public static DuplicateActionPlan Plan(IEnumerable<DuplicateGroup> groups, ILinker linker, params KeepRule[] rules)
+    public static DuplicateActionPlan Plan(IEnumerable<DuplicateGroup> groups, Linker linker, params KeepRule[] rules)
     {
         var builder = new DuplicateActionPlanBuilder().UseLinker(linker);
         foreach (var rule in rules)

@@ -146,25 +146,17 @@ public sealed partial class OperationEdgeTests
     [System.Runtime.InteropServices.LibraryImport("libc", EntryPoint = "link", StringMarshalling = System.Runtime.InteropServices.StringMarshalling.Utf8)]
     private static partial int Link(string existing, string link);
 
-    private sealed class HardLinkingLinker : ILinker
+    private sealed class HardLinkingLinker : Linker
     {
-        public DuplicateActionKind Kind => DuplicateActionKind.Custom;
+        public override string Description => "hard link, unpredicted";
 
-        public string Description => "hard link, unpredicted";
-
-        public string? RefuseAtPlanTime(DuplicateFile kept, DuplicateFile duplicate) => null;
-
-        public void Apply(LinkerContext context) => context.ReplaceWithHardLink();
+        public override void Apply(LinkerContext context) => context.ReplaceWithHardLink();
     }
 
-    private sealed class WritingLinker : ILinker
+    private sealed class WritingLinker : Linker
     {
-        public DuplicateActionKind Kind => DuplicateActionKind.Custom;
+        public override string Description => "write";
 
-        public string Description => "write";
-
-        public string? RefuseAtPlanTime(DuplicateFile kept, DuplicateFile duplicate) => null;
-
-        public void Apply(LinkerContext context) => context.ReplaceWithFile(stream => stream.Write("replaced"u8));
+        public override void Apply(LinkerContext context) => context.ReplaceWithFile(stream => stream.Write("replaced"u8));
     }
 }

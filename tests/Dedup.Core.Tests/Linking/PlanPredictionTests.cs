@@ -159,7 +159,7 @@ public sealed class PlanPredictionTests
     /// The same scan planned twice: before the duplicate's owner or mode changes (nothing to predict, so applying it
     /// meets the difference and skips) and after (refused at plan time): the two reasons must be the same text.
     /// </summary>
-    private static async Task OwnerOrModeDiffersAsync(ILinker linker, Action<string> change)
+    private static async Task OwnerOrModeDiffersAsync(Linker linker, Action<string> change)
     {
         using var tree = new LinkTree();
         tree.Write("a.bin", Content);
@@ -183,18 +183,14 @@ public sealed class PlanPredictionTests
         Assert.Equal(1u, TestNative.LinkCount(duplicate));
     }
 
-    private static ILinker Builtin(string mode) => mode == "clone" ? Linkers.Clone : Linkers.Dedupe;
+    private static Linker Builtin(string mode) => mode == "clone" ? Linkers.Clone : Linkers.Dedupe;
 
     /// <summary>A linker of a user's own that calls the same operation as the built-in one: the plan predicts nothing for it.</summary>
-    private sealed class ForwardingLinker(string mode) : ILinker
+    private sealed class ForwardingLinker(string mode) : Linker
     {
-        public DuplicateActionKind Kind => DuplicateActionKind.Custom;
+        public override string Description => "forwarding " + mode;
 
-        public string Description => "forwarding " + mode;
-
-        public string? RefuseAtPlanTime(DuplicateFile kept, DuplicateFile duplicate) => null;
-
-        public void Apply(LinkerContext context)
+        public override void Apply(LinkerContext context)
         {
             if (mode == "clone")
             {

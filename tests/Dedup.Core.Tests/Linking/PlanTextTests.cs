@@ -205,7 +205,7 @@ public sealed class PlanTextTests
         var kept = File("/k.bin", 1);
         var sameDevice = File("/s.bin", 2);
         var otherDevice = new DuplicateFile(AbsolutePath.Parse("/o.bin"), [], new FileIdentity(2, 3), 10, 1, Time);
-        (ILinker Linker, DuplicateActionKind Kind, string Description, string? AcrossDevices)[] expected =
+        (Linker Linker, DuplicateActionKind Kind, string Description, string? AcrossDevices)[] expected =
         [
             (Linkers.HardLink, DuplicateActionKind.HardLink, "hard link", "kept file and duplicate are on different file systems; a hard link cannot cross devices (no other kind of link is made instead)"),
             (Linkers.Clone, DuplicateActionKind.Clone, "copy-on-write clone", "kept file and duplicate are on different file systems; a clone cannot cross devices (no copy or link is made instead)"),
@@ -351,15 +351,11 @@ public sealed class PlanTextTests
         Assert.Equal(tree.PathOf("b.bin"), Assert.Single(streamed.Actions).Path.ToString());
     }
 
-    private sealed class SkippingLinker : ILinker
+    private sealed class SkippingLinker : Linker
     {
-        public DuplicateActionKind Kind => DuplicateActionKind.Custom;
+        public override string Description => "skips";
 
-        public string Description => "skips";
-
-        public string? RefuseAtPlanTime(DuplicateFile kept, DuplicateFile duplicate) => null;
-
-        public void Apply(LinkerContext context) => context.Skip("not today");
+        public override void Apply(LinkerContext context) => context.Skip("not today");
     }
 
     /// <summary>What <paramref name="write"/> writes, line by line.</summary>

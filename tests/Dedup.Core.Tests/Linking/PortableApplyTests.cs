@@ -220,7 +220,7 @@ public sealed class PortableApplyTests
     [LinuxFact]
     public void Link_kinds_never_reach_the_portable_path()
     {
-        (ILinker Linker, string Reason)[] cases =
+        (Linker Linker, string Reason)[] cases =
         [
             (Linkers.HardLink, "a hard link is implemented for Linux only; nothing done"),
             (Linkers.SymbolicLink(), "a symbolic link is implemented for Linux only; nothing done"),
@@ -253,14 +253,14 @@ public sealed class PortableApplyTests
         Assert.Equal(Content, await File.ReadAllBytesAsync(pair.Kept));
     }
 
-    private static ILinker LinkerOf(string kind) => kind == "delete" ? Linkers.Delete : Linkers.Trash;
+    private static Linker LinkerOf(string kind) => kind == "delete" ? Linkers.Delete : Linkers.Trash;
 
     private static LinkerFaults Hook(string kind, Action<string> atLastMoment) => kind == "delete"
         ? new LinkerFaults { BeforeDelete = atLastMoment }
         : new LinkerFaults { BeforeSystemTrashMove = atLastMoment };
 
     /// <summary>The files as the portable scan lists them (<c>ParallelFileEnumerator.Portable.cs</c>): one group, a made-up identity each.</summary>
-    private static DuplicateActionPlan Plan(ILinker linker, params string[] paths)
+    private static DuplicateActionPlan Plan(Linker linker, params string[] paths)
     {
         var files = paths
             .Select((path, i) =>
@@ -296,7 +296,7 @@ public sealed class PortableApplyTests
     /// <summary>A tree with a.bin (the kept file) and b.bin (its duplicate), planned as the portable scan lists them, and a stand-in trash.</summary>
     private sealed class PlannedPair : IDisposable
     {
-        public PlannedPair(ILinker linker)
+        public PlannedPair(Linker linker)
         {
             Kept = Tree.Write("a.bin", Content);
             Duplicate = Tree.Write("b.bin", Content);

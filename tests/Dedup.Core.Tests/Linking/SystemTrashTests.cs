@@ -66,7 +66,7 @@ public sealed class SystemTrashTests
     /// keep/a.bin and its duplicate under other/ with <paramref name="duplicateName"/>, scanned and planned through the
     /// public API with <paramref name="linker"/>, keeping the file under keep/.
     /// </summary>
-    private static async Task<(string Kept, string Duplicate, DuplicateActionPlan Plan)> PlanKeepAndOtherAsync(LinkTree tree, ILinker linker, string duplicateName = "b.bin")
+    private static async Task<(string Kept, string Duplicate, DuplicateActionPlan Plan)> PlanKeepAndOtherAsync(LinkTree tree, Linker linker, string duplicateName = "b.bin")
     {
         var kept = tree.Write("keep/a.bin", Content);
         var duplicate = tree.Write("other/" + duplicateName, Content);

@@ -109,7 +109,7 @@ internal static class SoakTrial
 
     private static DuplicateActionPlanner Planner(SoakAction action, SoakWorld world, Random random)
     {
-        ILinker linker = action switch
+        Linker linker = action switch
         {
             SoakAction.HardLink or SoakAction.FolderHardLink => Linkers.HardLink,
             SoakAction.SymbolicLink => Linkers.SymbolicLink(relative: random.Next(2) == 0),

@@ -37,7 +37,7 @@ internal static partial class PlanExecutor
     internal static ActionStoppedException TrashMoveFailed(string path, string reason) =>
         ActionStoppedException.Fail(File.Exists(path) ? $"{reason}; duplicate unchanged" : $"{reason}; the duplicate is no longer at its path");
 
-    private static void ApplyPortable(ILinker linker, DuplicateAction action, Func<PortableContext, ILinkerBackend> backend)
+    private static void ApplyPortable(Linker linker, DuplicateAction action, Func<PortableContext, ILinkerBackend> backend)
     {
         using var context = new PortableContext(action);
         context.CheckKeptUnchanged();

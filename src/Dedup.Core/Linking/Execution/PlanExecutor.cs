@@ -86,7 +86,7 @@ internal static partial class PlanExecutor
         }
     }
 
-    private static void ApplyLinux(ILinker linker, DuplicateAction action, LinkerFaults? faults, RootHandles roots)
+    private static void ApplyLinux(Linker linker, DuplicateAction action, LinkerFaults? faults, RootHandles roots)
     {
         if (!OperatingSystem.IsLinux())
         {
@@ -115,7 +115,7 @@ internal static partial class PlanExecutor
     }
 
     /// <summary>Runs the linker; one that returned without an operation changed nothing.</summary>
-    internal static void Run(ILinker linker, LinkerContext context)
+    internal static void Run(Linker linker, LinkerContext context)
     {
         linker.Apply(context);
         if (!context.Performed)

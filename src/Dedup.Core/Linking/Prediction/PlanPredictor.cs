@@ -12,7 +12,7 @@ namespace Dedup.Core.Linking.Prediction;
 /// when applying (which runs in full for every action that is not refused). Anything the prediction cannot tell is
 /// left to apply time. Linux, and Windows for clones (the volume's block-cloning flag); elsewhere nothing is predicted. One instance per <c>Plan</c> call.
 /// </remarks>
-internal sealed partial class PlanPredictor(ILinker linker, ILogger logger)
+internal sealed partial class PlanPredictor(Linker linker, ILogger logger)
 {
     private readonly LinkerCapabilities _capabilities = LinkerCapabilities.Of(linker);
 
