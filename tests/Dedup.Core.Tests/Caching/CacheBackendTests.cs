@@ -29,6 +29,7 @@ public sealed class CacheBackendTests : IDisposable
         var (first, firstSummary) = await Scan.RunAsync(b => b.AddRoot(_tree.Root).UseCache(store));
         Assert.Equal(3, firstSummary.Cache!.Written);
         Assert.Equal(3, store.Count);
+        Assert.Equal(1, store.WritersDisposed); // the scan disposes its writer, so a store's connection is released
 
         var (second, secondSummary) = await Scan.RunAsync(b => b.AddRoot(_tree.Root).UseCache(store));
         Assert.Equal(Scan.Canonical(first), Scan.Canonical(second));
@@ -66,6 +67,8 @@ public sealed class CacheBackendTests : IDisposable
 
         public int Count => _formats.Values.Sum(f => f.Count);
 
+        public int WritersDisposed { get; private set; }
+
         public override string Description => "memory";
 
         public override HashCacheSnapshot Load(HashCacheScope scope, CancellationToken cancellationToken = default) =>
@@ -102,6 +105,14 @@ public sealed class CacheBackendTests : IDisposable
                 foreach (var entry in _entries)
                 {
                     stored[entry.Stamp.Identity] = entry;
+                }
+            }
+
+            protected override void Dispose(bool disposing)
+            {
+                if (disposing)
+                {
+                    cache.WritersDisposed++;
                 }
             }
 
