@@ -8,8 +8,11 @@ namespace Dedup.Core.PostgreSql;
 public sealed partial class PostgresCatalog
 {
     /// <summary>
-    /// What a scan plugged in with <see cref="DuplicateFinderBuilder.UseCatalog"/> calls at its size barrier, while it
-    /// compares its files: <see cref="ReplaceMachineFilesAsync"/>.
+    /// Replaces all of a machine's files with <paramref name="files"/> in one transaction: other clients see either
+    /// the previous scan or this one. A file whose complete stamp (identity, size, times) is unchanged keeps its
+    /// digest, whatever its path; the digests of other files are dropped. A machine's first scan is copied straight
+    /// into the catalog (binary COPY); a rescan is copied into a temporary table and only the rows that changed are
+    /// deleted and inserted, so an unchanged tree costs no writes to the catalog's tables. Paths are unique per scan.
     /// </summary>
     /// <param name="machine">The machine's name.</param>
     /// <param name="files">Every file of the scan; enumerated once, streamed to the server.</param>
@@ -20,7 +23,7 @@ public sealed partial class PostgresCatalog
         (await ReplaceMachineFilesAsync(machine, files, cancellationToken).ConfigureAwait(false)).Files;
 
     /// <summary>
-    /// <see cref="ReplaceMachineFilesAsync"/> and the recording of the digests in one transaction: other clients see the
+    /// <see cref="ReplaceFilesAsync"/> and the recording of the digests in one transaction: other clients see the
     /// previous scan, or this one's files with their digests. A machine's first scan copies the digests straight into
     /// the catalog while they arrive (its files were copied first); a rescan, whose digests are the few of new or
     /// edited files, records them as <see cref="RecordDigestsAsync"/> does once the last arrived. A digest whose stamp

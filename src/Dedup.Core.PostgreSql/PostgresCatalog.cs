@@ -9,9 +9,9 @@ namespace Dedup.Core.PostgreSql;
 /// the SHA-256 of those whose size another file shares, so duplicates are found across machines.
 /// </summary>
 /// <remarks>
-/// <para>A scan calls, in order: <see cref="ReplaceMachineFilesAsync"/> (the machine's files, replacing its previous
-/// scan atomically), <see cref="GetFilesToHashAsync"/> (its files whose size is shared and that have no digest yet),
-/// <see cref="RecordDigestsAsync"/> (their SHA-256), then <see cref="FindGroupsAsync"/>.</para>
+/// <para>Its API is <see cref="FileCatalog"/>'s (what a scan plugged in with <see cref="DuplicateFinderBuilder.UseCatalog"/>
+/// calls), plus the store's own operations: <see cref="MigrateAsync"/>, <see cref="GetMachinesAsync"/> and
+/// <see cref="DeleteMachineAsync"/>.</para>
 /// <para>Machines may write at the same time: each writes only its own rows, after locking its own row of the
 /// machine table, so concurrent scans neither lose rows nor deadlock. The schema is created or upgraded on first use.
 /// Every failure to reach or use the server is a <see cref="CatalogException"/>.</para>
@@ -87,17 +87,15 @@ public sealed partial class PostgresCatalog : FileCatalog, IAsyncDisposable, IDi
         RunAsync("migrating the schema", (connection, token) => CatalogSchema.MigrateAsync(connection, token), cancellationToken, migrate: false);
 
     /// <summary>
-    /// Replaces all of a machine's files with <paramref name="files"/> in one transaction: other clients see either
-    /// the previous scan or this one. A file whose complete stamp (identity, size, times) is unchanged keeps its
-    /// digest, whatever its path; the digests of other files are dropped. A machine's first scan is copied straight
-    /// into the catalog (binary COPY); a rescan is copied into a temporary table and only the rows that changed are
-    /// deleted and inserted, so an unchanged tree costs no writes to the catalog's tables. Paths are unique per scan.
+    /// <see cref="ReplaceFilesAsync"/>, also counting the digests kept. Internal, as the other queries of the earlier
+    /// scan protocol below (the catalog's tests and benchmarks/catalog use them): a consumer uses the
+    /// <see cref="FileCatalog"/> API.
     /// </summary>
     /// <param name="machine">The machine's name.</param>
     /// <param name="files">Every file of the scan; enumerated once, streamed to the server.</param>
     /// <param name="cancellationToken">Cancels the replacement (rolled back: the previous scan stays).</param>
     /// <returns>How many rows were stored and how many kept their digest.</returns>
-    public Task<CatalogReplaceResult> ReplaceMachineFilesAsync(string machine, IEnumerable<CatalogFile> files, CancellationToken cancellationToken = default)
+    internal Task<CatalogReplaceResult> ReplaceMachineFilesAsync(string machine, IEnumerable<CatalogFile> files, CancellationToken cancellationToken = default)
     {
         ValidateMachine(machine);
         ArgumentNullException.ThrowIfNull(files);
@@ -126,7 +124,7 @@ public sealed partial class PostgresCatalog : FileCatalog, IAsyncDisposable, IDi
     /// <param name="machine">The machine's name.</param>
     /// <param name="cancellationToken">Cancels the query.</param>
     /// <returns>The shared sizes; empty for a machine the catalog does not know.</returns>
-    public Task<IReadOnlySet<long>> GetSharedSizesAsync(string machine, CancellationToken cancellationToken = default)
+    internal Task<IReadOnlySet<long>> GetSharedSizesAsync(string machine, CancellationToken cancellationToken = default)
     {
         ValidateMachine(machine);
         return RunAsync<IReadOnlySet<long>>("querying shared sizes", async (connection, token) =>
@@ -150,7 +148,7 @@ public sealed partial class PostgresCatalog : FileCatalog, IAsyncDisposable, IDi
     /// <param name="machine">The machine's name.</param>
     /// <param name="cancellationToken">Cancels the query.</param>
     /// <returns>The files, in no particular order (the server does not sort them).</returns>
-    public Task<IReadOnlyList<CatalogFile>> GetFilesToHashAsync(string machine, CancellationToken cancellationToken = default)
+    internal Task<IReadOnlyList<CatalogFile>> GetFilesToHashAsync(string machine, CancellationToken cancellationToken = default)
     {
         ValidateMachine(machine);
         return RunAsync<IReadOnlyList<CatalogFile>>("querying files to hash", async (connection, token) =>
@@ -178,15 +176,17 @@ public sealed partial class PostgresCatalog : FileCatalog, IAsyncDisposable, IDi
     /// <param name="machine">The machine's name.</param>
     /// <param name="cancellationToken">Cancels the query.</param>
     /// <returns>The groups, largest size first; hard links of one file count as one file.</returns>
-    public Task<IReadOnlyList<CatalogGroup>> FindGroupsAsync(string machine, CancellationToken cancellationToken = default)
+    internal Task<IReadOnlyList<CatalogGroup>> FindGroupsAsync(string machine, CancellationToken cancellationToken = default)
     {
         ValidateMachine(machine);
         return RunAsync("querying groups", (connection, token) => CatalogGroupReader.ReadAsync(connection, machine, acrossMachinesOnly: false, skipped: null, token), cancellationToken);
     }
 
     /// <summary>
-    /// The groups of <see cref="FindGroupsAsync"/> that hold files of another machine than <paramref name="machine"/>:
-    /// what a scan plugged in with <see cref="DuplicateFinderBuilder.UseCatalog"/> reports beside its own groups. The
+    /// Every group of two or more distinct files (of any machines, as of their last scans) with the same size and
+    /// SHA-256 as a file of <paramref name="machine"/> and holding files of another machine: what a scan plugged in
+    /// with <see cref="DuplicateFinderBuilder.UseCatalog"/> reports beside its own groups. Rows of a machine id with no
+    /// row in <c>dedup.machines</c> are left out. The
     /// files of <paramref name="machine"/> itself come with their stamps but an empty <see cref="CatalogMatch.Path"/>:
     /// the scan knows their names, and a fleet's read would otherwise send every path of the machine back to it.
     /// </summary>

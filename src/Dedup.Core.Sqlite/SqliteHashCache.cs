@@ -82,14 +82,6 @@ public sealed class SqliteHashCache : HashCache
     private string[] Damaged(int chunks) => chunks == 0 ? [] : [$"cache '{Path}' has {chunks} damaged chunk(s); their files are read again"];
 
     /// <inheritdoc />
-    public override void Save(HashCacheScope scope, HashCacheChanges changes, CancellationToken cancellationToken = default)
-    {
-        ArgumentNullException.ThrowIfNull(scope);
-        ArgumentNullException.ThrowIfNull(changes);
-        SqliteStore.Write(this, scope, changes, cancellationToken);
-    }
-
-    /// <inheritdoc />
     /// <remarks>
     /// Keeps the entries while the scan runs and writes them in one transaction at the commit, waiting up to
     /// <see cref="BusyTimeout"/> for another process's.

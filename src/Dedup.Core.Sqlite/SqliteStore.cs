@@ -125,12 +125,6 @@ internal static class SqliteStore
         }
     }
 
-    public static void Write(SqliteHashCache cache, HashCacheScope scope, HashCacheChanges changes, CancellationToken cancellationToken)
-    {
-        var upserts = changes.Upserts as HashCacheEntry[] ?? [.. changes.Upserts];
-        Write(cache, scope, new SqliteChunks.Entries([upserts], Math.Max(1, upserts.Length), upserts.Length), changes.Removals, cancellationToken);
-    }
-
     public static void Write(SqliteHashCache cache, HashCacheScope scope, SqliteChunks.Entries upserts, IReadOnlyList<FileIdentity> removals, CancellationToken cancellationToken)
     {
         using var connection = Open(cache);

@@ -29,23 +29,14 @@ public abstract class HashCache
     public abstract HashCacheSnapshot Load(HashCacheScope scope, CancellationToken cancellationToken = default);
 
     /// <summary>
-    /// Stores a completed scan's changes at once: removes <see cref="HashCacheChanges.Removals"/>, then adds or replaces
-    /// <see cref="HashCacheChanges.Upserts"/> (one entry per identity), replacing each negative
-    /// <see cref="HashCacheEntry.Partition"/> and <see cref="HashCacheEntry.Class"/> with an id never used before in
-    /// this store (equal negative ids of one call get equal new ids).
-    /// </summary>
-    /// <param name="scope">The scan's format and roots, as given to <see cref="Load"/>.</param>
-    /// <param name="changes">What to remove and write.</param>
-    /// <param name="cancellationToken">Cancels the save.</param>
-    public abstract void Save(HashCacheScope scope, HashCacheChanges changes, CancellationToken cancellationToken = default);
-
-    /// <summary>
-    /// Opens a save that takes a scan's entries while it runs, so a store can write them beside the compare stage rather
-    /// than all at its end. The default keeps the entries and calls <see cref="Save"/> with them at the commit.
+    /// Opens the save of one scan: the writer takes the scan's new and changed entries in batches while its compare
+    /// stage runs and the entries to prune at its commit, so a store can write them beside the comparison or keep them
+    /// until the commit (the one way a scan saves; a store that writes everything at once does so in
+    /// <see cref="HashCacheWriter.Commit"/>).
     /// </summary>
     /// <param name="scope">The scan's format and roots, as given to <see cref="Load"/>.</param>
     /// <returns>The writer; the scan disposes it.</returns>
-    public virtual HashCacheWriter BeginSave(HashCacheScope scope) => new BufferedHashCacheWriter(this, scope);
+    public abstract HashCacheWriter BeginSave(HashCacheScope scope);
 }
 
 /// <summary>What a scan's entries mean and which scan wrote them.</summary>
@@ -83,11 +74,6 @@ public sealed record HashCacheSnapshot(IReadOnlyList<HashCacheEntry> Entries)
     /// <summary>Problems the store met and recovered from (such as a corrupt file rebuilt), one line each.</summary>
     public IReadOnlyList<string> Warnings { get; init; } = [];
 
-    /// <summary>Whether the store could only be read: the scan uses the entries and does not call <see cref="HashCache.Save"/>.</summary>
+    /// <summary>Whether the store could only be read: the scan uses the entries and does not call <see cref="HashCache.BeginSave"/>.</summary>
     public bool IsReadOnly { get; init; }
 }
-
-/// <summary>A completed scan's changes to a <see cref="HashCache"/>.</summary>
-/// <param name="Upserts">New and changed entries, one per identity.</param>
-/// <param name="Removals">Entries to prune: the scan's roots wrote them and it did not see those files again.</param>
-public sealed record HashCacheChanges(IReadOnlyList<HashCacheEntry> Upserts, IReadOnlyList<Enumeration.FileIdentity> Removals);

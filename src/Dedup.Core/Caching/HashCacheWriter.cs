@@ -37,23 +37,3 @@ public abstract class HashCacheWriter : IDisposable
     {
     }
 }
-
-/// <summary>
-/// The writer of a <see cref="HashCache"/> that does not stream: it keeps the entries and calls
-/// <see cref="HashCache.Save"/> with all of them at the commit.
-/// </summary>
-internal sealed class BufferedHashCacheWriter(HashCache cache, HashCacheScope scope) : HashCacheWriter
-{
-    private readonly List<HashCacheEntry> _entries = [];
-
-    public override void Write(ReadOnlySpan<HashCacheEntry> entries, CancellationToken cancellationToken = default)
-    {
-        foreach (var entry in entries)
-        {
-            _entries.Add(entry);
-        }
-    }
-
-    public override void Commit(IReadOnlyList<FileIdentity> removals, CancellationToken cancellationToken = default) =>
-        cache.Save(scope, new HashCacheChanges(_entries, removals), cancellationToken);
-}

@@ -53,7 +53,7 @@ public sealed class CacheBootTests : IDisposable
         var a = Assert.Single(entries, entry => entry.Stamp.Identity == identities[Tree.PathOf("a")]);
         var b = Assert.Single(entries, entry => entry.Stamp.Identity == identities[Tree.PathOf("b")]);
         Assert.NotEqual(a.Probe, b.Probe);
-        store.Save(scope, new HashCacheChanges([b with { Probe = a.Probe, Partition = a.Partition, Class = a.Class }], []));
+        store.Save(scope, [b with { Probe = a.Probe, Partition = a.Partition, Class = a.Class }], []);
 
         // In the boot that wrote it the cache is believed (the stamps did not move): this is what a crash would exploit.
         var (believed, believedSummary) = await _fixture.ScanAsync();
@@ -79,9 +79,6 @@ public sealed class CacheBootTests : IDisposable
 
         public override HashCacheSnapshot Load(HashCacheScope scope, CancellationToken cancellationToken = default) =>
             store.Load(Rebooted(scope), cancellationToken);
-
-        public override void Save(HashCacheScope scope, HashCacheChanges changes, CancellationToken cancellationToken = default) =>
-            store.Save(Rebooted(scope), changes, cancellationToken);
 
         public override HashCacheWriter BeginSave(HashCacheScope scope) => store.BeginSave(Rebooted(scope));
 

@@ -92,7 +92,7 @@ public sealed class CacheChunkMergeTests : IDisposable
                 }
             }
 
-            Cache().Save(Scope, new HashCacheChanges([.. upserts.Values], [.. removals]));
+            Cache().Save(Scope, [.. upserts.Values], [.. removals]);
             foreach (var id in removals)
             {
                 model.Remove(id);
@@ -124,14 +124,14 @@ public sealed class CacheChunkMergeTests : IDisposable
         // Two versions of the library (two formats) share one file: each save of the other format empties it first.
         var other = Scope with { Format = Scope.Format + ";other" };
         HashCacheEntry[] Marked(ulong probe) => [.. Enumerable.Range(1, 50).Select(i => new HashCacheEntry(new FileStamp(new FileIdentity(7, (ulong)i), 1, 2, 3), probe, 0, 0, Scope.Roots))];
-        Cache().Save(Scope, new HashCacheChanges(Marked(1), []));
+        Cache().Save(Scope, Marked(1), []);
         using var stop = new CancellationTokenSource(TimeSpan.FromSeconds(6));
         var writer = Task.Run(() =>
         {
             while (!stop.IsCancellationRequested)
             {
-                Cache().Save(other, new HashCacheChanges(Marked(2), []));
-                Cache().Save(Scope, new HashCacheChanges(Marked(1), []));
+                Cache().Save(other, Marked(2), []);
+                Cache().Save(Scope, Marked(1), []);
             }
         });
 
@@ -168,7 +168,7 @@ public sealed class CacheChunkMergeTests : IDisposable
                 }
 
                 var removals = mine.Where(_ => random.Next(10) == 0).Where(id => !upserts.ContainsKey(id)).Distinct().ToArray();
-                Cache().Save(Scope, new HashCacheChanges([.. upserts.Values], removals));
+                Cache().Save(Scope, [.. upserts.Values], removals);
                 foreach (var id in removals)
                 {
                     expected.TryRemove(id, out _);
@@ -199,7 +199,7 @@ public sealed class CacheChunkMergeTests : IDisposable
         var random = new Random(5);
         var entries = Enumerable.Range(1, 100).Select(i => Entry(new FileIdentity(7, (ulong)i), random, 0)).ToArray();
         entries[50] = entries[50] with { DigestAlgorithm = (Dedup.Core.Comparison.DuplicateHashAlgorithm)(-1), Digest = new byte[32] };
-        Cache().Save(Scope, new HashCacheChanges(entries, []));
+        Cache().Save(Scope, entries, []);
 
         var snapshot = Cache().Load(Scope);
         Assert.Empty(snapshot.Warnings);

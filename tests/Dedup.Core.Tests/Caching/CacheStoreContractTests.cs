@@ -141,12 +141,6 @@ public sealed class CacheStoreContractTests : IDisposable
             return snapshot with { Entries = transform?.Invoke(snapshot.Entries) ?? [.. snapshot.Entries], IsReadOnly = readOnly || snapshot.IsReadOnly };
         }
 
-        public override void Save(HashCacheScope scope, HashCacheChanges changes, CancellationToken cancellationToken = default)
-        {
-            Saves++;
-            inner.Save(scope, changes, cancellationToken);
-        }
-
         public override HashCacheWriter BeginSave(HashCacheScope scope)
         {
             Saves++;

@@ -327,9 +327,6 @@ public sealed class CacheWriterTests : IDisposable
 
         public override HashCacheSnapshot Load(HashCacheScope scope, CancellationToken cancellationToken = default) => inner.Load(scope, cancellationToken);
 
-        public override void Save(HashCacheScope scope, HashCacheChanges changes, CancellationToken cancellationToken = default) =>
-            inner.Save(scope, changes, cancellationToken);
-
         public override HashCacheWriter BeginSave(HashCacheScope scope) => new Writer(this, inner.BeginSave(scope));
 
         private sealed class Writer(GatedCache gate, HashCacheWriter inner) : HashCacheWriter
