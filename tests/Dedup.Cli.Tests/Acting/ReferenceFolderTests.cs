@@ -60,6 +60,52 @@ public sealed class ReferenceFolderTests
         Assert.Equal(Remaining(theirs), Remaining(ours));
     }
 
+    /// <summary>
+    /// Folder mode: B/d1 and B/d2 are equal folders, and their file f has a copy in A. The folder pair has no folder
+    /// under A, so it is not acted on whole; its files still are, as files: both copies of f go, u (in B only) stays.
+    /// </summary>
+    private static TempTree FolderRecipe()
+    {
+        var tree = new TempTree();
+        tree.Write("A/one", Same);
+        foreach (var folder in new[] { "B/d1", "B/d2" })
+        {
+            tree.Write(folder + "/f", Same);
+            tree.Write(folder + "/u", Other);
+        }
+
+        return tree;
+    }
+
+    [LinuxFact]
+    public async Task With_folders_a_copy_of_a_reference_file_inside_a_duplicate_folder_pair_is_deleted()
+    {
+        using var tree = FolderRecipe();
+
+        var (exit, stdout, stderr) = await CliProcess.RunAsync(["delete", tree.PathOf("B"), "--reference", tree.PathOf("A"), "--folders", "--yes"]);
+
+        Assert.True(exit == 0, stderr);
+        Assert.Contains("2 done, 0 skipped, 0 failed", stdout, StringComparison.Ordinal);
+        Assert.Equal(["A/one", "B/d1/u", "B/d2/u"], Remaining(tree));
+    }
+
+    [RequiresToolFact("rmlint")]
+    public async Task With_folders_rmlint_leaves_the_same_files()
+    {
+        using var ours = FolderRecipe();
+        using var theirs = FolderRecipe();
+        using var work = new TempTree();
+
+        var (exit, _, stderr) = await CliProcess.RunAsync(["delete", ours.PathOf("B"), "--reference", ours.PathOf("A"), "--folders", "--yes"]);
+        var script = work.PathOf("rmlint.sh");
+        await ProcessRunner.RunAsync("rmlint", ["-D", "-o", "sh:" + script, theirs.PathOf("B"), "//", theirs.PathOf("A"), "-k", "-m"], workingDirectory: work.Root);
+        await ProcessRunner.RunAsync("sh", [script, "-d"], workingDirectory: work.Root);
+
+        Assert.True(exit == 0, stderr);
+        Assert.Equal(["A/one", "B/d1/u", "B/d2/u"], Remaining(theirs));
+        Assert.Equal(Remaining(theirs), Remaining(ours));
+    }
+
     [LinuxFact]
     public async Task Protect_keeps_every_copy_in_A_and_still_removes_duplicates_inside_B()
     {
