@@ -75,6 +75,19 @@ public sealed class BackupServiceSampleTests
         Assert.Contains("invalid settings: ScanOptions.Comparer is 'fastest': expected hybrid, hash, vectorized or bytewise.", output, StringComparison.Ordinal);
     }
 
+    [LinuxFact]
+    public void An_unknown_key_in_the_Dedup_section_stops_the_service_at_start_with_exit_code_3()
+    {
+        using var tree = new TempFolder();
+
+        var (exitCode, output) = RunSample("--once", $"--Dedup:Roots:0={tree.Root}", "--Dedup:MinSzie=1");
+
+        Assert.True(exitCode == 3, $"exit code {exitCode}:\n{output}");
+        Assert.Contains("BackupService: invalid settings: ", output, StringComparison.Ordinal);
+        Assert.Contains("'MinSzie'", output, StringComparison.Ordinal);
+        Assert.DoesNotContain("Unhandled exception", output, StringComparison.Ordinal);
+    }
+
     /// <summary>Runs the sample's build that matches this test build's configuration; stdout and stderr together.</summary>
     private static (int ExitCode, string Output) RunSample(params string[] arguments)
     {
