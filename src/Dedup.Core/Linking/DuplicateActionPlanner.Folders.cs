@@ -72,7 +72,8 @@ public sealed partial class DuplicateActionPlanner
         var verified = new Dictionary<int, bool>();
         foreach (var group in folderGroups)
         {
-            if (!group.IsExact || group.Snapshots is not { Count: >= 2 } snapshots || protection.IsReferenced(group))
+            var snapshots = group.Snapshots;
+            if (!group.IsExact || snapshots is null || snapshots.Count < 2 || protection.IsReferenced(group))
             {
                 continue;
             }
@@ -84,7 +85,8 @@ public sealed partial class DuplicateActionPlanner
                 foreach (var file in copy.Entries.Where(e => e.Kind == FolderEntryKind.File).GroupBy(e => e.Identity))
                 {
                     var entry = file.First();
-                    if (groupOf.ContainsKey(file.Key) || !counterparts.TryGetValue(entry.ContentClass, out var counterpart) || counterpart.Identity == file.Key)
+                    var counterpart = counterparts.TryGetValue(entry.ContentClass, out var found) ? found : null;
+                    if (groupOf.ContainsKey(file.Key) || counterpart is null || counterpart.Identity == file.Key)
                     {
                         continue; // already in a group (a name outside the copies), nothing to pair with, or the counterpart itself
                     }
