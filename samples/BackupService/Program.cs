@@ -7,8 +7,8 @@
 // library does not know in "Dedup" stops the host at start), environment variables (Dedup__Roots__0=...) and the command
 // line. Dedup:Cache:Path names a SQLite hash cache (none by default), so that each run reads only what changed. With --once (or BackupService:Once=true) it runs one scan and exits: 0 completed, 1 completed with file errors,
 // 2 a root is missing (the disk is not mounted). Without it a missing root is logged and retried at the next interval.
-// Bad settings (an unknown comparer, a negative MinSize, no roots) stop the host at start-up, naming the setting
-// (exit code 3).
+// Bad settings (an unknown comparer, a negative MinSize, no roots, a key the library does not know) stop the host at
+// start-up, naming the setting (exit code 3).
 // This service logs each file error, the groups and the run's totals itself, so appsettings.json sets the library's
 // own category ("Dedup.Core": scan started/completed 100/101, file errors 104) to Error; set it to Information to
 // see those events too.
@@ -52,6 +52,12 @@ catch (OptionsValidationException e)
 {
     // The host has logged it with its stack; this is the one line an operator reads.
     Console.Error.WriteLine($"BackupService: invalid settings: {string.Join(" ", e.Failures)}");
+    return 3;
+}
+catch (InvalidOperationException e) when (e.Source == "Microsoft.Extensions.Configuration.Binder")
+{
+    // A key no option has (a typo in "Dedup" is refused, not ignored), or a value of the wrong type: bad settings too.
+    Console.Error.WriteLine($"BackupService: invalid settings: {e.Message}");
     return 3;
 }
 

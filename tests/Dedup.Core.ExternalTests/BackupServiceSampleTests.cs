@@ -65,14 +65,23 @@ public sealed class BackupServiceSampleTests
     }
 
     [LinuxFact]
-    public void Invalid_settings_stop_the_service_at_start_with_exit_code_3()
+    public void Invalid_settings_stop_the_service_at_start_with_exit_code_3() =>
+        AssertStopsAtStart("--Dedup:Comparer=fastest", "BackupService: invalid settings: ScanOptions.Comparer is 'fastest': expected hybrid, hash, vectorized or bytewise.");
+
+    [LinuxFact]
+    public void An_unknown_key_in_the_Dedup_section_stops_the_service_at_start_with_exit_code_3() =>
+        AssertStopsAtStart("--Dedup:MinSzie=1", "BackupService: invalid settings: 'ErrorOnUnknownConfiguration' was set on the provided BinderOptions, but the following properties were not found on the instance of Dedup.Core.ScanOptions: 'MinSzie'");
+
+    /// <summary>One bad setting: exit code 3 and the one line naming it, not an unhandled exception (exit code 134).</summary>
+    private static void AssertStopsAtStart(string setting, string line)
     {
         using var tree = new TempFolder();
 
-        var (exitCode, output) = RunSample("--once", $"--Dedup:Roots:0={tree.Root}", "--Dedup:Comparer=fastest");
+        var (exitCode, output) = RunSample("--once", $"--Dedup:Roots:0={tree.Root}", setting);
 
         Assert.True(exitCode == 3, $"exit code {exitCode}:\n{output}");
-        Assert.Contains("invalid settings: ScanOptions.Comparer is 'fastest': expected hybrid, hash, vectorized or bytewise.", output, StringComparison.Ordinal);
+        Assert.Contains(line, output, StringComparison.Ordinal);
+        Assert.DoesNotContain("Unhandled exception", output, StringComparison.Ordinal);
     }
 
     /// <summary>Runs the sample's build that matches this test build's configuration; stdout and stderr together.</summary>

@@ -129,7 +129,7 @@ internal sealed class ActingCommand
             return await BadUsageAsync(CliApplication.UsageMessage(ex)).ConfigureAwait(false);
         }
 
-        var plan = planner.Plan(groups);
+        var plan = planner.Plan(groups, folderGroups); // with --reference, folder groups left alone give their files back
         var folderPlan = folderMode ? planner.PlanFolders(folderGroups) : null;
 
         // A scan with errors and reported files left out make the exit code 1; groups the keep rules leave tied, 3.

@@ -217,8 +217,10 @@ internal sealed class CacheSession : IDisposable
             }
         }
 
+        // Nothing to change: no write. Unless the store is empty, as on a first run whose files all changed within the
+        // racy window (or were never read): the commit then creates the cache file, which an operator looks for.
         var written = _upserts.Added;
-        if (written == 0 && removals.Count == 0)
+        if (written == 0 && removals.Count == 0 && table.Items.Length != 0)
         {
             return;
         }

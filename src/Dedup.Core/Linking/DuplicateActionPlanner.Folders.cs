@@ -33,6 +33,100 @@ public sealed partial class DuplicateActionPlanner
         return new DuplicateFolderActionPlan(Linker, actions, undecided, _logger, TemporaryFiles.FindLeftovers(actions.SelectMany(FoldersActedOn).Select(f => f.ToString())));
     }
 
+    /// <summary>
+    /// Plans the file groups of a folder-mode scan, as <see cref="Plan(IEnumerable{DuplicateGroup})"/> does, with one
+    /// difference when there are reference folders (<see cref="DuplicateActionPlanBuilder.Reference"/>): a folder group
+    /// that <see cref="PlanFolders"/> leaves alone, none of its folders being under a reference folder, is given back
+    /// to the file groups. The scan left the files inside its copies out of them; each joins the group of its counterpart
+    /// in the group's first folder, so a file with a copy under a reference folder is acted on wherever it lies, as
+    /// rmlint's <c>B // A -k -m</c> does.
+    /// </summary>
+    /// <param name="groups">File groups of a <see cref="DuplicateScan"/>.</param>
+    /// <param name="folderGroups">Folder groups of the same scan (<see cref="DuplicateScan.FolderGroups"/>).</param>
+    /// <returns>The plan.</returns>
+    public DuplicateActionPlan Plan(IEnumerable<DuplicateGroup> groups, IEnumerable<DuplicateFolderGroup> folderGroups)
+    {
+        ArgumentNullException.ThrowIfNull(groups);
+        ArgumentNullException.ThrowIfNull(folderGroups);
+        return Plan(Protection.Reference.Count == 0 ? groups : GiveBack(groups.ToList(), folderGroups));
+    }
+
+    /// <summary>
+    /// The file groups with the files inside the copies of the folder groups no reference folder touches: each joins
+    /// the group of its counterpart (same content class) in the first folder, or a new group with it when that file
+    /// is in no group (a content found only in these folders; left alone, having no copy under a reference folder).
+    /// </summary>
+    private List<DuplicateGroup> GiveBack(List<DuplicateGroup> groups, IEnumerable<DuplicateFolderGroup> folderGroups)
+    {
+        var protection = Protection.Begin();
+        var groupOf = new Dictionary<FileIdentity, int>();
+        for (var i = 0; i < groups.Count; i++)
+        {
+            foreach (var file in groups[i].Files)
+            {
+                groupOf[file.Identity] = i;
+            }
+        }
+
+        var joining = new Dictionary<int, List<DuplicateFile>>();
+        var verified = new Dictionary<int, bool>();
+        foreach (var group in folderGroups)
+        {
+            var snapshots = group.Snapshots;
+            if (!group.IsExact || snapshots is null || snapshots.Count < 2 || protection.IsReferenced(group))
+            {
+                continue;
+            }
+
+            var first = snapshots[0];
+            var counterparts = first.Entries.Where(e => e.Kind == FolderEntryKind.File).GroupBy(e => e.ContentClass).ToDictionary(c => c.Key, c => c.First());
+            foreach (var copy in snapshots.Skip(1))
+            {
+                foreach (var file in copy.Entries.Where(e => e.Kind == FolderEntryKind.File).GroupBy(e => e.Identity))
+                {
+                    var entry = file.First();
+                    var counterpart = counterparts.TryGetValue(entry.ContentClass, out var found) ? found : null;
+                    if (groupOf.ContainsKey(file.Key) || counterpart is null || counterpart.Identity == file.Key)
+                    {
+                        continue; // already in a group (a name outside the copies), nothing to pair with, or the counterpart itself
+                    }
+
+                    if (!groupOf.TryGetValue(counterpart.Identity, out var index))
+                    {
+                        if (entry.Length == 0)
+                        {
+                            continue; // empty files are no duplicates unless the scan reported them as such
+                        }
+
+                        index = groups.Count;
+                        var names = first.Entries.Where(e => e.Kind == FolderEntryKind.File && e.Identity == counterpart.Identity).Select(e => e.RelativePath).ToArray();
+                        groups.Add(new DuplicateGroup(entry.Length, [ToFile(first.Folder, names, counterpart), ToFile(copy.Folder, file.Select(e => e.RelativePath).ToArray(), entry)], group.VerifiedByBytes) { Roots = group.Roots });
+                        groupOf[counterpart.Identity] = index;
+                        groupOf[file.Key] = index;
+                        continue;
+                    }
+
+                    groupOf[file.Key] = index;
+                    if (!joining.TryGetValue(index, out var files))
+                    {
+                        joining[index] = files = [];
+                    }
+
+                    files.Add(ToFile(copy.Folder, file.Select(e => e.RelativePath).ToArray(), entry));
+                    verified[index] = (!verified.TryGetValue(index, out var all) || all) && group.VerifiedByBytes;
+                }
+            }
+        }
+
+        foreach (var (index, files) in joining)
+        {
+            var group = groups[index];
+            groups[index] = group with { Files = group.Files.Concat(files).OrderBy(f => f.Path).ToArray(), VerifiedByBytes = group.VerifiedByBytes && verified[index] };
+        }
+
+        return groups;
+    }
+
     private void PlanFolderGroup(DuplicateFolderGroup group, List<DuplicateFolderAction> actions, List<DuplicateFolderGroup> undecided, Trash.TrashLocator trash, ProtectionCheck protection)
     {
         if (group.Folders.Count < 2)

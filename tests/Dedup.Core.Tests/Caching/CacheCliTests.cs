@@ -44,6 +44,28 @@ public sealed class CacheCliTests : IDisposable
         Assert.Single(JsonDocument.Parse(second.Stdout).RootElement.GetProperty("groups").EnumerateArray());
     }
 
+    /// <summary>
+    /// A first run that has nothing to cache (files of sizes no other file has, never read; likewise files all changed
+    /// within the racy window) still creates the cache file: a missing file after <c>--cache FILE</c> looks like a cache
+    /// that was lost or a path that cannot be written.
+    /// </summary>
+    [LinuxFact]
+    public async Task A_first_run_with_nothing_to_cache_still_creates_the_cache_file()
+    {
+        _fixture.Tree.Write("a", TempTree.RandomBytes(20_000, 1));
+        _fixture.Tree.Write("b", TempTree.RandomBytes(30_000, 2));
+
+        var result = await CliProcess.RunAsync(["find", _fixture.Tree.Root, "--format", "json", "--stats", "--cache", _fixture.CachePath]);
+
+        Assert.True(result.ExitCode == 0, result.Stderr);
+        Assert.Equal("", result.Stderr);
+        Assert.Equal(0, CacheSummary(result.Stdout).GetProperty("hits").GetInt64());
+        Assert.True(File.Exists(_fixture.CachePath), "no cache file");
+        var again = await CliProcess.RunAsync(["find", _fixture.Tree.Root, "--format", "json", "--stats", "--cache", _fixture.CachePath]);
+        Assert.True(again.ExitCode == 0, again.Stderr);
+        Assert.Equal("", again.Stderr); // the file made is a cache file the next run reads without a warning
+    }
+
     [LinuxFact]
     public async Task A_bad_cache_file_is_one_warning_line_and_the_exit_code_of_the_scan()
     {

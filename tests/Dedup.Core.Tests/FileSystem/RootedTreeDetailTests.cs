@@ -3,6 +3,7 @@ using Dedup.Core.Interop;
 using Dedup.Core.Paths;
 using Dedup.Core.Tests.Infrastructure;
 using Xunit;
+using static Dedup.Core.Tests.FileSystem.KernelNumbers;
 
 namespace Dedup.Core.Tests.FileSystem;
 
@@ -13,13 +14,6 @@ namespace Dedup.Core.Tests.FileSystem;
 /// </summary>
 public sealed class RootedTreeDetailTests
 {
-    private const int ENOENT = 2;
-    private const int ENOTDIR = 20;
-    private const int ELOOP = 40;
-    private const int O_PATH = 0x200000;
-    private const int O_CLOEXEC = 0x80000;
-    private const int O_NONBLOCK = 0x800;
-
     [LinuxFact]
     public void A_path_is_opened_through_a_link_at_its_last_name_only_when_asked_and_never_a_file_for_a_folder()
     {

@@ -3,6 +3,7 @@ using Dedup.Core.Interop;
 using Dedup.Core.Paths;
 using Dedup.Core.Tests.Infrastructure;
 using Xunit;
+using static Dedup.Core.Tests.FileSystem.KernelNumbers;
 
 namespace Dedup.Core.Tests.FileSystem;
 
@@ -15,9 +16,6 @@ namespace Dedup.Core.Tests.FileSystem;
 /// </summary>
 public sealed class RootedTreeTests
 {
-    private const int ELOOP = 40;
-    private const int ENOTDIR = 20;
-
     /// <summary>The folders of the walk, outermost first: step 1 is <c>a</c>, step 3 is <c>a/b/c</c>, which holds <c>f</c>.</summary>
     private static readonly string[] Steps = ["a", "a/b", "a/b/c"];
 

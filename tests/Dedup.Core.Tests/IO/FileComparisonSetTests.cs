@@ -21,11 +21,10 @@ public sealed class FileComparisonSetTests
     [LinuxFact]
     public async Task A_group_keeps_its_unchanged_members_and_drops_a_changed_one()
     {
-        using var tree = Tree(4);
-        var (context, nodes) = await ListAsync(tree);
-        using var _ = context.Reader;
+        using var listed = await Listed.CreateAsync(4);
+        var (tree, nodes) = (listed.Tree, listed.Nodes);
         File.AppendAllText(tree.PathOf("f2.bin"), "x"); // changed after the listing
-        using var set = new FileComparisonSet(nodes, Size, context);
+        using var set = listed.Set();
 
         set.AddGroup([0, 1, 2], verifiedByBytes: true);
         set.AddGroup([2, 3], verifiedByBytes: false); // one left: no group
@@ -42,10 +41,8 @@ public sealed class FileComparisonSetTests
     [LinuxFact]
     public async Task A_group_of_two_is_kept_and_of_one_is_refused()
     {
-        using var tree = Tree(2);
-        var (context, nodes) = await ListAsync(tree);
-        using var _ = context.Reader;
-        using var set = new FileComparisonSet(nodes, Size, context);
+        using var listed = await Listed.CreateAsync(2);
+        using var set = listed.Set();
 
         var refused = Assert.Throws<ArgumentException>(() => set.AddGroup([0], verifiedByBytes: true));
         Assert.Equal("indices", refused.ParamName);
@@ -58,11 +55,10 @@ public sealed class FileComparisonSetTests
     [LinuxFact]
     public async Task A_file_that_fails_a_read_is_dropped_and_a_dropped_file_is_not_read_again()
     {
-        using var tree = Tree(3);
-        var (context, nodes) = await ListAsync(tree);
-        using var _ = context.Reader;
+        using var listed = await Listed.CreateAsync(3);
+        var (tree, nodes) = (listed.Tree, listed.Nodes);
         File.Delete(tree.PathOf("f1.bin"));
-        using var set = new FileComparisonSet(nodes, Size, context);
+        using var set = listed.Set();
         var buffer = new byte[10];
 
         Assert.True(set.TryRead(0, 0, buffer));
@@ -83,12 +79,11 @@ public sealed class FileComparisonSetTests
     [LinuxFact]
     public async Task A_probe_keeps_its_file_open_only_when_asked_until_it_is_taken()
     {
-        using var tree = Tree(2);
-        var (context, nodes) = await ListAsync(tree);
-        using var _ = context.Reader;
+        using var listed = await Listed.CreateAsync(2);
+        var (tree, nodes) = (listed.Tree, listed.Nodes);
         var prefix = new byte[100];
         var suffix = new byte[100];
-        using var set = new FileComparisonSet(nodes, Size, context);
+        using var set = listed.Set();
         Assert.True(set.CanKeepOpen);
 
         Assert.True(set.TryProbe(0, prefix, suffix, keepOpen: false));
@@ -113,11 +108,10 @@ public sealed class FileComparisonSetTests
     [LinuxFact]
     public async Task Files_a_whole_read_kept_open_close_on_release_and_on_close_kept()
     {
-        using var tree = Tree(3);
-        var (context, nodes) = await ListAsync(tree);
-        using var _ = context.Reader;
+        using var listed = await Listed.CreateAsync(3);
+        var tree = listed.Tree;
         var whole = new byte[Size];
-        var set = new FileComparisonSet(nodes, Size, context);
+        var set = listed.Set();
 
         Assert.True(set.TryReadWhole(0, whole, keepOpen: false));
         Assert.Equal(TempTree.RandomBytes(Size, 0), whole);
@@ -137,11 +131,10 @@ public sealed class FileComparisonSetTests
     [LinuxFact]
     public async Task The_last_check_goes_through_the_file_a_read_kept_open_and_by_path_for_the_others()
     {
-        using var tree = Tree(4);
-        var (context, nodes) = await ListAsync(tree);
-        using var _ = context.Reader;
+        using var listed = await Listed.CreateAsync(4);
+        var (tree, nodes) = (listed.Tree, listed.Nodes);
         var whole = new byte[Size];
-        using var set = new FileComparisonSet(nodes, Size, context);
+        using var set = listed.Set();
         Assert.True(set.TryReadWhole(0, whole, keepOpen: true));
         Assert.True(set.TryReadWhole(1, whole, keepOpen: true));
         Assert.True(set.TryReadWhole(2, whole, keepOpen: false));
@@ -165,11 +158,10 @@ public sealed class FileComparisonSetTests
     [LinuxFact]
     public async Task A_file_deleted_before_its_whole_read_or_probe_fails_without_being_dropped_here()
     {
-        using var tree = Tree(1);
-        var (context, nodes) = await ListAsync(tree);
-        using var _ = context.Reader;
+        using var listed = await Listed.CreateAsync(1);
+        var (tree, nodes) = (listed.Tree, listed.Nodes);
         File.Delete(tree.PathOf("f0.bin"));
-        using var set = new FileComparisonSet(nodes, Size, context);
+        using var set = listed.Set();
 
         Assert.False(set.TryReadWhole(0, new byte[Size], keepOpen: true));
         Assert.False(set.TryProbe(0, new byte[10], new byte[10], keepOpen: true));
@@ -180,10 +172,9 @@ public sealed class FileComparisonSetTests
     [LinuxFact]
     public async Task Reads_for_a_disks_physical_order_record_each_files_offset_and_keep_nothing_open()
     {
-        using var tree = Tree(1);
-        var (context, nodes) = await ListAsync(tree);
-        using var _ = context.Reader;
-        using var set = new FileComparisonSet(nodes, Size, context) { RecordPhysicalOffsets = true };
+        using var listed = await Listed.CreateAsync(1);
+        var nodes = listed.Nodes;
+        using var set = new FileComparisonSet(nodes, Size, listed.Context) { RecordPhysicalOffsets = true };
         Assert.False(set.CanKeepOpen);
         Assert.Equal(-1, nodes[0].PhysicalOffset);
 
@@ -195,11 +186,10 @@ public sealed class FileComparisonSetTests
     [LinuxFact]
     public async Task Reads_through_content_maps_read_each_files_mapped_bytes_and_keep_nothing_open()
     {
-        using var tree = Tree(2);
-        var (context, nodes) = await ListAsync(tree);
-        using var _ = context.Reader;
+        using var listed = await Listed.CreateAsync(2);
+        var nodes = listed.Nodes;
         var maps = new Dictionary<FileNode, IContentMap> { [nodes[0]] = new Skip(100), [nodes[1]] = new Skip(200) };
-        using var set = new FileComparisonSet(nodes, Size - 200, context, maps);
+        using var set = listed.Set(Size - 200, maps);
         Assert.False(set.CanKeepOpen);
         Assert.Same(maps[nodes[1]], set.ContentMap(1));
         var buffer = new byte[50];
@@ -213,11 +203,11 @@ public sealed class FileComparisonSetTests
     [LinuxFact]
     public async Task A_whole_file_digest_is_kept_for_the_cache_but_not_one_of_mapped_content()
     {
-        using var tree = Tree(1);
-        var (_, nodes) = await ListAsync(tree);
+        using var listed = await Listed.CreateAsync(1);
+        var nodes = listed.Nodes;
         var digests = new ContentDigests();
         digests.Open();
-        var context = new ScanContext(new DuplicateFinderBuilder().AddRoot(tree.Root).Build().Options, new ScanErrorSink(), digests: digests);
+        var context = new ScanContext(new DuplicateFinderBuilder().AddRoot(listed.Tree.Root).Build().Options, new ScanErrorSink(), digests: digests);
         using var _ = context.Reader;
 
         using (var mapped = new FileComparisonSet(nodes, Size - 100, context, new Dictionary<FileNode, IContentMap> { [nodes[0]] = new Skip(100) }))
@@ -235,12 +225,11 @@ public sealed class FileComparisonSetTests
     [LinuxFact]
     public async Task Probe_keys_are_kept_by_index_when_asked_for()
     {
-        using var tree = Tree(2);
-        var (context, nodes) = await ListAsync(tree);
-        using var _ = context.Reader;
+        using var listed = await Listed.CreateAsync(2);
+        var nodes = listed.Nodes;
         var keys = new ulong[2];
-        using var keeping = new FileComparisonSet(nodes, Size, context) { ProbeKeys = keys };
-        using var plain = new FileComparisonSet(nodes, Size, context);
+        using var keeping = new FileComparisonSet(nodes, Size, listed.Context) { ProbeKeys = keys };
+        using var plain = listed.Set();
 
         keeping.NoteProbeKey(1, 42);
         plain.NoteProbeKey(0, 7);
@@ -252,29 +241,47 @@ public sealed class FileComparisonSetTests
         Assert.Equal(Size, keeping.Length);
     }
 
-    /// <summary>Files f0..f(n-1).bin of <see cref="Size"/> random bytes each, seeded by their number.</summary>
-    private static TempTree Tree(int count)
+    /// <summary>
+    /// Files f0..f(n-1).bin of <see cref="Size"/> random bytes each, seeded by their number, listed as a scan lists them
+    /// (nodes in path order), with a scan context whose reader the tests' sets read through.
+    /// </summary>
+    private sealed class Listed : IDisposable
     {
-        var tree = new TempTree();
-        for (var i = 0; i < count; i++)
+        private Listed(TempTree tree, ScanContext context, List<FileNode> nodes) => (Tree, Context, Nodes) = (tree, context, nodes);
+
+        public TempTree Tree { get; }
+
+        public ScanContext Context { get; }
+
+        public List<FileNode> Nodes { get; }
+
+        public static async Task<Listed> CreateAsync(int count)
         {
-            tree.Write($"f{i}.bin", TempTree.RandomBytes(Size, i));
+            var tree = new TempTree();
+            for (var i = 0; i < count; i++)
+            {
+                tree.Write($"f{i}.bin", TempTree.RandomBytes(Size, i));
+            }
+
+            var finder = new DuplicateFinderBuilder().AddRoot(tree.Root).Build();
+            var files = new List<ScannedFile>();
+            await foreach (var scanned in new ParallelFileEnumerator().EnumerateAsync(EnumerationContexts.Create(finder.Options, new ScanErrorSink())))
+            {
+                files.Add(scanned);
+            }
+
+            var nodes = files.OrderBy(f => f.Path.ToString(), StringComparer.Ordinal).Select(f => new FileNode(f)).ToList();
+            return new Listed(tree, new ScanContext(finder.Options, new ScanErrorSink()), nodes);
         }
 
-        return tree;
-    }
+        /// <summary>A set of every node, of <paramref name="length"/> bytes (the files' size unless given).</summary>
+        public FileComparisonSet Set(long length = Size, IReadOnlyDictionary<FileNode, IContentMap>? maps = null) => new(Nodes, length, Context, maps);
 
-    private static async Task<(ScanContext Context, List<FileNode> Nodes)> ListAsync(TempTree tree)
-    {
-        var finder = new DuplicateFinderBuilder().AddRoot(tree.Root).Build();
-        var files = new List<ScannedFile>();
-        await foreach (var scanned in new ParallelFileEnumerator().EnumerateAsync(EnumerationContexts.Create(finder.Options, new ScanErrorSink())))
+        public void Dispose()
         {
-            files.Add(scanned);
+            Context.Reader.Dispose();
+            Tree.Dispose();
         }
-
-        var nodes = files.OrderBy(f => f.Path.ToString(), StringComparer.Ordinal).Select(f => new FileNode(f)).ToList();
-        return (new ScanContext(finder.Options, new ScanErrorSink()), nodes);
     }
 
     /// <summary>Content that skips the file's first bytes: content offset o is file offset o + skip.</summary>

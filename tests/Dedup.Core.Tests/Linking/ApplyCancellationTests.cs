@@ -50,31 +50,42 @@ public sealed class ApplyCancellationTests
         Assert.All(copies, c => Assert.Equal(Content, File.ReadAllBytes(c)));
     }
 
+    /// <summary>
+    /// A token cancelled while the last action reports its progress finds nothing left to stop: that plan's run is
+    /// complete and returns its report. The same token, still cancelled, stops the next plan before its first action.
+    /// </summary>
     [LinuxFact]
-    public async Task A_cancel_after_the_last_action_is_a_completed_run()
+    public async Task A_cancel_after_the_last_action_is_a_completed_run_and_stops_the_next_plan_before_it_starts()
     {
         using var tree = new LinkTree();
-        tree.Write("a.bin", Content);
-        tree.Write("b.bin", Content);
-        var plan = LinkTree.Plan(await tree.ScanAsync(), Linkers.HardLink, KeepRule.PathOrder);
+        var kept = tree.Write("first/a.bin", Content);
+        var copies = new[] { tree.Write("first/b.bin", Content), tree.Write("first/c.bin", Content) };
+        var other = TempTree.RandomBytes(7000, 362);
+        var nextFiles = new[] { tree.Write("next/a.bin", other), tree.Write("next/b.bin", other) };
+        var nextInodes = nextFiles.Select(TestNative.Inode).ToArray();
+        var plan = LinkTree.Plan(await tree.ScanAsync(tree.PathOf("first")), Linkers.HardLink, KeepRule.PathOrder);
+        var next = LinkTree.Plan(await tree.ScanAsync(tree.PathOf("next")), Linkers.HardLink, KeepRule.PathOrder);
         using var cancellation = new CancellationTokenSource();
 
-        var report = await plan.ApplyAsync(new Synchronous(_ => cancellation.Cancel()), cancellation.Token);
+        var report = await plan.ApplyAsync(new Synchronous(p =>
+        {
+            if (p.Completed == 2)
+            {
+                cancellation.Cancel();
+            }
+        }), cancellation.Token);
 
-        Assert.Equal(1, report.Done);
+        Assert.True(cancellation.IsCancellationRequested);
+        Assert.Equal((2, 0, 0), (report.Done, report.Skipped, report.Failed));
         Assert.Empty(report.NotStarted);
-    }
+        Assert.All(copies, c => Assert.Equal(TestNative.Inode(kept), TestNative.Inode(c)));
 
-    [Fact]
-    public void The_standard_constructors_carry_no_report()
-    {
-        var plain = new ActionsCancelledException();
-        Assert.Equal("Applying the plan was cancelled.", plain.Message);
-        Assert.Equal((null, null), (plain.Report, plain.FolderReport));
-        var inner = new IOException("disk");
-        var wrapped = new ActionsCancelledException("stopped", inner);
-        Assert.Equal(("stopped", inner), (wrapped.Message, wrapped.InnerException));
-        Assert.Equal("stopped", new ActionsCancelledException("stopped").Message);
+        var stopped = await Assert.ThrowsAsync<ActionsCancelledException>(async () => await next.ApplyAsync(new Synchronous(_ => { }), cancellation.Token));
+
+        Assert.Equal((0, 0, 0), (stopped.Report!.Done, stopped.Report.Skipped, stopped.Report.Failed));
+        Assert.Equal(next.Actions, stopped.Report.NotStarted);
+        Assert.Equal("Applying the plan was cancelled: 0 actions done, 1 not started.", stopped.Message);
+        Assert.Equal(nextInodes, nextFiles.Select(TestNative.Inode));
     }
 
     /// <summary>A synchronous <see cref="IProgress{T}"/>: the callback runs before the next action starts.</summary>

@@ -2,6 +2,7 @@ using Dedup.Core.Enumeration;
 using Dedup.Core.Linking;
 using Dedup.Core.Paths;
 using Dedup.Core.Tests.Infrastructure;
+using static Dedup.Core.Tests.Linking.PartitionFiles;
 using Dedup.Core.Topology;
 
 namespace Dedup.Core.Tests.Linking;
@@ -14,7 +15,6 @@ namespace Dedup.Core.Tests.Linking;
 [System.Runtime.Versioning.SupportedOSPlatform("linux")]
 public sealed class PlanPartitionDetailTests
 {
-    private static readonly byte[] Content = TempTree.RandomBytes(5_000, 362);
     private static readonly DateTime Time = new(2024, 1, 1, 0, 0, 0, DateTimeKind.Utc);
 
     [LinuxFact]
@@ -108,21 +108,6 @@ public sealed class PlanPartitionDetailTests
         Assert.All(links.Actions, x => Assert.Null(x.Refusal));
         Assert.Equal([("/p/a.bin", "/q/b.bin"), ("/p/a.bin", "/q/c.bin")], hard.Actions.Select(x => (x.Kept.Path.ToString(), x.Path.ToString())));
         Assert.All(hard.Actions, x => Assert.StartsWith("media-payload match", x.Refusal, StringComparison.Ordinal));
-    }
-
-    private static (string Kept, string Path, bool Refused)[] Summary(DuplicateActionPlan plan) =>
-        plan.Actions.Select(x => (x.Kept.Path.ToString(), x.Path.ToString(), x.Refusal is not null)).ToArray();
-
-    private static string Write(LinkTree tree, string name, string mode, DateTime? time = null)
-    {
-        var path = tree.Write(name, Content);
-        TempTree.Run("chmod", mode, path);
-        if (time is { } t)
-        {
-            File.SetLastWriteTimeUtc(path, t);
-        }
-
-        return path;
     }
 
     private static DuplicateFile Made(string path, ulong device, ulong inode) =>

@@ -2,6 +2,7 @@ using Dedup.Core.Enumeration;
 using Dedup.Core.Linking;
 using Dedup.Core.Paths;
 using Dedup.Core.Tests.Infrastructure;
+using static Dedup.Core.Tests.Linking.PartitionFiles;
 
 namespace Dedup.Core.Tests.Linking;
 
@@ -18,7 +19,6 @@ public sealed class PlanPartitionTests
 {
     private const string Btrfs = "DEDUP_TEST_BTRFS";
     private const string Small = "DEDUP_TEST_SMALLFS";
-    private static readonly byte[] Content = TempTree.RandomBytes(20_000, 361);
 
     [LinuxFact]
     public async Task Modes_600_644_644_hard_link_the_two_644s_and_leave_the_600_with_the_reason()
@@ -130,15 +130,11 @@ public sealed class PlanPartitionTests
     public async Task A_part_the_rules_leave_tied_is_listed_undecided_while_the_other_part_is_linked()
     {
         using var tree = new LinkTree();
-        var a = Write(tree, "a.bin", "600");
-        var b = Write(tree, "b.bin", "600");
-        var c = Write(tree, "c.bin", "644");
-        var d = Write(tree, "d.bin", "644");
         var time = new DateTime(2024, 1, 1, 0, 0, 0, DateTimeKind.Utc);
-        File.SetLastWriteTimeUtc(a, time);
-        File.SetLastWriteTimeUtc(b, time.AddDays(2)); // the newest: kept
-        File.SetLastWriteTimeUtc(c, time.AddDays(1));
-        File.SetLastWriteTimeUtc(d, time.AddDays(1)); // tied with c
+        var a = Write(tree, "a.bin", "600", time);
+        var b = Write(tree, "b.bin", "600", time.AddDays(2)); // the newest: kept
+        var c = Write(tree, "c.bin", "644", time.AddDays(1));
+        var d = Write(tree, "d.bin", "644", time.AddDays(1)); // tied with c
 
         var plan = LinkTree.Plan(await tree.ScanAsync(), Linkers.HardLink, KeepRule.Newest);
 
@@ -204,33 +200,7 @@ public sealed class PlanPartitionTests
         Assert.All(keptOutside.Actions, x => Assert.Equal($"kept file's folder {tree.PathOf("out")}: is not under any scanned root; nothing done", x.Refusal));
     }
 
-    /// <summary>Writes <see cref="Content"/> and sets its mode (and owner) with the real tools.</summary>
-    private static string Write(LinkTree tree, string name, string mode, string? owner = null)
-    {
-        var path = tree.Write(name, Content);
-        TempTree.Run("chmod", mode, path);
-        if (owner is not null)
-        {
-            TempTree.Run("chown", owner, path);
-        }
-
-        return path;
-    }
-
     private static string Ids(string path) => $"{OwnerOf(path).Owner}:{OwnerOf(path).Group}";
-
-    private static (uint? Owner, uint? Group) OwnerOf(string path)
-    {
-        Assert.Equal(0, TestNative.FileStatusOf(path, out var status));
-        return (status.Uid, status.Gid);
-    }
-
-    private static string TextOf(DuplicateActionPlan plan)
-    {
-        using var writer = new StringWriter { NewLine = "\n" };
-        plan.WriteTo(writer);
-        return writer.ToString();
-    }
 
     private static DuplicateFile Described(string path)
     {

@@ -1,30 +1,17 @@
 using Dedup.Core.Linking;
 using Dedup.Core.Tests.Folders;
 using Dedup.Core.Tests.Infrastructure;
+using static Dedup.Core.Tests.Infrastructure.ReferenceRecipe;
 
 namespace Dedup.Core.Tests.Linking;
 
 /// <summary>
 /// Protected and reference folders (issue #37 point 3) on real trees: a protected copy is never acted on and, in a group
 /// that has one, is the copy kept; with a reference folder, groups with no copy under it are left alone (rmlint's
-/// <c>B // A -k -m</c>). The recipe: A/one, A/two and B/copy equal; B/x1 and B/x2 equal.
+/// <c>B // A -k -m</c>). The trees are <see cref="ReferenceRecipe"/>'s.
 /// </summary>
 public sealed class ProtectionTests
 {
-    private static readonly byte[] Same = TempTree.RandomBytes(5000, 381);
-    private static readonly byte[] Other = TempTree.RandomBytes(6000, 382);
-
-    private static TempTree Recipe()
-    {
-        var tree = new TempTree();
-        tree.Write("A/one", Same);
-        tree.Write("A/two", Same);
-        tree.Write("B/copy", Same);
-        tree.Write("B/x1", Other);
-        tree.Write("B/x2", Other);
-        return tree;
-    }
-
     private static async Task<DuplicateActionPlan> PlanAsync(TempTree tree, Action<DuplicateActionPlanBuilder> configure)
     {
         var (groups, _) = await Scan.RunAsync(b => b.AddRoot(tree.Root));
@@ -33,13 +20,10 @@ public sealed class ProtectionTests
         return builder.Build().Plan(groups);
     }
 
-    private static List<string> Remaining(TempTree tree) =>
-        Directory.EnumerateFiles(tree.Root, "*", SearchOption.AllDirectories).Select(f => FolderScanRun.Relative(tree, f)).Order(StringComparer.Ordinal).ToList();
-
     [LinuxFact]
     public async Task A_reference_folder_deletes_from_B_only_what_exists_in_A()
     {
-        using var tree = Recipe();
+        using var tree = Files();
 
         var plan = await PlanAsync(tree, b => b.Reference(tree.PathOf("A")));
 
@@ -63,7 +47,7 @@ public sealed class ProtectionTests
     [LinuxFact]
     public async Task A_protected_copy_is_kept_whatever_the_rules_say_and_duplicates_elsewhere_are_still_acted_on()
     {
-        using var tree = Recipe();
+        using var tree = Files();
 
         // The rules alone keep B/copy (and would delete both copies in A).
         var unprotected = await PlanAsync(tree, b => b.Keep(KeepRule.PreferUnder(tree.PathOf("B"))).Keep(KeepRule.PathOrder));
@@ -79,7 +63,7 @@ public sealed class ProtectionTests
     [LinuxFact]
     public async Task The_rules_choose_the_kept_copy_among_the_protected_and_a_tie_among_them_is_left_alone()
     {
-        using var tree = Recipe();
+        using var tree = Files();
         var early = new DateTime(2020, 1, 1, 0, 0, 0, DateTimeKind.Utc);
         File.SetLastWriteTimeUtc(tree.PathOf("A/two"), early);
         File.SetLastWriteTimeUtc(tree.PathOf("A/one"), early.AddDays(1));
@@ -100,7 +84,7 @@ public sealed class ProtectionTests
     [LinuxFact]
     public async Task A_folder_named_through_a_symbolic_link_is_protected_by_identity()
     {
-        using var tree = Recipe();
+        using var tree = Files();
         var link = tree.Symlink(tree.PathOf("A"), "to-A");
 
         var plan = await PlanAsync(tree, b => b.Keep(KeepRule.PreferUnder(tree.PathOf("B"))).Keep(KeepRule.PathOrder).Reference(link));
@@ -142,7 +126,7 @@ public sealed class ProtectionTests
     public async Task A_reference_folder_renamed_after_the_scan_still_counts_by_its_path()
     {
         // The identities are read when planning: the folder is gone by then, so its path alone decides.
-        using var tree = Recipe();
+        using var tree = Files();
         var (groups, _) = await Scan.RunAsync(b => b.AddRoot(tree.PathOf("A")).AddRoot(tree.PathOf("B")));
         var planner = new DuplicateActionPlanBuilder().UseLinker(Linkers.Delete).Reference(tree.PathOf("A")).Build();
         Directory.Move(tree.PathOf("A"), tree.PathOf("A-moved"));
@@ -159,7 +143,7 @@ public sealed class ProtectionTests
     public async Task A_folder_named_twice_counts_once()
     {
         // By path alone (renamed after the scan, as above): naming A twice as a reference folder changes nothing.
-        using var tree = Recipe();
+        using var tree = Files();
         var (groups, _) = await Scan.RunAsync(b => b.AddRoot(tree.PathOf("A")).AddRoot(tree.PathOf("B")));
         var planner = new DuplicateActionPlanBuilder().UseLinker(Linkers.Delete).Reference(tree.PathOf("A"), tree.PathOf("A")).Build();
         Directory.Move(tree.PathOf("A"), tree.PathOf("A-moved"));
@@ -173,7 +157,7 @@ public sealed class ProtectionTests
     [LinuxFact]
     public async Task Folders_that_are_missing_or_files_fail_Build()
     {
-        using var tree = Recipe();
+        using var tree = Files();
 
         var missing = Assert.Throws<ArgumentException>(() => new DuplicateActionPlanBuilder().UseLinker(Linkers.Delete).Protect(tree.PathOf("nothing")).Build());
         var file = Assert.Throws<ArgumentException>(() => new DuplicateActionPlanBuilder().UseLinker(Linkers.Delete).Reference(tree.PathOf("B/x1")).Build());
@@ -210,6 +194,42 @@ public sealed class ProtectionTests
         var action = Assert.Single(plan.Actions);
         Assert.Equal(tree.PathOf("A/d"), action.Kept.ToString());
         Assert.Equal(tree.PathOf("B/d"), action.Folder.ToString());
+    }
+
+    /// <summary>
+    /// Folder mode with a reference folder: the pair B/d1, B/d2 has no folder under A, so it is left alone as folders
+    /// and given back to the file groups: f's copies join A/one's group and are deleted; u's make a group of their own,
+    /// left alone (no copy under A). Named or ignoring names alike; without reference folders nothing is given back.
+    /// </summary>
+    [LinuxTheory]
+    [InlineData(false)]
+    [InlineData(true)]
+    public async Task A_folder_pair_with_no_folder_under_a_reference_folder_gives_its_files_back(bool ignoreNames)
+    {
+        using var tree = FolderPairs();
+        var scan = new DuplicateFinderBuilder().AddRoot(tree.Root).UseFolderMode(ignoreNames: ignoreNames).Build().FindAsync();
+        var groups = new List<DuplicateGroup>();
+        await foreach (var group in scan)
+        {
+            groups.Add(group);
+        }
+
+        var builder = new DuplicateActionPlanBuilder().UseLinker(Linkers.Delete);
+        Assert.Equal(
+            builder.Build().Plan(groups).Actions.Select(a => a.Path),
+            builder.Build().Plan(groups, scan.FolderGroups).Actions.Select(a => a.Path));
+        var planner = builder.Reference(tree.PathOf("A")).Build();
+        Assert.Empty(planner.PlanFolders(scan.FolderGroups).Actions);
+
+        var plan = planner.Plan(groups, scan.FolderGroups);
+
+        Assert.Equal([tree.PathOf("B/d1/f"), tree.PathOf("B/d2/f")], plan.Actions.Select(a => a.Path.ToString()));
+        Assert.All(plan.Actions, a => Assert.Equal(tree.PathOf("A/one"), a.Kept.Path.ToString()));
+        Assert.All(plan.Actions, a => Assert.Null(a.Refusal));
+        var alone = Assert.Single(plan.UnreferencedGroups);
+        Assert.Equal([tree.PathOf("B/d1/u"), tree.PathOf("B/d2/u")], alone.Files.Select(f => f.Path.ToString()));
+        Assert.Equal(Other.Length, alone.Size);
+        Assert.True(alone.VerifiedByBytes);
     }
 
     [LinuxFact]
