@@ -13,7 +13,8 @@ namespace Dedup.Cli.Acting;
 /// </summary>
 internal sealed class ActingCommand
 {
-    private readonly Argument<string[]> _paths = new("path") { Arity = ArgumentArity.ZeroOrMore, Description = "Folders to scan (or use --from-report)." };
+    private readonly Argument<string[]> _paths = new("path") { Arity = ArgumentArity.ZeroOrMore, Description = "Folders to scan (or use --files-from or --from-report)." };
+    private readonly Option<string?> _filesFrom = PathList.CreateOption();
     private readonly Option<string[]> _keep = new("--keep") { Description = "Which file stays: first-root, oldest, newest, shortest-path, path-order or prefix:FOLDER (repeatable; the first rule that decides wins; a group no rule decides is left alone; default first-root then path-order).", AllowMultipleArgumentsPerToken = false };
     private readonly Option<string[]> _protect = new("--protect") { Description = "Never act on a copy under this folder: in a group with one, a protected copy is the one kept (chosen by --keep among them) and only the others are acted on (repeatable; scanned too).", AllowMultipleArgumentsPerToken = false };
     private readonly Option<string[]> _reference = new("--reference") { Description = "As --protect, and act only on groups with a copy under this folder: 'dedup delete B --reference A' deletes from B what exists in A and leaves duplicates inside B alone (repeatable; scanned too).", AllowMultipleArgumentsPerToken = false };
@@ -29,7 +30,7 @@ internal sealed class ActingCommand
     {
         _keep.CompletionSources.Add("first-root", "oldest", "newest", "shortest-path", "path-order", "prefix:"); // shell completion offers the rules
         command.Arguments.Add(_paths);
-        foreach (var option in new Option[] { _keep, _protect, _reference, _dryRun, _yes, _fromReport, _log, _verbose, _folders })
+        foreach (var option in new Option[] { _keep, _protect, _reference, _dryRun, _yes, _fromReport, _filesFrom, _log, _verbose, _folders })
         {
             command.Options.Add(option);
         }
@@ -39,11 +40,21 @@ internal sealed class ActingCommand
 
     public async Task<int> RunAsync(ParseResult result, Func<ILinker> linkerFactory, CancellationToken cancellationToken)
     {
-        var paths = result.GetValue(_paths) ?? [];
         var report = result.GetValue(_fromReport);
+        var list = result.GetValue(_filesFrom);
+        if (report is not null && list is not null)
+        {
+            return await BadUsageAsync("--files-from names paths to scan; with --from-report the report's groups are acted on instead").ConfigureAwait(false);
+        }
+
+        if (PathList.Gather(result.GetValue(_paths) ?? [], list, out var listProblem) is not { } paths)
+        {
+            return await BadUsageAsync(listProblem!).ConfigureAwait(false);
+        }
+
         if ((paths.Length == 0) == (report is null))
         {
-            return await BadUsageAsync("give folders to scan or --from-report FILE (not both)").ConfigureAwait(false);
+            return await BadUsageAsync(list is not null ? "--files-from: the list names no path" : "give folders to scan or --from-report FILE (not both)").ConfigureAwait(false);
         }
 
         if (report is not null && _selection.FirstGiven(result) is { } option)
