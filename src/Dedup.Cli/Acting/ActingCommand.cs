@@ -296,7 +296,7 @@ internal sealed class ActingCommand
             rules.Add(value switch
             {
                 "first-root" when roots.Length == 0 => throw new ArgumentException("--keep first-root needs folders to scan (it is not available with --from-report)"),
-                "first-root" => KeepRule.PreferUnder(roots), // resolved as the scan resolves its roots
+                "first-root" => FirstRootRule.Create(roots), // a PATH may be a file
                 "oldest" => KeepRule.Oldest,
                 "newest" => KeepRule.Newest,
                 "shortest-path" => KeepRule.ShortestPath,
