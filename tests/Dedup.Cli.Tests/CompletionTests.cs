@@ -18,6 +18,7 @@ public sealed class CompletionTests
         Assert.Equal(["Photos (copy)"], Bash(tree, @"dedup find '""Photos (c'", 2)); // typed in double quotes
         Assert.Equal(["Photos (copy)"], Bash(tree, @"dedup find 'Photos\ \(c'", 2)); // typed with backslashes
         Assert.Equal(["Photos (copy)"], Bash(tree, "dedup link --mode hard 'Photos (c'", 4));
+        Assert.Equal(["completion-script"], Bash(tree, "dedup find comp", 2)); // a PATH may be a file
     }
 
     [RequiresToolFact("bash")]
@@ -49,6 +50,7 @@ public sealed class CompletionTests
         Assert.Contains("json", Fish(tree, "dedup find --format "));
         Assert.Contains("--version", Fish(tree, "dedup --"));
         Assert.Contains("--min-size", Fish(tree, "dedup delete --min"));
+        Assert.Contains("completion-script", Fish(tree, "dedup find comp")); // a PATH may be a file
     }
 
     [RequiresToolFact("zsh")]
@@ -63,6 +65,7 @@ public sealed class CompletionTests
         Assert.Equal(["csv", "json", "paths0", "text"], Zsh(tree, "dedup find --format "));
         Assert.Contains("--version", Zsh(tree, "dedup --"));
         Assert.Contains("--min-size", Zsh(tree, "dedup delete --min"));
+        Assert.Equal(["completion-script"], Zsh(tree, "dedup find comp")); // a PATH may be a file
     }
 
     private static async Task<TempTree> TreeWithScriptAsync(string shell)
@@ -73,7 +76,7 @@ public sealed class CompletionTests
         Directory.CreateDirectory(tree.PathOf("Other"));
         var (exit, script, stderr) = await CliProcess.RunAsync(["completion", shell]);
         Assert.True(exit == 0, stderr);
-        tree.Write("completion-script", script); // a file: only folders are completed here
+        tree.Write("completion-script", script); // a file: completed as a PATH, not after a folder option
         return tree;
     }
 

@@ -330,7 +330,8 @@ internal sealed class ActingCommand
 
     /// <summary>
     /// The --protect and --reference folders a scan of <paramref name="paths"/> would not reach, so their copies are found:
-    /// those neither inside a PATH nor holding one (one that is not a folder is left to the planner to refuse).
+    /// those neither inside a PATH nor holding one (one that is not a folder is left to the planner to refuse). A PATH
+    /// that is a file holds nothing: a folder holding it is scanned too.
     /// </summary>
     private static IEnumerable<string> FoldersToScan(string[] paths, string[] folders)
     {
@@ -339,7 +340,11 @@ internal sealed class ActingCommand
         {
             try
             {
-                roots.Add(AbsolutePath.Resolve(path));
+                var root = AbsolutePath.Resolve(path);
+                if (Directory.Exists(root.ToString()))
+                {
+                    roots.Add(root);
+                }
             }
             catch (DirectoryNotFoundException)
             {
