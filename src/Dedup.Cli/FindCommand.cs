@@ -15,7 +15,7 @@ internal static class FindCommand
 {
     public static Command Create()
     {
-        var paths = new Argument<string[]>("path") { Arity = ArgumentArity.ZeroOrMore, Description = "Folders to scan (or --files-from)." };
+        var paths = new Argument<string[]>("path") { Arity = ArgumentArity.ZeroOrMore, Description = "Folders, or files (Linux), to scan (or --files-from)." };
         var filesFrom = PathList.CreateOption();
         var format = new Option<string>("--format") { Description = "Output format: text, json, csv or paths0 (every name of every duplicate, exact bytes, each ended by a NUL byte, for xargs -0).", DefaultValueFactory = _ => "text" };
         format.AcceptOnlyFromAmong("text", "json", "csv", "paths0");
@@ -32,7 +32,7 @@ internal static class FindCommand
         var stats = new Option<bool>("--stats") { Description = "Also write what the run cost in the summary: bytes read and the cache's counters. They vary from run to run; without --stats an unchanged tree gives byte-identical reports." };
         var selection = new ScanSelection();
 
-        var command = new Command("find", "Find duplicate files under the given folders.")
+        var command = new Command("find", "Find duplicate files under the given folders (and among the given files).")
         {
             paths, format, output, sort, summaryOnly, folders, ignoreNames, cache, catalog, machine, keep, stats, filesFrom,
         };

@@ -13,7 +13,7 @@ namespace Dedup.Cli.Acting;
 /// </summary>
 internal sealed class ActingCommand
 {
-    private readonly Argument<string[]> _paths = new("path") { Arity = ArgumentArity.ZeroOrMore, Description = "Folders to scan (or use --files-from or --from-report)." };
+    private readonly Argument<string[]> _paths = new("path") { Arity = ArgumentArity.ZeroOrMore, Description = "Folders, or files (Linux), to scan (or use --files-from or --from-report)." };
     private readonly Option<string?> _filesFrom = PathList.CreateOption();
     private readonly Option<string[]> _keep = new("--keep") { Description = "Which file stays: first-root, oldest, newest, shortest-path, path-order or prefix:FOLDER (repeatable; the first rule that decides wins; a group no rule decides is left alone; default first-root then path-order).", AllowMultipleArgumentsPerToken = false };
     private readonly Option<string[]> _protect = new("--protect") { Description = "Never act on a copy under this folder: in a group with one, a protected copy is the one kept (chosen by --keep among them) and only the others are acted on (repeatable; scanned too).", AllowMultipleArgumentsPerToken = false };
