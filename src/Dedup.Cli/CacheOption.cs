@@ -1,5 +1,6 @@
 using System.CommandLine;
 using System.Runtime.InteropServices;
+using Dedup.Cli.Interop;
 using Dedup.Core.Caching.Sqlite;
 using Dedup.Core.Paths;
 
@@ -10,7 +11,7 @@ namespace Dedup.Cli;
 /// opened (SQLite would otherwise write FILE-journal beside it: <c>--cache /dev/null</c> left /dev/null-journal), and
 /// says which native library is missing when SQLite cannot start, instead of "a type initializer threw an exception".
 /// </summary>
-internal static partial class CacheOption
+internal static class CacheOption
 {
     private const string NativeLibraryName = "e_sqlite3";
 
@@ -44,32 +45,16 @@ internal static partial class CacheOption
     }
 
     /// <summary>What <paramref name="path"/> names when that is neither a regular file nor a folder (links followed); <see langword="null"/> otherwise, or when it does not exist.</summary>
-    private static unsafe string? KindOf(string path)
+    private static string? KindOf(string path)
     {
         if (!OperatingSystem.IsLinux())
         {
             return null;
         }
 
-        const int AtFdCwd = -100;
-        const uint StatxType = 0x1;
-        var buffer = stackalloc byte[256]; // struct statx; stx_mode is the u16 at offset 28
-        if (Statx(AtFdCwd, path, 0, StatxType, buffer) != 0)
-        {
-            return null; // missing (created by SQLite) or unreachable (SQLite's own warning names why)
-        }
-
-        return (*(ushort*)(buffer + 28) & 0xF000) switch
-        {
-            0x8000 or 0x4000 => null, // a regular file, or a folder (refused by ExactFileNames, by name)
-            0x2000 => "a character device",
-            0x6000 => "a block device",
-            0x1000 => "a named pipe",
-            0xC000 => "a socket",
-            _ => "not a file",
-        };
+        // Missing (created by SQLite) or unreachable (SQLite's own warning names why): nothing to refuse here.
+        return Libc.StatusOf(path, follow: true) is { Type: not Libc.Regular and not Libc.Folder } status
+            ? Libc.TypeName(status.Type) // a folder is refused by ExactFileNames, by name
+            : null;
     }
-
-    [LibraryImport("libc", EntryPoint = "statx", StringMarshalling = StringMarshalling.Utf8)]
-    private static unsafe partial int Statx(int directory, string path, int flags, uint mask, byte* buffer);
 }

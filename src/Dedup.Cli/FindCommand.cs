@@ -15,8 +15,8 @@ internal static class FindCommand
 {
     public static Command Create()
     {
-        var paths = new Argument<string[]>("path") { Arity = ArgumentArity.ZeroOrMore, Description = "Folders to scan (or --files-from)." };
-        var filesFrom = ExactFileNames.Require(new Option<string?>("--files-from") { Description = "Also scan the paths listed in this file ('-': standard input), NUL-separated when the list holds a NUL byte (find -print0), else one a line; names are taken as their exact bytes." });
+        var paths = new Argument<string[]>("path") { Arity = ArgumentArity.ZeroOrMore, Description = "Folders, or files (Linux), to scan (or --files-from)." };
+        var filesFrom = PathList.CreateOption();
         var format = new Option<string>("--format") { Description = "Output format: text, json, csv or paths0 (every name of every duplicate, exact bytes, each ended by a NUL byte, for xargs -0).", DefaultValueFactory = _ => "text" };
         format.AcceptOnlyFromAmong("text", "json", "csv", "paths0");
         var output = ExactFileNames.Require(new Option<FileInfo?>("--output", "-o") { Description = "Write the report to this file instead of standard output: replaced only once the report is complete, keeping its owner and mode; '-', or a file already open as standard output or error (/dev/stdout, a shell's >> log), is written through that descriptor; a symbolic link is refused." });
@@ -32,7 +32,7 @@ internal static class FindCommand
         var stats = new Option<bool>("--stats") { Description = "Also write what the run cost in the summary: bytes read and the cache's counters. They vary from run to run; without --stats an unchanged tree gives byte-identical reports." };
         var selection = new ScanSelection();
 
-        var command = new Command("find", "Find duplicate files under the given folders.")
+        var command = new Command("find", "Find duplicate files under the given folders (and among the given files).")
         {
             paths, format, output, sort, summaryOnly, folders, ignoreNames, cache, catalog, machine, keep, stats, filesFrom,
         };
@@ -53,18 +53,10 @@ internal static class FindCommand
                 return ExitCodes.BadUsage;
             }
 
-            var roots = result.GetValue(paths) ?? [];
-            if (result.GetValue(filesFrom) is { } list)
+            if (PathList.Gather(result.GetValue(paths) ?? [], result.GetValue(filesFrom), out var listProblem) is not { } roots)
             {
-                try
-                {
-                    roots = [.. roots, .. PathList.Read(list)];
-                }
-                catch (Exception ex) when (ex is IOException or UnauthorizedAccessException)
-                {
-                    await Console.Error.WriteLineAsync($"dedup: --files-from '{PathText.Escape(list)}': {PathText.EscapeMessage(ex.Message)}").ConfigureAwait(false);
-                    return ExitCodes.BadUsage;
-                }
+                await Console.Error.WriteLineAsync($"dedup: {listProblem}").ConfigureAwait(false);
+                return ExitCodes.BadUsage;
             }
 
             if (roots.Length == 0)

@@ -46,11 +46,11 @@ public abstract class DuplicateFinder
     public abstract DuplicateScan FindAsync(ScanCallbacks callbacks, CancellationToken cancellationToken = default);
 
     /// <summary>
-    /// Checks now that every root is an existing folder, as each scan does when it starts. A finder can be built
+    /// Checks now that every root is an existing folder (or, on Linux, a regular file), as each scan does when it starts. A finder can be built
     /// before its roots exist (a service starting before its backup disk is mounted); call this for an early, clear
     /// error before opening outputs or taking locks. The base implementation checks nothing.
     /// </summary>
-    /// <exception cref="DirectoryNotFoundException">A root does not exist or is a file; the message names it.</exception>
+    /// <exception cref="DirectoryNotFoundException">A root does not exist, or is a file that cannot be a root (folder mode, a FIFO or device, a link not followed, another system than Linux); the message names it.</exception>
     public virtual void CheckRoots()
     {
     }

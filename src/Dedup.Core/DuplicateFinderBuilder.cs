@@ -50,10 +50,13 @@ public sealed class DuplicateFinderBuilder
     /// </summary>
     public ScanOptions Options { get; } = new();
 
-    /// <summary>Adds a folder to scan.</summary>
+    /// <summary>Adds a folder (or, on Linux, a file) to scan.</summary>
     /// <param name="path">
-    /// An existing folder; relative paths are resolved against the current directory, and a <c>..</c> as the kernel
-    /// resolves it (see <see cref="AbsolutePath.Resolve"/>).
+    /// An existing folder, or on Linux a regular file, compared with the other roots' files (jdupes, fdupes and rmlint
+    /// accept files too): actions may then touch that one name in its folder, nothing beside it. Not in folder mode. A
+    /// link to a file is a root only when links are followed; a FIFO, socket or device is refused, never opened.
+    /// Relative paths are resolved against the current directory, and a <c>..</c> as the kernel resolves it (see
+    /// <see cref="AbsolutePath.Resolve"/>).
     /// </param>
     /// <returns>This builder.</returns>
     public DuplicateFinderBuilder AddRoot(string path)
@@ -63,8 +66,8 @@ public sealed class DuplicateFinderBuilder
         return this;
     }
 
-    /// <summary>Adds folders to scan.</summary>
-    /// <param name="paths">Existing folders.</param>
+    /// <summary>Adds folders (or, on Linux, files) to scan, as <see cref="AddRoot"/> does.</summary>
+    /// <param name="paths">Existing folders or files.</param>
     /// <returns>This builder.</returns>
     public DuplicateFinderBuilder AddRoots(IEnumerable<string> paths)
     {

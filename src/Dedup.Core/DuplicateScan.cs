@@ -287,15 +287,15 @@ public sealed class DuplicateScan : IAsyncEnumerable<DuplicateGroup>
         }
     }
 
-    /// <summary>Every root must be an existing folder when a scan starts (see <see cref="GetAsyncEnumerator"/>).</summary>
-    /// <exception cref="DirectoryNotFoundException">A root is missing or a file; <see cref="RootUnreachableException"/>
+    /// <summary>Every root must be an existing folder (or, on Linux, regular file) when a scan starts (see <see cref="GetAsyncEnumerator"/>).</summary>
+    /// <exception cref="DirectoryNotFoundException">A root is missing, or a file that cannot be a root; <see cref="RootUnreachableException"/>
     /// (<see cref="RootAccessDeniedException"/>) when the file system refused to say.</exception>
     internal static void CheckRoots(DuplicateFinderOptions options, Microsoft.Extensions.Logging.ILogger? logger)
     {
         foreach (var root in options.Roots)
         {
             var path = root.ToString();
-            if (RootProblem(path) is not { } problem)
+            if (RootProblem(path, options) is not { } problem)
             {
                 continue;
             }
@@ -310,19 +310,21 @@ public sealed class DuplicateScan : IAsyncEnumerable<DuplicateGroup>
     }
 
     /// <summary>
-    /// Why <paramref name="path"/> is not a folder a scan can start from, by the file system's own answer (links
+    /// Why <paramref name="path"/> is not a folder or file a scan can start from, by the file system's own answer (links
     /// followed, as for roots); <see langword="null"/> when it is one. Only "no such file" means missing: a refusal
     /// (EACCES on a folder on the way) says so, as does any other error, rather than send the user to check a mount.
+    /// A file is a root on Linux (folder mode excepted: it compares folders) when it is regular, as the walk would take it.
     /// </summary>
-    internal static DirectoryNotFoundException? RootProblem(string path) => Paths.PathKinds.Of(path, out var reason) switch
+    internal static DirectoryNotFoundException? RootProblem(string path, DuplicateFinderOptions options) => Paths.PathKinds.Of(path, out var reason) switch
     {
         Paths.PathKind.Folder => null,
-        Paths.PathKind.File => RootIsFile(path),
+        Paths.PathKind.File when options.FolderMode => new($"The root '{Paths.PathText.Escape(path)}' is a file: folder mode compares folders, so its roots must be folders."),
+        Paths.PathKind.File => Paths.PathKinds.FileRootProblem(path, options.FollowSymbolicLinks) is { } problem ? RootIsFile(path, problem) : null,
         Paths.PathKind.Missing => RootMissing(path),
         var kind => RootUnreachableException.Create(path, kind == Paths.PathKind.AccessDenied, reason ?? string.Empty),
     };
 
-    private static DirectoryNotFoundException RootIsFile(string path) => new($"The root '{Paths.PathText.Escape(path)}' is a file, not a folder.");
+    private static DirectoryNotFoundException RootIsFile(string path, string problem) => new($"The root '{Paths.PathText.Escape(path)}' {problem}.");
 
     private static DirectoryNotFoundException RootMissing(string path) => new($"The root folder '{Paths.PathText.Escape(path)}' does not exist (is its disk mounted?).");
 }

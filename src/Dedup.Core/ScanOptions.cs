@@ -19,7 +19,7 @@ namespace Dedup.Core;
 /// </example>
 public sealed class ScanOptions
 {
-    /// <summary>The folders to scan. They need not exist yet: each scan checks them when it starts.</summary>
+    /// <summary>The folders (or, on Linux, files: see <see cref="DuplicateFinderBuilder.AddRoot"/>) to scan. They need not exist yet: each scan checks them when it starts.</summary>
     public IList<string> Roots { get; } = new List<string>();
 
     /// <summary>Include globs (relative to the root, <c>/</c> separators); none means every file.</summary>

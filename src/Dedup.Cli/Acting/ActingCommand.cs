@@ -13,7 +13,8 @@ namespace Dedup.Cli.Acting;
 /// </summary>
 internal sealed class ActingCommand
 {
-    private readonly Argument<string[]> _paths = new("path") { Arity = ArgumentArity.ZeroOrMore, Description = "Folders to scan (or use --from-report)." };
+    private readonly Argument<string[]> _paths = new("path") { Arity = ArgumentArity.ZeroOrMore, Description = "Folders, or files (Linux), to scan (or use --files-from or --from-report)." };
+    private readonly Option<string?> _filesFrom = PathList.CreateOption();
     private readonly Option<string[]> _keep = new("--keep") { Description = "Which file stays: first-root, oldest, newest, shortest-path, path-order or prefix:FOLDER (repeatable; the first rule that decides wins; a group no rule decides is left alone; default first-root then path-order).", AllowMultipleArgumentsPerToken = false };
     private readonly Option<string[]> _protect = new("--protect") { Description = "Never act on a copy under this folder: in a group with one, a protected copy is the one kept (chosen by --keep among them) and only the others are acted on (repeatable; scanned too).", AllowMultipleArgumentsPerToken = false };
     private readonly Option<string[]> _reference = new("--reference") { Description = "As --protect, and act only on groups with a copy under this folder: 'dedup delete B --reference A' deletes from B what exists in A and leaves duplicates inside B alone (repeatable; scanned too).", AllowMultipleArgumentsPerToken = false };
@@ -29,7 +30,7 @@ internal sealed class ActingCommand
     {
         _keep.CompletionSources.Add("first-root", "oldest", "newest", "shortest-path", "path-order", "prefix:"); // shell completion offers the rules
         command.Arguments.Add(_paths);
-        foreach (var option in new Option[] { _keep, _protect, _reference, _dryRun, _yes, _fromReport, _log, _verbose, _folders })
+        foreach (var option in new Option[] { _keep, _protect, _reference, _dryRun, _yes, _fromReport, _filesFrom, _log, _verbose, _folders })
         {
             command.Options.Add(option);
         }
@@ -39,11 +40,21 @@ internal sealed class ActingCommand
 
     public async Task<int> RunAsync(ParseResult result, Func<Linker> linkerFactory, CancellationToken cancellationToken)
     {
-        var paths = result.GetValue(_paths) ?? [];
         var report = result.GetValue(_fromReport);
+        var list = result.GetValue(_filesFrom);
+        if (report is not null && list is not null)
+        {
+            return await BadUsageAsync("--files-from names paths to scan; with --from-report the report's groups are acted on instead").ConfigureAwait(false);
+        }
+
+        if (PathList.Gather(result.GetValue(_paths) ?? [], list, out var listProblem) is not { } paths)
+        {
+            return await BadUsageAsync(listProblem!).ConfigureAwait(false);
+        }
+
         if ((paths.Length == 0) == (report is null))
         {
-            return await BadUsageAsync("give folders to scan or --from-report FILE (not both)").ConfigureAwait(false);
+            return await BadUsageAsync(list is not null ? "--files-from: the list names no path" : "give folders to scan or --from-report FILE (not both)").ConfigureAwait(false);
         }
 
         if (report is not null && _selection.FirstGiven(result) is { } option)
@@ -285,7 +296,7 @@ internal sealed class ActingCommand
             rules.Add(value switch
             {
                 "first-root" when roots.Length == 0 => throw new ArgumentException("--keep first-root needs folders to scan (it is not available with --from-report)"),
-                "first-root" => KeepRule.PreferUnder(roots), // resolved as the scan resolves its roots
+                "first-root" => FirstRootRule.Create(roots), // a PATH may be a file
                 "oldest" => KeepRule.Oldest,
                 "newest" => KeepRule.Newest,
                 "shortest-path" => KeepRule.ShortestPath,
@@ -319,7 +330,8 @@ internal sealed class ActingCommand
 
     /// <summary>
     /// The --protect and --reference folders a scan of <paramref name="paths"/> would not reach, so their copies are found:
-    /// those neither inside a PATH nor holding one (one that is not a folder is left to the planner to refuse).
+    /// those neither inside a PATH nor holding one (one that is not a folder is left to the planner to refuse). A PATH
+    /// that is a file holds nothing: a folder holding it is scanned too.
     /// </summary>
     private static IEnumerable<string> FoldersToScan(string[] paths, string[] folders)
     {
@@ -328,7 +340,11 @@ internal sealed class ActingCommand
         {
             try
             {
-                roots.Add(AbsolutePath.Resolve(path));
+                var root = AbsolutePath.Resolve(path);
+                if (Directory.Exists(root.ToString()))
+                {
+                    roots.Add(root);
+                }
             }
             catch (DirectoryNotFoundException)
             {

@@ -73,7 +73,7 @@ internal static class BashCompletion
         script.Append("    COMPREPLY=($(compgen -W \"$values\" -- \"$cur\"))\n");
         script.Append("    if [[ \"${COMPREPLY[*]}\" == *: ]]; then compopt -o nospace 2>/dev/null; fi\n");
         script.Append("  elif [[ \"$cur\" == -* ]]; then COMPREPLY=($(compgen -W \"$words\" -- \"$cur\"))\n");
-        script.Append("  else _dedup_names -d \"$cur\"\n  fi\n}\n");
+        script.Append("  else _dedup_names -f \"$cur\"\n  fi\n}\n"); // a PATH: a folder or a file
         script.Append("complete -o filenames -F _dedup dedup\n");
         return script.ToString();
     }

@@ -32,10 +32,10 @@ internal static class FishCompletion
                 script.Append($"complete -c dedup{when}{Option(option)}\n");
             }
 
-            // The arguments: the shell names for 'completion', folders for the commands that scan.
+            // The arguments: the shell names for 'completion', folders and files (fish's own list) for the commands that scan.
             script.Append(command.ArgumentValues.Count > 0
                 ? $"complete -c dedup{when} -a {Quote(string.Join(' ', command.ArgumentValues))}\n"
-                : $"complete -c dedup{when} -a '(__fish_complete_directories (commandline -ct) folder)'\n");
+                : $"complete -c dedup{when} -F\n");
         }
 
         return script.ToString();

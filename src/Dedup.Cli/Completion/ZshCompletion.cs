@@ -25,7 +25,7 @@ internal static class ZshCompletion
         {
             var arguments = command.ArgumentValues.Count > 0
                 ? Quote($":{command.Name}:({string.Join(' ', command.ArgumentValues)})")
-                : Quote("*:folder:_files -/");
+                : Quote("*:folder or file:_files");
             script.Append($"    {command.Name}) _arguments -s {string.Join(' ', command.Options.SelectMany(Specs))} {arguments} ;;\n");
         }
 

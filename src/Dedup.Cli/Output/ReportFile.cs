@@ -1,4 +1,5 @@
 using System.Diagnostics;
+using Dedup.Cli.Interop;
 
 namespace Dedup.Cli.Output;
 
@@ -70,14 +71,14 @@ internal static class ReportFile
 
     /// <summary>The regular file a report replaces (not a link: the rename replaces the name itself), or <see langword="null"/>.</summary>
     [System.Runtime.Versioning.SupportedOSPlatform("linux")]
-    private static OutputFacts.Facts? RegularFileAt(string path) =>
-        OutputFacts.OfPath(path, follow: false) is { Type: OutputFacts.Regular } facts ? facts : null;
+    private static Libc.FileStatus? RegularFileAt(string path) =>
+        Libc.StatusOf(path, follow: false) is { Type: Libc.Regular } facts ? facts : null;
 
     /// <summary>The owner and group first: changing them clears set-user-ID and set-group-ID bits, which the mode then restores.</summary>
     [System.Runtime.Versioning.SupportedOSPlatform("linux")]
-    private static void KeepOwnerAndMode(FileStream stream, OutputFacts.Facts old)
+    private static void KeepOwnerAndMode(FileStream stream, Libc.FileStatus old)
     {
-        if (OutputFacts.OfDescriptor((int)stream.SafeFileHandle.DangerousGetHandle()) is not { } created || created.Owner != old.Owner || created.Group != old.Group)
+        if (Libc.StatusOf((int)stream.SafeFileHandle.DangerousGetHandle()) is not { } created || created.Owner != old.Owner || created.Group != old.Group)
         {
             OutputFacts.SetOwner(stream.SafeFileHandle, old.Owner, old.Group);
         }

@@ -1,3 +1,4 @@
+using Dedup.Cli.Interop;
 using Dedup.Core.Paths;
 
 namespace Dedup.Cli.Output;
@@ -62,7 +63,7 @@ internal sealed class ReportTarget
             return new ReportTarget(full, -1, false, display);
         }
 
-        if (OutputFacts.OfPath(full, follow: true) is { } facts)
+        if (Libc.StatusOf(full, follow: true) is { } facts)
         {
             var descriptor = OutputFacts.WritableDescriptorFor(facts);
             if (descriptor >= 0)
@@ -70,27 +71,27 @@ internal sealed class ReportTarget
                 return descriptor == 1 ? StandardOutput : new ReportTarget(null, descriptor, false, descriptor == 2 ? "standard error" : $"descriptor {descriptor}");
             }
 
-            if (facts.Type is not OutputFacts.Regular and not OutputFacts.Folder)
+            if (facts.Type is not Libc.Regular and not Libc.Folder)
             {
-                var denied = OutputFacts.AccessError(full, folder: false);
-                problem = denied == 0 ? null : $"cannot write the report to {display}: {OutputFacts.Describe(denied)}";
+                var denied = Libc.AccessError(full, folder: false);
+                problem = denied == 0 ? null : $"cannot write the report to {display}: {Libc.Describe(denied)}";
                 return denied == 0 ? new ReportTarget(full, -1, true, display) : null;
             }
         }
 
-        if (OutputFacts.OfPath(full, follow: false) is { Type: OutputFacts.Link })
+        if (Libc.StatusOf(full, follow: false) is { Type: Libc.Link })
         {
             problem = $"-o {display} is a symbolic link: give the file it leads to (a report replaces its file whole, and through a link it would replace another name than the one given)";
             return null;
         }
 
         var folder = System.IO.Path.GetDirectoryName(full) ?? "/";
-        var error = OutputFacts.AccessError(folder, folder: true);
+        var error = Libc.AccessError(folder, folder: true);
         if (error != 0)
         {
-            problem = OutputFacts.OfPath(folder, follow: true) is null
+            problem = Libc.StatusOf(folder, follow: true) is null
                 ? $"cannot write the report to {display}: no folder '{PathText.Escape(folder)}'"
-                : $"cannot write the report to {display}: cannot create files in '{PathText.Escape(folder)}': {OutputFacts.Describe(error)}";
+                : $"cannot write the report to {display}: cannot create files in '{PathText.Escape(folder)}': {Libc.Describe(error)}";
             return null;
         }
 

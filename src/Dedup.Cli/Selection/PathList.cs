@@ -1,3 +1,4 @@
+using System.CommandLine;
 using Dedup.Core.Paths;
 
 namespace Dedup.Cli.Selection;
@@ -9,6 +10,35 @@ namespace Dedup.Cli.Selection;
 /// </summary>
 internal static class PathList
 {
+    /// <summary>The <c>--files-from</c> option as <c>find</c>, <c>link</c> and <c>delete</c> take it.</summary>
+    public static Option<string?> CreateOption() => ExactFileNames.Require(new Option<string?>("--files-from")
+    {
+        Description = "Also scan the paths listed in this file ('-': standard input), NUL-separated when the list holds a NUL byte (find -print0), else one a line; names are taken as their exact bytes.",
+    });
+
+    /// <summary>
+    /// The PATH arguments followed by the paths <paramref name="list"/> names (none when it is <see langword="null"/>);
+    /// <see langword="null"/>, with the line to print in <paramref name="problem"/>, when the list cannot be read.
+    /// </summary>
+    public static string[]? Gather(string[] paths, string? list, out string? problem)
+    {
+        problem = null;
+        if (list is null)
+        {
+            return paths;
+        }
+
+        try
+        {
+            return [.. paths, .. Read(list)];
+        }
+        catch (Exception ex) when (ex is IOException or UnauthorizedAccessException)
+        {
+            problem = $"--files-from '{PathText.Escape(list)}': {PathText.EscapeMessage(ex.Message)}";
+            return null;
+        }
+    }
+
     /// <summary>The paths of the list at <paramref name="source"/> (<c>-</c>: standard input).</summary>
     /// <exception cref="IOException">The list cannot be read.</exception>
     /// <exception cref="UnauthorizedAccessException">The list cannot be opened.</exception>

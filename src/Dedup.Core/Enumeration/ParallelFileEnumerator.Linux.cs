@@ -54,6 +54,12 @@ internal sealed partial class ParallelFileEnumerator
 
                 var identity = new FileIdentity(dirStat.Device, dirStat.Ino);
                 var rootDevice = work.RootDevice ?? dirStat.Device;
+                if (work.OnlyName is { } only)
+                {
+                    ListRootFile(work, fd, only, rootDevice, new FolderChain(identity, null), sink);
+                    return;
+                }
+
                 if ((context.StayOnOneFileSystem && dirStat.Device != rootDevice) || !TryVisit(work, identity))
                 {
                     sink.MarkIncomplete(work); // not listed here: its contents are unknown to folder mode
@@ -152,15 +158,67 @@ internal sealed partial class ParallelFileEnumerator
             return RootedTree.OpenByPath(work.Path, RootedTree.Listed, followLast, out errno);
         }
 
+        /// <summary>
+        /// The work for a root: the root folder, or (Linux) the folder of a root that names something else, with that
+        /// one name; the name is then told apart as an entry is (a FIFO or device is never opened, a link followed only
+        /// when links are). Roots are followed through a link at their own name to tell which, as folder roots are.
+        /// </summary>
         [SupportedOSPlatform("linux")]
-        private unsafe void ListEntry(DirectoryWork work, int dirFd, byte* namePtr, ReadOnlySpan<byte> name, byte type, ulong rootDevice, FolderChain ancestors, EntrySink sink)
+        private static DirectoryWork RootWork(AbsolutePath root)
+        {
+            if (root.Parent is { } folder
+                && Libc.Statx(Libc.AT_FDCWD, root.ToString(), 0, Libc.STATX_BASIC_STATS, out var status) == 0
+                && !status.IsDirectory)
+            {
+                return new DirectoryWork(folder, string.Empty, null, null, false) { OnlyName = root.Name };
+            }
+
+            return new DirectoryWork(root, string.Empty, null, null, false);
+        }
+
+        /// <summary>
+        /// A root that is a file: its name looked up in its folder without following a link, its type taken from that
+        /// answer as a listing takes it from <c>d_type</c>, then treated as any entry (a hidden name too: it was named).
+        /// </summary>
+        [SupportedOSPlatform("linux")]
+        private unsafe void ListRootFile(DirectoryWork work, int dirFd, string name, ulong rootDevice, FolderChain ancestors, EntrySink sink)
+        {
+            if (!KernelNames.TryGetBytes(name, out var bytes))
+            {
+                context.ReportError(work.Path.Child(name).ToString(), ScanErrorKind.InvalidName, "Not a name the system can be given unchanged");
+                return;
+            }
+
+            var terminated = new byte[bytes.Length + 1];
+            bytes.CopyTo(terminated, 0);
+            fixed (byte* namePtr = terminated)
+            {
+                StatxBuffer stx;
+                if (Libc.Statx(dirFd, namePtr, Libc.AT_SYMLINK_NOFOLLOW, Libc.STATX_BASIC_STATS, &stx) != 0)
+                {
+                    ReportErrno(work.Path.Child(name), Marshal.GetLastPInvokeError());
+                    return;
+                }
+
+                var type = stx.Type switch
+                {
+                    Libc.S_IFREG => Libc.DT_REG,
+                    Libc.S_IFLNK => Libc.DT_LNK,
+                    _ => (byte)1, // DT_FIFO: anything else is never opened (a folder swapped in since is not listed either)
+                };
+                ListEntry(work, dirFd, namePtr, bytes, type, rootDevice, ancestors, sink, named: true);
+            }
+        }
+
+        [SupportedOSPlatform("linux")]
+        private unsafe void ListEntry(DirectoryWork work, int dirFd, byte* namePtr, ReadOnlySpan<byte> name, byte type, ulong rootDevice, FolderChain ancestors, EntrySink sink, bool named = false)
         {
             if (name.Length == 0 || (name[0] == (byte)'.' && (name.Length == 1 || (name.Length == 2 && name[1] == (byte)'.'))))
             {
                 return;
             }
 
-            if (!context.IncludeHidden && name[0] == (byte)'.')
+            if (!context.IncludeHidden && name[0] == (byte)'.' && !named)
             {
                 return;
             }

@@ -79,6 +79,12 @@ internal sealed partial class ParallelFileEnumerator : IFileEnumerator, ITableSo
 
         /// <summary>Linux: this folder's own descriptor while it is being listed, lent to the sub-folders it queues.</summary>
         public FileSystem.SharedFolder? Listing { get; set; }
+
+        /// <summary>
+        /// A root that is a file (Linux): its folder is opened as a root's would be, and only this name in it is looked
+        /// at, as the walk looks at an entry; nothing else in the folder is listed, and the folder is not marked visited.
+        /// </summary>
+        public string? OnlyName { get; init; }
     }
 
     private sealed record FolderChain(FileIdentity Identity, FolderChain? Parent)
@@ -125,7 +131,7 @@ internal sealed partial class ParallelFileEnumerator : IFileEnumerator, ITableSo
             {
                 foreach (var root in context.Roots)
                 {
-                    Push(new DirectoryWork(root, string.Empty, null, null, false));
+                    Push(OperatingSystem.IsLinux() ? RootWork(root) : new DirectoryWork(root, string.Empty, null, null, false));
                 }
 
                 var threads = new Task[_workers];

@@ -93,7 +93,7 @@ internal static class ReportedDuplicates
             return "not a file name";
         }
 
-        using var folder = FolderHandle.TryOpenBeneath(roots, parent, out var problem, rootHandles);
+        using var folder = FolderHandle.TryOpenBeneath(roots, parent, out var problem, rootHandles, file.Path);
         if (folder is null)
         {
             return problem;

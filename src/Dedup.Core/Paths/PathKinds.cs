@@ -24,6 +24,36 @@ internal static class PathKinds
 {
     public static PathKind Of(string path) => Of(path, out _);
 
+    /// <summary>
+    /// Why a path that is not a folder cannot be scanned as a root that is a file, or <see langword="null"/> when it can:
+    /// a regular file (Linux), or a symbolic link to one when links are followed. A FIFO, socket or device is refused
+    /// without being opened, as the walk never opens one; elsewhere a root must be a folder.
+    /// </summary>
+    public static string? FileRootProblem(string path, bool followLinks)
+    {
+        if (!OperatingSystem.IsLinux())
+        {
+            return "is a file, not a folder";
+        }
+
+        if (Interop.Libc.Statx(Interop.Libc.AT_FDCWD, path, Interop.Libc.AT_SYMLINK_NOFOLLOW, Interop.Libc.STATX_BASIC_STATS, out var named) != 0)
+        {
+            return System.Runtime.InteropServices.Marshal.GetPInvokeErrorMessage(Interop.Libc.LastErrno);
+        }
+
+        if (named.IsSymbolicLink && !followLinks)
+        {
+            return "is a symbolic link to a file, not followed (as in a folder, links to files are followed only when following symbolic links)";
+        }
+
+        if (Interop.Libc.Statx(Interop.Libc.AT_FDCWD, path, 0, Interop.Libc.STATX_BASIC_STATS, out var status) != 0)
+        {
+            return System.Runtime.InteropServices.Marshal.GetPInvokeErrorMessage(Interop.Libc.LastErrno);
+        }
+
+        return status.IsRegularFile ? null : "is not a regular file or folder (a FIFO, socket or device is never opened)";
+    }
+
     /// <summary>As <see cref="Of(string)"/>, with the system's message when the kind is <see cref="PathKind.AccessDenied"/> or <see cref="PathKind.Unreachable"/>.</summary>
     public static PathKind Of(string path, out string? reason)
     {

@@ -50,6 +50,53 @@ public sealed class FilesFromTests
         Assert.Contains("--files-from: the list names no path", stderr, StringComparison.Ordinal);
     }
 
+    [Fact]
+    public async Task Delete_takes_its_paths_from_a_list_file_the_first_listed_being_the_first_root()
+    {
+        using var tree = new TempTree();
+        tree.Write("a/x", "same bytes");
+        tree.Write("b/y", "same bytes");
+        var list = tree.Write("list.txt", $"{tree.PathOf("a")}\n{tree.PathOf("b")}\n");
+
+        var (exit, stdout, stderr) = await CliProcess.RunAsync(["delete", "--files-from", list, "--yes"]);
+
+        Assert.True(exit == 0, stderr + stdout);
+        Assert.True(File.Exists(tree.PathOf("a/x")));
+        Assert.False(File.Exists(tree.PathOf("b/y")));
+    }
+
+    [LinuxFact]
+    public async Task Link_takes_a_nul_separated_list_on_standard_input_after_its_paths()
+    {
+        using var tree = new TempTree();
+        tree.Write("a/x", "same bytes");
+        tree.Write("b/y", "same bytes");
+
+        var (exit, stdout, stderr) = await ShellAsync(
+            $"printf '%s\\0' {Quote(tree.PathOf("b"))} | {Dedup("link", "--mode", "hard", "--yes", "--files-from", "-", tree.PathOf("a"))}");
+
+        Assert.True(exit == 0, stderr + stdout);
+        Assert.Equal(FileIdentityOf(tree.PathOf("a/x")), FileIdentityOf(tree.PathOf("b/y")));
+    }
+
+    [Fact]
+    public async Task Acting_with_a_list_and_a_report_or_on_an_empty_list_is_a_usage_error()
+    {
+        using var tree = new TempTree();
+        var list = tree.Write("list.txt", "\n");
+        var report = tree.Write("report.json", "{}");
+
+        var (exit, _, stderr) = await CliProcess.RunAsync(["delete", "--files-from", list, "--dry-run"]);
+        Assert.Equal(2, exit);
+        Assert.Contains("--files-from: the list names no path", stderr, StringComparison.Ordinal);
+
+        (exit, _, stderr) = await CliProcess.RunAsync(["link", "--mode", "hard", "--files-from", list, "--from-report", report, "--dry-run"]);
+        Assert.Equal(2, exit);
+        Assert.Contains("--files-from names paths to scan", stderr, StringComparison.Ordinal);
+    }
+
+    private static string FileIdentityOf(string path) => ProcessRunner.RunChecked("stat", "-c", "%d:%i", path).Trim();
+
     private static Task<(int ExitCode, string Stdout, string Stderr)> ShellAsync(string script) => ProcessRunner.RunAsync("bash", ["-c", script]);
 
     private static string Dedup(params string[] args) => string.Join(' ', new[] { CliProcess.Dotnet, CliProcess.Dll }.Concat(args).Select(Quote));

@@ -92,13 +92,14 @@ public sealed class ResolvedRootCliTests
         using var tree = ResolvedRootTests.CopiesTree();
 
         // Without --keep, first-root names the roots too: it used to be blamed ("the keep rule's folder").
-        string[][] commands = [["delete", "--yes", "lx/real/a.bin", "lx"], ["delete", "--yes", "--keep", "first-root", "lx", "lx/real/a.bin"]];
+        // (A file is a root of its own, except with --folders, which compares folders.)
+        string[][] commands = [["delete", "--folders", "--yes", "lx/real/a.bin", "lx"], ["delete", "--folders", "--yes", "--keep", "first-root", "lx", "lx/real/a.bin"]];
         foreach (var args in commands)
         {
             var (exit, stdout, stderr) = await CliProcess.RunAsync(args, tree.Root);
 
             Assert.Equal(2, exit);
-            Assert.Equal($"dedup: The root '{tree.PathOf("lx/real/a.bin")}' is a file, not a folder.\n", stderr);
+            Assert.Equal($"dedup: The root '{tree.PathOf("lx/real/a.bin")}' is a file: folder mode compares folders, so its roots must be folders.\n", stderr);
             Assert.Equal(string.Empty, stdout);
         }
 

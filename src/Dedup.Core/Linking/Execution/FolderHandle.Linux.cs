@@ -104,9 +104,16 @@ internal sealed class FolderHandle : IDisposable
     /// <param name="folder">The folder to open.</param>
     /// <param name="problem">Why it could not be opened.</param>
     /// <param name="opened">Roots already opened and checked (one run of a plan opens each root once), or <see langword="null"/>.</param>
-    public static FolderHandle? TryOpenBeneath(IReadOnlyList<ScanRoot> roots, AbsolutePath folder, out string problem, RootHandles? opened = null)
+    /// <param name="file">The file in <paramref name="folder"/> the caller means to act on: when no root holds the
+    /// folder but a root is that file, the folder is opened for it (see <see cref="TryOpenFileRoot"/>).</param>
+    public static FolderHandle? TryOpenBeneath(IReadOnlyList<ScanRoot> roots, AbsolutePath folder, out string problem, RootHandles? opened = null, AbsolutePath? file = null)
     {
         var root = ScanRoot.Holding(roots, folder);
+        if (root is null && file?.Parent == folder && ScanRoot.Named(roots, file) is { } fileRoot)
+        {
+            return TryOpenFileRoot(fileRoot, out problem);
+        }
+
         if (root is null)
         {
             problem = roots.Count == 0 ? "no scanned root is known for it" : "is not under any scanned root";
@@ -183,6 +190,45 @@ internal sealed class FolderHandle : IDisposable
             return null;
         }
 
+        return handle;
+    }
+
+    /// <summary>
+    /// A root that is a file: its folder opened by its path (followed, as the scan followed it), and the name in it,
+    /// not followed, must still be the file that was scanned (same device and inode). The caller acts on that name only.
+    /// </summary>
+    internal static FolderHandle? TryOpenFileRoot(ScanRoot root, out string problem)
+    {
+        var rootPath = PathText.Escape(root.Path.ToString());
+        if (root.Path.Parent is not { } folder)
+        {
+            problem = $"scanned root {rootPath}: not a file name";
+            return null;
+        }
+
+        var handle = TryOpen(folder.ToString(), followLast: true, out problem, out var folderStatus);
+        if (handle is null)
+        {
+            problem = $"scanned root {rootPath}: {problem}";
+            return null;
+        }
+
+        if (root.FolderIdentity != default && !RootedTree.IsFile(folderStatus, root.FolderIdentity.Device, root.FolderIdentity.FileId))
+        {
+            handle.Dispose();
+            problem = $"scanned root {rootPath}: its folder is no longer the folder that was scanned (another device or inode)";
+            return null;
+        }
+
+        var errno = Libc.LStatAt(handle.Fd, root.Path.Name, out var status);
+        if (errno != 0 || root.Identity == default || !RootedTree.IsFile(status, root.Identity.Device, root.Identity.FileId))
+        {
+            handle.Dispose();
+            problem = errno != 0 ? $"scanned root {rootPath}: {Libc.Message(errno)}" : $"scanned root {rootPath} is no longer the file that was scanned (another device or inode)";
+            return null;
+        }
+
+        problem = string.Empty;
         return handle;
     }
 

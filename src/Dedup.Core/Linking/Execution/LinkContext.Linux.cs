@@ -74,13 +74,13 @@ internal sealed class LinkContext : IDisposable
     public string KeptName { get; }
 
     /// <summary>The duplicate's folder, opened at the action's first use of it.</summary>
-    public int FolderFd => (_folder ??= OpenFolder(Action.Path.Parent!, "duplicate's folder", "left untouched")).Fd;
+    public int FolderFd => (_folder ??= OpenFolder(Action.Path, "duplicate's folder", "left untouched")).Fd;
 
     /// <summary>The kept file's folder, opened at the action's first use of it.</summary>
     /// <remarks>When both files share a folder (the common case), it is opened once.</remarks>
     public int KeptFolderFd => string.Equals(KeptFolder, Folder, StringComparison.Ordinal)
-        ? (_folder ??= OpenFolder(Action.Path.Parent!, "kept file's folder", "nothing done")).Fd
-        : (_keptFolder ??= OpenFolder(Action.Kept.Path.Parent!, "kept file's folder", "nothing done")).Fd;
+        ? (_folder ??= OpenFolder(Action.Path, "kept file's folder", "nothing done")).Fd
+        : (_keptFolder ??= OpenFolder(Action.Kept.Path, "kept file's folder", "nothing done")).Fd;
 
     /// <summary>The kept file's status at the last check (mode, owner, times).</summary>
     public StatxBuffer KeptStatus { get; private set; }
@@ -286,10 +286,10 @@ internal sealed class LinkContext : IDisposable
         return baseline != time;
     }
 
-    /// <summary>Opens a folder from the scanned root that holds it, following no link below the root (see <see cref="FolderHandle.TryOpenBeneath"/>).</summary>
-    private FolderHandle OpenFolder(Paths.AbsolutePath path, string role, string consequence) =>
-        FolderHandle.TryOpenBeneath(Action.Group.Roots, path, out var problem, _roots)
-        ?? throw ActionStoppedException.Skip($"{role} {path.ToDisplayString()}: {problem}; {consequence}");
+    /// <summary>Opens the folder of <paramref name="file"/> from the scanned root that holds it (or that is the file), following no link below the root (see <see cref="FolderHandle.TryOpenBeneath"/>).</summary>
+    private FolderHandle OpenFolder(Paths.AbsolutePath file, string role, string consequence) =>
+        FolderHandle.TryOpenBeneath(Action.Group.Roots, file.Parent!, out var problem, _roots, file)
+        ?? throw ActionStoppedException.Skip($"{role} {file.Parent!.ToDisplayString()}: {problem}; {consequence}");
 
     private void RemoveQuietly(string temporary)
     {

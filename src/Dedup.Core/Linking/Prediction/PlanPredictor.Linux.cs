@@ -73,12 +73,13 @@ internal sealed partial class PlanPredictor
             return "no scanned root is known for the group (it was not made by a scan or a report; set DuplicateGroup.Roots): files are reached only from a scanned root, so nothing is done";
         }
 
-        if (kept.Path.Parent is { } keptFolder && ScanRoot.Holding(roots, keptFolder) is null)
+        // A root that is a file reaches that name only.
+        if (kept.Path.Parent is { } keptFolder && !ScanRoot.Reaches(roots, kept.Path))
         {
             return $"kept file's folder {keptFolder.ToDisplayString()}: is not under any scanned root; nothing done";
         }
 
-        return duplicate.Path.Parent is { } folder && ScanRoot.Holding(roots, folder) is null
+        return duplicate.Path.Parent is { } folder && !ScanRoot.Reaches(roots, duplicate.Path)
             ? $"duplicate's folder {folder.ToDisplayString()}: is not under any scanned root; left untouched"
             : null;
     }
