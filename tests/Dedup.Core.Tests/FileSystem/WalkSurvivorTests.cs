@@ -5,7 +5,7 @@ using Xunit;
 
 namespace Dedup.Core.Tests.FileSystem;
 
-/// <summary>Two mutants the FileSystem mutation run of 2026-11-29 left alive, each killed here.</summary>
+/// <summary>Mutants the FileSystem mutation run of 2026-11-29 left alive, each killed here.</summary>
 public sealed class WalkSurvivorTests
 {
     [Fact]
@@ -40,5 +40,27 @@ public sealed class WalkSurvivorTests
 
         Assert.Equal(-1, handles.Get(gone));
         Assert.True(handles.Get(kept) > 2); // still caching: only EMFILE or ENFILE makes the cache full
+    }
+
+    [LinuxFact]
+    public void A_check_climbs_to_a_cached_ancestor_at_most_32_folders_up()
+    {
+        // c0/c1/…/c33, only c0 (and what is above it) cached: c32 reaches c0 in 32 steps up, c33 would need 33.
+        using var tree = new TempTree();
+        var root = AbsolutePath.Parse(tree.Root);
+        var chain = new List<AbsolutePath> { root.Child("c0") };
+        for (var i = 1; i <= 33; i++)
+        {
+            chain.Add(chain[^1].Child($"c{i}"));
+        }
+
+        Directory.CreateDirectory(chain[^1].ToString());
+        using var handles = new FolderHandles();
+        var top = handles.Get(chain[0]);
+        Assert.True(top > 2);
+        var buffer = new byte[4096];
+
+        Assert.Equal(top, handles.LocateAtPath(chain[32], "x"u8, buffer));
+        Assert.Equal(Dedup.Core.Interop.Libc.AT_FDCWD, handles.LocateAtPath(chain[33], "x"u8, buffer));
     }
 }
