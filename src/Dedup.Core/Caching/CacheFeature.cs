@@ -39,7 +39,7 @@ internal sealed class CacheFeature(CacheSession session) : ScanFeature, IWholeFi
     /// <summary>Starts loading, beside the barrier: read during the listing, it took the two cores from the walk and made a rescan slower (docs/cache.md).</summary>
     public override Task ListedAsync(ScanContext context, Enumeration.FileTable table, CancellationToken cancellationToken)
     {
-        session.Start(cancellationToken);
+        session.Start(context.Live, cancellationToken);
         return Task.CompletedTask;
     }
 

@@ -43,6 +43,7 @@ internal sealed class CacheSession : IDisposable
     private bool _readOnly;
     private long _nextId;
     private long _startedNs;
+    private LiveFiles? _live; // the scan's, from Start
     private readonly string? _bootUnknown; // why the boot could not be told: then the cache is not used
 
     public CacheSession(HashCache cache, IReadOnlyList<Paths.AbsolutePath> roots, DuplicateHashAlgorithm algorithm, Action<string, Exception?>? log, bool required = false)
@@ -71,9 +72,13 @@ internal sealed class CacheSession : IDisposable
         _upserts = new CacheWriteQueue(cache, _scope, Warn);
     }
 
-    /// <summary>Starts loading on a thread of its own, so the store is read while the size barrier sorts the listing.</summary>
-    public void Start(CancellationToken cancellationToken)
+    /// <summary>
+    /// Starts loading on a thread of its own, so the store is read while the size barrier sorts the listing;
+    /// <paramref name="live"/> is the scan's record of the files still in it (a dropped file is not written).
+    /// </summary>
+    public void Start(LiveFiles live, CancellationToken cancellationToken)
     {
+        _live = live;
         _startedNs = (DateTime.UtcNow - DateTime.UnixEpoch).Ticks * 100;
         _cancellationToken = cancellationToken;
         _load = Task.Factory.StartNew(() => Load(cancellationToken), cancellationToken, TaskCreationOptions.LongRunning, TaskScheduler.Default);
@@ -170,7 +175,7 @@ internal sealed class CacheSession : IDisposable
 
         var stamp = file.Primary.Stamp;
         var table = Entries;
-        if (!stamp.IsComplete || file.Dropped || table is null || _readOnly || stamp.ChangeTimeNs >= _startedNs - RacyWindowNs)
+        if (!stamp.IsComplete || (_live?.IsDropped(file) ?? false) || table is null || _readOnly || stamp.ChangeTimeNs >= _startedNs - RacyWindowNs)
         {
             return;
         }

@@ -82,9 +82,10 @@ internal sealed class CachedSetComparison(
 
         var order = new int[count];
         var kept = 0;
+        var live = stage.Context.Live;
         for (var i = 0; i < count; i++)
         {
-            if (!files[i].Dropped)
+            if (live.IsLive(files[i]))
             {
                 order[kept++] = i;
             }
@@ -306,11 +307,12 @@ internal sealed class CachedSetComparison(
             }
         }
 
+        var live = stage.Context.Live;
         for (var i = 0; i < files.Count; i++)
         {
             // A dropped file too: Write lets go of its digest and writes nothing.
             var file = files[i];
-            var @class = !exhaustive || file.Dropped ? 0 : classes.TryGetValue(file, out var id) ? id : cache.NewId();
+            var @class = !exhaustive || live.IsDropped(file) ? 0 : classes.TryGetValue(file, out var id) ? id : cache.NewId();
             cache.Write(file, keys[i], partition, @class, previous?[i]);
         }
     }

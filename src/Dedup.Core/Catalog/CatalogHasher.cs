@@ -102,7 +102,7 @@ internal sealed class CatalogHasher : IReadObserver
     /// <summary>A digest just completed by a read through <paramref name="file"/> (still open): checked through it, handed on if the file is still as listed.</summary>
     private void OnCompleted(FileNode node, byte[] sha, OpenedFile file)
     {
-        if (_context is { } context && _handOn is { } handOn && !node.Dropped && StillListed(context, file))
+        if (_context is { } context && _handOn is { } handOn && context.Live.IsLive(node) && StillListed(context, file))
         {
             handOn(new CatalogDigest(node.Primary.Stamp, sha));
         }

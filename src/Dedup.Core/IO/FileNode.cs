@@ -3,7 +3,10 @@ using Dedup.Core.Paths;
 
 namespace Dedup.Core.IO;
 
-/// <summary>One distinct file (identity) among the candidates, with every name the scan found for it.</summary>
+/// <summary>
+/// One distinct file (identity) among the candidates, with every name the scan found for it. Whether it is still in
+/// the scan is the scan's record (<see cref="LiveFiles"/>), not the node's.
+/// </summary>
 internal sealed class FileNode
 {
     public FileNode(ScannedFile primary)
@@ -13,16 +16,6 @@ internal sealed class FileNode
 
     /// <summary>The name used to open the file (the first one found).</summary>
     public ScannedFile Primary { get; }
-
-    /// <summary>
-    /// Set when the file dropped out of the scan (unreadable, vanished or changed; its error was reported): the
-    /// comparison sets skip it, and later stages leave it out. Written only through the scan context's
-    /// <c>Drop</c> (<see cref="MarkDropped"/>), the one writer a test holds to.
-    /// </summary>
-    public bool Dropped { get; private set; }
-
-    /// <summary>For <c>ScanContext.Drop</c> only: the stages drop a file through their context.</summary>
-    internal void MarkDropped() => Dropped = true;
 
     /// <summary>Physical offset of the first extent (rotational disks only), or -1 when unknown.</summary>
     public long PhysicalOffset { get; set; } = -1;

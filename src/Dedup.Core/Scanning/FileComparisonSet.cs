@@ -139,13 +139,13 @@ internal sealed class FileComparisonSet : ComparisonSet, IDisposable
     /// <summary>Marks a file failed (its error was already reported): it drops out of this set and of the scan.</summary>
     public void MarkFailed(int index)
     {
-        _context.Drop(_files[index]);
+        _context.Live.Drop(_files[index]);
         _open.Release(index);
     }
 
     public override bool TryRead(int index, long offset, Span<byte> destination)
     {
-        if (_files[index].Dropped)
+        if (_context.Live.IsDropped(_files[index]))
         {
             return false;
         }
@@ -172,15 +172,16 @@ internal sealed class FileComparisonSet : ComparisonSet, IDisposable
         // Usually every member stays: the array is the group's own, trimmed only when one dropped out.
         var kept = new int[indices.Length];
         var count = 0;
+        var live = _context.Live;
         foreach (var index in indices)
         {
-            if (!_files[index].Dropped && IsUnchanged(index))
+            if (live.IsLive(_files[index]) && IsUnchanged(index))
             {
                 kept[count++] = index;
             }
             else
             {
-                _context.Drop(_files[index]);
+                live.Drop(_files[index]);
             }
         }
 

@@ -41,6 +41,12 @@ internal sealed class ScanContext
     /// <summary>Every file read of this scan goes through it; disposed when the scan ends.</summary>
     public FileReader Reader { get; }
 
+    /// <summary>
+    /// Which files are still in this scan: the stage that finds a file failed or changed drops it here (its error was
+    /// reported where that was found: the reader's open, read or check); the stages and features read it here.
+    /// </summary>
+    public LiveFiles Live { get; } = new();
+
     /// <summary>Per-device access tokens for this scan.</summary>
     public Topology.DriveAccessManager Drives { get; private set; }
 
@@ -71,13 +77,6 @@ internal sealed class ScanContext
             Drives = new Topology.DriveAccessManager(Topology.DriveTopology.WithDeclaredKinds(Options.Topology, Options.DriveKinds), Options.MaxDegreeOfParallelism);
         }
     }
-
-    /// <summary>
-    /// Drops <paramref name="node"/> out of the scan: the comparison sets skip it and later stages leave it out. The
-    /// one writer of <see cref="FileNode.Dropped"/>, called by the stage that found the file failed or changed; its
-    /// error was reported where that was found (the reader's open, read or check).
-    /// </summary>
-    public void Drop(FileNode node) => node.MarkDropped();
 
     /// <summary>Takes the roots' identities; once, as the scan starts.</summary>
     public void CaptureRoots() => Roots = Options.Roots.Select(ScanRoot.Capture).ToArray();

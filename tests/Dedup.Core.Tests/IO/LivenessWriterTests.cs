@@ -1,3 +1,5 @@
+using System.Reflection;
+using Dedup.Core.IO;
 using Mono.Cecil;
 using Mono.Cecil.Cil;
 using Xunit;
@@ -5,41 +7,44 @@ using Xunit;
 namespace Dedup.Core.Tests.IO;
 
 /// <summary>
-/// A file's liveness has one writer: the scan context's <c>Drop</c>, which the stages call when a file fails or
-/// changed. Read from the built assembly's IL: any other method that writes <c>FileNode.Dropped</c> (its setter, or
-/// the node's own drop method) fails the test, so a new stage cannot grow a writer of its own.
+/// A file's liveness is its scan's: one <see cref="LiveFiles"/> per scan, created with the scan's context, and no flag
+/// on the node. Read from the built assembly: a stage or feature that made a record of its own (or a node that grew
+/// its flag back) would no longer drop files where the rest of the scan looks, so the test fails.
 /// </summary>
 public sealed class LivenessWriterTests
 {
-    private const string FileNode = "Dedup.Core.IO.FileNode";
+    private const string LiveFilesType = "Dedup.Core.IO.LiveFiles";
 
     [Fact]
-    public void Only_the_scan_context_drops_a_file()
+    public void Only_the_scan_context_creates_a_record_of_live_files()
     {
-        var writers = new SortedSet<string>(StringComparer.Ordinal);
+        var creators = new SortedSet<string>(StringComparer.Ordinal);
         foreach (var type in ModuleDefinition.ReadModule(typeof(DuplicateFinder).Assembly.Location).GetTypes())
         {
             foreach (var method in type.Methods.Where(m => m.HasBody))
             {
                 foreach (var instruction in method.Body.Instructions)
                 {
-                    if (instruction.OpCode.FlowControl == FlowControl.Call && instruction.Operand is MethodReference called
-                        && called.DeclaringType.FullName == FileNode && called.Name is "set_Dropped" or "MarkDropped"
-                        && !IsAllowed(method, called))
+                    if (instruction.OpCode == OpCodes.Newobj && instruction.Operand is MethodReference called
+                        && called.DeclaringType.FullName == LiveFilesType
+                        && !(type.FullName == "Dedup.Core.Scanning.ScanContext" && method.IsConstructor))
                     {
-                        writers.Add($"{Outermost(type).FullName}.{method.Name} -> {called.Name}");
+                        creators.Add($"{type.FullName}.{method.Name}");
                     }
                 }
             }
         }
 
-        Assert.True(writers.Count == 0, "FileNode.Dropped written outside ScanContext.Drop:\n" + string.Join("\n", writers));
+        Assert.True(creators.Count == 0, "LiveFiles created outside the scan context:\n" + string.Join("\n", creators));
     }
 
-    /// <summary>The setter from the node's own drop method; that method from the context's <c>Drop</c>.</summary>
-    private static bool IsAllowed(MethodDefinition caller, MethodReference called) =>
-        (called.Name == "set_Dropped" && caller.DeclaringType.FullName == FileNode && caller.Name == "MarkDropped")
-        || (called.Name == "MarkDropped" && caller.DeclaringType.FullName == "Dedup.Core.Scanning.ScanContext" && caller.Name == "Drop");
-
-    private static TypeDefinition Outermost(TypeDefinition type) => type.DeclaringType is { } outer ? Outermost(outer) : type;
+    [Fact]
+    public void A_node_carries_no_liveness_of_its_own()
+    {
+        const BindingFlags all = BindingFlags.Instance | BindingFlags.Static | BindingFlags.Public | BindingFlags.NonPublic;
+        var members = typeof(FileNode).GetMembers(all)
+            .Where(m => m.Name.Contains("Drop", StringComparison.OrdinalIgnoreCase) || m.Name.Contains("Live", StringComparison.OrdinalIgnoreCase))
+            .Select(m => m.Name);
+        Assert.Empty(members);
+    }
 }

@@ -77,7 +77,7 @@ public sealed class WholeReadTests
             Assert.True(changed);
             var group = Assert.Single(set.Groups);
             Assert.Equal([0, 2], group.Members);
-            Assert.True(set[1].Dropped);
+            Assert.True(state.Live.IsDropped(set[1]));
         }
 
         var error = Assert.Single(state.Errors.ToArray());
@@ -146,7 +146,7 @@ public sealed class WholeReadTests
         {
             ProbeStage.Run(set, ReaderFanOut.Single, [], CancellationToken.None);
             Assert.Equal([0, 2], Assert.Single(set.Groups).Members);
-            Assert.True(set[1].Dropped);
+            Assert.True(state.Live.IsDropped(set[1]));
         }
 
         // An empty slot is not a descriptor: closing the set closed none of the process's own (0, 1, 2 are never a file read here).

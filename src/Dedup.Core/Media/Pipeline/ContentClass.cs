@@ -15,7 +15,7 @@ internal sealed class ContentClass(FileNode[] members, bool verified)
     /// <summary>The member that was located (the first one that could be opened).</summary>
     public FileNode? Representative { get; private set; }
 
-    /// <summary>The representative as read in the payload stage (its own drop-out flag), once located.</summary>
+    /// <summary>The representative as read in the payload stage (a node of its own, which drops out on its own), once located.</summary>
     public FileNode? Payload { get; private set; }
 
     /// <summary>The located payload's format and ranges, read through for every copy.</summary>
@@ -30,8 +30,9 @@ internal sealed class ContentClass(FileNode[] members, bool verified)
     /// </summary>
     public bool TryNextCopy(ScanContext context)
     {
-        context.Drop(Representative!);
-        var next = Array.Find(Members, static m => !m.Dropped);
+        var live = context.Live;
+        live.Drop(Representative!);
+        var next = Array.Find(Members, live.IsLive);
         if (next is null)
         {
             return false;
@@ -48,14 +49,14 @@ internal sealed class ContentClass(FileNode[] members, bool verified)
     /// </summary>
     public bool Locate(ScanContext context, MediaScan media, CancellationToken cancellationToken)
     {
-        if (FollowedPng(media.Follower))
+        if (FollowedPng(context.Live, media.Follower))
         {
             return true;
         }
 
         foreach (var member in Members)
         {
-            if (member.Dropped)
+            if (context.Live.IsDropped(member))
             {
                 continue;
             }
@@ -65,7 +66,7 @@ internal sealed class ContentClass(FileNode[] members, bool verified)
             var file = context.Reader.TryOpen(member);
             if (!file.IsOpen)
             {
-                context.Drop(member); // reported
+                context.Live.Drop(member); // reported
                 continue;
             }
 
@@ -96,14 +97,14 @@ internal sealed class ContentClass(FileNode[] members, bool verified)
     /// have changed since, the payload stage's open notices and moves on to the next copy, and a class reported
     /// alone is re-checked first.
     /// </summary>
-    private bool FollowedPng(PngFollower follower)
+    private bool FollowedPng(LiveFiles live, PngFollower follower)
     {
         FileNode? followed = null;
         ByteRange[]? ranges = null;
         foreach (var member in Members)
         {
             var stream = follower.Take(member);
-            if (followed is null && !member.Dropped && stream is not null && stream.TryGetPayload(out var found))
+            if (followed is null && live.IsLive(member) && stream is not null && stream.TryGetPayload(out var found))
             {
                 (followed, ranges) = (member, found);
             }
@@ -123,11 +124,11 @@ internal sealed class ContentClass(FileNode[] members, bool verified)
     }
 
     /// <summary>Adds the members still in the scan.</summary>
-    public void AddLiveFiles(List<DuplicateFile> files)
+    public void AddLiveFiles(LiveFiles live, List<DuplicateFile> files)
     {
         foreach (var member in Members)
         {
-            if (!member.Dropped)
+            if (live.IsLive(member))
             {
                 files.Add(member.ToDuplicateFile());
             }
@@ -142,18 +143,19 @@ internal sealed class ContentClass(FileNode[] members, bool verified)
     /// </summary>
     public void RecheckMembers(ScanContext context, bool representativeChecked)
     {
+        var live = context.Live;
         foreach (var member in Members)
         {
-            if (representativeChecked && member == Representative && !Payload!.Dropped)
+            if (representativeChecked && member == Representative && live.IsLive(Payload!))
             {
                 // Its check ran on the payload node: what that check saw is what reports carry for the file.
-                member.LastChangeTimeUtc = Payload.LastChangeTimeUtc;
+                member.LastChangeTimeUtc = Payload!.LastChangeTimeUtc;
                 continue;
             }
 
-            if (!member.Dropped && !context.Reader.IsUnchanged(member))
+            if (live.IsLive(member) && !context.Reader.IsUnchanged(member))
             {
-                context.Drop(member);
+                live.Drop(member);
             }
         }
     }

@@ -133,7 +133,7 @@ internal sealed class MediaScan : ICompareStage
 
         foreach (var node in candidate.Files)
         {
-            if (node.Dropped)
+            if (wholeFile.Context.Live.IsDropped(node))
             {
                 Follower.Take(node)?.Release(); // in no class: its partial chunk list is not needed
             }
@@ -158,7 +158,7 @@ internal sealed class MediaScan : ICompareStage
         {
             found.RecheckMembers(context, representativeChecked: true);
             var copies = new List<DuplicateFile>(found.Members.Length);
-            found.AddLiveFiles(copies);
+            found.AddLiveFiles(context.Live, copies);
             if (copies.Count == 0)
             {
                 continue;
@@ -182,16 +182,16 @@ internal sealed class MediaScan : ICompareStage
     {
         if (found.Payload is not null)
         {
-            if (found.Payload.Dropped)
+            if (context.Live.IsDropped(found.Payload))
             {
-                context.Drop(found.Representative!); // changed or vanished while its payload was compared
+                context.Live.Drop(found.Representative!); // changed or vanished while its payload was compared
             }
 
             found.RecheckMembers(context, representativeChecked: false);
         }
 
         var files = new List<DuplicateFile>(found.Members.Length);
-        found.AddLiveFiles(files);
+        found.AddLiveFiles(context.Live, files);
         output.Publish(found.Members[0].Primary.Length, files, found.Verified, ContentMatch.WholeFile);
     }
 }

@@ -26,7 +26,7 @@ internal sealed class PayloadStage(WholeFileStage compare)
                 break;
             }
 
-            compared = RetryCandidates(classes, groups);
+            compared = RetryCandidates(compare.Context.Live, classes, groups);
         }
 
         return groups;
@@ -63,27 +63,27 @@ internal sealed class PayloadStage(WholeFileStage compare)
         var retried = false;
         foreach (var found in compared)
         {
-            retried |= found.Payload!.Dropped && found.TryNextCopy(context);
+            retried |= context.Live.IsDropped(found.Payload!) && found.TryNextCopy(context);
         }
 
         return retried;
     }
 
     /// <summary>What to compare again: one live class per group and every live class still alone.</summary>
-    private static List<ContentClass> RetryCandidates(List<ContentClass> classes, List<PayloadGroup> groups)
+    private static List<ContentClass> RetryCandidates(LiveFiles live, List<ContentClass> classes, List<PayloadGroup> groups)
     {
         var compared = new List<ContentClass>();
         foreach (var group in groups)
         {
-            if (group.Classes.Find(static c => !c.Payload!.Dropped) is { } live)
+            if (group.Classes.Find(c => live.IsLive(c.Payload!)) is { } first)
             {
-                compared.Add(live);
+                compared.Add(first);
             }
         }
 
         foreach (var found in classes)
         {
-            if (found.Group is null && !found.Payload!.Dropped)
+            if (found.Group is null && live.IsLive(found.Payload!))
             {
                 compared.Add(found);
             }
