@@ -35,7 +35,7 @@ public sealed class FileComparisonSetTests
         Assert.True(set.Groups[0].Verified);
         Assert.Equal([0, 1, 3], set.Groups[1].Members);
         Assert.False(set.Groups[1].Verified);
-        Assert.Equal([false, false, true, false], nodes.Select(context.Live.IsDropped));
+        Assert.Equal([false, false, true, false], nodes.Select(listed.Context.Live.IsDropped));
     }
 
     [LinuxFact]
@@ -63,17 +63,17 @@ public sealed class FileComparisonSetTests
 
         Assert.True(set.TryRead(0, 0, buffer));
         Assert.False(set.TryRead(1, 0, buffer));
-        Assert.True(context.Live.IsDropped(nodes[1]));
+        Assert.True(listed.Context.Live.IsDropped(nodes[1]));
 
         set.MarkFailed(0); // closes the file it kept open for the next read
-        Assert.True(context.Live.IsDropped(nodes[0]));
+        Assert.True(listed.Context.Live.IsDropped(nodes[0]));
         Assert.Empty(OpenDescriptors.Under(tree.Root, includeRoot: false));
         Assert.False(set.TryRead(0, 0, buffer));
         Assert.Empty(OpenDescriptors.Under(tree.Root, includeRoot: false)); // not opened again
 
         set.AddGroup([0, 2], verifiedByBytes: true);
         Assert.Empty(set.Groups);
-        Assert.False(context.Live.IsDropped(nodes[2]));
+        Assert.False(listed.Context.Live.IsDropped(nodes[2]));
     }
 
     [LinuxFact]
@@ -152,7 +152,7 @@ public sealed class FileComparisonSetTests
 
         // The bytes compared were f1's as read: its open file is unchanged. f2's name now names another file.
         Assert.Equal([0, 1, 3], Assert.Single(set.Groups).Members);
-        Assert.Equal([false, false, true, false], nodes.Select(context.Live.IsDropped));
+        Assert.Equal([false, false, true, false], nodes.Select(listed.Context.Live.IsDropped));
     }
 
     [LinuxFact]
@@ -166,7 +166,7 @@ public sealed class FileComparisonSetTests
         Assert.False(set.TryReadWhole(0, new byte[Size], keepOpen: true));
         Assert.False(set.TryProbe(0, new byte[10], new byte[10], keepOpen: true));
         Assert.False(set.KeptAny);
-        Assert.False(context.Live.IsDropped(nodes[0]));
+        Assert.False(listed.Context.Live.IsDropped(nodes[0]));
     }
 
     [LinuxFact]
