@@ -64,6 +64,7 @@ internal sealed class MediaScan : ICompareStage
         threads.ForEach(sets, candidate =>
         {
             var classes = WholeFileClasses(wholeFile, candidate, cancellationToken);
+            context.Compared.Settled(candidate); // its classes are known; locating and payloads are not counted
             if (classes.Count == 1)
             {
                 Locate(classes[0]);
