@@ -1,3 +1,5 @@
+using System.Globalization;
+
 namespace Dedup.Core.Reporting;
 
 /// <summary>The stage a scan is in.</summary>
@@ -58,4 +60,17 @@ public readonly record struct ScanProgress
 
     /// <summary>The total size of <see cref="FilesCompared"/>: with <see cref="BytesToCompare"/>, the fraction done (<c>BytesCompared / BytesToCompare</c>).</summary>
     public long BytesCompared { get; init; }
+
+    /// <summary>
+    /// One line for logs and the debugger, culture-free: for example <c>Comparing: 1200 files, 5.1 MiB read, 3 groups,
+    /// 0 errors, compared 40/100 files (2.0 MiB/5.0 MiB)</c>; while enumerating (totals unknown) the last part is left out.
+    /// </summary>
+    /// <returns>The line.</returns>
+    public override string ToString()
+    {
+        var line = string.Create(CultureInfo.InvariantCulture, $"{Phase}: {FilesScanned} files, {ByteCount.Format(BytesRead)} read, {GroupsFound} groups, {Errors} errors");
+        return FilesToCompare is { } files && BytesToCompare is { } bytes
+            ? string.Create(CultureInfo.InvariantCulture, $"{line}, compared {FilesCompared}/{files} files ({ByteCount.Format(BytesCompared)}/{ByteCount.Format(bytes)})")
+            : line;
+    }
 }
