@@ -85,7 +85,7 @@ public sealed class ToStringTests
         var listing = new ScanProgress { Phase = ScanPhase.Enumerating, FilesScanned = 1200, BytesRead = 4096, GroupsFound = 0, Errors = 1 };
         var comparing = listing with { Phase = ScanPhase.Comparing, GroupsFound = 3, FilesToCompare = 100, BytesToCompare = 5 * 1024 * 1024, FilesCompared = 40, BytesCompared = 2 * 1024 * 1024 };
 
-        Assert.Equal("Enumerating: 1200 files, 4.0 KiB read, 0 groups, 1 errors", listing.ToString());
-        Assert.Equal("Comparing: 1200 files, 4.0 KiB read, 3 groups, 1 errors, compared 40/100 files (2.0 MiB/5.0 MiB)", comparing.ToString());
+        Assert.Equal("Enumerating: 1200 files, 4.0 KiB read, 0 groups, 1 error", listing.ToString());
+        Assert.Equal("Comparing: 1200 files, 4.0 KiB read, 3 groups, 1 error, compared 40/100 files (2.0 MiB/5.0 MiB)", comparing.ToString());
     }
 }

@@ -63,12 +63,12 @@ public readonly record struct ScanProgress
 
     /// <summary>
     /// One line for logs and the debugger, culture-free: for example <c>Comparing: 1200 files, 5.1 MiB read, 3 groups,
-    /// 0 errors, compared 40/100 files (2.0 MiB/5.0 MiB)</c>; while enumerating (totals unknown) the last part is left out.
+    /// 1 error, compared 40/100 files (2.0 MiB/5.0 MiB)</c>; while enumerating (totals unknown) the last part is left out.
     /// </summary>
     /// <returns>The line.</returns>
     public override string ToString()
     {
-        var line = string.Create(CultureInfo.InvariantCulture, $"{Phase}: {FilesScanned} files, {ByteCount.Format(BytesRead)} read, {GroupsFound} groups, {Errors} errors");
+        var line = string.Create(CultureInfo.InvariantCulture, $"{Phase}: {FilesScanned} files, {ByteCount.Format(BytesRead)} read, {GroupsFound} groups, {Errors} {(Errors == 1 ? "error" : "errors")}");
         return FilesToCompare is { } files && BytesToCompare is { } bytes
             ? string.Create(CultureInfo.InvariantCulture, $"{line}, compared {FilesCompared}/{files} files ({ByteCount.Format(BytesCompared)}/{ByteCount.Format(bytes)})")
             : line;
