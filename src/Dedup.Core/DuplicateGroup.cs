@@ -8,7 +8,7 @@ public sealed record DuplicateGroup
 {
     private readonly IReadOnlyList<DuplicateFile> _files = [];
     private readonly long _size;
-    private readonly Media.MediaFormat? _mediaFormat;
+    private readonly MediaFormat? _mediaFormat;
 
     /// <summary>
     /// Describes a group. Scans make these; the constructor is public so that code consuming results can be tested
@@ -49,11 +49,11 @@ public sealed record DuplicateGroup
     /// (every file of the group is of it, recognised by content); <see langword="null"/> for whole-file matches, where
     /// the files' format plays no part.
     /// </summary>
-    /// <exception cref="ArgumentOutOfRangeException">Set to <see cref="Media.MediaFormat.None"/>: a payload match has a format.</exception>
-    public Media.MediaFormat? MediaFormat
+    /// <exception cref="ArgumentOutOfRangeException">Set to <see cref="global::Dedup.Core.MediaFormat.None"/>: a payload match has a format.</exception>
+    public MediaFormat? MediaFormat
     {
         get => _mediaFormat;
-        init => _mediaFormat = value != Media.MediaFormat.None
+        init => _mediaFormat = value != global::Dedup.Core.MediaFormat.None
             ? value
             : throw new ArgumentOutOfRangeException(nameof(MediaFormat), value, "A media format is a recognised container, not None; leave it null for whole-file matches.");
     }

@@ -165,7 +165,7 @@ internal static class JsonReportReader
     }
 
     /// <summary>A media-payload group's <c>format</c>: absent in reports written before it was added; a name no format has is refused.</summary>
-    private static Media.MediaFormat? ReadFormat(JsonElement element, string where)
+    private static MediaFormat? ReadFormat(JsonElement element, string where)
     {
         if (!element.TryGetProperty("format", out var value))
         {

@@ -1,5 +1,3 @@
-using Dedup.Core.Media;
-
 namespace Dedup.Core.Reports;
 
 /// <summary>

@@ -6,7 +6,7 @@ namespace Dedup.Core.Scanning;
 internal sealed class ScanOutput(ScanRun run, ChannelWriter<DuplicateGroup> writer)
 {
     /// <summary>Reports a group that still has two files, in path order; <paramref name="format"/> is a payload match's container.</summary>
-    public void Publish(long size, List<DuplicateFile> files, bool verified, ContentMatch match, Media.MediaFormat? format = null)
+    public void Publish(long size, List<DuplicateFile> files, bool verified, ContentMatch match, MediaFormat? format = null)
     {
         if (files.Count < 2)
         {

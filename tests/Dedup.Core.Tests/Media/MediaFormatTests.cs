@@ -80,6 +80,17 @@ public sealed class MediaFormatTests
     }
 
     [Fact]
+    public void Every_format_has_a_report_name_that_reads_back()
+    {
+        // A format added to the enum without its name would make writing a report of its groups throw.
+        var formats = Enum.GetValues<MediaFormat>().Where(f => f != MediaFormat.None).ToList();
+
+        Assert.All(formats, f => Assert.Equal(f, MediaFormatNames.Parse(MediaFormatNames.Of(f))));
+        Assert.Equal(formats.Count, formats.Select(MediaFormatNames.Of).Distinct(StringComparer.Ordinal).Count());
+        Assert.Null(MediaFormatNames.Parse("Mp3")); // names are lower case only
+    }
+
+    [Fact]
     public void None_is_not_a_format_and_the_format_takes_part_in_equality()
     {
         Assert.Throws<ArgumentOutOfRangeException>(() => Group(ContentMatch.MediaPayload, MediaFormat.None));
