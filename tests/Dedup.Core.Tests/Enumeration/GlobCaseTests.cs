@@ -60,6 +60,10 @@ public sealed class GlobCaseTests
     [InlineData("straße", "STRASSE", false)] // a fold that changes length is not made
     [InlineData("e\u0301", "\u00e9", false)] // nor is a name normalized
     [InlineData("*.jpg", "a.png", false)]
+    [InlineData("[!a]", "!", true)] // the '!' negates, it is not a member
+    [InlineData("[a-]", "-", true)] // a trailing '-' is a member, not a range
+    [InlineData("A/*", "a/b/c", false)] // '*' stops at '/'
+    [InlineData("**/X.JPG", "a/b/x.jpg", true)]
     public void Matching_ignoring_case_is_ordinal(string glob, string path, bool matches)
     {
         Assert.Equal(matches, GlobPattern.Parse(glob, ignoreCase: true).IsMatch(path));
