@@ -1,5 +1,6 @@
 using System.Buffers.Binary;
 using BenchmarkDotNet.Attributes;
+using Dedup.Core;
 using Dedup.Core.Media;
 using Microsoft.Win32.SafeHandles;
 

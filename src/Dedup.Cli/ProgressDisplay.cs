@@ -7,7 +7,7 @@ namespace Dedup.Cli;
 
 /// <summary>
 /// A one-line live progress display on standard error, shown only when it is a terminal; plain (no bold or colour)
-/// when the <c>NO_COLOR</c> environment variable is set and not empty (https://no-color.org). It shows counts only, never a name.
+/// when the <c>NO_COLOR</c> environment variable is set and not empty (https://no-color.org). It shows counts only, never a name, and once the files are listed how much of the comparing is done, in per cent.
 /// </summary>
 internal sealed class ProgressDisplay : IProgress<ScanProgress>, IDisposable
 {
@@ -53,13 +53,24 @@ internal sealed class ProgressDisplay : IProgress<ScanProgress>, IDisposable
         Interlocked.Exchange(ref _lastDraw, now);
         var seconds = Math.Max(0.001, _stopwatch.Elapsed.TotalSeconds);
         var rate = TextReportWriter.Format((long)(value.BytesRead / seconds)) + "/s";
-        var line = $"[grey]{value.Phase,-11}[/] files [bold]{value.FilesScanned:N0}[/]  read [bold]{Markup.Escape(TextReportWriter.Format(value.BytesRead))}[/] ({Markup.Escape(rate)})  groups [bold]{value.GroupsFound:N0}[/]  errors {value.Errors}";
+        var percent = Percent(value) is { } known ? $"{known,3}%" : "    ";
+        var line = $"[grey]{value.Phase,-11}[/] {percent}  files [bold]{value.FilesScanned:N0}[/]  read [bold]{Markup.Escape(TextReportWriter.Format(value.BytesRead))}[/] ({Markup.Escape(rate)})  groups [bold]{value.GroupsFound:N0}[/]  errors {value.Errors}";
         lock (_console)
         {
             _console.Write(new ControlCode("\r\u001b[2K"));
             Write(line);
         }
     }
+
+    /// <summary>
+    /// How much of the compare stage is done, by the size of the settled sets (by files when they are all empty), rounded
+    /// down so 100 means done; <see langword="null"/> while the totals are unknown (listing).
+    /// </summary>
+    internal static int? Percent(ScanProgress value) =>
+        value.BytesToCompare is not { } bytes || value.FilesToCompare is not { } files ? null
+        : bytes > 0 ? (int)(value.BytesCompared * 100 / bytes)
+        : files > 0 ? (int)(value.FilesCompared * 100 / files)
+        : 100;
 
     public void Complete(ScanSummary summary)
     {

@@ -113,6 +113,7 @@ public sealed record DuplicateFile
     /// <inheritdoc />
     public override int GetHashCode() => HashCode.Combine(Path, Identity, Length, OtherLinks.Count);
 
-    /// <inheritdoc />
-    public override string ToString() => Path.ToString();
+    /// <summary>The file's first name as a text report shows it (<see cref="AbsolutePath.ToDisplayString"/>: control characters escaped), for printing and the debugger; use <see cref="Path"/> to open it.</summary>
+    /// <returns>For example <c>/photos/a.jpg</c>.</returns>
+    public override string ToString() => Path.ToDisplayString();
 }

@@ -100,6 +100,19 @@ public sealed class DuplicateFinderBuilder
         return this;
     }
 
+    /// <summary>
+    /// Whether include and exclude globs match letters whatever their case (default: no): <c>*.jpg</c> then takes
+    /// <c>IMG.JPG</c>. Ordinal and culture-free: ASCII letters, and beyond ASCII each character against its invariant
+    /// upper case (É and é match; ß and SS, or é written as e plus an accent, do not).
+    /// </summary>
+    /// <param name="ignore">Ignore case in globs.</param>
+    /// <returns>This builder.</returns>
+    public DuplicateFinderBuilder IgnoreGlobCase(bool ignore = true)
+    {
+        Options.IgnoreGlobCase = ignore;
+        return this;
+    }
+
     /// <summary>Ignores files smaller than <paramref name="bytes"/>.</summary>
     /// <param name="bytes">The smallest size considered.</param>
     /// <returns>This builder.</returns>
@@ -447,8 +460,8 @@ public sealed class DuplicateFinderBuilder
         return new BuiltDuplicateFinder(new DuplicateFinderOptions
         {
             Roots = roots,
-            Includes = Options.Include.Select(GlobPattern.Parse).ToArray(),
-            Excludes = Options.Exclude.Select(GlobPattern.Parse).ToArray(),
+            Includes = Options.Include.Select(g => GlobPattern.Parse(g, Options.IgnoreGlobCase)).ToArray(),
+            Excludes = Options.Exclude.Select(g => GlobPattern.Parse(g, Options.IgnoreGlobCase)).ToArray(),
             MinSize = Options.MinSize,
             MaxSize = Options.MaxSize ?? long.MaxValue,
             IncludeHidden = Options.IncludeHidden,

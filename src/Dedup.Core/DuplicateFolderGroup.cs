@@ -106,6 +106,21 @@ public sealed record DuplicateFolderGroup
 
     /// <inheritdoc />
     public override int GetHashCode() => RuntimeHelpers.GetHashCode(this);
+
+    /// <summary>
+    /// One line for logs and the debugger, the folders as a text report shows them (control characters escaped): for
+    /// example <c>2 folders of 14 files, 3.2 MiB, 3.2 MiB wasted: /a/photos, /b/photos</c>; a partial overlap says
+    /// <c>partial overlap, 3 differences</c> in place of what is wasted.
+    /// </summary>
+    /// <returns>The line.</returns>
+    public override string ToString()
+    {
+        var names = string.Join(", ", Folders.Take(2).Select(static f => f.ToDisplayString()));
+        var more = Folders.Count > 2 ? $", {Folders.Count - 2} more" : string.Empty;
+        var state = IsExact ? $"{Reporting.ByteCount.Format(WastedBytes)} wasted" : $"partial overlap, {Differences.Count} {(Differences.Count == 1 ? "difference" : "differences")}";
+        var hash = VerifiedByBytes ? string.Empty : " (hash match)";
+        return $"{Folders.Count} folders of {Files} files, {Reporting.ByteCount.Format(Bytes)}, {state}{hash}: {names}{more}";
+    }
 }
 
 /// <summary>One entry that differs between the two folders of a partial overlap.</summary>

@@ -8,6 +8,7 @@ public sealed record DuplicateGroup
 {
     private readonly IReadOnlyList<DuplicateFile> _files = [];
     private readonly long _size;
+    private readonly MediaFormat? _mediaFormat;
 
     /// <summary>
     /// Describes a group. Scans make these; the constructor is public so that code consuming results can be tested
@@ -42,6 +43,20 @@ public sealed record DuplicateGroup
 
     /// <summary>Whether whole files or media payloads (tags ignored) were found equal.</summary>
     public ContentMatch Match { get; init; }
+
+    /// <summary>
+    /// The container whose payload was found equal when <see cref="Match"/> is <see cref="ContentMatch.MediaPayload"/>
+    /// (every file of the group is of it, recognised by content); <see langword="null"/> for whole-file matches, where
+    /// the files' format plays no part.
+    /// </summary>
+    /// <exception cref="ArgumentOutOfRangeException">Set to <see cref="global::Dedup.Core.MediaFormat.None"/>: a payload match has a format.</exception>
+    public MediaFormat? MediaFormat
+    {
+        get => _mediaFormat;
+        init => _mediaFormat = value != global::Dedup.Core.MediaFormat.None
+            ? value
+            : throw new ArgumentOutOfRangeException(nameof(MediaFormat), value, "A media format is a recognised container, not None; leave it null for whole-file matches.");
+    }
 
     /// <summary>The distinct files, at least two, in path order.</summary>
     /// <exception cref="ArgumentNullException">Set to <see langword="null"/>.</exception>
@@ -85,7 +100,7 @@ public sealed record DuplicateGroup
         ? Size * (Files.Count - 1)
         : Files.Sum(f => f.Length) - Files.Max(f => f.Length);
 
-    /// <summary>Whether <paramref name="other"/> describes the same group: equal sizes, kinds and flags, the same files and roots in the same order, the same digest.</summary>
+    /// <summary>Whether <paramref name="other"/> describes the same group: equal sizes, kinds, formats and flags, the same files and roots in the same order, the same digest.</summary>
     /// <param name="other">The other group.</param>
     /// <returns><see langword="true"/> when every property is equal.</returns>
     public bool Equals(DuplicateGroup? other) =>
@@ -93,10 +108,28 @@ public sealed record DuplicateGroup
         || (other is not null
             && Size == other.Size
             && Match == other.Match
+            && MediaFormat == other.MediaFormat
             && VerifiedByBytes == other.VerifiedByBytes
             && Sha256.Span.SequenceEqual(other.Sha256.Span)
             && Files.SequenceEqual(other.Files)
             && Roots.SequenceEqual(other.Roots));
+
+    /// <summary>
+    /// One line for logs and the debugger: how many files, their size, the bytes wasted and the first two names as a
+    /// text report shows them (control characters escaped, <see cref="Paths.PathText"/>), for example
+    /// <c>3 files × 1.2 MiB, 2.4 MiB wasted: /a/x.jpg, /b/x.jpg, 1 more</c>; a payload match names its format
+    /// (<c>2 files, Mp3 payload 3.0 MiB, …</c>) and a group not verified byte by byte says <c>(hash match)</c>.
+    /// </summary>
+    /// <returns>The line.</returns>
+    public override string ToString()
+    {
+        var size = Reporting.ByteCount.Format(Size);
+        var kind = Match == ContentMatch.WholeFile ? $"{Files.Count} files × {size}" : $"{Files.Count} files, {MediaFormat?.ToString() ?? "media"} payload {size}";
+        var names = string.Join(", ", Files.Take(2).Select(static f => f.Path.ToDisplayString()));
+        var more = Files.Count > 2 ? $", {Files.Count - 2} more" : string.Empty;
+        var hash = VerifiedByBytes ? string.Empty : " (hash match)";
+        return $"{kind}, {Reporting.ByteCount.Format(WastedBytes)} wasted{hash}: {names}{more}";
+    }
 
     /// <inheritdoc />
     public override int GetHashCode() => HashCode.Combine(Size, Match, VerifiedByBytes, Files.Count, Files[0]);

@@ -28,6 +28,12 @@ public sealed class ScanOptions
     /// <summary>Exclude globs; a matching folder is not entered.</summary>
     public IList<string> Exclude { get; } = new List<string>();
 
+    /// <summary>
+    /// Whether <see cref="Include"/> and <see cref="Exclude"/> match letters whatever their case (default
+    /// <see langword="false"/>; see <see cref="DuplicateFinderBuilder.IgnoreGlobCase"/>).
+    /// </summary>
+    public bool IgnoreGlobCase { get; set; }
+
     /// <summary>Smallest file size considered, in bytes (default 0).</summary>
     public long MinSize { get; set; }
 
@@ -105,6 +111,7 @@ public sealed class ScanOptions
         AddAll(Roots, source.Roots);
         AddAll(Include, source.Include);
         AddAll(Exclude, source.Exclude);
+        IgnoreGlobCase = source.IgnoreGlobCase;
         MinSize = source.MinSize;
         MaxSize = source.MaxSize ?? MaxSize;
         IncludeHidden = source.IncludeHidden;

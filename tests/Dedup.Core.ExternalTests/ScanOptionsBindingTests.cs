@@ -17,7 +17,7 @@ public sealed class ScanOptionsBindingTests
     /// <summary>Every setting away from its default (media mode apart: it excludes folder mode, so it gets its own pass).</summary>
     private static DuplicateFinderBuilder EverySetting(bool media) => new DuplicateFinderBuilder()
         .AddRoot("/srv/a").AddRoot("/srv/b")
-        .Include("*.jpg").Include("*.png").Exclude("**/.cache/**")
+        .Include("*.jpg").Include("*.png").Exclude("**/.cache/**").IgnoreGlobCase()
         .WithMinSize(10).WithMaxSize(1000)
         .IncludeHidden(false).IncludeEmptyFiles().FollowSymbolicLinks().StayOnOneFileSystem()
         .UseComparer(ComparerStrategies.Vectorized).UseHashAlgorithm(DuplicateHashAlgorithm.Sha256).TrustHashes()
@@ -30,6 +30,7 @@ public sealed class ScanOptionsBindingTests
     {
         var keys = new Dictionary<string, string?>
         {
+            ["IgnoreGlobCase"] = options.IgnoreGlobCase.ToString(),
             ["MinSize"] = options.MinSize.ToString(CultureInfo.InvariantCulture),
             ["MaxSize"] = options.MaxSize?.ToString(CultureInfo.InvariantCulture),
             ["IncludeHidden"] = options.IncludeHidden.ToString(),

@@ -13,19 +13,23 @@ internal static class PatternCheck
     private static readonly char[] GlobCharacters = ['*', '?', '['];
 
     /// <summary>One line per glob that can never match, or that names a path no root holds, with the glob to use when one can be told.</summary>
-    public static IEnumerable<string> Warnings(string option, IEnumerable<string> patterns, IReadOnlyList<string> roots)
+    /// <param name="option">The option's name, for the text.</param>
+    /// <param name="patterns">Its globs.</param>
+    /// <param name="roots">The scan's roots.</param>
+    /// <param name="ignoreCase">With <c>--ignore-case</c> a literal path may name another spelling of an existing one: not checked.</param>
+    public static IEnumerable<string> Warnings(string option, IEnumerable<string> patterns, IReadOnlyList<string> roots, bool ignoreCase = false)
     {
         var fullRoots = roots.Select(Full).Where(r => r is not null).Select(r => r!).ToArray();
         foreach (var pattern in patterns)
         {
-            if (Problem(pattern, fullRoots) is { } problem)
+            if (Problem(pattern, fullRoots, ignoreCase) is { } problem)
             {
                 yield return $"warning: {option} '{PathText.Escape(pattern)}' {problem}";
             }
         }
     }
 
-    private static string? Problem(string pattern, string[] roots)
+    private static string? Problem(string pattern, string[] roots, bool ignoreCase)
     {
         var relative = pattern.Replace('\\', '/').TrimStart('/');
         var names = relative.Split('/');
@@ -41,7 +45,7 @@ internal static class PatternCheck
 
         // A literal path (no glob character) with a folder in it names one path under each root: none there, it matches nothing.
         var absolute = pattern.StartsWith('/');
-        if ((names.Length == 1 && !absolute) || pattern.IndexOfAny(GlobCharacters) >= 0 || roots.Length == 0 || roots.Any(KernelNames.HasEscapedBytes))
+        if ((names.Length == 1 && !absolute) || pattern.IndexOfAny(GlobCharacters) >= 0 || ignoreCase || roots.Length == 0 || roots.Any(KernelNames.HasEscapedBytes))
         {
             return null;
         }

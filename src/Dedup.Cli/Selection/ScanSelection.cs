@@ -14,6 +14,7 @@ internal sealed class ScanSelection
     private readonly Option<long?> _maxSize = new("--max-size") { Description = "Ignore files larger than this (bytes, or with K/M/G/T).", CustomParser = NumberValues.ParseSize };
     private readonly Option<string[]> _include = new("--include") { Description = "Only scan files matching this glob (repeatable).", AllowMultipleArgumentsPerToken = false };
     private readonly Option<string[]> _exclude = new("--exclude") { Description = "Skip files and folders matching this glob (repeatable).", AllowMultipleArgumentsPerToken = false };
+    private readonly Option<bool> _ignoreCase = new("--ignore-case") { Description = "Match --include and --exclude globs whatever the letters' case (*.jpg takes IMG.JPG)." };
     private readonly Option<bool> _hidden = new("--hidden") { Description = "Also scan names starting with a dot (the CLI skips them unless this is given; the library scans them by default)." };
     private readonly Option<bool> _followSymlinks = new("--follow-symlinks") { Description = "Follow symbolic links (loops are detected)." };
     private readonly Option<bool> _oneFileSystem = new("--one-file-system") { Description = "Do not cross into other file systems." };
@@ -33,7 +34,7 @@ internal sealed class ScanSelection
         _hash.AcceptOnlyFromAmong("xxh128", "xxh3", "sha256");
     }
 
-    private Option[] All => [_minSize, _maxSize, _include, _exclude, _hidden, _followSymlinks, _oneFileSystem, _strategy, _hash, _trustHashes, _empty, _media, _threads];
+    private Option[] All => [_minSize, _maxSize, _include, _exclude, _ignoreCase, _hidden, _followSymlinks, _oneFileSystem, _strategy, _hash, _trustHashes, _empty, _media, _threads];
 
     public void AddTo(Command command)
     {
@@ -57,8 +58,8 @@ internal sealed class ScanSelection
 
     /// <summary>The <c>warning: …</c> lines for include and exclude globs that match nothing under <paramref name="roots"/> (<see cref="PatternCheck"/>).</summary>
     public IEnumerable<string> Warnings(ParseResult result, IReadOnlyList<string> roots) =>
-        PatternCheck.Warnings("--include", result.GetValue(_include) ?? [], roots)
-            .Concat(PatternCheck.Warnings("--exclude", result.GetValue(_exclude) ?? [], roots));
+        PatternCheck.Warnings("--include", result.GetValue(_include) ?? [], roots, result.GetValue(_ignoreCase))
+            .Concat(PatternCheck.Warnings("--exclude", result.GetValue(_exclude) ?? [], roots, result.GetValue(_ignoreCase)));
 
     /// <summary>The settings for <paramref name="roots"/> with every selection option of <paramref name="result"/>: what the library's configuration binding fills too.</summary>
     public ScanOptions CreateOptions(ParseResult result, IEnumerable<string> roots)
@@ -67,6 +68,7 @@ internal sealed class ScanSelection
         {
             MinSize = result.GetValue(_minSize) ?? 0,
             MaxSize = result.GetValue(_maxSize),
+            IgnoreGlobCase = result.GetValue(_ignoreCase),
             IncludeHidden = result.GetValue(_hidden),
             FollowSymbolicLinks = result.GetValue(_followSymlinks),
             StayOnOneFileSystem = result.GetValue(_oneFileSystem),

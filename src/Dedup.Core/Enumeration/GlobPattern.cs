@@ -5,22 +5,33 @@ namespace Dedup.Core.Enumeration;
 /// and <c>[a-z]</c> / <c>[!a-z]</c> classes. A pattern without <c>/</c> matches an entry's name; a pattern
 /// with <c>/</c> matches its path relative to the scan root. Matching works on spans and never allocates.
 /// </summary>
+/// <remarks>
+/// Ignoring case compares each UTF-16 unit by its invariant upper case (<see cref="char.ToUpperInvariant"/>), as
+/// <see cref="StringComparison.OrdinalIgnoreCase"/> does: ASCII and the one-to-one folds beyond it (É/é, Σ/σ) match;
+/// folds that change length (ß/SS) and Unicode normalization (é as one code point or e plus an accent) do not.
+/// </remarks>
 internal sealed class GlobPattern
 {
     private readonly string _pattern;
 
-    private GlobPattern(string text, string pattern, bool matchesNameOnly)
+    private GlobPattern(string text, string pattern, bool matchesNameOnly, bool ignoreCase)
     {
         Text = text;
         _pattern = pattern;
         MatchesNameOnly = matchesNameOnly;
+        IgnoreCase = ignoreCase;
     }
 
     public string Text { get; }
 
     public bool MatchesNameOnly { get; }
 
-    public static GlobPattern Parse(string text)
+    /// <summary>Whether letters match whatever their case (see the remarks).</summary>
+    public bool IgnoreCase { get; }
+
+    public static GlobPattern Parse(string text) => Parse(text, ignoreCase: false);
+
+    public static GlobPattern Parse(string text, bool ignoreCase)
     {
         if (Problem(text) is { } problem)
         {
@@ -28,10 +39,10 @@ internal sealed class GlobPattern
         }
 
         var normalized = Normalize(text);
-        return new GlobPattern(text, normalized, !normalized.Contains('/', StringComparison.Ordinal));
+        return new GlobPattern(text, normalized, !normalized.Contains('/', StringComparison.Ordinal), ignoreCase);
     }
 
-    /// <summary>Why <paramref name="text"/> is not a glob, or <see langword="null"/> when <see cref="Parse"/> accepts it.</summary>
+    /// <summary>Why <paramref name="text"/> is not a glob, or <see langword="null"/> when <see cref="Parse(string, bool)"/> accepts it.</summary>
     public static string? Problem(string text)
     {
         if (string.IsNullOrWhiteSpace(text))
@@ -70,13 +81,13 @@ internal sealed class GlobPattern
         if (MatchesNameOnly)
         {
             var slash = relativePath.LastIndexOf('/');
-            return Match(_pattern, relativePath[(slash + 1)..]);
+            return Match(_pattern, relativePath[(slash + 1)..], IgnoreCase);
         }
 
-        return Match(_pattern, relativePath);
+        return Match(_pattern, relativePath, IgnoreCase);
     }
 
-    private static bool Match(ReadOnlySpan<char> pattern, ReadOnlySpan<char> text)
+    private static bool Match(ReadOnlySpan<char> pattern, ReadOnlySpan<char> text, bool ignoreCase)
     {
         while (!pattern.IsEmpty)
         {
@@ -87,14 +98,14 @@ internal sealed class GlobPattern
                 {
                     // "**/" may also match zero folders.
                     var rest = pattern[2..];
-                    if (rest.StartsWith("/") && Match(rest[1..], text))
+                    if (rest.StartsWith("/") && Match(rest[1..], text, ignoreCase))
                     {
                         return true;
                     }
 
                     for (var i = 0; i <= text.Length; i++)
                     {
-                        if (Match(rest, text[i..]))
+                        if (Match(rest, text[i..], ignoreCase))
                         {
                             return true;
                         }
@@ -106,7 +117,7 @@ internal sealed class GlobPattern
                 var tail = pattern[1..];
                 for (var i = 0; i <= text.Length; i++)
                 {
-                    if (Match(tail, text[i..]))
+                    if (Match(tail, text[i..], ignoreCase))
                     {
                         return true;
                     }
@@ -136,7 +147,7 @@ internal sealed class GlobPattern
             {
                 var close = pattern[2..].IndexOf(']') + 2;
                 var set = pattern[1..close];
-                if (!MatchClass(set, text[0]))
+                if (!MatchClass(set, text[0], ignoreCase))
                 {
                     return false;
                 }
@@ -145,7 +156,7 @@ internal sealed class GlobPattern
                 text = text[1..];
                 continue;
             }
-            else if (c != text[0])
+            else if (c != text[0] && !(ignoreCase && char.ToUpperInvariant(c) == char.ToUpperInvariant(text[0])))
             {
                 return false;
             }
@@ -157,7 +168,8 @@ internal sealed class GlobPattern
         return text.IsEmpty;
     }
 
-    private static bool MatchClass(ReadOnlySpan<char> set, char ch)
+    /// <summary>Whether <paramref name="ch"/> is in the class; ignoring case, whether it or its upper or lower case is (<c>[a-c]</c> takes <c>B</c>, <c>[!a-c]</c> refuses it).</summary>
+    private static bool MatchClass(ReadOnlySpan<char> set, char ch, bool ignoreCase)
     {
         var negate = set.Length > 0 && (set[0] == '!' || set[0] == '^');
         if (negate)
@@ -165,20 +177,29 @@ internal sealed class GlobPattern
             set = set[1..];
         }
 
-        var found = false;
+        var found = InClass(set, ch) || (ignoreCase && (InClass(set, char.ToUpperInvariant(ch)) || InClass(set, char.ToLowerInvariant(ch))));
+        return found != negate && ch != '/';
+    }
+
+    private static bool InClass(ReadOnlySpan<char> set, char ch)
+    {
         for (var i = 0; i < set.Length; i++)
         {
             if (i + 2 < set.Length && set[i + 1] == '-')
             {
-                found |= ch >= set[i] && ch <= set[i + 2];
+                if (ch >= set[i] && ch <= set[i + 2])
+                {
+                    return true;
+                }
+
                 i += 2;
             }
-            else
+            else if (ch == set[i])
             {
-                found |= ch == set[i];
+                return true;
             }
         }
 
-        return found != negate && ch != '/';
+        return false;
     }
 }

@@ -56,6 +56,8 @@ internal sealed class FolderScan(DuplicateFinderOptions options) : ICompareStage
 
                 candidate.Release(); // the groups keep their own nodes
             }
+
+            context.Compared.Settled(candidate);
         }, cancellationToken);
         cancellationToken.ThrowIfCancellationRequested();
 

@@ -158,9 +158,22 @@ internal static class JsonReportReader
         // One file is no duplicate (a hand-edited report): left out, as acting on it would leave it out.
         return files.Count < 2 ? null : new DuplicateGroup(size, files, verified, match)
         {
+            MediaFormat = match == ContentMatch.MediaPayload ? ReadFormat(element, where) : null,
             Sha256 = digest ?? default(ReadOnlyMemory<byte>),
             Roots = digest is null ? roots : [],
         };
+    }
+
+    /// <summary>A media-payload group's <c>format</c>: absent in reports written before it was added; a name no format has is refused.</summary>
+    private static MediaFormat? ReadFormat(JsonElement element, string where)
+    {
+        if (!element.TryGetProperty("format", out var value))
+        {
+            return null;
+        }
+
+        return (value.ValueKind == JsonValueKind.String ? MediaFormatNames.Parse(value.GetString()) : null)
+            ?? throw Bad($"{where}.format is not a media format (mp3, flac, jpeg, png, wav, webp or mp4)", where);
     }
 
     private static List<AbsolutePath> ReadLinks(JsonElement entry, string at)

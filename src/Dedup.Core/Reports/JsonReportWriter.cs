@@ -106,6 +106,10 @@ internal sealed class JsonReportWriter : ReportWriter
         if (group.Match == ContentMatch.MediaPayload)
         {
             _json.WriteString("match", "mediaPayload");
+            if (group.MediaFormat is { } format)
+            {
+                _json.WriteString("format", MediaFormatNames.Of(format));
+            }
         }
 
         if (!group.VerifiedByBytes)

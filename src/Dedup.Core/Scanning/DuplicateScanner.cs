@@ -33,6 +33,7 @@ internal static class DuplicateScanner
             // the host's pool.
             threads = new ScanThreads(context.Options.MaxDegreeOfParallelism);
             var candidates = await CollectCandidatesAsync(run, threads, token).ConfigureAwait(false);
+            context.Compared.Start(candidates);
             run.Phase = ScanPhase.Comparing;
 
             var channel = Channel.CreateUnbounded<DuplicateGroup>(new UnboundedChannelOptions { SingleReader = true });

@@ -38,6 +38,9 @@ internal sealed class ScanContext
 
     public DuplicateFinderOptions Options { get; }
 
+    /// <summary>The compare stage's totals and settled sets, for progress: each stage counts every set it is given once.</summary>
+    public CompareProgress Compared { get; } = new();
+
     /// <summary>Every file read of this scan goes through it; disposed when the scan ends.</summary>
     public FileReader Reader { get; }
 

@@ -5,8 +5,8 @@ namespace Dedup.Core.Scanning;
 /// <summary>Where a scan's groups leave it: shown to its features, counted in the summary and streamed to the caller as each is found.</summary>
 internal sealed class ScanOutput(ScanRun run, ChannelWriter<DuplicateGroup> writer)
 {
-    /// <summary>Reports a group that still has two files, in path order.</summary>
-    public void Publish(long size, List<DuplicateFile> files, bool verified, ContentMatch match)
+    /// <summary>Reports a group that still has two files, in path order; <paramref name="format"/> is a payload match's container.</summary>
+    public void Publish(long size, List<DuplicateFile> files, bool verified, ContentMatch match, MediaFormat? format = null)
     {
         if (files.Count < 2)
         {
@@ -19,7 +19,7 @@ internal sealed class ScanOutput(ScanRun run, ChannelWriter<DuplicateGroup> writ
             feature.Settled(files);
         }
 
-        var group = new DuplicateGroup(size, files, verified, match) { Roots = run.Context.Roots };
+        var group = new DuplicateGroup(size, files, verified, match) { Roots = run.Context.Roots, MediaFormat = format };
         run.AddGroup(group);
         writer.TryWrite(group);
     }

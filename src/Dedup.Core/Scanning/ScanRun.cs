@@ -79,8 +79,24 @@ internal sealed class ScanRun
         Interlocked.Add(ref _wastedBytes, group.WastedBytes);
     }
 
-    public ScanProgress Snapshot() =>
-        new() { Phase = Phase, FilesScanned = FilesScanned, BytesRead = BytesRead, GroupsFound = Groups, Errors = Context.Errors.Count };
+    public ScanProgress Snapshot()
+    {
+        var compared = Context.Compared;
+        var filesToCompare = compared.FilesToCompare; // read before what is compared: it never exceeds these
+        var bytesToCompare = compared.BytesToCompare;
+        return new()
+        {
+            Phase = Phase,
+            FilesScanned = FilesScanned,
+            BytesRead = BytesRead,
+            GroupsFound = Groups,
+            Errors = Context.Errors.Count,
+            FilesToCompare = filesToCompare < 0 ? null : filesToCompare,
+            BytesToCompare = bytesToCompare < 0 ? null : bytesToCompare,
+            FilesCompared = compared.FilesCompared,
+            BytesCompared = compared.BytesCompared,
+        };
+    }
 
     /// <summary>The totals so far, with each feature's statistics (the stage's outcome is added when the scan ends).</summary>
     public ScanSummary ToSummary(TimeSpan elapsed)

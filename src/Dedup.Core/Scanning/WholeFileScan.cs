@@ -23,6 +23,7 @@ internal sealed class WholeFileScan : ICompareStage
                 output.PublishWholeFile(candidate.Size, group);
             }
 
+            context.Compared.Settled(candidate);
             candidate.Release(); // its nodes and paths are garbage now; the published groups have their own
         }, cancellationToken);
         return StageOutcome.None;

@@ -64,6 +64,7 @@ internal sealed class MediaScan : ICompareStage
         threads.ForEach(sets, candidate =>
         {
             var classes = WholeFileClasses(wholeFile, candidate, cancellationToken);
+            context.Compared.Settled(candidate); // its classes are known; locating and payloads are not counted
             if (classes.Count == 1)
             {
                 Locate(classes[0]);
@@ -98,7 +99,7 @@ internal sealed class MediaScan : ICompareStage
         {
             foreach (var group in payloads.Compare(keyed.Key.Length, keyed.Value, cancellationToken))
             {
-                Publish(context, output, keyed.Key.Length, group);
+                Publish(context, output, keyed.Key.Format, keyed.Key.Length, group);
             }
         }, cancellationToken);
 
@@ -151,7 +152,7 @@ internal sealed class MediaScan : ICompareStage
     /// group actions act on), and one group of payload-equal files holding one copy of each class, the first by path.
     /// Listing every copy there would hide the exact copies in a group no action may touch, and count them twice.
     /// </summary>
-    private static void Publish(ScanContext context, ScanOutput output, long length, PayloadGroup group)
+    private static void Publish(ScanContext context, ScanOutput output, MediaFormat format, long length, PayloadGroup group)
     {
         var files = new List<DuplicateFile>(group.Classes.Count);
         foreach (var found in group.Classes)
@@ -174,7 +175,7 @@ internal sealed class MediaScan : ICompareStage
             output.Publish(found.Members[0].Primary.Length, copies, found.Verified, ContentMatch.WholeFile);
         }
 
-        output.Publish(length, files, group.Verified, ContentMatch.MediaPayload);
+        output.Publish(length, files, group.Verified, ContentMatch.MediaPayload, format);
     }
 
     /// <summary>Reports a class on its own, as a whole-file group, when it still has two files.</summary>

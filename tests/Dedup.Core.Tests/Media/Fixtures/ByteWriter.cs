@@ -92,7 +92,7 @@ internal static class Crc32
 /// <summary>A fixture format: a base file, variants with the same payload, and a file with other content.</summary>
 internal interface IMediaFixture
 {
-    Dedup.Core.Media.MediaFormat Format { get; }
+    Dedup.Core.MediaFormat Format { get; }
 
     byte[] Create(int seed);
 

@@ -1,4 +1,4 @@
-namespace Dedup.Core.Media;
+namespace Dedup.Core;
 
 /// <summary>A media container recognised by its content signature (never by the file name).</summary>
 public enum MediaFormat
