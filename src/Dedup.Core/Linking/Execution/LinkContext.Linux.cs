@@ -36,15 +36,17 @@ internal sealed class LinkContext : IDisposable
         "changed since this action's first check (same size and modification time, but its change time moved: written, linked, renamed or its permissions changed)";
 
     private readonly RootHandles? _roots;
+    private readonly FolderCache? _folders;
     private FolderHandle? _folder;
     private FolderHandle? _keptFolder;
     private (long Seconds, uint Nanoseconds)? _keptChanged;
     private (long Seconds, uint Nanoseconds)? _duplicateChanged;
     private uint _keptLinks;
 
-    public LinkContext(DuplicateAction action, LinkerFaults? faults, RootHandles? roots = null)
+    public LinkContext(DuplicateAction action, LinkerFaults? faults, RootHandles? roots = null, FolderCache? folders = null)
     {
         _roots = roots;
+        _folders = folders;
         Action = action;
         Faults = faults;
         KeptPath = action.Kept.Path.ToString();
@@ -243,8 +245,8 @@ internal sealed class LinkContext : IDisposable
     public void Dispose()
     {
         KeptHandle?.Dispose();
-        _folder?.Dispose();
-        _keptFolder?.Dispose();
+        Close(_folder);
+        Close(_keptFolder);
     }
 
     /// <summary>What changed between the scan and <paramref name="now"/>, or <see langword="null"/>.</summary>
@@ -286,10 +288,26 @@ internal sealed class LinkContext : IDisposable
         return baseline != time;
     }
 
-    /// <summary>Opens a folder from the scanned root that holds it, following no link below the root (see <see cref="FolderHandle.TryOpenBeneath"/>).</summary>
+    /// <summary>
+    /// Opens a folder from the scanned root that holds it, following no link below the root (see <see cref="FolderHandle.TryOpenBeneath"/>);
+    /// in a run, the run's open folder when it has one (<see cref="FolderCache"/>).
+    /// </summary>
     private FolderHandle OpenFolder(Paths.AbsolutePath path, string role, string consequence) =>
-        FolderHandle.TryOpenBeneath(Action.Group.Roots, path, out var problem, _roots)
+        (_folders is not null ? _folders.Lease(Action.Group.Roots, path, out var problem) : FolderHandle.TryOpenBeneath(Action.Group.Roots, path, out problem, _roots))
         ?? throw ActionStoppedException.Skip($"{role} {path.ToDisplayString()}: {problem}; {consequence}");
+
+    /// <summary>A folder of this action's own is closed; one of the run's is given back.</summary>
+    private void Close(FolderHandle? folder)
+    {
+        if (_folders is not null && folder is not null)
+        {
+            _folders.Release(folder);
+        }
+        else
+        {
+            folder?.Dispose();
+        }
+    }
 
     private void RemoveQuietly(string temporary)
     {
