@@ -45,6 +45,9 @@ internal sealed class Protection
         return new(protectFolders, unresolvedProtect, referenceFolders, unresolvedReference);
     }
 
+    /// <summary>One folder, resolved already, as a protected folder (<see cref="KeepRule.PreferUnder"/> ranks files by such checks).</summary>
+    public static Protection Under(AbsolutePath folder) => new([folder], null, [], null);
+
     /// <summary>Why the folders cannot be used (one missing, a file, out of reach), or <see langword="null"/>; checked when the planner is built.</summary>
     public string? Validate()
         => KeepRule.FolderProblem("protected folder", _protect, _unresolvedProtect)
