@@ -67,7 +67,7 @@ public sealed class DuplicateFolderActionPlan
 
             writer.WriteLine(action.Refusal is not null
                 ? $"  skip folder {action.Folder.ToDisplayString()}/: {PathText.EscapeMessage(action.Refusal)}"
-                : string.Create(CultureInfo.InvariantCulture, $"  {LinkerCapabilities.VerbOf(Linker)} folder {action.Folder.ToDisplayString()}/ ({action.FileActions.Count} {(action.FileActions.Count == 1 ? "file" : "files")}{(action.ReclaimableBytes > 0 ? $", frees {action.ReclaimableBytes} bytes" : string.Empty)})"));
+                : string.Create(CultureInfo.InvariantCulture, $"  {LinkerCapabilities.VerbOf(Linker)} folder {action.Folder.ToDisplayString()}/ ({action.FileActions.Count} files{(action.ReclaimableBytes > 0 ? $", frees {action.ReclaimableBytes} bytes" : string.Empty)})"));
         }
 
         foreach (var group in UndecidedGroups)
