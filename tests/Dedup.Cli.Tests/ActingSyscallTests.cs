@@ -5,7 +5,7 @@ namespace Dedup.Cli.Tests;
 
 /// <summary>
 /// Issue #37 point 8: acting opens each folder once per run, not once per action (the run keeps the folders it opened
-/// below the roots), counted with strace on the real CLI.
+/// below the roots), and a group's kept file once for its actions, counted with strace on the real CLI.
 /// </summary>
 public sealed class ActingSyscallTests
 {
@@ -36,6 +36,8 @@ public sealed class ActingSyscallTests
             Assert.True(run >= 0, "the run's walk from / was not traced");
             var opens = lines.Skip(run).Count(l => l.Contains("\"deep\", O_RDONLY|O_NOFOLLOW|O_CLOEXEC|O_PATH|O_DIRECTORY)", StringComparison.Ordinal));
             Assert.Equal(1, opens);
+            // The kept file (first in path order) is opened once for the group's six actions, and checked by fstat for each.
+            Assert.Equal(1, lines.Skip(run).Count(l => l.Contains("\"f0.bin\", O_RDONLY|O_NONBLOCK|O_NOFOLLOW|O_CLOEXEC)", StringComparison.Ordinal)));
         }
         finally
         {

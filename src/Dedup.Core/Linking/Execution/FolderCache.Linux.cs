@@ -1,5 +1,6 @@
 using System.Runtime.Versioning;
 using Dedup.Core.Paths;
+using Microsoft.Win32.SafeHandles;
 
 namespace Dedup.Core.Linking.Execution;
 
@@ -10,7 +11,8 @@ namespace Dedup.Core.Linking.Execution;
 /// descriptor means, as for <see cref="RootHandles"/>, that a folder renamed or swapped later in the run changes
 /// nothing: later actions work in the folder that was checked when it was opened, and every file step is still
 /// checked by identity (device, inode, size, times) relative to it. At most <see cref="Capacity"/> folders stay open;
-/// the least recently used one not in use by an action is closed first.
+/// the least recently used one not in use by an action is closed first. The kept file of the last action is held open
+/// too, for the next actions of its group (<see cref="LinkContext.OpenKept"/> checks it again for each).
 /// </summary>
 [SupportedOSPlatform("linux")]
 internal sealed class FolderCache(RootHandles roots) : IDisposable
@@ -20,6 +22,7 @@ internal sealed class FolderCache(RootHandles roots) : IDisposable
 
     private readonly Dictionary<AbsolutePath, LinkedListNode<Entry>> _open = [];
     private readonly LinkedList<Entry> _recent = []; // most recently used first
+    private (DuplicateFile Kept, SafeFileHandle Handle)? _kept;
 
     /// <summary>Folders open now (for tests).</summary>
     internal int Count => _open.Count;
@@ -135,8 +138,25 @@ internal sealed class FolderCache(RootHandles roots) : IDisposable
         }
     }
 
+    /// <summary>The kept file <paramref name="kept"/> as the last action opened it, when it is still open; otherwise <see langword="null"/>.</summary>
+    public SafeFileHandle? HeldKept(DuplicateFile kept) =>
+        _kept is { } held && ReferenceEquals(held.Kept, kept) && !held.Handle.IsClosed ? held.Handle : null;
+
+    /// <summary>Holds <paramref name="handle"/> as the open kept file; the one held before, if another, is closed.</summary>
+    public void HoldKept(DuplicateFile kept, SafeFileHandle handle)
+    {
+        if (_kept is { } held && !ReferenceEquals(held.Handle, handle))
+        {
+            held.Handle.Dispose();
+        }
+
+        _kept = (kept, handle);
+    }
+
     public void Dispose()
     {
+        _kept?.Handle.Dispose();
+        _kept = null;
         foreach (var entry in _recent)
         {
             entry.Handle.Dispose();

@@ -160,9 +160,22 @@ internal sealed class LinkContext : IDisposable
     }
 
     /// <summary>Opens the kept file (without following links) and checks the open file is the scanned one.</summary>
+    /// <remarks>
+    /// In a run, the kept file stays open for the next action with the same kept file (<see cref="FolderCache.HeldKept"/>):
+    /// that action checks the open file by <c>fstat</c> as a new open would be checked (identity, size, modification time,
+    /// its own first change time), after its check of the kept name found the same inode, which cannot be reused while open.
+    /// </remarks>
     public SafeFileHandle OpenKept()
     {
-        KeptHandle ??= OpenChecked(KeptFolderFd, KeptName, KeptPath, Action.Kept, "kept file", "nothing done", ref _keptChanged);
+        if (KeptHandle is null)
+        {
+            var held = _folders?.HeldKept(Action.Kept);
+            KeptHandle = held is not null
+                ? Checked(held, Action.Kept, "kept file", "nothing done", ref _keptChanged)
+                : OpenChecked(KeptFolderFd, KeptName, KeptPath, Action.Kept, "kept file", "nothing done", ref _keptChanged);
+            _folders?.HoldKept(Action.Kept, KeptHandle);
+        }
+
         return KeptHandle;
     }
 
@@ -244,7 +257,11 @@ internal sealed class LinkContext : IDisposable
 
     public void Dispose()
     {
-        KeptHandle?.Dispose();
+        if (_folders is null)
+        {
+            KeptHandle?.Dispose(); // in a run, the run holds it (and closes it)
+        }
+
         Close(_folder);
         Close(_keptFolder);
     }
@@ -327,8 +344,13 @@ internal sealed class LinkContext : IDisposable
             throw ActionStoppedException.Skip($"cannot open the {role}{(path is null ? string.Empty : " " + PathText.Escape(path))}: {Libc.Message(errno)}; {consequence}");
         }
 
-        var handle = new SafeFileHandle((nint)fd, ownsHandle: true);
-        var rc = Libc.FStat(fd, out var status);
+        return Checked(new SafeFileHandle((nint)fd, ownsHandle: true), scanned, role, consequence, ref changed);
+    }
+
+    /// <summary>The open file must still be the scanned file, with the change time of the action's first check; otherwise it is closed.</summary>
+    private static SafeFileHandle Checked(SafeFileHandle handle, DuplicateFile scanned, string role, string consequence, ref (long, uint)? changed)
+    {
+        var rc = Libc.FStat(Fd(handle), out var status);
         var change = rc != 0 ? Libc.Message(rc) : Describe(status, scanned);
         if (change is null && ChangeTimeMoved(status, ref changed))
         {
