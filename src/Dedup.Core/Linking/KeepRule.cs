@@ -222,7 +222,7 @@ public sealed class KeepRule
         {
             for (var i = 0; i < folders.Length; i++)
             {
-                if (folders[i].IsProtected(file))
+                if (folders[i].IsAtOrUnder(file))
                 {
                     return i;
                 }

@@ -91,6 +91,26 @@ internal sealed partial class ProtectionCheck
     /// <summary>Whether any name of <paramref name="file"/> lies under a protected (or reference) folder.</summary>
     public bool IsProtected(DuplicateFile file) => !_none && (Verdict(file) & UnderProtected) != 0;
 
+    /// <summary>
+    /// As <see cref="IsProtected"/>, and also when a name is a protected folder itself, by its path: the folder planner
+    /// ranks whole folders by <see cref="KeepRule.PreferUnder"/>, a folder being under itself.
+    /// </summary>
+    public bool IsAtOrUnder(DuplicateFile file)
+    {
+        if (_none)
+        {
+            return false;
+        }
+
+        var verdict = Verdict(file);
+        foreach (var name in file.OtherLinks.Prepend(file.Path))
+        {
+            verdict |= Flags(name, (f, p) => f == p);
+        }
+
+        return (verdict & UnderProtected) != 0;
+    }
+
     /// <summary>Whether the group is acted on: no reference folders, or a copy under one.</summary>
     public bool IsReferenced(DuplicateGroup group)
         => _protection.Reference.Count == 0 || group.Files.Any(f => (Verdict(f) & UnderReference) != 0);
