@@ -152,7 +152,7 @@ public sealed class ActingSafetyTests
         var (exit, stdout, stderr) = await RunCliAsync("delete", "--keep", "oldest", "--yes", tree.PathOf("t"));
 
         Assert.Equal(3, exit); // undecided groups: not a file error (1)
-        Assert.Contains("left alone 1 groups where no --keep rule decides", stderr, StringComparison.Ordinal);
+        Assert.Contains("left alone 1 group where no --keep rule decides", stderr, StringComparison.Ordinal);
         Assert.Contains("0 actions", stdout, StringComparison.Ordinal);
         Assert.True(File.Exists(a) && File.Exists(b));
 

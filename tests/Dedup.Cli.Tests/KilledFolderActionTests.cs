@@ -82,7 +82,7 @@ public sealed class KilledFolderActionTests
                     stderr.Trim().EndsWith("the folders only partly overlap (some entries differ); only equal folders are acted on whole", StringComparison.Ordinal)
                         && stderr.Trim().Split('\n').Length == 1,
                     stderr);
-                Assert.Contains("1 done, 0 skipped, 0 failed, 1 leftover temporary files removed", stdout, StringComparison.Ordinal);
+                Assert.Contains("1 done, 0 skipped, 0 failed, 1 leftover temporary file removed", stdout, StringComparison.Ordinal);
                 (exit, stdout, stderr) = await CliProcess.RunAsync(["link", "--folders", "--mode", mode, "--yes", tree.Root]);
                 Assert.True(exit == 0, $"third run after a kill at rename {n}: exit {exit}: {stderr}{stdout}");
                 Assert.Contains("0 folder actions", stdout, StringComparison.Ordinal);
@@ -90,7 +90,7 @@ public sealed class KilledFolderActionTests
             else
             {
                 Assert.True(exit == 0, $"rerun after a kill at rename {n}: exit {exit}: {stderr}{stdout}");
-                Assert.Contains("folders: 1 done, 0 skipped, 0 failed, 1 leftover temporary files removed", stdout, StringComparison.Ordinal);
+                Assert.Contains("folders: 1 done, 0 skipped, 0 failed, 1 leftover temporary file removed", stdout, StringComparison.Ordinal);
             }
 
             Assert.Empty(Directory.GetFiles(tree.Root, ".dedup-tmp-*", SearchOption.AllDirectories));

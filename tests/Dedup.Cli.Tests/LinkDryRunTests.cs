@@ -34,10 +34,28 @@ public sealed class LinkDryRunTests
 
         Assert.Equal(1, realExit);
         Assert.Contains("2 actions (copy-on-write clone), 2 of them refused (see --dry-run), 0 B to reclaim", realStdout, StringComparison.Ordinal);
-        var skipped = stderr.Split('\n').Where(l => l.StartsWith("dedup: skipped ", StringComparison.Ordinal)).Select(l => l["dedup: skipped ".Length..]).Order(StringComparer.Ordinal);
-        Assert.Equal(skips.Select(l => l["  skip ".Length..]).Order(StringComparer.Ordinal), skipped);
+        // #37 pt8: the refusal applies to the whole file system: said once, up front, not once per file; each is still skipped.
+        Assert.DoesNotContain("dedup: skipped ", stderr, StringComparison.Ordinal);
+        Assert.Equal(
+            $"dedup: skipping 2 files on the file system of {tree.Root}: the file system cannot clone this file (FICLONE: Operation not supported); no copy or link is made instead",
+            Assert.Single(stderr.Split('\n'), l => l.StartsWith("dedup: skipping ", StringComparison.Ordinal)));
+        Assert.Contains("0 done, 2 skipped, 0 failed", realStdout, StringComparison.Ordinal);
         Assert.Equal(Content, File.ReadAllBytes(b));
         Assert.Equal(Content, File.ReadAllBytes(c));
+    }
+
+    [FactRequiringFolder(Small, "a mounted ext4, which cannot clone")]
+    public async Task One_refused_clone_is_said_once_in_the_singular()
+    {
+        using var tree = new LinkTree(LinkTree.SmallMount);
+        tree.Write("a.bin", Content);
+        tree.Write("b.bin", Content);
+
+        var (exit, stdout, stderr) = await RunCliAsync("link", "--mode", "clone", "--yes", tree.Root);
+
+        Assert.Equal(1, exit);
+        Assert.Contains("1 action (copy-on-write clone), 1 of them refused (see --dry-run), 0 B to reclaim", stdout, StringComparison.Ordinal);
+        Assert.StartsWith($"dedup: skipping 1 file on the file system of {tree.Root}: ", Assert.Single(stderr.Split('\n', StringSplitOptions.RemoveEmptyEntries)), StringComparison.Ordinal);
     }
 
     private static async Task<(int ExitCode, string Stdout, string Stderr)> RunCliAsync(params string[] args)

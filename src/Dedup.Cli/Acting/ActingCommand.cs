@@ -148,7 +148,7 @@ internal sealed class ActingCommand
         var undecided = plan.UndecidedGroups.Count > 0 || folderPlan?.UndecidedGroups.Count > 0;
         if (plan.UndecidedGroups.Count > 0)
         {
-            await Console.Error.WriteLineAsync($"dedup: left alone {plan.UndecidedGroups.Count} groups where no --keep rule decides which copy stays (add '--keep path-order' last to decide by path), such as: {string.Join(", ", plan.UndecidedGroups[0].Files.Select(f => f.Path.ToDisplayString()))}").ConfigureAwait(false);
+            await Console.Error.WriteLineAsync($"dedup: left alone {Counts.Of(plan.UndecidedGroups.Count, "group", "groups")} where no --keep rule decides which copy stays (add '--keep path-order' last to decide by path), such as: {string.Join(", ", plan.UndecidedGroups[0].Files.Select(f => f.Path.ToDisplayString()))}").ConfigureAwait(false);
         }
 
         var dryRun = result.GetValue(_dryRun);
@@ -162,17 +162,24 @@ internal sealed class ActingCommand
         // (The dry run lists them in the plan.)
         if (plan.UnreferencedGroups.Count > 0)
         {
-            Console.WriteLine($"{plan.UnreferencedGroups.Count} groups left alone: no copy under a --reference folder");
+            Console.WriteLine($"{Counts.Of(plan.UnreferencedGroups.Count, "group", "groups")} left alone: no copy under a --reference folder");
         }
 
         // Refusals the plan predicts (a file system that cannot clone, owners that differ, …) are what applying will skip.
         var refused = plan.Actions.Count(a => a.Refusal is not null);
         var refusedNote = refused > 0 ? $", {refused} of them refused (see --dry-run)" : string.Empty;
-        Console.WriteLine($"{plan.Actions.Count} actions ({planner.Linker.Description}){refusedNote}, {TextReportWriter.Format(plan.ReclaimableBytes)} to reclaim");
+        Console.WriteLine($"{Counts.Of(plan.Actions.Count, "action", "actions")} ({planner.Linker.Description}){refusedNote}, {TextReportWriter.Format(plan.ReclaimableBytes)} to reclaim");
         if (folderPlan is not null)
         {
             var refusedFolders = folderPlan.Actions.Count(a => a.Refusal is not null);
-            Console.WriteLine($"{folderPlan.Actions.Count} folder actions{(refusedFolders > 0 ? $", {refusedFolders} of them refused (see --dry-run)" : string.Empty)}, {TextReportWriter.Format(folderPlan.ReclaimableBytes)} to reclaim");
+            Console.WriteLine($"{Counts.Of(folderPlan.Actions.Count, "folder action", "folder actions")}{(refusedFolders > 0 ? $", {refusedFolders} of them refused (see --dry-run)" : string.Empty)}, {TextReportWriter.Format(folderPlan.ReclaimableBytes)} to reclaim");
+        }
+
+        // A file system that cannot do the action at all is said once, up front; its actions are still skipped one by one.
+        foreach (var refusal in plan.FileSystemRefusals)
+        {
+            var where = refusal.FirstPath.Parent ?? refusal.FirstPath;
+            await Console.Error.WriteLineAsync($"dedup: skipping {Counts.Of(refusal.Actions.Count, "file", "files")} on the file system of {where.ToDisplayString()}: {PathText.EscapeMessage(refusal.Reason)}").ConfigureAwait(false);
         }
 
         if (plan.Actions.Count == 0 && (folderPlan is null || folderPlan.Actions.Count == 0))
@@ -235,7 +242,7 @@ internal sealed class ActingCommand
                 }
                 else
                 {
-                    await ReportFilesAsync(cancelled.Report!, display).ConfigureAwait(false);
+                    await ReportFilesAsync(cancelled.Report!, display, plan).ConfigureAwait(false);
                 }
 
                 var interruption = Interruption.Of(cancelled, plan, folderReport);
@@ -245,16 +252,17 @@ internal sealed class ActingCommand
             }
         }
 
-        await ReportFilesAsync(outcome, display).ConfigureAwait(false);
+        await ReportFilesAsync(outcome, display, plan).ConfigureAwait(false);
         var folderFailures = folderReport is null ? 0 : folderReport.Skipped + folderReport.Failed;
         return ExitCodes.Completed(outcome.Skipped + outcome.Failed + folderFailures > 0 || incomplete, undecided);
     }
 
-    /// <summary>Prints the actions not done, the leftovers left alone and the summary line.</summary>
-    private static async Task ReportFilesAsync(DuplicateActionReport report, ApplyProgressDisplay? display)
+    /// <summary>Prints the actions not done (but those of a file system refusal, said up front), the leftovers left alone and the summary line.</summary>
+    private static async Task ReportFilesAsync(DuplicateActionReport report, ApplyProgressDisplay? display, DuplicateActionPlan plan)
     {
         display?.Clear();
-        foreach (var item in report.Outcomes.Where(o => o.Status != DuplicateActionStatus.Done))
+        var saidOnce = new HashSet<DuplicateAction>(plan.FileSystemRefusals.SelectMany(r => r.Actions), ReferenceEqualityComparer.Instance);
+        foreach (var item in report.Outcomes.Where(o => o.Status != DuplicateActionStatus.Done && !(o.Status == DuplicateActionStatus.Skipped && saidOnce.Contains(o.Action))))
         {
             await Console.Error.WriteLineAsync($"dedup: {item.Status.ToString().ToLowerInvariant()} {item.Action.Path.ToDisplayString()}: {PathText.EscapeMessage(item.Reason ?? string.Empty)}").ConfigureAwait(false);
         }
@@ -264,7 +272,7 @@ internal sealed class ActingCommand
             await Console.Error.WriteLineAsync($"dedup: note: {PathText.EscapeMessage(leftAlone)}").ConfigureAwait(false);
         }
 
-        var removed = report.TemporaryFilesRemoved > 0 ? $", {report.TemporaryFilesRemoved} leftover temporary files removed" : string.Empty;
+        var removed = report.TemporaryFilesRemoved > 0 ? $", {Counts.Of(report.TemporaryFilesRemoved, "leftover temporary file", "leftover temporary files")} removed" : string.Empty;
         Console.WriteLine($"{report.Done} done, {report.Skipped} skipped, {report.Failed} failed{removed}; {TextReportWriter.Format(report.ReclaimedBytes)} ({report.ReclaimedBytes} bytes) reclaimed");
     }
 
@@ -282,7 +290,7 @@ internal sealed class ActingCommand
             await Console.Error.WriteLineAsync($"dedup: note: {PathText.EscapeMessage(leftAlone)}").ConfigureAwait(false);
         }
 
-        var removed = report.TemporaryFilesRemoved > 0 ? $", {report.TemporaryFilesRemoved} leftover temporary files removed" : string.Empty;
+        var removed = report.TemporaryFilesRemoved > 0 ? $", {Counts.Of(report.TemporaryFilesRemoved, "leftover temporary file", "leftover temporary files")} removed" : string.Empty;
         Console.WriteLine($"folders: {report.Done} done, {report.Skipped} skipped, {report.Failed} failed{removed}; {TextReportWriter.Format(report.ReclaimedBytes)} ({report.ReclaimedBytes} bytes) reclaimed");
     }
 

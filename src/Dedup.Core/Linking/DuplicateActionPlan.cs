@@ -47,6 +47,12 @@ public sealed class DuplicateActionPlan
     /// </summary>
     public IReadOnlyList<DuplicateGroup> UnreferencedGroups { get; internal init; } = [];
 
+    /// <summary>
+    /// Refusals the plan predicts for every file of a file system (it cannot clone, or cannot dedupe, at all), one per
+    /// file system, to be said once rather than once per action; each of their actions is still refused and skipped.
+    /// </summary>
+    public IReadOnlyList<FileSystemRefusal> FileSystemRefusals { get; internal init; } = [];
+
     /// <summary>Where planning logged, and where applying logs (<see cref="DuplicateActionPlanBuilder.UseLogger"/>).</summary>
     internal ILogger Logger { get; init; } = NullLogger.Instance;
 

@@ -44,7 +44,7 @@ public sealed partial class DuplicateActionPlanner
     }
 
     /// <summary>
-    /// The (kept, duplicate) pairs of a group of several partitions. Each partition of two or more files keeps the file
+    /// The (kept, duplicate) pairs of a group, one choice of the kept file per partition. Each partition of two or more files keeps the file
     /// the keep rules choose among its files, or is listed as undecided (its files as a group of their own) when they
     /// leave a tie (a protected copy, when a partition has one, is its kept file). A file that can join no other is paired with the kept file the rules prefer among the partitions'
     /// (the first when they tie), so the plan says why it is left alone. When no partition is decided, the group is
@@ -78,6 +78,8 @@ public sealed partial class DuplicateActionPlanner
 
         var reference = kepts.Count switch
         {
+            // The whole group was the one tied partition: that choice was just made, and left a tie.
+            0 when tied is [{ } whole] && whole.Count == group.Files.Count => null,
             0 => KeepRule.SelectKept(group.Files, KeepRules, trash.IsDisposable, isProtected),
             1 => kepts[0],
             _ => KeepRule.SelectKept(kepts, KeepRules, trash.IsDisposable, isProtected) ?? kepts[0],

@@ -66,6 +66,7 @@ public sealed partial class DuplicateActionPlanner
             UnreferencedGroups = unreferenced,
             Logger = _logger,
             ProbesRun = predictor.ProbesRun,
+            FileSystemRefusals = predictor.FileSystemRefusals(actions),
         };
         var refused = 0;
         foreach (var action in actions.Where(a => a.Refusal is not null))
@@ -117,7 +118,10 @@ public sealed partial class DuplicateActionPlanner
 
         if (trash.IsDisposable(kept))
         {
-            return $"every copy is in a trash folder or is a temporary file ({kept.Path.ToDisplayString()}); nothing is kept outside it";
+            // Kept only when its part has nothing better: the whole group, or a part the action cannot join the others to.
+            return group.Files.All(trash.IsDisposable)
+                ? $"every copy is in a trash folder or is a temporary file ({kept.Path.ToDisplayString()}); nothing is kept outside it"
+                : $"every copy this one could be joined to is in a trash folder or is a temporary file ({kept.Path.ToDisplayString()}); the copies outside it are on another file system or have another owner, group or permissions, so nothing is done";
         }
 
         // Overlay, FUSE and network mounts can show one file under two identities; across devices, deleting
@@ -139,27 +143,9 @@ public sealed partial class DuplicateActionPlanner
     /// <summary>Plans the pairs of one group: each file joined to the kept file of its partition (see <see cref="PartitionsOf"/>).</summary>
     private void PlanGroup(DuplicateGroup group, List<DuplicateAction> actions, List<DuplicateGroup> undecided, PlanPredictor predictor, Trash.TrashLocator trash, ProtectionCheck protection)
     {
-        var partitions = PartitionsOf(group, predictor);
-        if (partitions.Count == 1)
-        {
-            // The action can join every file to any other (always so for delete and trash): one file kept, as ever.
-            // A group holds at least two files (its constructor refuses fewer), so one is kept and at least one acted on.
-            var kept = KeepRule.SelectKept(group.Files, KeepRules, trash.IsDisposable, protection.IsProtected);
-            if (kept is null)
-            {
-                undecided.Add(group); // no rule decides which copy stays: nothing is guessed
-                return;
-            }
-
-            foreach (var duplicate in group.Files)
-            {
-                PlanPair(group, kept, duplicate, actions, predictor, trash, protection);
-            }
-
-            return;
-        }
-
-        foreach (var (kept, duplicate) in PairsOf(group, partitions, undecided, trash, protection.IsProtected))
+        // One partition (the action can join every file to any other; always so for delete and trash) keeps one file,
+        // as ever: a group holds at least two files (its constructor refuses fewer), so at least one is acted on.
+        foreach (var (kept, duplicate) in PairsOf(group, PartitionsOf(group, predictor), undecided, trash, protection.IsProtected))
         {
             PlanPair(group, kept, duplicate, actions, predictor, trash, protection);
         }

@@ -46,7 +46,8 @@ public sealed class KeepRule
     /// <summary>
     /// Keeps a file under the first of <paramref name="folders"/> that holds one (reference folders): files under an
     /// earlier folder win over files under a later one, and files under any of them win over files elsewhere.
-    /// A file counts as under a folder when any of its names is.
+    /// A file counts as under a folder when any of its names is, decided as for protected folders: by the path, and on
+    /// Linux also by identity (a folder on the way is the named folder's device and inode, links followed).
     /// </summary>
     /// <param name="folders">
     /// Folders in order of preference; each must exist when the planner is built. A <c>..</c> is resolved as the kernel
@@ -58,9 +59,11 @@ public sealed class KeepRule
     {
         ArgumentNullException.ThrowIfNull(folders);
         var parsed = ResolveFolders(folders, out var unresolved);
+        // One check per folder, made at the first comparison (the folders' identities are read then, as a plan reads its protected folders').
+        var checks = new Lazy<ProtectionCheck[]>(() => parsed.Select(f => Protection.Under(f).Begin()).ToArray());
         return new KeepRule(
             "under " + string.Join(", ", parsed.Select(p => p.ToDisplayString())),
-            (a, b) => Rank(a, parsed).CompareTo(Rank(b, parsed)),
+            (a, b) => Rank(a, checks.Value).CompareTo(Rank(b, checks.Value)),
             () => FolderProblem("keep rule's folder", parsed, unresolved));
     }
 
@@ -212,13 +215,17 @@ public sealed class KeepRule
         return 0;
     }
 
-    private static int Rank(DuplicateFile file, AbsolutePath[] folders)
+    private static int Rank(DuplicateFile file, ProtectionCheck[] folders)
     {
-        for (var i = 0; i < folders.Length; i++)
+        // The checks remember each folder's verdict: one rule may serve planners on several threads.
+        lock (folders)
         {
-            if (file.Path.IsUnder(folders[i]) || file.OtherLinks.Any(l => l.IsUnder(folders[i])))
+            for (var i = 0; i < folders.Length; i++)
             {
-                return i;
+                if (folders[i].IsAtOrUnder(file))
+                {
+                    return i;
+                }
             }
         }
 

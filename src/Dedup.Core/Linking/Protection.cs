@@ -45,6 +45,9 @@ internal sealed class Protection
         return new(protectFolders, unresolvedProtect, referenceFolders, unresolvedReference);
     }
 
+    /// <summary>One folder, resolved already, as a protected folder (<see cref="KeepRule.PreferUnder"/> ranks files by such checks).</summary>
+    public static Protection Under(AbsolutePath folder) => new([folder], null, [], null);
+
     /// <summary>Why the folders cannot be used (one missing, a file, out of reach), or <see langword="null"/>; checked when the planner is built.</summary>
     public string? Validate()
         => KeepRule.FolderProblem("protected folder", _protect, _unresolvedProtect)
@@ -87,6 +90,26 @@ internal sealed partial class ProtectionCheck
 
     /// <summary>Whether any name of <paramref name="file"/> lies under a protected (or reference) folder.</summary>
     public bool IsProtected(DuplicateFile file) => !_none && (Verdict(file) & UnderProtected) != 0;
+
+    /// <summary>
+    /// As <see cref="IsProtected"/>, and also when a name is a protected folder itself, by its path: the folder planner
+    /// ranks whole folders by <see cref="KeepRule.PreferUnder"/>, a folder being under itself.
+    /// </summary>
+    public bool IsAtOrUnder(DuplicateFile file)
+    {
+        if (_none)
+        {
+            return false;
+        }
+
+        var verdict = Verdict(file);
+        foreach (var name in file.OtherLinks.Prepend(file.Path))
+        {
+            verdict |= Flags(name, (f, p) => f == p);
+        }
+
+        return (verdict & UnderProtected) != 0;
+    }
 
     /// <summary>Whether the group is acted on: no reference folders, or a copy under one.</summary>
     public bool IsReferenced(DuplicateGroup group)

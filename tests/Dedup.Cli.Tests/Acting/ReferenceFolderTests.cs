@@ -22,7 +22,7 @@ public sealed class ReferenceFolderTests
         var (exit, stdout, stderr) = await RunAsync(tree, "--reference", tree.PathOf("A"));
 
         Assert.True(exit == 0, stderr);
-        Assert.Contains("1 groups left alone: no copy under a --reference folder", stdout, StringComparison.Ordinal);
+        Assert.Contains("1 group left alone: no copy under a --reference folder", stdout, StringComparison.Ordinal);
         Assert.Contains("1 done, 0 skipped, 0 failed", stdout, StringComparison.Ordinal);
         Assert.Equal(["A/one", "A/two", "B/x1", "B/x2"], Remaining(tree));
     }

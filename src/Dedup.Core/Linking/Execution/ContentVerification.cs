@@ -18,8 +18,11 @@ internal static class ContentVerification
             long offset = 0;
             while (true)
             {
-                var na = Interop.PositionalRead.ReadFull(kept, a.AsSpan(0, ChunkSize), offset);
-                var nb = Interop.PositionalRead.ReadFull(duplicate, b.AsSpan(0, ChunkSize), offset);
+                // One byte more than the scanned length leaves: a file that holds exactly that ends within this read,
+                // without one more read to find its end (ReadFull returns less than asked only at the end).
+                var want = (int)Math.Min(ChunkSize, Math.Max(0, length - offset) + 1);
+                var na = Interop.PositionalRead.ReadFull(kept, a.AsSpan(0, want), offset);
+                var nb = Interop.PositionalRead.ReadFull(duplicate, b.AsSpan(0, want), offset);
                 // The common prefix also covers one file ending early: the first difference is then where the shorter read stopped.
                 var same = a.AsSpan(0, na).CommonPrefixLength(b.AsSpan(0, nb));
                 if (same != na || na != nb)
@@ -27,12 +30,11 @@ internal static class ContentVerification
                     throw ActionStoppedException.Skip(string.Create(CultureInfo.InvariantCulture, $"content differs from the kept file at byte {offset + same}; left untouched"));
                 }
 
-                if (na == 0)
+                offset += na;
+                if (na < want)
                 {
                     break;
                 }
-
-                offset += na;
             }
 
             if (offset != length)

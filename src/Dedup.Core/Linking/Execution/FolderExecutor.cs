@@ -146,7 +146,7 @@ internal static class FolderExecutor
             return new(
                 action,
                 partial.Done == 0 ? DuplicateActionStatus.Skipped : DuplicateActionStatus.Failed,
-                $"cancelled after {partial.Done} of {action.FileActions.Count} files, the folder is kept",
+                $"cancelled after {partial.Done} of {action.FileActions.Count} {(action.FileActions.Count == 1 ? "file" : "files")}, the folder is kept",
                 partial.Outcomes,
                 partial.ReclaimedBytes) { NotStarted = partial.NotStarted };
         }
@@ -158,7 +158,7 @@ internal static class FolderExecutor
             return new(
                 action,
                 report.Done == 0 ? DuplicateActionStatus.Skipped : DuplicateActionStatus.Failed,
-                $"{report.Done} of {report.Outcomes.Count} files done, the folder is kept; {first.Action.Path.ToDisplayString()}: {first.Reason}",
+                $"{report.Done} of {report.Outcomes.Count} {(report.Outcomes.Count == 1 ? "file" : "files")} done, the folder is kept; {first.Action.Path.ToDisplayString()}: {first.Reason}",
                 report.Outcomes,
                 report.ReclaimedBytes);
         }

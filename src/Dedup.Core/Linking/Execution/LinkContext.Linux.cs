@@ -36,15 +36,18 @@ internal sealed class LinkContext : IDisposable
         "changed since this action's first check (same size and modification time, but its change time moved: written, linked, renamed or its permissions changed)";
 
     private readonly RootHandles? _roots;
+    private readonly FolderCache? _folders;
     private FolderHandle? _folder;
     private FolderHandle? _keptFolder;
+    private List<FolderHandle>? _ownFolders; // opened for this action alone (no run, or a file root's folder)
     private (long Seconds, uint Nanoseconds)? _keptChanged;
     private (long Seconds, uint Nanoseconds)? _duplicateChanged;
     private uint _keptLinks;
 
-    public LinkContext(DuplicateAction action, LinkerFaults? faults, RootHandles? roots = null)
+    public LinkContext(DuplicateAction action, LinkerFaults? faults, RootHandles? roots = null, FolderCache? folders = null)
     {
         _roots = roots;
+        _folders = folders;
         Action = action;
         Faults = faults;
         KeptPath = action.Kept.Path.ToString();
@@ -158,9 +161,22 @@ internal sealed class LinkContext : IDisposable
     }
 
     /// <summary>Opens the kept file (without following links) and checks the open file is the scanned one.</summary>
+    /// <remarks>
+    /// In a run, the kept file stays open for the next action with the same kept file (<see cref="FolderCache.HeldKept"/>):
+    /// that action checks the open file by <c>fstat</c> as a new open would be checked (identity, size, modification time,
+    /// its own first change time), after its check of the kept name found the same inode, which cannot be reused while open.
+    /// </remarks>
     public SafeFileHandle OpenKept()
     {
-        KeptHandle ??= OpenChecked(KeptFolderFd, KeptName, KeptPath, Action.Kept, "kept file", "nothing done", ref _keptChanged);
+        if (KeptHandle is null)
+        {
+            var held = _folders?.HeldKept(Action.Kept);
+            KeptHandle = held is not null
+                ? Checked(held, Action.Kept, "kept file", "nothing done", ref _keptChanged)
+                : OpenChecked(KeptFolderFd, KeptName, KeptPath, Action.Kept, "kept file", "nothing done", ref _keptChanged);
+            _folders?.HoldKept(Action.Kept, KeptHandle);
+        }
+
         return KeptHandle;
     }
 
@@ -242,9 +258,13 @@ internal sealed class LinkContext : IDisposable
 
     public void Dispose()
     {
-        KeptHandle?.Dispose();
-        _folder?.Dispose();
-        _keptFolder?.Dispose();
+        if (_folders is null)
+        {
+            KeptHandle?.Dispose(); // in a run, the run holds it (and closes it)
+        }
+
+        Close(_folder);
+        Close(_keptFolder);
     }
 
     /// <summary>What changed between the scan and <paramref name="now"/>, or <see langword="null"/>.</summary>
@@ -286,10 +306,45 @@ internal sealed class LinkContext : IDisposable
         return baseline != time;
     }
 
-    /// <summary>Opens the folder of <paramref name="file"/> from the scanned root that holds it (or that is the file), following no link below the root (see <see cref="FolderHandle.TryOpenBeneath"/>).</summary>
-    private FolderHandle OpenFolder(Paths.AbsolutePath file, string role, string consequence) =>
-        FolderHandle.TryOpenBeneath(Action.Group.Roots, file.Parent!, out var problem, _roots, file)
-        ?? throw ActionStoppedException.Skip($"{role} {file.Parent!.ToDisplayString()}: {problem}; {consequence}");
+    /// <summary>
+    /// Opens the folder of <paramref name="file"/> from the scanned root that holds it (or that is the file), following
+    /// no link below the root (see <see cref="FolderHandle.TryOpenBeneath"/>); in a run, the run's open folder when it
+    /// has one (<see cref="FolderCache"/>). A file root's folder lies under no folder root: it is opened for this action
+    /// alone and closed with it.
+    /// </summary>
+    private FolderHandle OpenFolder(Paths.AbsolutePath file, string role, string consequence)
+    {
+        var folder = file.Parent!;
+        var leased = _folders is not null && ScanRoot.Holding(Action.Group.Roots, folder) is not null;
+        var handle = (leased
+            ? _folders!.Lease(Action.Group.Roots, folder, out var problem)
+            : FolderHandle.TryOpenBeneath(Action.Group.Roots, folder, out problem, _roots, file))
+            ?? throw ActionStoppedException.Skip($"{role} {folder.ToDisplayString()}: {problem}; {consequence}");
+        if (!leased)
+        {
+            (_ownFolders ??= []).Add(handle);
+        }
+
+        return handle;
+    }
+
+    /// <summary>A folder of this action's own is closed; one of the run's is given back.</summary>
+    private void Close(FolderHandle? folder)
+    {
+        if (folder is null)
+        {
+            return;
+        }
+
+        if (_ownFolders?.Contains(folder) ?? true)
+        {
+            folder.Dispose();
+        }
+        else
+        {
+            _folders!.Release(folder);
+        }
+    }
 
     private void RemoveQuietly(string temporary)
     {
@@ -309,8 +364,13 @@ internal sealed class LinkContext : IDisposable
             throw ActionStoppedException.Skip($"cannot open the {role}{(path is null ? string.Empty : " " + PathText.Escape(path))}: {Libc.Message(errno)}; {consequence}");
         }
 
-        var handle = new SafeFileHandle((nint)fd, ownsHandle: true);
-        var rc = Libc.FStat(fd, out var status);
+        return Checked(new SafeFileHandle((nint)fd, ownsHandle: true), scanned, role, consequence, ref changed);
+    }
+
+    /// <summary>The open file must still be the scanned file, with the change time of the action's first check; otherwise it is closed.</summary>
+    private static SafeFileHandle Checked(SafeFileHandle handle, DuplicateFile scanned, string role, string consequence, ref (long, uint)? changed)
+    {
+        var rc = Libc.FStat(Fd(handle), out var status);
         var change = rc != 0 ? Libc.Message(rc) : Describe(status, scanned);
         if (change is null && ChangeTimeMoved(status, ref changed))
         {

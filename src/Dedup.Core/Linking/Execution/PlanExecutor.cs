@@ -9,13 +9,17 @@ internal static partial class PlanExecutor
     public static DuplicateActionReport Apply(DuplicateActionPlan plan, IProgress<ApplyProgress>? progress, CancellationToken cancellationToken) =>
         OperatingSystem.IsLinux() ? ApplyLinux(plan, progress, cancellationToken) : ApplyPortable(plan, MoveToSystemTrash, cancellationToken, progress);
 
-    /// <summary>Linux: every root is opened and checked once for the run (<see cref="RootHandles"/>), leftovers and actions share it.</summary>
+    /// <summary>
+    /// Linux: every root is opened and checked once for the run (<see cref="RootHandles"/>), leftovers and actions share
+    /// it; the folders below are kept open for the actions after (<see cref="FolderCache"/>).
+    /// </summary>
     [System.Runtime.Versioning.SupportedOSPlatform("linux")]
     private static DuplicateActionReport ApplyLinux(DuplicateActionPlan plan, IProgress<ApplyProgress>? progress, CancellationToken cancellationToken)
     {
         using var roots = new RootHandles();
+        using var folders = new FolderCache(roots);
         LinkingLog.ApplyStarting(plan.Logger, plan.Actions.Count, plan.Linker.Description);
-        return Apply(plan, action => ApplyLinux(plan.Linker, action, plan.Faults, roots), cancellationToken, progress, LeftoverCleaner.Remove(plan, roots));
+        return Apply(plan, action => ApplyLinux(plan.Linker, action, plan.Faults, folders), cancellationToken, progress, LeftoverCleaner.Remove(plan, roots));
     }
 
     private static DuplicateActionReport Apply(
@@ -86,7 +90,7 @@ internal static partial class PlanExecutor
         }
     }
 
-    private static void ApplyLinux(Linker linker, DuplicateAction action, LinkerFaults? faults, RootHandles roots)
+    private static void ApplyLinux(Linker linker, DuplicateAction action, LinkerFaults? faults, FolderCache folders)
     {
         if (!OperatingSystem.IsLinux())
         {
@@ -94,7 +98,7 @@ internal static partial class PlanExecutor
             throw new PlatformNotSupportedException(); // Apply dispatches here on Linux only
         }
 
-        using var context = new LinkContext(action, faults, roots);
+        using var context = new LinkContext(action, faults, folders: folders);
         context.CheckKeptUnchanged();
         context.CheckDuplicateUnchanged();
         var capabilities = LinkerCapabilities.Of(linker);

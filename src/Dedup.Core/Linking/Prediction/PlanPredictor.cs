@@ -51,6 +51,35 @@ internal sealed partial class PlanPredictor(Linker linker, ILogger logger)
         return OperatingSystem.IsLinux() ? ReclaimableOnLinux(kept, duplicate, out alreadyShared) : duplicate.Length;
     }
 
+    /// <summary>
+    /// The plan's actions refused because their file system cannot do the operation at all (a probe answered
+    /// "unsupported" for its device), grouped by device in order of their first action.
+    /// </summary>
+    public IReadOnlyList<FileSystemRefusal> FileSystemRefusals(IReadOnlyList<DuplicateAction> actions)
+    {
+        var byDevice = new Dictionary<ulong, (string Reason, List<DuplicateAction> Actions)>();
+        var order = new List<ulong>();
+        foreach (var action in actions)
+        {
+            var device = action.Duplicate.Identity.Device;
+            if (action.Refusal is null || !_probed.TryGetValue(device, out var known) || known.Result is not { Outcome: ProbeOutcome.Unsupported } unsupported
+                || !string.Equals(unsupported.Detail, action.Refusal, StringComparison.Ordinal))
+            {
+                continue;
+            }
+
+            if (!byDevice.TryGetValue(device, out var refused))
+            {
+                byDevice[device] = refused = (action.Refusal, []);
+                order.Add(device);
+            }
+
+            refused.Actions.Add(action);
+        }
+
+        return order.Select(d => new FileSystemRefusal { Reason = byDevice[d].Reason, FirstPath = byDevice[d].Actions[0].Path, Actions = byDevice[d].Actions }).ToArray();
+    }
+
     /// <summary>The cached answer of <paramref name="probe"/> for <paramref name="device"/>, asked until one probe tells.</summary>
     private string? Capability(DuplicateActionKind kind, ulong device, Func<ProbeResult> probe)
     {

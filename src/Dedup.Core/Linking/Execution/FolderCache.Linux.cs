@@ -1,0 +1,211 @@
+using System.Runtime.Versioning;
+using Dedup.Core.Paths;
+using Microsoft.Win32.SafeHandles;
+
+namespace Dedup.Core.Linking.Execution;
+
+/// <summary>
+/// The folders one run of a plan has opened below its roots (<see cref="FolderHandle.TryOpenBeneath"/>'s walk, one
+/// name at a time with <c>O_NOFOLLOW</c>), kept for the actions after: a group's kept folder is opened once for all its
+/// duplicates, and a folder is opened from its nearest open ancestor rather than from the root. Holding a folder's
+/// descriptor means, as for <see cref="RootHandles"/>, that a folder renamed or swapped later in the run changes
+/// nothing: later actions work in the folder that was checked when it was opened, and every file step is still
+/// checked by identity (device, inode, size, times) relative to it. At most <see cref="Capacity"/> folders stay open;
+/// the least recently used one not in use by an action is closed first. The kept file of the last action is held open
+/// too, for the next actions of its group (<see cref="LinkContext.OpenKept"/> checks it again for each).
+/// </summary>
+[SupportedOSPlatform("linux")]
+internal sealed class FolderCache(RootHandles roots) : IDisposable
+{
+    /// <summary>Folders kept open at once (each an <c>O_PATH</c> descriptor).</summary>
+    internal const int Capacity = 64;
+
+    private readonly Dictionary<AbsolutePath, LinkedListNode<Entry>> _open = [];
+    private readonly LinkedList<Entry> _recent = []; // most recently used first
+    private (DuplicateFile Kept, SafeFileHandle Handle)? _kept;
+
+    /// <summary>Folders open now (for tests).</summary>
+    internal int Count => _open.Count;
+
+    /// <summary>
+    /// The folder <paramref name="folder"/>, opened from the root of <paramref name="scanRoots"/> holding it as
+    /// <see cref="FolderHandle.TryOpenBeneath"/> opens it, or <see langword="null"/> with the reason. The handle stays
+    /// the cache's: give it back with <see cref="Release"/> when the action is over, never dispose it.
+    /// </summary>
+    public FolderHandle? Lease(IReadOnlyList<ScanRoot> scanRoots, AbsolutePath folder, out string problem)
+    {
+        var root = ScanRoot.Holding(scanRoots, folder);
+        if (root is null)
+        {
+            return FolderHandle.TryOpenBeneath(scanRoots, folder, out problem, roots); // null, worded as ever
+        }
+
+        if (folder.Depth == root.Path.Depth)
+        {
+            // The root itself: the run's shared root handle, which stays open until the run ends.
+            return roots.Get(root, out problem);
+        }
+
+        if (Find(folder) is { } known)
+        {
+            known.Value.Leases++;
+            problem = string.Empty;
+            return known.Value.Handle;
+        }
+
+        // The nearest open ancestor below the root, else the root: the walk goes on from there, one name at a time.
+        var start = folder.Parent;
+        LinkedListNode<Entry>? ancestor = null;
+        while (start is not null && start.Depth > root.Path.Depth && (ancestor = Find(start)) is null)
+        {
+            start = start.Parent;
+        }
+
+        problem = string.Empty;
+        var from = ancestor?.Value.Handle ?? roots.Get(root, out problem);
+        if (from is null)
+        {
+            return null;
+        }
+
+        var below = new List<AbsolutePath>();
+        for (var node = folder; node is not null && node.Depth > (ancestor?.Value.Path.Depth ?? root.Path.Depth); node = node.Parent)
+        {
+            below.Add(node);
+        }
+
+        // The walk's own handles are leased while it goes on, so that adding one never closes the one it starts from.
+        if (ancestor is not null)
+        {
+            ancestor.Value.Leases++;
+        }
+
+        var leased = ancestor;
+        try
+        {
+            for (var i = below.Count - 1; i >= 0; i--)
+            {
+                var next = from.TryOpenChild(below[i].Name, out var childProblem);
+                if (next is null)
+                {
+                    var rootPath = root.Path.ToString();
+                    var names = new List<string>();
+                    for (var node = below[i]; node.Depth > root.Path.Depth; node = node.Parent!)
+                    {
+                        names.Add(node.Name);
+                    }
+
+                    names.Reverse();
+                    problem = $"{PathText.Escape(System.IO.Path.Join(rootPath, string.Join('/', names)))}: {childProblem}";
+                    return null;
+                }
+
+                var added = Add(below[i], next);
+                added.Value.Leases++;
+                if (leased is not null)
+                {
+                    leased.Value.Leases--;
+                }
+
+                leased = added;
+                from = next;
+            }
+
+            problem = string.Empty;
+            var result = leased!;
+            leased = null; // the caller's lease now
+            return result.Value.Handle;
+        }
+        finally
+        {
+            if (leased is not null)
+            {
+                leased.Value.Leases--;
+            }
+        }
+    }
+
+    /// <summary>Gives back a handle <see cref="Lease"/> returned (a root's handle included: nothing to do for it).</summary>
+    public void Release(FolderHandle handle)
+    {
+        foreach (var entry in _recent)
+        {
+            if (ReferenceEquals(entry.Handle, handle))
+            {
+                entry.Leases--;
+                return;
+            }
+        }
+    }
+
+    /// <summary>The kept file <paramref name="kept"/> as the last action opened it, when it is still open; otherwise <see langword="null"/>.</summary>
+    public SafeFileHandle? HeldKept(DuplicateFile kept) =>
+        _kept is { } held && ReferenceEquals(held.Kept, kept) && !held.Handle.IsClosed ? held.Handle : null;
+
+    /// <summary>Holds <paramref name="handle"/> as the open kept file; the one held before, if another, is closed.</summary>
+    public void HoldKept(DuplicateFile kept, SafeFileHandle handle)
+    {
+        if (_kept is { } held && !ReferenceEquals(held.Handle, handle))
+        {
+            held.Handle.Dispose();
+        }
+
+        _kept = (kept, handle);
+    }
+
+    public void Dispose()
+    {
+        _kept?.Handle.Dispose();
+        _kept = null;
+        foreach (var entry in _recent)
+        {
+            entry.Handle.Dispose();
+        }
+
+        _recent.Clear();
+        _open.Clear();
+    }
+
+    private LinkedListNode<Entry>? Find(AbsolutePath folder)
+    {
+        if (!_open.TryGetValue(folder, out var node))
+        {
+            return null;
+        }
+
+        _recent.Remove(node);
+        _recent.AddFirst(node);
+        return node;
+    }
+
+    private LinkedListNode<Entry> Add(AbsolutePath folder, FolderHandle handle)
+    {
+        // Over capacity: close the least recently used folders no action is using.
+        for (var node = _recent.Last; node is not null && _open.Count >= Capacity;)
+        {
+            var previous = node.Previous;
+            if (node.Value.Leases == 0)
+            {
+                node.Value.Handle.Dispose();
+                _open.Remove(node.Value.Path);
+                _recent.Remove(node);
+            }
+
+            node = previous;
+        }
+
+        var added = _recent.AddFirst(new Entry(folder, handle));
+        _open[folder] = added;
+        return added;
+    }
+
+    private sealed class Entry(AbsolutePath path, FolderHandle handle)
+    {
+        public AbsolutePath Path { get; } = path;
+
+        public FolderHandle Handle { get; } = handle;
+
+        /// <summary>Actions (or the walk) using the handle now: it is not closed while any is.</summary>
+        public int Leases { get; set; }
+    }
+}
