@@ -79,7 +79,7 @@ public sealed record DuplicateFile
 
     /// <summary>
     /// The owner's user id (Unix <c>st_uid</c>) as the scan's last check before reporting the group saw it (a group
-    /// from <see cref="Reports.DuplicateReport.RecheckGroups"/>: as the file is now); <see langword="null"/> where it is
+    /// from <see cref="Linking.DuplicateReportExtensions.RecheckGroups"/>: as the file is now); <see langword="null"/> where it is
     /// not known: on Windows and macOS (their scans record none), and for a file described by hand or read from a report
     /// without being looked up again. Hard and symbolic links need it to match the kept file's (see <see cref="Mode"/>).
     /// </summary>

@@ -54,7 +54,7 @@ public sealed class DuplicateScan : IAsyncEnumerable<DuplicateGroup>
 
     /// <summary>
     /// The scanned roots with the identities their folders had when the scan started; empty until the enumeration
-    /// has started. Reports that may be acted on later record them (see <see cref="Reports.DuplicateReport.RecheckGroups"/>).
+    /// has started. Reports that may be acted on later record them (see <see cref="Linking.DuplicateReportExtensions.RecheckGroups"/>).
     /// </summary>
     public IReadOnlyList<ScanRoot> Roots => _run?.Context.Roots ?? _roots;
 

@@ -1,4 +1,5 @@
 using Dedup.Core;
+using Dedup.Core.Linking;
 using Dedup.Core.Paths;
 using Dedup.Core.Reports;
 
@@ -7,7 +8,7 @@ namespace Dedup.Cli.Acting;
 /// <summary>
 /// Reads a <c>dedup find --format json</c> report for <c>--from-report</c> (the library's
 /// <see cref="DuplicateReport"/>) and rebuilds each group from the files as they are now
-/// (<see cref="DuplicateReport.RecheckGroups"/>): a name is kept only while it leads, from its report root and through
+/// (<see cref="DuplicateReportExtensions.RecheckGroups"/>): a name is kept only while it leads, from its report root and through
 /// no symbolic link, to the very file the report describes. Anything malformed is a
 /// <see cref="InvalidReportException"/> naming the first bad element, never a crash.
 /// </summary>

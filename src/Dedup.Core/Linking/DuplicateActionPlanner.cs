@@ -38,7 +38,7 @@ public sealed partial class DuplicateActionPlanner
     /// links, clones and dedupe; one owner, group and permissions for links), and each part keeps one file by the keep
     /// rules. Applying still re-checks everything; see <c>docs/linking.md</c>.
     /// </summary>
-    /// <param name="groups">Groups from a scan (or from <see cref="Reports.DuplicateReport.RecheckGroups"/>).</param>
+    /// <param name="groups">Groups from a scan (or from <see cref="Linking.DuplicateReportExtensions.RecheckGroups"/>).</param>
     /// <returns>The plan.</returns>
     public DuplicateActionPlan Plan(IEnumerable<DuplicateGroup> groups)
     {

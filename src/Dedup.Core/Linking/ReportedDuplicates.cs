@@ -11,7 +11,7 @@ namespace Dedup.Core.Linking;
 /// name is looked up again from the report's root that holds it, without following a symbolic link below that
 /// root, and kept only while it still leads to the very file the report describes (device, inode, size,
 /// modification and change time). Content is not compared here: every linker re-verifies it before acting. The public
-/// way in is <see cref="Reports.DuplicateReport.RecheckGroups"/>.
+/// way in is <see cref="Linking.DuplicateReportExtensions.RecheckGroups"/>.
 /// </summary>
 internal static class ReportedDuplicates
 {

@@ -121,7 +121,7 @@ public sealed class ExactCopiesInMediaModeTests : IDisposable
         // The payload group is left out with its reason (exit code 1: files were left out), the whole-file one acted on.
         Assert.True(exitCode == 1, $"exit code {exitCode}; stdout: {stdout}; stderr: {stderr}");
         Assert.Contains("left out a media-payload group (2 files)", stderr, StringComparison.Ordinal);
-        Assert.StartsWith("1 actions (permanent delete), ", stdout, StringComparison.Ordinal);
+        Assert.StartsWith("1 action (permanent delete), ", stdout, StringComparison.Ordinal);
         Assert.DoesNotContain("refused", stdout, StringComparison.Ordinal);
         AssertOnlyTheCopyIsGone(p, r);
     }

@@ -10,7 +10,7 @@ namespace Dedup.Core.Tests.Reports;
 
 /// <summary>
 /// The one way back from a saved report to a plan: <see cref="DuplicateReport.ReadAsync"/>, then
-/// <see cref="DuplicateReport.RecheckGroups"/>, then plan on its groups. Each name is looked up again and kept only while
+/// <see cref="DuplicateReportExtensions.RecheckGroups"/>, then plan on its groups. Each name is looked up again and kept only while
 /// it is the reported file; owner, mode and link count come from the files as they are now; groups that cannot be acted
 /// on from here are left out with their reason.
 /// </summary>

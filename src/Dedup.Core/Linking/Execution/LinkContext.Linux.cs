@@ -336,7 +336,7 @@ internal sealed class LinkContext : IDisposable
             return;
         }
 
-        if (_ownFolders?.Contains(folder) ?? true)
+        if (_folders is null || (_ownFolders?.Contains(folder) ?? false))
         {
             folder.Dispose();
         }
