@@ -72,7 +72,7 @@ internal static class CliApplication
         return (actual >= 0 ? message[..actual] : message).Trim();
     }
 
-    /// <summary>The program's name and version (<c>dedup 0.9.0 (commit)</c>, the version from version.txt), not only the assembly's version string.</summary>
+    /// <summary>The program's name and version (<c>dedup 1.0.0 (commit)</c>, the version from version.txt), not only the assembly's version string.</summary>
     private sealed class PrintVersion : SynchronousCommandLineAction
     {
         public override int Invoke(ParseResult parseResult)
