@@ -75,6 +75,43 @@ public sealed class FileRootCliTests
     }
 
     [LinuxFact]
+    public async Task A_report_file_root_whose_folder_link_now_leads_to_another_snapshot_is_left_alone()
+    {
+        // rsnapshot-like: the same file (one inode) in two snapshots, `latest` naming the first when the report is made.
+        using var tree = new TempTree();
+        tree.Write("e/u.bin", "same bytes");
+        var first = tree.Write("snap1/u.bin", "same bytes");
+        var second = tree.HardLink("snap1/u.bin", "snap2/u.bin");
+        File.CreateSymbolicLink(tree.PathOf("latest"), tree.PathOf("snap1"));
+        var report = tree.PathOf("report.json");
+        var (found, _, findErrors) = await CliProcess.RunAsync(["find", "--format", "json", "-o", report, tree.PathOf("e"), tree.PathOf("latest/u.bin")]);
+        Assert.True(found == 0, findErrors);
+        File.Delete(tree.PathOf("latest"));
+        File.CreateSymbolicLink(tree.PathOf("latest"), tree.PathOf("snap2"));
+
+        var (_, stdout, stderr) = await CliProcess.RunAsync(["delete", "--yes", "--from-report", report, "--keep", "prefix:" + tree.PathOf("e")]);
+
+        Assert.True(File.Exists(first), stderr + stdout);
+        Assert.True(File.Exists(second), "a name that was never scanned was deleted: " + stderr + stdout);
+        Assert.Contains("its folder is no longer the folder that was scanned", stderr + stdout, StringComparison.Ordinal);
+    }
+
+    [LinuxFact]
+    public async Task A_leftover_temporary_file_beside_a_file_root_is_removed()
+    {
+        using var tree = new TempTree();
+        tree.Write("e/u.bin", "same bytes");
+        var root = tree.Write("d/u.bin", "same bytes");
+        var leftover = tree.Write("d/.dedup-tmp-0123456789abcdef0123456789abcdef", "same bytes");
+
+        var (exit, stdout, stderr) = await CliProcess.RunAsync(["delete", "--yes", tree.PathOf("e"), root]);
+
+        Assert.True(exit == 0, stderr + stdout);
+        Assert.False(File.Exists(leftover), stderr + stdout);
+        Assert.DoesNotContain("not under any scanned root", stderr, StringComparison.Ordinal);
+    }
+
+    [LinuxFact]
     public async Task Files_listed_by_find_print0_are_acted_on()
     {
         using var tree = new TempTree();

@@ -47,7 +47,13 @@ internal static class JsonReportReader
         foreach (var element in rootsElement.EnumerateArray())
         {
             var where = $"roots[{index++}]";
-            roots.Add(new ScanRoot(ReadPath(element, "path", where), new FileIdentity(ReadUInt64(element, "device", where), ReadUInt64(element, "inode", where))));
+            var scanRoot = new ScanRoot(ReadPath(element, "path", where), new FileIdentity(ReadUInt64(element, "device", where), ReadUInt64(element, "inode", where)));
+            if (element.TryGetProperty("folderDevice", out _) || element.TryGetProperty("folderInode", out _))
+            {
+                scanRoot = new ScanRoot(scanRoot.Path, scanRoot.Identity) { FolderIdentity = new FileIdentity(ReadUInt64(element, "folderDevice", where), ReadUInt64(element, "folderInode", where)) };
+            }
+
+            roots.Add(scanRoot);
         }
 
         var groups = new List<DuplicateGroup>();

@@ -206,6 +206,13 @@ internal sealed class JsonReportWriter : ReportWriter
             WritePath(root.Path.ToString());
             _json.WriteNumber("device", root.Identity.Device);
             _json.WriteNumber("inode", root.Identity.FileId);
+            if (root.FolderIdentity != default)
+            {
+                // A file root: its folder's identity too, so that acting from the report refuses a folder swapped since.
+                _json.WriteNumber("folderDevice", root.FolderIdentity.Device);
+                _json.WriteNumber("folderInode", root.FolderIdentity.FileId);
+            }
+
             _json.WriteEndObject();
         }
 

@@ -1,4 +1,6 @@
 using System.Runtime.Versioning;
+using Dedup.Core.FileSystem;
+using Dedup.Core.Interop;
 using Dedup.Core.Paths;
 using Microsoft.Win32.SafeHandles;
 
@@ -46,7 +48,7 @@ internal sealed class FolderCache(RootHandles roots) : IDisposable
             return roots.Get(root, out problem);
         }
 
-        if (Find(folder) is { } known)
+        if (FindStill(root, folder) is { } known)
         {
             known.Value.Leases++;
             problem = string.Empty;
@@ -56,7 +58,7 @@ internal sealed class FolderCache(RootHandles roots) : IDisposable
         // The nearest open ancestor below the root, else the root: the walk goes on from there, one name at a time.
         var start = folder.Parent;
         LinkedListNode<Entry>? ancestor = null;
-        while (start is not null && start.Depth > root.Path.Depth && (ancestor = Find(start)) is null)
+        while (start is not null && start.Depth > root.Path.Depth && (ancestor = FindStill(root, start)) is null)
         {
             start = start.Parent;
         }
@@ -166,6 +168,68 @@ internal sealed class FolderCache(RootHandles roots) : IDisposable
         _open.Clear();
     }
 
+    /// <summary>
+    /// The open folder <paramref name="folder"/>, only while a walk from <paramref name="root"/> through no link still
+    /// reaches that very folder: one renamed away (out of the roots, or under a protected folder) since it was opened is
+    /// dropped, and the caller walks again from the root as an action without the cache would.
+    /// </summary>
+    private LinkedListNode<Entry>? FindStill(ScanRoot root, AbsolutePath folder)
+    {
+        if (Find(folder) is not { } node)
+        {
+            return null;
+        }
+
+        if (StillBeneath(root, node.Value))
+        {
+            return node;
+        }
+
+        // Stale: no later lookup finds it; closed now unless an action still holds it (then when the run ends).
+        _open.Remove(folder);
+        if (node.Value.Leases == 0)
+        {
+            node.Value.Handle.Dispose();
+            _recent.Remove(node);
+        }
+
+        return null;
+    }
+
+    /// <summary>Whether the path of <paramref name="entry"/> below <paramref name="root"/>, opened now from the root's descriptor with no link on the way, is the folder the entry holds open.</summary>
+    private unsafe bool StillBeneath(ScanRoot root, Entry entry)
+    {
+        var from = roots.Get(root, out _);
+        var rootText = root.Path.ToString();
+        var relative = entry.Path.ToString().AsSpan(rootText.Length).TrimStart('/');
+        Span<byte> bytes = stackalloc byte[RootedTree.PathMax + 1];
+        if (from is null || relative.IsEmpty || !KernelNameCodec.TryEncode(relative, bytes[..^1], out var count))
+        {
+            return false;
+        }
+
+        bytes[count] = 0;
+        int fd;
+        fixed (byte* path = bytes)
+        {
+            fd = RootedTree.OpenBeneath(from.Fd, path, RootedTree.Walked | Libc.O_DIRECTORY | Libc.O_NOFOLLOW | Libc.O_CLOEXEC, noLinks: true);
+        }
+
+        if (fd < 0)
+        {
+            return false;
+        }
+
+        try
+        {
+            return Libc.FStat(fd, out var now) == 0 && Libc.FStat(entry.Handle.Fd, out var held) == 0 && RootedTree.IsSame(now, held);
+        }
+        finally
+        {
+            _ = Libc.Close(fd);
+        }
+    }
+
     private LinkedListNode<Entry>? Find(AbsolutePath folder)
     {
         if (!_open.TryGetValue(folder, out var node))
@@ -187,7 +251,11 @@ internal sealed class FolderCache(RootHandles roots) : IDisposable
             if (node.Value.Leases == 0)
             {
                 node.Value.Handle.Dispose();
-                _open.Remove(node.Value.Path);
+                if (_open.TryGetValue(node.Value.Path, out var listed) && listed == node)
+                {
+                    _open.Remove(node.Value.Path); // not a newer entry for the same path (a stale one was replaced)
+                }
+
                 _recent.Remove(node);
             }
 

@@ -206,6 +206,13 @@ internal sealed class FolderHandle : IDisposable
             return null;
         }
 
+        if (root.FolderIdentity == default)
+        {
+            // Without it a folder swapped for another holding the same file (a snapshot's `latest` link) would pass.
+            problem = $"scanned root {rootPath}: the identity of its folder is unknown (not recorded by the scan or the report); scan it again";
+            return null;
+        }
+
         var handle = TryOpen(folder.ToString(), followLast: true, out problem, out var folderStatus);
         if (handle is null)
         {
@@ -213,7 +220,7 @@ internal sealed class FolderHandle : IDisposable
             return null;
         }
 
-        if (root.FolderIdentity != default && !RootedTree.IsFile(folderStatus, root.FolderIdentity.Device, root.FolderIdentity.FileId))
+        if (!RootedTree.IsFile(folderStatus, root.FolderIdentity.Device, root.FolderIdentity.FileId))
         {
             handle.Dispose();
             problem = $"scanned root {rootPath}: its folder is no longer the folder that was scanned (another device or inode)";

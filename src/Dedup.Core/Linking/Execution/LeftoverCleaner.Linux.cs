@@ -66,7 +66,10 @@ internal static class LeftoverCleaner
             return "not a temporary name; left alone";
         }
 
-        using var folder = FolderHandle.TryOpenBeneath(roots, path.Parent, out var problem, rootHandles);
+        // Beside a file root its folder is under no folder root: it is reached through that file root, which must still
+        // be the scanned file in the scanned folder.
+        var fileRoot = roots.FirstOrDefault(r => r.FolderIdentity != default && path.Parent.Equals(r.Path.Parent))?.Path;
+        using var folder = FolderHandle.TryOpenBeneath(roots, path.Parent, out var problem, rootHandles, fileRoot);
         if (folder is null)
         {
             return $"folder {problem}; left alone";
@@ -128,7 +131,7 @@ internal static class LeftoverCleaner
     /// <summary>Whether the kept file, reached from its root and still the scanned one, is this file or holds exactly its bytes.</summary>
     private static bool HoldsSameBytes(SafeFileHandle leftover, in StatxBuffer opened, DuplicateFile kept, IReadOnlyList<ScanRoot> roots, RootHandles rootHandles)
     {
-        using var folder = kept.Path.Parent is null ? null : FolderHandle.TryOpenBeneath(roots, kept.Path.Parent, out _, rootHandles);
+        using var folder = kept.Path.Parent is null ? null : FolderHandle.TryOpenBeneath(roots, kept.Path.Parent, out _, rootHandles, kept.Path);
         if (folder is null)
         {
             return false;
