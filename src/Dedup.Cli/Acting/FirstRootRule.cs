@@ -14,9 +14,18 @@ internal static class FirstRootRule
     public static KeepRule Create(string[] roots)
     {
         var resolved = roots.Select(Resolve).ToArray();
+
+        // PATH → its first position: a rank is then one lookup per ancestor of each name, not a pass over every PATH
+        // (a --files-from list may give tens of thousands).
+        var first = new Dictionary<AbsolutePath, int>();
+        for (var i = resolved.Length - 1; i >= 0; i--)
+        {
+            first[resolved[i]] = i;
+        }
+
         return KeepRule.Custom(
             "under " + string.Join(", ", resolved.Select(r => r.ToDisplayString())),
-            (a, b) => Rank(a, resolved).CompareTo(Rank(b, resolved)));
+            (a, b) => Rank(a, first).CompareTo(Rank(b, first)));
     }
 
     /// <summary>Resolved as the scan resolves its roots; one whose '..' leads nowhere is left as written (the scan refuses it).</summary>
@@ -32,16 +41,29 @@ internal static class FirstRootRule
         }
     }
 
-    private static int Rank(DuplicateFile file, AbsolutePath[] roots)
+    private static int Rank(DuplicateFile file, Dictionary<AbsolutePath, int> first)
     {
-        for (var i = 0; i < roots.Length; i++)
+        var rank = RankOf(file.Path, first);
+        foreach (var link in file.OtherLinks)
         {
-            if (file.Path.IsUnder(roots[i]) || file.OtherLinks.Any(l => l.IsUnder(roots[i])))
+            rank = Math.Min(rank, RankOf(link, first));
+        }
+
+        return rank;
+    }
+
+    /// <summary>The earliest PATH that is <paramref name="path"/> or one of its folders; <see cref="int.MaxValue"/> for none.</summary>
+    private static int RankOf(AbsolutePath path, Dictionary<AbsolutePath, int> first)
+    {
+        var rank = int.MaxValue;
+        for (AbsolutePath? node = path; node is not null; node = node.Parent)
+        {
+            if (first.TryGetValue(node, out var index) && index < rank)
             {
-                return i;
+                rank = index;
             }
         }
 
-        return int.MaxValue;
+        return rank;
     }
 }

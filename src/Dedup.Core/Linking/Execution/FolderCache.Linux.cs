@@ -39,7 +39,9 @@ internal sealed class FolderCache(RootHandles roots) : IDisposable
         var root = ScanRoot.Holding(scanRoots, folder);
         if (root is null)
         {
-            return FolderHandle.TryOpenBeneath(scanRoots, folder, out problem, roots); // null, worded as ever
+            // The caller leases only folders under a folder root (a file root's folder is its action's own).
+            problem = "is not under any scanned root";
+            return null;
         }
 
         if (folder.Depth == root.Path.Depth)
@@ -222,7 +224,7 @@ internal sealed class FolderCache(RootHandles roots) : IDisposable
 
         try
         {
-            return Libc.FStat(fd, out var now) == 0 && Libc.FStat(entry.Handle.Fd, out var held) == 0 && RootedTree.IsSame(now, held);
+            return Libc.FStat(fd, out var now) == 0 && RootedTree.IsFile(now, entry.Identity.Device, entry.Identity.Inode);
         }
         finally
         {
@@ -262,14 +264,19 @@ internal sealed class FolderCache(RootHandles roots) : IDisposable
             node = previous;
         }
 
-        var added = _recent.AddFirst(new Entry(folder, handle));
+        // Its identity now, once: every later reuse compares the folder its path leads to with it (StillBeneath).
+        var identity = Libc.FStat(handle.Fd, out var status) == 0 ? (status.Device, status.Ino) : (0UL, 0UL);
+        var added = _recent.AddFirst(new Entry(folder, handle, identity));
         _open[folder] = added;
         return added;
     }
 
-    private sealed class Entry(AbsolutePath path, FolderHandle handle)
+    private sealed class Entry(AbsolutePath path, FolderHandle handle, (ulong Device, ulong Inode) identity)
     {
         public AbsolutePath Path { get; } = path;
+
+        /// <summary>The folder's (device, inode) when it was opened; (0, 0) when that could not be read, which no reuse matches.</summary>
+        public (ulong Device, ulong Inode) Identity { get; } = identity;
 
         public FolderHandle Handle { get; } = handle;
 
