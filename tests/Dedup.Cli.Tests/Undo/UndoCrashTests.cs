@@ -1,0 +1,179 @@
+using System.Globalization;
+using System.Text;
+using Dedup.Core.Tests.Infrastructure;
+using Dedup.Core.Tests.Linking;
+using Xunit.Abstractions;
+
+namespace Dedup.Cli.Tests.Undo;
+
+/// <summary>
+/// Issue #38 point 3, with real SIGKILLs: a <c>dedup link</c> or <c>dedup delete --trash</c> run killed at a seeded
+/// random moment, then <c>dedup undo LOG --yes</c>, gives back the tree exactly as it was before the run (the
+/// <see cref="TreeManifest"/>: contents, modes, owners, modification times, extended attributes, inode flags; inode
+/// numbers may differ); and a complete run whose undo is killed at a seeded random moment is undone by a second undo.
+/// Half the kills are timed (when the journal has grown to a drawn line, plus a drawn spin of microseconds), half land
+/// exactly on entry to the Nth rename (<c>strace</c> injects SIGKILL, so the step is exactly not made). Each iteration
+/// logs its seed and moment; <c>UNDO_CRASH_SEED</c> and <c>UNDO_CRASH_ITERATIONS</c> replay or widen the search.
+/// </summary>
+public sealed class UndoCrashTests(ITestOutputHelper output)
+{
+    [LinuxFact(RequiresRoot = true, Tool = "strace")]
+    public Task Hard_link_runs_killed_at_random_moments_are_undone_exactly() => ActionKilledAsync(null, UndoKind.Hard, seed: 3810);
+
+    [LinuxFact(RequiresRoot = true, Tool = "strace")]
+    public Task Symbolic_link_runs_killed_at_random_moments_are_undone_exactly() => ActionKilledAsync(null, UndoKind.Symbolic, seed: 3820);
+
+    [LinuxFact(RequiresRoot = true, Tool = "strace")]
+    public Task Trash_runs_killed_at_random_moments_are_undone_exactly() => ActionKilledAsync(null, UndoKind.Trash, seed: 3830);
+
+    [FactRequiringFolder("DEDUP_TEST_BTRFS", "reflink clones", RequiresRoot = true)]
+    public Task Clone_runs_killed_at_random_moments_are_undone_exactly() => ActionKilledAsync(LinkTree.BtrfsMount, UndoKind.Clone, seed: 3840);
+
+    [FactRequiringFolder("DEDUP_TEST_BTRFS", "kernel dedupe", RequiresRoot = true)]
+    public Task Dedupe_runs_killed_at_random_moments_are_undone_exactly() => ActionKilledAsync(LinkTree.BtrfsMount, UndoKind.Dedupe, seed: 3850);
+
+    [LinuxFact(RequiresRoot = true, Tool = "strace")]
+    public Task Undo_of_hard_links_killed_at_random_moments_is_finished_by_a_second_undo() => UndoKilledAsync(null, UndoKind.Hard, seed: 3860);
+
+    [LinuxFact(RequiresRoot = true, Tool = "strace")]
+    public Task Undo_of_symbolic_links_killed_at_random_moments_is_finished_by_a_second_undo() => UndoKilledAsync(null, UndoKind.Symbolic, seed: 3870);
+
+    [LinuxFact(RequiresRoot = true, Tool = "strace")]
+    public Task Undo_of_a_trash_run_killed_at_random_moments_is_finished_by_a_second_undo() => UndoKilledAsync(null, UndoKind.Trash, seed: 3880);
+
+    [FactRequiringFolder("DEDUP_TEST_BTRFS", "reflink clones", RequiresRoot = true)]
+    public Task Undo_of_clones_killed_at_random_moments_is_finished_by_a_second_undo() => UndoKilledAsync(LinkTree.BtrfsMount, UndoKind.Clone, seed: 3890);
+
+    [FactRequiringFolder("DEDUP_TEST_BTRFS", "kernel dedupe", RequiresRoot = true)]
+    public Task Undo_of_dedupe_killed_at_random_moments_is_finished_by_a_second_undo() => UndoKilledAsync(LinkTree.BtrfsMount, UndoKind.Dedupe, seed: 3900);
+
+    private static int Iterations => int.TryParse(Environment.GetEnvironmentVariable("UNDO_CRASH_ITERATIONS"), CultureInfo.InvariantCulture, out var n) ? n : 10;
+
+    private static int FirstSeed(int seed) => int.TryParse(Environment.GetEnvironmentVariable("UNDO_CRASH_SEED"), CultureInfo.InvariantCulture, out var s) ? s : seed;
+
+    /// <summary>The action killed, then one undo: the tree is as before.</summary>
+    private async Task ActionKilledAsync(string? baseFolder, UndoKind kind, int seed)
+    {
+        var failures = new StringBuilder();
+        var kills = 0;
+        for (var i = 0; i < Iterations; i++)
+        {
+            var iterationSeed = FirstSeed(seed) + i;
+            var random = new Random(iterationSeed);
+            using var world = UndoWorld.Create(baseFolder, iterationSeed, WorldShape.Crash);
+            var before = world.Manifest();
+            var action = kind.ActionArguments(world);
+            var kill = i % 2 == 0
+                ? await KilledRun.AtJournalLineAsync(action, world.Environment, world.Journal, random.Next(1, (2 * world.DuplicateNames) + 2), random.Next(0, 3000))
+                : await KilledRun.AtSyscallAsync(action, world.Environment, kind.StepSyscall, random.Next(1, world.DuplicateNames + 1));
+            kills += kill.Killed ? 1 : 0;
+            var context = $"seed {iterationSeed}, {kind} run killed {kill.Moment} ({(kill.Killed ? "killed" : $"not killed, exit {kill.ExitCode}")})";
+            output.WriteLine(context);
+
+            var undo = await CliProcess.RunAsync(["undo", world.Journal, "--yes"], environment: world.Environment);
+            Judge(world, before, context, [undo], failures);
+        }
+
+        output.WriteLine($"{kills} of {Iterations} runs killed");
+        Assert.True(failures.Length == 0, failures.ToString());
+        Assert.True(kills >= Iterations / 2, $"only {kills} of {Iterations} runs were killed: the kills tested little");
+    }
+
+    /// <summary>The action completes; its undo is killed; a second undo: the tree is as before.</summary>
+    private async Task UndoKilledAsync(string? baseFolder, UndoKind kind, int seed)
+    {
+        var failures = new StringBuilder();
+        var kills = 0;
+        for (var i = 0; i < Iterations; i++)
+        {
+            var iterationSeed = FirstSeed(seed) + i;
+            var random = new Random(iterationSeed);
+            using var world = UndoWorld.Create(baseFolder, iterationSeed, WorldShape.Crash);
+            var before = world.Manifest();
+            var (exit, stdout, stderr) = await CliProcess.RunAsync(kind.ActionArguments(world), environment: world.Environment);
+            Assert.True(exit is 0 or 1 && stderr.Contains("Unhandled", StringComparison.Ordinal) is false, $"seed {iterationSeed}: {kind} run exit {exit}: {stdout}{stderr}");
+            var lines = File.ReadAllLines(world.Journal).Length;
+            string[] undoArgs = ["undo", world.Journal, "--yes"];
+            var kill = i % 2 == 0
+                ? await KilledRun.AtJournalLineAsync(undoArgs, world.Environment, world.Journal, lines + random.Next(1, world.DuplicateNames + 1), random.Next(0, 3000))
+                : await KilledRun.AtSyscallAsync(undoArgs, world.Environment, "renameat2", random.Next(1, world.DuplicateNames + 1));
+            kills += kill.Killed ? 1 : 0;
+            var context = $"seed {iterationSeed}, undo of {kind} killed {kill.Moment} ({(kill.Killed ? "killed" : $"not killed, exit {kill.ExitCode}: {kill.Output}")})";
+            output.WriteLine(context);
+
+            var undo = await CliProcess.RunAsync(undoArgs, environment: world.Environment);
+            Judge(world, before, context, [undo], failures);
+        }
+
+        output.WriteLine($"{kills} of {Iterations} undo runs killed");
+        Assert.True(failures.Length == 0, failures.ToString());
+        Assert.True(kills >= Iterations / 2, $"only {kills} of {Iterations} undo runs were killed: the kills tested little");
+    }
+
+    /// <summary>
+    /// The tree is as before (the manifest), no temporary file is left, the trash holds nothing the journal moved there,
+    /// and the undo exited 0 without a crash; each broken promise is added to <paramref name="failures"/> with the context.
+    /// </summary>
+    internal static void Judge(UndoWorld world, TreeManifest before, string context, (int ExitCode, string Stdout, string Stderr)[] undos, StringBuilder failures)
+    {
+        var after = world.Manifest();
+        var problems = new StringBuilder();
+        var last = undos[^1];
+        if (last.ExitCode != 0 || last.Stderr.Contains("Unhandled", StringComparison.Ordinal))
+        {
+            problems.AppendLine(CultureInfo.InvariantCulture, $"  undo exit {last.ExitCode}");
+        }
+
+        problems.Append(after.DiffFrom(before));
+        if (after.Temporaries.Count > 0)
+        {
+            problems.AppendLine("  temporary files left: " + string.Join(", ", after.Temporaries));
+        }
+
+        var trashed = world.TrashEntries().Where(e => e.StartsWith("files/", StringComparison.Ordinal) || JournalNamesInfo(world, e)).ToList();
+        if (trashed.Count > 0)
+        {
+            problems.AppendLine("  left in the trash: " + string.Join(", ", trashed));
+        }
+
+        if (problems.Length > 0)
+        {
+            failures.AppendLine(context + ":").Append(problems);
+            foreach (var (exitCode, stdout, stderr) in undos)
+            {
+                failures.AppendLine(CultureInfo.InvariantCulture, $"  undo (exit {exitCode}) said: {Shorten(stdout + stderr)}");
+            }
+        }
+    }
+
+    /// <summary>Whether an info/ entry is one a begun line of the journal names (an orphan the journal never knew of is not undo's).</summary>
+    private static bool JournalNamesInfo(UndoWorld world, string entry) =>
+        entry.StartsWith("info/", StringComparison.Ordinal) && File.Exists(world.Journal)
+        && File.ReadAllText(world.Journal).Contains("\"info\":\"" + entry["info/".Length..] + "\"", StringComparison.Ordinal);
+
+    private static string Shorten(string text)
+    {
+        text = text.Trim().Replace("\n", "\n    ", StringComparison.Ordinal);
+        return text.Length <= 1500 ? text : text[..1500] + " …";
+    }
+}
+
+/// <summary>An action kind the undo tests run: the arguments of its run and the system call of its step.</summary>
+internal sealed record UndoKind(string Name, string[] Arguments, string StepSyscall)
+{
+    public static UndoKind Hard { get; } = new("hard link", ["link", "--mode", "hard"], "renameat2");
+
+    public static UndoKind Symbolic { get; } = new("symbolic link", ["link", "--mode", "symbolic"], "renameat2");
+
+    public static UndoKind Clone { get; } = new("clone", ["link", "--mode", "clone"], "renameat2");
+
+    public static UndoKind Dedupe { get; } = new("dedupe", ["link", "--mode", "dedupe"], "ioctl");
+
+    public static UndoKind Trash { get; } = new("trash", ["delete", "--trash"], "renameat2");
+
+    public static UndoKind Delete { get; } = new("delete", ["delete"], "unlinkat");
+
+    public string[] ActionArguments(UndoWorld world, params string[] more) => [.. Arguments, "--yes", "--log", world.Journal, .. more, world.Root];
+
+    public override string ToString() => Name;
+}
