@@ -159,8 +159,15 @@ public sealed class UndoCrashTests(ITestOutputHelper output)
 }
 
 /// <summary>An action kind the undo tests run: the arguments of its run and the system call of its step.</summary>
-internal sealed record UndoKind(string Name, string[] Arguments, string StepSyscall)
+internal sealed class UndoKind(string name, string[] arguments, string stepSyscall)
 {
+    public string Name { get; } = name;
+
+    public string[] Arguments { get; } = arguments;
+
+    /// <summary>The system call of the step that changes the name (what a kill under strace lands on).</summary>
+    public string StepSyscall { get; } = stepSyscall;
+
     public static UndoKind Hard { get; } = new("hard link", ["link", "--mode", "hard"], "renameat2");
 
     public static UndoKind Symbolic { get; } = new("symbolic link", ["link", "--mode", "symbolic"], "renameat2");
