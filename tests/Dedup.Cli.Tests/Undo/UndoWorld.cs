@@ -201,6 +201,10 @@ internal sealed class UndoWorld : IDisposable
             RawFs.Chmod(top, folderMode);
         }
 
+        // The copy's folders have more to give back than a mode: an owner of their own and an extended attribute.
+        RawFs.Chown(RawFs.Join(albums, "b-copy/disc 2"), OtherUser, OtherUser);
+        RawFs.SetXattr(RawFs.Join(albums, "b-copy"), "user.folder", RawFs.Bytes("kept with the folder"));
+
         DuplicateNames += files.Length;
     }
 
