@@ -96,7 +96,7 @@ public sealed class UndoCrashTests(ITestOutputHelper output)
             string[] undoArgs = ["undo", world.Journal, "--yes"];
             var kill = i % 2 == 0
                 ? await KilledRun.AtJournalLineAsync(undoArgs, world.Environment, world.Journal, lines + random.Next(1, world.DuplicateNames + 1), random.Next(0, 3000))
-                : await KilledRun.AtSyscallAsync(undoArgs, world.Environment, "renameat2", random.Next(1, world.DuplicateNames + 1));
+                : await KilledRun.AtSyscallAsync(undoArgs, world.Environment, UndoKind.Renames, random.Next(1, world.DuplicateNames + 1));
             kills += kill.Killed ? 1 : 0;
             var context = $"seed {iterationSeed}, undo of {kind} killed {kill.Moment} ({(kill.Killed ? "killed" : $"not killed, exit {kill.ExitCode}: {kill.Output}")})";
             output.WriteLine(context);
@@ -168,15 +168,18 @@ internal sealed class UndoKind(string name, string[] arguments, string stepSysca
     /// <summary>The system call of the step that changes the name (what a kill under strace lands on).</summary>
     public string StepSyscall { get; } = stepSyscall;
 
-    public static UndoKind Hard { get; } = new("hard link", ["link", "--mode", "hard"], "renameat2");
+    /// <summary>Every rename call: glibc's renameat2 without flags is the renameat system call.</summary>
+    public const string Renames = "rename,renameat,renameat2";
 
-    public static UndoKind Symbolic { get; } = new("symbolic link", ["link", "--mode", "symbolic"], "renameat2");
+    public static UndoKind Hard { get; } = new("hard link", ["link", "--mode", "hard"], Renames);
 
-    public static UndoKind Clone { get; } = new("clone", ["link", "--mode", "clone"], "renameat2");
+    public static UndoKind Symbolic { get; } = new("symbolic link", ["link", "--mode", "symbolic"], Renames);
 
-    public static UndoKind Dedupe { get; } = new("dedupe", ["link", "--mode", "dedupe"], "ioctl");
+    public static UndoKind Clone { get; } = new("clone", ["link", "--mode", "clone"], Renames);
 
-    public static UndoKind Trash { get; } = new("trash", ["delete", "--trash"], "renameat2");
+    public static UndoKind Dedupe { get; } = new("dedupe", ["link", "--mode", "dedupe"], "fdatasync");
+
+    public static UndoKind Trash { get; } = new("trash", ["delete", "--trash"], Renames);
 
     public static UndoKind Delete { get; } = new("delete", ["delete"], "unlinkat");
 
