@@ -8,8 +8,12 @@ namespace Dedup.Cli.Tests.Undo;
 /// <param name="Groups">Groups of equal files written into the scanned root.</param>
 /// <param name="MaxSize">The largest file, in bytes (sizes are drawn between 1 KiB and this).</param>
 /// <param name="Folders">Whether to add a pair of equal nested folders (for <c>--folders</c>).</param>
-internal sealed record WorldShape(int Groups, int MaxSize, bool Folders)
+/// <param name="Cases">Whether to add the fixed cases (names not UTF-8, 255 bytes, second names, inode flags).</param>
+internal sealed record WorldShape(int Groups, int MaxSize, bool Folders, bool Cases = true)
 {
+    /// <summary>Nothing but the folders: the test writes its own files.</summary>
+    public static WorldShape Empty { get; } = new(Groups: 0, MaxSize: 2048, Folders: false, Cases: false);
+
     /// <summary>Big enough that a link run takes a second or two here (for the kill tests).</summary>
     public static WorldShape Crash { get; } = new(Groups: 140, MaxSize: 96 * 1024, Folders: false);
 
@@ -99,7 +103,7 @@ internal sealed class UndoWorld : IDisposable
         RawFs.MakeFolder(RawFs.Bytes(Outside));
         _folders.Add(root);
         byte[][] stems = [RawFs.Bytes("d"), RawFs.Bytes("Фото"), [(byte)'r', 0xFE, (byte)'w'], RawFs.Bytes("with space")];
-        for (var i = 0; i < 8; i++)
+        for (var i = 0; i < (shape.Cases || shape.Groups > 0 ? 8 : 0); i++)
         {
             var parent = _folders[_random.Next(_folders.Count)];
             var folder = RawFs.Join(parent, [.. stems[i % stems.Length], .. Encoding.ASCII.GetBytes(i.ToString("D2", CultureInfo.InvariantCulture))]);
@@ -126,7 +130,11 @@ internal sealed class UndoWorld : IDisposable
             }
         }
 
-        WriteSpecialCases(root);
+        if (shape.Cases)
+        {
+            WriteSpecialCases(root);
+        }
+
         if (shape.Folders)
         {
             WriteFolderPair(root);
