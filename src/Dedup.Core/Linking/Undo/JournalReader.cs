@@ -1,5 +1,6 @@
 using System.Globalization;
 using System.Text.Json;
+using Dedup.Core.Enumeration;
 using Dedup.Core.Paths;
 
 namespace Dedup.Core.Linking.Undo;
@@ -46,7 +47,7 @@ internal sealed class JournalReader
     public static JournalReader Read(string journal)
     {
         var reader = new JournalReader(journal);
-        var bytes = File.ReadAllBytes(journal);
+        var bytes = System.IO.File.ReadAllBytes(journal);
         reader.EndsWithNewline = bytes.Length == 0 || bytes[^1] == (byte)'\n';
         var lineNumber = 0;
         var start = 0;
@@ -66,7 +67,7 @@ internal sealed class JournalReader
 
     private void ReadLine(ReadOnlyMemory<byte> line, int number, bool isLast)
     {
-        if (line.Span.Trim(" \t\r"u8).IsEmpty)
+        if (IsBlank(line.Span))
         {
             return;
         }
@@ -284,7 +285,20 @@ internal sealed class JournalReader
     private ulong ULong(JsonElement element, string name, int number) =>
         element.TryGetProperty(name, out var value) && value.ValueKind == JsonValueKind.Number && value.TryGetUInt64(out var n) ? n : throw Bad(number, $"no whole number \"{name}\"");
 
-    private int Int(JsonElement element, string name, int number) => (int)Math.Clamp(Long(element, name, number), int.MinValue, int.MaxValue);
+    private int Int(JsonElement element, string name, int number) => (int)Math.Max(int.MinValue, Math.Min(int.MaxValue, Long(element, name, number)));
+
+    private static bool IsBlank(ReadOnlySpan<byte> line)
+    {
+        foreach (var b in line)
+        {
+            if (b is not ((byte)' ' or (byte)'\t' or (byte)'\r'))
+            {
+                return false;
+            }
+        }
+
+        return true;
+    }
 
     private InvalidDataException Bad(int number, string what) =>
         new(string.Create(CultureInfo.InvariantCulture, $"{PathText.Escape(_journal)}: line {number} is not a journal line: {what}"));

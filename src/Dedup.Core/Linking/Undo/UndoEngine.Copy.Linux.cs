@@ -47,7 +47,7 @@ internal sealed partial class UndoEngine
             }
             catch (ActionStoppedException ex)
             {
-                return (UndoOutcome.Failed, $"the copy does not hold the content it was made from ({ex.Message.Replace("; left untouched", string.Empty, StringComparison.Ordinal)})");
+                return (UndoOutcome.Failed, $"the copy does not hold the content it was made from ({ex.Message.Replace("; left untouched", string.Empty)})");
             }
 
             if (Metadata(fd, before) is { } failed)

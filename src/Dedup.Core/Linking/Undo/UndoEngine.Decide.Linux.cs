@@ -79,14 +79,16 @@ internal sealed partial class UndoEngine
     private (UndoOutcome?, string?) DecideTrash(JournalStep step, int errno, in StatxBuffer now)
     {
         var before = step.Before.File;
-        using var trash = OpenTrash(step.Trash!, out var problem);
+        var trash = OpenTrash(step.Trash!, out var problem);
         var inTrash = trash is not null && Libc.LStatAt(trash.Value.Files.Fd, step.Trash!.Files, out var trashed) == 0
             && Matches(trashed, before);
+        trash?.Files.Dispose();
+        trash?.Info.Dispose();
         if (inTrash)
         {
             return errno == Libc.ENOENT
                 ? (null, null)
-                : (UndoOutcome.LeftAlone, $"the name is taken{(errno == 0 ? string.Empty : $" ({Libc.Message(errno)})")}; the file stays in the trash as {PathText.Escape(System.IO.Path.Join(step.Trash!.Root, "files", step.Trash.Files))}");
+                : (UndoOutcome.LeftAlone, $"the name is taken{(errno == 0 ? string.Empty : $" ({Libc.Message(errno)})")}; the file stays in the trash as {PathText.Escape(System.IO.Path.Combine(step.Trash!.Root, "files", step.Trash.Files))}");
         }
 
         if (errno == 0 && Matches(now, before))

@@ -1,6 +1,7 @@
 using Dedup.Core.FileSystem;
 using Dedup.Core.Interop;
 using Dedup.Core.Linking.Execution;
+using Dedup.Core.Enumeration;
 using Dedup.Core.Paths;
 
 namespace Dedup.Core.Linking.Undo;

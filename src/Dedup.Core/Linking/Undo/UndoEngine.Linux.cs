@@ -92,6 +92,19 @@ internal sealed partial class UndoEngine : IDisposable
         }
     }
 
+    /// <summary>The file system a step's copy is written to: its device, a folder on it, the bytes free there and its block size.</summary>
+    public (ulong Device, string Folder, long Available, long Block)? FileSystemOf(JournalStep step, JournalRun run)
+    {
+        using var folder = OpenFolder(run, step.Path, out _, out _);
+        if (folder is null || Libc.FStat(folder.Fd, out var status) != 0)
+        {
+            return null;
+        }
+
+        var available = Libc.AvailableBytes(folder.Fd, out _);
+        return (status.Device, folder.Path, Math.Max(0, available), Libc.BlockSize(folder.Fd));
+    }
+
     /// <summary>The restored folders get their times last: restoring the files inside moved them.</summary>
     public void Finish()
     {
@@ -163,12 +176,7 @@ internal sealed partial class UndoEngine : IDisposable
             return null;
         }
 
-        if (!_roots.TryGetValue(run.Id, out var roots))
-        {
-            _roots[run.Id] = roots = new RootHandles();
-        }
-
-        var folder = FolderHandle.TryOpenBeneath(run.Roots, parent, out problem, roots, file);
+        var folder = FolderHandle.TryOpenBeneath(run.Roots, parent, out problem, RootsOf(run), file);
         problem = folder is null ? $"folder {problem}; nothing is done outside the run's roots" : problem;
         return folder;
     }
