@@ -9,6 +9,9 @@ internal sealed record JournalXattr(string Name, byte[] Value);
 /// <summary>The name's file (or folder, or link) before the action: what undo gives back.</summary>
 internal sealed record JournalBefore(JournalFile File, uint Mode, uint Uid, uint Gid, long AtimeNs, int Flags, IReadOnlyList<JournalXattr> Xattrs)
 {
+    /// <summary>Whether the line records mode, owner, group and access time (a line written off Linux may not).</summary>
+    public bool HasMetadata { get; init; } = true;
+
     public bool IsFolder => (Mode & 0xF000) == 0x4000;
 
     public bool IsLink => (Mode & 0xF000) == 0xA000;

@@ -193,7 +193,7 @@ internal sealed class JournalReader
         JournalTrash? trash = null;
         if (root.TryGetProperty("trash", out var t))
         {
-            trash = new JournalTrash(PathOf(t, "root", number, requireAbsolute: true), Text(t, "files", number), Text(t, "info", number));
+            trash = new JournalTrash(PathOf(t, "root", number, requireAbsolute: true), PathOf(t, "files", number, requireAbsolute: false), PathOf(t, "info", number, requireAbsolute: false));
         }
 
         return new JournalStep
@@ -206,12 +206,15 @@ internal sealed class JournalReader
             KeptFile = root.TryGetProperty("keptFile", out var kept) ? File(kept, number) : null,
             Before = new JournalBefore(
                 File(before, number),
-                (uint)Long(before, "mode", number),
-                (uint)Long(before, "uid", number),
-                (uint)Long(before, "gid", number),
-                Long(before, "atimeNs", number),
-                before.TryGetProperty("flags", out _) ? (int)Long(before, "flags", number) : 0,
-                xattrs),
+                (uint)Optional(before, "mode", number),
+                (uint)Optional(before, "uid", number),
+                (uint)Optional(before, "gid", number),
+                Optional(before, "atimeNs", number),
+                (int)Optional(before, "flags", number),
+                xattrs)
+            {
+                HasMetadata = before.TryGetProperty("mode", out _) && before.TryGetProperty("uid", out _) && before.TryGetProperty("gid", out _) && before.TryGetProperty("atimeNs", out _),
+            },
             After = root.TryGetProperty("after", out var after) ? File(after, number) : null,
             Target = root.TryGetProperty("target", out _) ? PathOf(root, "target", number, requireAbsolute: false) : null,
             Trash = trash,
@@ -281,6 +284,8 @@ internal sealed class JournalReader
 
     private long Long(JsonElement element, string name, int number) =>
         element.TryGetProperty(name, out var value) && value.ValueKind == JsonValueKind.Number && value.TryGetInt64(out var n) ? n : throw Bad(number, $"no whole number \"{name}\"");
+
+    private long Optional(JsonElement element, string name, int number) => element.TryGetProperty(name, out _) ? Long(element, name, number) : 0;
 
     private ulong ULong(JsonElement element, string name, int number) =>
         element.TryGetProperty(name, out var value) && value.ValueKind == JsonValueKind.Number && value.TryGetUInt64(out var n) ? n : throw Bad(number, $"no whole number \"{name}\"");

@@ -152,6 +152,11 @@ internal sealed partial class UndoEngine : IDisposable
             return (UndoOutcome.LeftAlone, "the journal does not say where in the trash it went");
         }
 
+        if (step.Kind is not UndoKinds.Trash && !step.Before.HasMetadata)
+        {
+            return (UndoOutcome.LeftAlone, "the journal does not record its mode, owner and times (logged where undo cannot restore them)");
+        }
+
         if (step.Copies && step.Kind != UndoKinds.SymbolicLink && step.After is null)
         {
             return (UndoOutcome.LeftAlone, "the journal does not say what the name led to after the action");
