@@ -162,6 +162,33 @@ internal static unsafe partial class Libc
 
     [SupportedOSPlatform("linux")]
 #if NET
+    [LibraryImport(LibraryName, EntryPoint = "fdatasync", SetLastError = true)]
+    public static partial int Fdatasync(int fd);
+#else
+    [DllImport(LibraryName, EntryPoint = "fdatasync", SetLastError = true, ExactSpelling = true)]
+    public static extern int Fdatasync(int fd);
+#endif
+
+    [SupportedOSPlatform("linux")]
+#if NET
+    [LibraryImport(LibraryName, EntryPoint = "llistxattr", SetLastError = true)]
+    public static partial nint LListXattr(byte* path, byte* list, nuint size);
+#else
+    [DllImport(LibraryName, EntryPoint = "llistxattr", SetLastError = true, ExactSpelling = true)]
+    public static extern nint LListXattr(byte* path, byte* list, nuint size);
+#endif
+
+    [SupportedOSPlatform("linux")]
+#if NET
+    [LibraryImport(LibraryName, EntryPoint = "lgetxattr", SetLastError = true)]
+    public static partial nint LGetXattr(byte* path, byte* name, byte* value, nuint size);
+#else
+    [DllImport(LibraryName, EntryPoint = "lgetxattr", SetLastError = true, ExactSpelling = true)]
+    public static extern nint LGetXattr(byte* path, byte* name, byte* value, nuint size);
+#endif
+
+    [SupportedOSPlatform("linux")]
+#if NET
     [LibraryImport(LibraryName, EntryPoint = "flistxattr", SetLastError = true)]
     public static partial nint FListXattr(int fd, byte* list, nuint size);
 #else

@@ -56,6 +56,12 @@ public sealed class DuplicateActionPlan
     /// <summary>Where planning logged, and where applying logs (<see cref="DuplicateActionPlanBuilder.UseLogger"/>).</summary>
     internal ILogger Logger { get; init; } = NullLogger.Instance;
 
+    /// <summary>Where applying writes ahead what undo needs (<see cref="DuplicateActionPlanBuilder.UseJournal"/>), or <see langword="null"/>.</summary>
+    internal Journal.ActionJournal? Journal { get; init; }
+
+    /// <summary>A folder plan's run in progress, when this plan holds one folder's files: their lines join that run.</summary>
+    internal Journal.JournalRun? JournalRun { get; init; }
+
     /// <summary>Capability probes the planner ran for this plan (for tests).</summary>
     internal int ProbesRun { get; init; }
 

@@ -14,6 +14,7 @@ public sealed class DuplicateActionPlanBuilder
     private readonly List<string> _reference = [];
     private Linker? _linker;
     private ILogger _logger = NullLogger.Instance;
+    private Journal.ActionJournal? _journal;
 
     /// <summary>
     /// Adds a rule deciding which file stays; the first rule that prefers one file decides. Without any rule,
@@ -84,6 +85,22 @@ public sealed class DuplicateActionPlanBuilder
         return this;
     }
 
+    /// <summary>
+    /// Keeps a write-ahead journal of every run of the plans (file and folder plans): before each step that changes a
+    /// name, the journal gets, synced to disk, what undoing it needs (the name, the kept file, the replaced file's
+    /// identity, size, mode, owner, times, extended attributes and inode flags, the trash it went to), and after each
+    /// action its outcome. <c>dedup undo</c> reads it; see <c>docs/journal.md</c>. An action whose line cannot be
+    /// written is not made (it fails, unchanged). Without a journal, applying makes no call for one.
+    /// </summary>
+    /// <param name="journal">The journal, from <see cref="Journal.ActionJournal.Open"/>; the caller disposes it after the runs.</param>
+    /// <returns>This builder.</returns>
+    public DuplicateActionPlanBuilder UseJournal(Journal.ActionJournal journal)
+    {
+        ArgumentNullException.ThrowIfNull(journal);
+        _journal = journal;
+        return this;
+    }
+
     /// <summary>Validates the configuration and returns the planner.</summary>
     /// <returns>The planner.</returns>
     /// <exception cref="InvalidOperationException">No linker was set.</exception>
@@ -123,7 +140,7 @@ public sealed class DuplicateActionPlanBuilder
             throw new ArgumentException(folderProblem);
         }
 
-        return new DuplicateActionPlanner(_linker, _rules.Count == 0 ? [KeepRule.PathOrder] : _rules.ToArray(), _logger) { Protection = protection };
+        return new DuplicateActionPlanner(_linker, _rules.Count == 0 ? [KeepRule.PathOrder] : _rules.ToArray(), _logger) { Protection = protection, Journal = _journal };
     }
 
     /// <summary>

@@ -30,7 +30,10 @@ public sealed partial class DuplicateActionPlanner
             PlanFolderGroup(group, actions, undecided, trash, protection);
         }
 
-        return new DuplicateFolderActionPlan(Linker, actions, undecided, _logger, TemporaryFiles.FindLeftovers(actions.SelectMany(FoldersActedOn).Select(f => f.ToString())));
+        return new DuplicateFolderActionPlan(Linker, actions, undecided, _logger, TemporaryFiles.FindLeftovers(actions.SelectMany(FoldersActedOn).Select(f => f.ToString())))
+        {
+            Journal = Journal,
+        };
     }
 
     /// <summary>

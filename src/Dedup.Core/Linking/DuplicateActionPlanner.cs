@@ -23,6 +23,9 @@ public sealed partial class DuplicateActionPlanner
     /// <summary>Protected and reference folders (<see cref="DuplicateActionPlanBuilder.Protect"/>, <see cref="DuplicateActionPlanBuilder.Reference"/>).</summary>
     internal Protection Protection { get; init; } = Protection.None;
 
+    /// <summary>The journal plans carry (<see cref="DuplicateActionPlanBuilder.UseJournal"/>), or <see langword="null"/>.</summary>
+    internal Journal.ActionJournal? Journal { get; init; }
+
     /// <summary>What the linker does, read once.</summary>
     internal LinkerCapabilities Capabilities { get; }
 
@@ -65,6 +68,7 @@ public sealed partial class DuplicateActionPlanner
             UndecidedGroups = undecided,
             UnreferencedGroups = unreferenced,
             Logger = _logger,
+            Journal = Journal,
             ProbesRun = predictor.ProbesRun,
             FileSystemRefusals = predictor.FileSystemRefusals(actions),
         };

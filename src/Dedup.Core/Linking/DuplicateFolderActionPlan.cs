@@ -43,6 +43,9 @@ public sealed class DuplicateFolderActionPlan
 
     internal ILogger Logger { get; } = NullLogger.Instance;
 
+    /// <summary>Where applying writes ahead what undo needs (<see cref="DuplicateActionPlanBuilder.UseJournal"/>), or <see langword="null"/>.</summary>
+    internal Journal.ActionJournal? Journal { get; init; }
+
     /// <summary>Test seam: called at fixed points of each folder and of its files' actions.</summary>
     internal LinkerFaults? Faults { get; set; }
 

@@ -1,5 +1,6 @@
 using System.Runtime.Versioning;
 using Dedup.Core.Interop;
+using Dedup.Core.Linking.Journal;
 using Dedup.Core.Paths;
 
 namespace Dedup.Core.Linking.Execution;
@@ -19,7 +20,7 @@ internal static class FolderExecutor
         if (!OperatingSystem.IsLinux())
         {
             // Stryker disable once String : Windows and macOS only
-            return Apply(plan, (action, _) => new(action, DuplicateActionStatus.Skipped, "acting on whole folders is implemented for Linux only; act on the file groups", []), cancellationToken, default);
+            return Apply(plan, (action, _) => new(action, DuplicateActionStatus.Skipped, "acting on whole folders is implemented for Linux only; act on the file groups", []), cancellationToken, default, run: null);
         }
 
         return ApplyLinux(plan, progress, cancellationToken);
@@ -35,7 +36,11 @@ internal static class FolderExecutor
             plan.Actions.SelectMany(a => a.FileActions).ToArray(),
             path => plan.Actions.FirstOrDefault(a => path.IsUnder(a.Folder) || path.IsUnder(a.Kept))?.Group.Roots ?? [],
             roots);
-        return Apply(plan, (action, _) => ApplyOne(plan, action, roots, progress, cancellationToken), cancellationToken, leftovers);
+        // One journal run for the whole plan: every folder's files and removals write to it.
+        var run = plan.Journal is { } journal && plan.Actions.Count > 0
+            ? JournalRun.Start(journal, plan.Linker.Kind, plan.Actions.SelectMany(a => a.Group.Roots))
+            : null;
+        return Apply(plan, (action, _) => ApplyOne(plan, action, roots, progress, run, cancellationToken), cancellationToken, leftovers, run);
     }
 
     /// <summary>
@@ -46,7 +51,8 @@ internal static class FolderExecutor
         DuplicateFolderActionPlan plan,
         Func<DuplicateFolderAction, CancellationToken, DuplicateFolderActionOutcome> apply,
         CancellationToken cancellationToken,
-        (int Removed, IReadOnlyList<string> LeftAlone) leftovers)
+        (int Removed, IReadOnlyList<string> LeftAlone) leftovers,
+        JournalRun? run)
     {
         var outcomes = new List<DuplicateFolderActionOutcome>(plan.Actions.Count);
         foreach (var action in plan.Actions)
@@ -72,6 +78,10 @@ internal static class FolderExecutor
         {
             return report;
         }
+
+        run?.Interrupted(
+            outcomes.Sum(o => o.Files.Count(f => f.Status == DuplicateActionStatus.Done)),
+            report.NotStarted.Sum(a => a.FileActions.Count) + outcomes.Sum(o => o.NotStarted.Count));
 
         if (!stoppedInFolder)
         {
@@ -102,7 +112,7 @@ internal static class FolderExecutor
     }
 
     [SupportedOSPlatform("linux")]
-    private static DuplicateFolderActionOutcome ApplyOne(DuplicateFolderActionPlan plan, DuplicateFolderAction action, RootHandles roots, IProgress<ApplyProgress>? progress, CancellationToken cancellationToken)
+    private static DuplicateFolderActionOutcome ApplyOne(DuplicateFolderActionPlan plan, DuplicateFolderAction action, RootHandles roots, IProgress<ApplyProgress>? progress, JournalRun? run, CancellationToken cancellationToken)
     {
         var snapshots = action.Group.Snapshots!;
         // Stryker disable once Linq : the group holds a snapshot of every folder of its actions (a missing one throws either way)
@@ -133,7 +143,7 @@ internal static class FolderExecutor
             return new(action, DuplicateActionStatus.Skipped, stopped.Message + "; nothing in the folder was touched", []);
         }
 
-        var filePlan = new DuplicateActionPlan(plan.Linker, action.FileActions, []) { Logger = plan.Logger, Faults = plan.Faults };
+        var filePlan = new DuplicateActionPlan(plan.Linker, action.FileActions, []) { Logger = plan.Logger, Faults = plan.Faults, JournalRun = run };
         DuplicateActionReport report;
         try
         {
@@ -164,7 +174,7 @@ internal static class FolderExecutor
         }
 
         var isRoot = action.Group.Roots.Any(r => r.Path == folder.Folder);
-        if (LinkerCapabilities.Of(plan.Linker).RemovesName && RemoveRest(folder, action.Group.Roots, isRoot, roots) is { } problem)
+        if (LinkerCapabilities.Of(plan.Linker).RemovesName && RemoveRest(folder, action.Group.Roots, isRoot, roots, run) is { } problem)
         {
             return new(action, DuplicateActionStatus.Failed, $"every file was handled, but {problem}", report.Outcomes, report.ReclaimedBytes);
         }
@@ -179,7 +189,7 @@ internal static class FolderExecutor
     /// is not empty.
     /// </summary>
     [SupportedOSPlatform("linux")]
-    private static string? RemoveRest(FolderSnapshot folder, IReadOnlyList<ScanRoot> roots, bool isRoot, RootHandles rootHandles)
+    private static string? RemoveRest(FolderSnapshot folder, IReadOnlyList<ScanRoot> roots, bool isRoot, RootHandles rootHandles, JournalRun? run)
     {
         foreach (var link in folder.Entries.Where(e => e.Kind == FolderEntryKind.Link))
         {
@@ -194,6 +204,11 @@ internal static class FolderExecutor
                 || !string.Equals(Libc.ReadLinkTarget(parent.Fd, path.Name), link.LinkTarget, StringComparison.Ordinal))
             {
                 return $"the symbolic link {PathText.Escape(link.RelativePath)} changed; what is left of the folder stays";
+            }
+
+            if (run is not null && BeginRemoval(run, "removeLink", parent.Fd, path, status, link.LinkTarget) is { } unrecorded)
+            {
+                return $"the symbolic link {PathText.Escape(link.RelativePath)} {unrecorded}; what is left of the folder stays";
             }
 
             if (Libc.UnlinkAt(parent.Fd, path.Name, 0) != 0)
@@ -220,6 +235,11 @@ internal static class FolderExecutor
                 return $"{PathText.Escape(shown)} could not be reached ({problem}); what is left of the folder stays";
             }
 
+            if (run is not null && BeginRemoval(run, "removeFolder", parent.Fd, path, null, null) is { } unrecorded)
+            {
+                return $"{PathText.Escape(shown)} {unrecorded}; what is left of the folder stays";
+            }
+
             if (Libc.UnlinkAt(parent.Fd, path.Name, RemoveDirectory) != 0)
             {
                 return $"{PathText.Escape(shown)} could not be removed ({Libc.Message(Libc.LastErrno)}); what is left of the folder stays";
@@ -227,5 +247,52 @@ internal static class FolderExecutor
         }
 
         return null;
+    }
+
+    /// <summary>
+    /// Writes the <c>begun</c> line of removing a link (its status and text as just checked) or a folder (its status,
+    /// flags and attributes read now, from the folder opened without following a link); the problem, or <see langword="null"/>.
+    /// </summary>
+    [SupportedOSPlatform("linux")]
+    private static string? BeginRemoval(JournalRun run, string kind, int parentFd, AbsolutePath path, StatxBuffer? linkStatus, string? target)
+    {
+        try
+        {
+            JournalBefore before;
+            if (linkStatus is { } status)
+            {
+                before = JournalBefore.Of(status, 0, JournalMetadata.LinkXattrs(parentFd, path.Name));
+            }
+            else
+            {
+                var fd = Libc.OpenAt(parentFd, path.Name, Libc.O_RDONLY | Libc.O_DIRECTORY | Libc.O_NOFOLLOW | Libc.O_CLOEXEC, 0);
+                if (fd < 0)
+                {
+                    return $"could not be opened for the journal ({Libc.Message(Libc.LastErrno)})";
+                }
+
+                try
+                {
+                    var errno = Libc.FStat(fd, out var folder);
+                    if (errno != 0)
+                    {
+                        return $"could not be read for the journal ({Libc.Message(errno)})";
+                    }
+
+                    before = JournalBefore.Of(folder, JournalMetadata.Flags(fd), JournalMetadata.Xattrs(fd));
+                }
+                finally
+                {
+                    _ = Libc.Close(fd);
+                }
+            }
+
+            run.Begun(new BegunEntry(kind, path.ToString(), before) { Target = target });
+            return null;
+        }
+        catch (ActionStoppedException stopped)
+        {
+            return $"could not be recorded in the journal ({stopped.Message})";
+        }
     }
 }

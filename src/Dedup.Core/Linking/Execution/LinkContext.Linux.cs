@@ -2,6 +2,7 @@ using System.Globalization;
 using System.Runtime.Versioning;
 using Dedup.Core.FileSystem;
 using Dedup.Core.Interop;
+using Dedup.Core.Linking.Journal;
 using Dedup.Core.Paths;
 using Microsoft.Win32.SafeHandles;
 
@@ -43,6 +44,8 @@ internal sealed class LinkContext : IDisposable
     private (long Seconds, uint Nanoseconds)? _keptChanged;
     private (long Seconds, uint Nanoseconds)? _duplicateChanged;
     private uint _keptLinks;
+    private StatxBuffer? _before; // the duplicate at the first check, with a journal (its access time before we read it)
+    private (int Flags, IReadOnlyList<KeyValuePair<string, byte[]>>? Xattrs)? _beforeExtras;
 
     public LinkContext(DuplicateAction action, LinkerFaults? faults, RootHandles? roots = null, FolderCache? folders = null)
     {
@@ -61,6 +64,9 @@ internal sealed class LinkContext : IDisposable
     public DuplicateAction Action { get; }
 
     public LinkerFaults? Faults { get; }
+
+    /// <summary>The journal run to write ahead to, or <see langword="null"/> (then no call is made for it).</summary>
+    public JournalRun? Journal { get; init; }
 
     public string KeptPath { get; }
 
@@ -142,6 +148,11 @@ internal sealed class LinkContext : IDisposable
             throw ActionStoppedException.Skip($"duplicate {ChangedSinceFirstCheck}; left untouched");
         }
 
+        if (Journal is not null)
+        {
+            _before ??= status;
+        }
+
         DuplicateStatus = status;
     }
 
@@ -181,14 +192,28 @@ internal sealed class LinkContext : IDisposable
     }
 
     /// <summary>Opens the duplicate for FIDEDUPERANGE (without following links) and checks the open file is the scanned one.</summary>
-    public SafeFileHandle OpenDuplicate() =>
-        OpenChecked(FolderFd, DuplicateName, null, Action.Duplicate, "duplicate", "left untouched", ref _duplicateChanged);
+    public SafeFileHandle OpenDuplicate()
+    {
+        var duplicate = OpenChecked(FolderFd, DuplicateName, null, Action.Duplicate, "duplicate", "left untouched", ref _duplicateChanged);
+        try
+        {
+            CaptureExtras(duplicate);
+        }
+        catch
+        {
+            duplicate.Dispose();
+            throw;
+        }
+
+        return duplicate;
+    }
 
     /// <summary>Compares the duplicate with the kept file byte for byte; throws a skip when they differ.</summary>
     public void VerifyContent()
     {
         var kept = OpenKept();
         using var duplicate = OpenChecked(FolderFd, DuplicateName, DuplicatePath, Action.Duplicate, "duplicate", "nothing done", ref _duplicateChanged);
+        CaptureExtras(duplicate);
         ContentVerification.RequireEqual(kept, duplicate, Action.Duplicate.Length);
     }
 
@@ -220,7 +245,12 @@ internal sealed class LinkContext : IDisposable
     /// temporary name), both files are re-checked and the temporary name is renamed over the duplicate, both relative to
     /// the folder opened at the first check. Any failure removes the temporary name.
     /// </summary>
-    public void ReplaceViaTemporary(Func<string, int> create, Func<int, ActionStoppedException> refuse, Action<string>? check = null)
+    /// <param name="create">Makes the replacement under the temporary name given.</param>
+    /// <param name="refuse">The stop for an errno of <paramref name="create"/>.</param>
+    /// <param name="check">Checks the replacement before the last re-checks.</param>
+    /// <param name="kind">The journal's kind of the step (<c>hardLink</c>, <c>symbolicLink</c>, <c>clone</c>, <c>replace</c>).</param>
+    /// <param name="target">A symbolic link's text, for the journal.</param>
+    public void ReplaceViaTemporary(Func<string, int> create, Func<int, ActionStoppedException> refuse, Action<string>? check = null, string kind = "replace", string? target = null)
     {
         var temporary = TemporaryNames.NewName();
         var errno = create(temporary);
@@ -240,6 +270,11 @@ internal sealed class LinkContext : IDisposable
             check?.Invoke(temporary);
             CheckKeptUnchanged();
             CheckDuplicateUnchanged();
+            if (Journal is not null)
+            {
+                Begin(kind, Replacement(temporary), target);
+            }
+
             Faults?.AfterLastCheck?.Invoke(DuplicatePath);
             if (Libc.RenameAt2(FolderFd, temporary, FolderFd, DuplicateName, 0) != 0)
             {
@@ -255,6 +290,50 @@ internal sealed class LinkContext : IDisposable
     }
 
     public static int Fd(SafeFileHandle handle) => (int)handle.DangerousGetHandle();
+
+    /// <summary>
+    /// With a journal, writes (and syncs) the <c>begun</c> line of the step about to change the name: called after the
+    /// last check, right before the step. The duplicate is described as at the action's first check, with the inode
+    /// flags and extended attributes read from the file the action opened (opened here only if it was not).
+    /// </summary>
+    public void Begin(string kind, JournalFile? after = null, string? target = null, JournalTrash? trash = null)
+    {
+        if (Journal is null)
+        {
+            return;
+        }
+
+        if (_beforeExtras is null)
+        {
+            using var duplicate = OpenChecked(FolderFd, DuplicateName, DuplicatePath, Action.Duplicate, "duplicate", "nothing done", ref _duplicateChanged);
+            CaptureExtras(duplicate);
+        }
+
+        var (flags, xattrs) = _beforeExtras!.Value;
+        Journal.Begun(new BegunEntry(kind, DuplicatePath, JournalBefore.Of(_before ?? DuplicateStatus, flags, xattrs))
+        {
+            Kept = KeptPath,
+            KeptFile = JournalFile.Of(KeptStatus),
+            After = after,
+            Target = target,
+            Trash = trash,
+        });
+    }
+
+    /// <summary>The replacement under its temporary name (not followed), as the name will lead to it.</summary>
+    private JournalFile Replacement(string temporary) =>
+        Libc.LStatAt(FolderFd, temporary, out var status) == 0
+            ? JournalFile.Of(status)
+            : throw ActionStoppedException.Fail($"cannot read the replacement for the journal: {Libc.Message(Libc.LastErrno)}; duplicate unchanged");
+
+    /// <summary>With a journal, the inode flags and extended attributes of the duplicate, from the file the action opened.</summary>
+    private void CaptureExtras(SafeFileHandle duplicate)
+    {
+        if (Journal is not null && _beforeExtras is null)
+        {
+            _beforeExtras = (JournalMetadata.Flags(Fd(duplicate)), JournalMetadata.Xattrs(Fd(duplicate)));
+        }
+    }
 
     public void Dispose()
     {

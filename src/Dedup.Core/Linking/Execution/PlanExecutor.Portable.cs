@@ -1,3 +1,4 @@
+using Dedup.Core.Linking.Journal;
 using Dedup.Core.Linking.Trash;
 
 namespace Dedup.Core.Linking.Execution;
@@ -11,7 +12,8 @@ internal static partial class PlanExecutor
     {
         LinkingLog.ApplyStarting(plan.Logger, plan.Actions.Count, plan.Linker.Description);
         var backend = BackendFor(plan.Faults, moveToTrash); // chosen once for the run
-        return Apply(plan, action => ApplyPortable(plan.Linker, action, backend), cancellationToken, progress);
+        var run = StartJournal(plan);
+        return Apply(plan, run, action => ApplyPortable(plan.Linker, action, backend, run), cancellationToken, progress);
     }
 
     /// <summary>The operations of this platform: Windows adds links and ReFS clones to the portable Delete and Trash.</summary>
@@ -37,9 +39,9 @@ internal static partial class PlanExecutor
     internal static ActionStoppedException TrashMoveFailed(string path, string reason) =>
         ActionStoppedException.Fail(File.Exists(path) ? $"{reason}; duplicate unchanged" : $"{reason}; the duplicate is no longer at its path");
 
-    private static void ApplyPortable(Linker linker, DuplicateAction action, Func<PortableContext, ILinkerBackend> backend)
+    private static void ApplyPortable(Linker linker, DuplicateAction action, Func<PortableContext, ILinkerBackend> backend, JournalRun? run)
     {
-        using var context = new PortableContext(action);
+        using var context = new PortableContext(action) { Journal = run };
         context.CheckKeptUnchanged();
         context.CheckDuplicateUnchanged();
         context.VerifyContent();

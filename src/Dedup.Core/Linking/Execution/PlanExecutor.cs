@@ -1,3 +1,5 @@
+using Dedup.Core.Linking.Journal;
+
 namespace Dedup.Core.Linking.Execution;
 
 /// <summary>
@@ -19,11 +21,22 @@ internal static partial class PlanExecutor
         using var roots = new RootHandles();
         using var folders = new FolderCache(roots);
         LinkingLog.ApplyStarting(plan.Logger, plan.Actions.Count, plan.Linker.Description);
-        return Apply(plan, action => ApplyLinux(plan.Linker, action, plan.Faults, folders), cancellationToken, progress, LeftoverCleaner.Remove(plan, roots));
+        var run = StartJournal(plan);
+        return Apply(plan, run, action => ApplyLinux(plan.Linker, action, plan.Faults, folders, run), cancellationToken, progress, LeftoverCleaner.Remove(plan, roots));
     }
+
+    /// <summary>
+    /// The journal run the plan's actions write to: a folder plan's run in progress, or a new run whose line is written
+    /// and synced now, before the first action; <see langword="null"/> without a journal (or without actions).
+    /// </summary>
+    internal static JournalRun? StartJournal(DuplicateActionPlan plan) =>
+        plan.JournalRun ?? (plan.Journal is { } journal && plan.Actions.Count > 0
+            ? JournalRun.Start(journal, plan.Linker.Kind, plan.Actions.SelectMany(a => a.Group.Roots))
+            : null);
 
     private static DuplicateActionReport Apply(
         DuplicateActionPlan plan,
+        JournalRun? run,
         Action<DuplicateAction> act,
         CancellationToken cancellationToken,
         IProgress<ApplyProgress>? progress,
@@ -41,8 +54,10 @@ internal static partial class PlanExecutor
                 break;
             }
 
+            run?.StartAction();
             var outcome = ApplyOne(action, act);
             outcomes.Add(outcome);
+            run?.Outcome(outcome);
             LinkingLog.Outcome(plan.Logger, outcome);
             var snapshot = tally.Add(outcome);
             progress?.Report(snapshot);
@@ -51,6 +66,11 @@ internal static partial class PlanExecutor
         var report = new DuplicateActionReport(outcomes, removed) { TemporaryFilesLeftAlone = leftAlone, NotStarted = NotStarted(plan.Actions, outcomes.Count) };
         if (report.NotStarted.Count > 0)
         {
+            if (plan.JournalRun is null)
+            {
+                run?.Interrupted(report.Done, report.NotStarted.Count); // a folder's files: the folder run says it once
+            }
+
             LinkingLog.ApplyCancelled(plan.Logger, report.Done, report.NotStarted.Count, report.Skipped, report.Failed, report.ReclaimedBytes);
             throw new ActionsCancelledException(report, cancellationToken);
         }
@@ -90,7 +110,7 @@ internal static partial class PlanExecutor
         }
     }
 
-    private static void ApplyLinux(Linker linker, DuplicateAction action, LinkerFaults? faults, FolderCache folders)
+    private static void ApplyLinux(Linker linker, DuplicateAction action, LinkerFaults? faults, FolderCache folders, JournalRun? run)
     {
         if (!OperatingSystem.IsLinux())
         {
@@ -98,7 +118,7 @@ internal static partial class PlanExecutor
             throw new PlatformNotSupportedException(); // Apply dispatches here on Linux only
         }
 
-        using var context = new LinkContext(action, faults, folders: folders);
+        using var context = new LinkContext(action, faults, folders: folders) { Journal = run };
         context.CheckKeptUnchanged();
         context.CheckDuplicateUnchanged();
         var capabilities = LinkerCapabilities.Of(linker);

@@ -27,6 +27,7 @@ internal class PortableBackend(PortableContext context, LinkerFaults? faults, Ac
         // Last re-check right before the name goes, as on Linux.
         context.CheckKeptUnchanged();
         context.CheckDuplicateUnchanged();
+        context.Begin("delete");
         try
         {
             File.Delete(context.DuplicatePath);
@@ -42,6 +43,7 @@ internal class PortableBackend(PortableContext context, LinkerFaults? faults, Ac
         faults?.BeforeSystemTrashMove?.Invoke(context.DuplicatePath);
         context.CheckKeptUnchanged();
         context.CheckDuplicateUnchanged();
+        context.Begin("trash");
         moveToSystemTrash(context.DuplicatePath);
     }
 

@@ -1,5 +1,6 @@
 using System.Globalization;
 using Dedup.Core.Enumeration;
+using Dedup.Core.Linking.Journal;
 using Dedup.Core.Paths;
 using Microsoft.Win32.SafeHandles;
 
@@ -31,9 +32,32 @@ internal sealed class PortableContext : IDisposable
 
     public DuplicateAction Action { get; }
 
+    /// <summary>The journal run to write ahead to, or <see langword="null"/>.</summary>
+    public JournalRun? Journal { get; init; }
+
     public string KeptPath { get; }
 
     public string DuplicatePath { get; }
+
+    /// <summary>
+    /// Writes the <c>begun</c> line of <paramref name="kind"/> after the last check, with what the portable checks know:
+    /// the identities, sizes and modification times (no mode, owner, access time or attributes; no trash details).
+    /// </summary>
+    public void Begin(string kind)
+    {
+        if (Journal is null)
+        {
+            return;
+        }
+
+        var duplicate = _duplicateIdentity ?? Action.Duplicate.Identity;
+        var kept = _keptIdentity ?? Action.Kept.Identity;
+        Journal.Begun(new BegunEntry(kind, DuplicatePath, new JournalBefore(duplicate.Device, duplicate.FileId, Action.Duplicate.Length, Nanoseconds(Action.Duplicate.LastWriteTimeUtc)))
+        {
+            Kept = KeptPath,
+            KeptFile = new JournalFile(kept.Device, kept.FileId, Action.Kept.Length, Nanoseconds(Action.Kept.LastWriteTimeUtc)),
+        });
+    }
 
     /// <summary>The kept file's identity from its first check (Windows hard links check their new name against it).</summary>
     public FileIdentity? KeptIdentity => _keptIdentity;
@@ -186,4 +210,6 @@ internal sealed class PortableContext : IDisposable
                 $"the duplicate is the kept file itself under another path (a hard link, a linked folder or another path to the same volume); {DuplicateConsequence}");
         }
     }
+
+    private static long Nanoseconds(DateTime utc) => (utc.Ticks - DateTime.UnixEpoch.Ticks) * 100;
 }

@@ -30,7 +30,8 @@ internal static unsafe class CloneOperation
                 ? ActionStoppedException.Fail($"cannot give the clone the duplicate's {failedAttribute}: {Libc.Message(errno)}; duplicate unchanged")
                 : errno is Libc.EOPNOTSUPP or Libc.EINVAL or Libc.EXDEV or Libc.ENOTTY or Libc.ENOSYS
                 ? ActionStoppedException.Skip(Unsupported(errno))
-                : ActionStoppedException.Fail($"cannot create a clone in {PathText.Escape(context.Folder)}: {Libc.Message(errno)}; duplicate unchanged"));
+                : ActionStoppedException.Fail($"cannot create a clone in {PathText.Escape(context.Folder)}: {Libc.Message(errno)}; duplicate unchanged"),
+            kind: "clone");
     }
 
     /// <summary>Why a clone is refused when the file system answers FICLONE with <paramref name="errno"/> (also the plan's prediction).</summary>

@@ -2,6 +2,7 @@ using System.Globalization;
 using System.Runtime.Versioning;
 using Dedup.Core.Interop;
 using Dedup.Core.Linking.Execution;
+using Dedup.Core.Linking.Journal;
 
 namespace Dedup.Core.Linking.Operations;
 
@@ -18,6 +19,13 @@ internal static unsafe class DedupeOperation
     {
         var kept = context.OpenKept();
         using var duplicate = context.OpenDuplicate();
+        if (context.Journal is not null)
+        {
+            // The same file, same size and modification time, its extents shared with the kept file.
+            var status = context.DuplicateStatus;
+            context.Begin("dedupe", JournalFile.Of(status));
+        }
+
         context.Faults?.AfterLastCheck?.Invoke(context.DuplicatePath);
         Dedupe(LinkContext.Fd(kept), LinkContext.Fd(duplicate), (ulong)context.Action.Duplicate.Length);
     }

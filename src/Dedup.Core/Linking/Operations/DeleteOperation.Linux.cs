@@ -16,6 +16,7 @@ internal static class DeleteOperation
         context.Faults?.BeforeDelete?.Invoke(context.DuplicatePath);
         context.CheckKeptUnchanged();
         context.CheckDuplicateUnchanged();
+        context.Begin("delete");
         context.Faults?.AfterLastCheck?.Invoke(context.DuplicatePath);
         if (Libc.UnlinkAt(context.FolderFd, context.DuplicateName, 0) != 0)
         {

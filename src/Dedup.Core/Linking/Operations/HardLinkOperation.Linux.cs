@@ -26,6 +26,7 @@ internal static class HardLinkOperation
                 {
                     throw ActionStoppedException.Skip("the kept file's path was replaced while linking; nothing done");
                 }
-            });
+            },
+            "hardLink");
     }
 }

@@ -25,6 +25,8 @@ internal static class SymbolicLinkOperation
                 {
                     throw ActionStoppedException.Fail($"the symbolic link '{PathText.Escape(target)}' does not lead to the kept file; duplicate unchanged");
                 }
-            });
+            },
+            "symbolicLink",
+            target);
     }
 }

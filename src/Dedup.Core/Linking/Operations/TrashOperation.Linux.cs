@@ -52,6 +52,7 @@ internal static class TrashOperation
                     context.Faults?.BeforeTrashMove?.Invoke(infoPath, context.DuplicatePath);
                     context.CheckKeptUnchanged();
                     context.CheckDuplicateUnchanged();
+                    context.Begin("trash", trash: new Journal.JournalTrash(trash.Root, candidate, infoName));
                     context.Faults?.AfterLastCheck?.Invoke(context.DuplicatePath);
                     if (Libc.RenameAt2(context.FolderFd, context.DuplicateName, files.Fd, candidate, Libc.RENAME_NOREPLACE) == 0)
                     {

@@ -1,0 +1,153 @@
+using Dedup.Core.Interop;
+
+namespace Dedup.Core.Linking.Journal;
+
+/// <summary>
+/// The write-ahead journal of actions on duplicates, the file <c>dedup link/delete --log</c> writes and <c>dedup undo</c>
+/// reads: JSON Lines, appended. Before each step that changes a name, a plan carrying the journal
+/// (<see cref="DuplicateActionPlanBuilder.UseJournal"/>) writes and syncs to disk what undoing the step needs: the name as
+/// bytes, the kept file's identity, the replaced file's size, owner, group, mode, times, extended attributes and inode
+/// flags, and for the trash where the file went. Each action's outcome follows it. The format (version
+/// <see cref="FormatVersion"/>) is described in <c>docs/journal.md</c>.
+/// </summary>
+/// <remarks>
+/// One journal may be shared by several plans applied one after the other (each is a run of its own in the file) or at
+/// the same time (lines are written whole, one at a time). Dispose it once the plans are applied.
+/// </remarks>
+public sealed class ActionJournal : IDisposable
+{
+    /// <summary>The version of the format this writer writes, the first field of every line.</summary>
+    public const int FormatVersion = 2;
+
+    private readonly FileStream _stream;
+    private readonly object _gate = new();
+    private bool _disposed;
+
+    private ActionJournal(string path, FileStream stream)
+    {
+        Path = path;
+        _stream = stream;
+    }
+
+    /// <summary>The journal file, as given to <see cref="Open"/> (made absolute).</summary>
+    public string Path { get; }
+
+    /// <summary>
+    /// Opens the journal file for appending, creating it when it does not exist; a new file and its name in its folder
+    /// are synced to disk before this returns, so that later lines need only their data synced.
+    /// </summary>
+    /// <param name="path">The file; an existing one is appended to (its earlier runs are kept).</param>
+    /// <returns>The journal, to give to <see cref="DuplicateActionPlanBuilder.UseJournal"/> and dispose after the runs.</returns>
+    /// <exception cref="IOException">The file cannot be created, opened or synced.</exception>
+    /// <exception cref="UnauthorizedAccessException">The file or its folder may not be written.</exception>
+    public static ActionJournal Open(string path)
+    {
+        ArgumentException.ThrowIfNullOrEmpty(path);
+        var full = System.IO.Path.GetFullPath(path);
+        FileStream stream;
+        bool created;
+        try
+        {
+            stream = new FileStream(full, FileMode.CreateNew, FileAccess.Write, FileShare.Read, 1);
+            created = true;
+        }
+        catch (IOException) when (File.Exists(full))
+        {
+            stream = new FileStream(full, FileMode.Append, FileAccess.Write, FileShare.Read, 1);
+            created = false;
+        }
+
+        try
+        {
+            if (created)
+            {
+                stream.Flush(flushToDisk: true);
+                SyncFolderOf(full);
+            }
+        }
+        catch
+        {
+            stream.Dispose();
+            throw;
+        }
+
+        return new ActionJournal(full, stream);
+    }
+
+    /// <summary>Closes the file.</summary>
+    public void Dispose()
+    {
+        lock (_gate)
+        {
+            _disposed = true;
+            _stream.Dispose();
+        }
+    }
+
+    /// <summary>Appends one whole line (the JSON object and its newline in one write); synced to disk when <paramref name="durable"/>.</summary>
+    /// <exception cref="IOException">The line could not be written or synced.</exception>
+    /// <exception cref="ObjectDisposedException">The journal was disposed.</exception>
+    internal void Append(byte[] line, int count, bool durable)
+    {
+        lock (_gate)
+        {
+#if NET
+            ObjectDisposedException.ThrowIf(_disposed, this);
+#else
+            if (_disposed)
+            {
+                throw new ObjectDisposedException(nameof(ActionJournal));
+            }
+#endif
+            _stream.Write(line, 0, count);
+            _stream.Flush();
+            if (durable)
+            {
+                SyncData();
+            }
+        }
+    }
+
+    /// <summary>fdatasync on Linux (the file's size, and so the new line, is data for it); a full flush elsewhere.</summary>
+    private void SyncData()
+    {
+        if (OperatingSystem.IsLinux())
+        {
+            if (Libc.Fdatasync((int)_stream.SafeFileHandle.DangerousGetHandle()) != 0)
+            {
+                throw new IOException($"cannot sync the journal {Path}: {Libc.Message(Libc.LastErrno)}");
+            }
+
+            return;
+        }
+
+        _stream.Flush(flushToDisk: true);
+    }
+
+    /// <summary>Linux: the new file's name reaches the disk with its folder (elsewhere the system has no call for it).</summary>
+    private static void SyncFolderOf(string file)
+    {
+        if (!OperatingSystem.IsLinux() || System.IO.Path.GetDirectoryName(file) is not { } folder)
+        {
+            return;
+        }
+
+        var fd = Libc.Open(folder, Libc.O_RDONLY | Libc.O_DIRECTORY | Libc.O_CLOEXEC, 0);
+        if (fd < 0)
+        {
+            throw new IOException($"cannot open the journal's folder {folder} to sync it: {Libc.Message(Libc.LastErrno)}");
+        }
+
+        try
+        {
+            if (Libc.Fsync(fd) != 0)
+            {
+                throw new IOException($"cannot sync the journal's folder {folder}: {Libc.Message(Libc.LastErrno)}");
+            }
+        }
+        finally
+        {
+            _ = Libc.Close(fd);
+        }
+    }
+}
