@@ -1,0 +1,90 @@
+using Dedup.Core.FileSystem;
+using Dedup.Core.Interop;
+using Dedup.Core.Linking.Execution;
+using Dedup.Core.Enumeration;
+using Dedup.Core.Paths;
+
+namespace Dedup.Core.Linking.Undo;
+
+/// <summary>
+/// Temporary names a killed forward run or a killed undo left in a folder undo is about to act in, removed first under
+/// <see cref="LeftoverCleaner"/>'s rules: only our exact pattern, only regular files (and links of our own), and only
+/// when losing the name loses nothing: an empty file, another name of a file the journal's steps in this folder name
+/// (kept or after), or a file with exactly the bytes of one of them. Anything else stays, with a note.
+/// </summary>
+internal sealed partial class UndoEngine
+{
+    private void RemoveLeftovers(FolderHandle folder, JournalRun run)
+    {
+        var names = new List<string>();
+        _ = RootedTree.ListNames(folder.Fd, names);
+        var leftovers = names.Where(TemporaryNames.IsTemporaryName).ToList();
+        if (leftovers.Count == 0)
+        {
+            return;
+        }
+
+        // What this folder's steps make provable: the files the names led to after the action, and the kept files.
+        var here = _journal.Steps.Where(s => s.Run == run.Id && s.Copies && AbsolutePath.Parse(s.Path).Parent?.ToString() == folder.Path).ToList();
+        var known = new List<(DuplicateFile Kept, IReadOnlyList<ScanRoot> Roots)>();
+        var targets = new HashSet<string>(StringComparer.Ordinal);
+        foreach (var step in here)
+        {
+            if (step.After is { } after && step.Kind != UndoKinds.SymbolicLink)
+            {
+                known.Add((File(step.Path, after), run.Roots));
+            }
+
+            if (step.Kept is not null && step.KeptFile is { } kept)
+            {
+                known.Add((File(step.Kept, kept), run.Roots));
+            }
+
+            if (step.Target is not null)
+            {
+                targets.Add(step.Target);
+            }
+        }
+
+        var files = known.DistinctBy(k => k.Kept.Identity).ToArray();
+        foreach (var name in leftovers)
+        {
+            if (Libc.LStatAt(folder.Fd, name, out var status) != 0)
+            {
+                continue;
+            }
+
+            string? reason;
+            if (status.IsSymbolicLink)
+            {
+                reason = Libc.ReadLinkTarget(folder.Fd, name) is { } target && targets.Contains(target)
+                    ? LeftoverCleaner.Unlink(folder, name, status)
+                    : "a symbolic link not made by this journal's actions; left alone";
+            }
+            else
+            {
+                reason = status.IsRegularFile
+                    ? LeftoverCleaner.TryRemoveFile(folder, name, status, files, RootsOf(run))
+                    : "not a regular file; left alone";
+            }
+
+            if (reason is not null)
+            {
+                Notes.Add($"leftover temporary file {PathText.Escape(System.IO.Path.Join(folder.Path, name))}: {reason}");
+            }
+        }
+    }
+
+    private RootHandles RootsOf(JournalRun run)
+    {
+        if (!_roots.TryGetValue(run.Id, out var roots))
+        {
+            _roots[run.Id] = roots = new RootHandles();
+        }
+
+        return roots;
+    }
+
+    private static DuplicateFile File(string path, JournalFile file) =>
+        new(AbsolutePath.Parse(path), [], new FileIdentity(file.Device, file.Inode), file.Size, 1, DateTime.UnixEpoch.AddTicks(file.MtimeNs / 100));
+}
