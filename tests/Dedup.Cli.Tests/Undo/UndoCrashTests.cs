@@ -65,7 +65,7 @@ public sealed class UndoCrashTests(ITestOutputHelper output)
             var action = kind.ActionArguments(world);
             var kill = i % 2 == 0
                 ? await KilledRun.AtJournalLineAsync(action, world.Environment, world.Journal, random.Next(1, (2 * world.DuplicateNames) + 2), random.Next(0, 3000))
-                : await KilledRun.AtSyscallAsync(action, world.Environment, kind.StepSyscall, random.Next(1, world.DuplicateNames + 1));
+                : await KilledRun.AtSyscallAsync(action, world.Environment, kind.StepSyscall, random.Next(1, Math.Max(2, world.DuplicateNames * 3 / 4)));
             kills += kill.Killed ? 1 : 0;
             var context = $"seed {iterationSeed}, {kind} run killed {kill.Moment} ({(kill.Killed ? "killed" : $"not killed, exit {kill.ExitCode}")})";
             output.WriteLine(context);
@@ -93,10 +93,11 @@ public sealed class UndoCrashTests(ITestOutputHelper output)
             var (exit, stdout, stderr) = await CliProcess.RunAsync(kind.ActionArguments(world), environment: world.Environment);
             Assert.True(exit is 0 or 1 && stderr.Contains("Unhandled", StringComparison.Ordinal) is false, $"seed {iterationSeed}: {kind} run exit {exit}: {stdout}{stderr}");
             var lines = File.ReadAllLines(world.Journal).Length;
+            var steps = JournalLines.Begun(world.Journal).Count;
             string[] undoArgs = ["undo", world.Journal, "--yes"];
             var kill = i % 2 == 0
-                ? await KilledRun.AtJournalLineAsync(undoArgs, world.Environment, world.Journal, lines + random.Next(1, world.DuplicateNames + 1), random.Next(0, 3000))
-                : await KilledRun.AtSyscallAsync(undoArgs, world.Environment, UndoKind.Renames, random.Next(1, world.DuplicateNames + 1));
+                ? await KilledRun.AtJournalLineAsync(undoArgs, world.Environment, world.Journal, lines + random.Next(1, steps + 1), random.Next(0, 3000))
+                : await KilledRun.AtSyscallAsync(undoArgs, world.Environment, UndoKind.Renames, random.Next(1, Math.Max(2, steps * 3 / 4)));
             kills += kill.Killed ? 1 : 0;
             var context = $"seed {iterationSeed}, undo of {kind} killed {kill.Moment} ({(kill.Killed ? "killed" : $"not killed, exit {kill.ExitCode}: {kill.Output}")})";
             output.WriteLine(context);

@@ -46,6 +46,22 @@ public sealed class UndoMatrixTests
     public Task Folder_clones_on_btrfs_are_undone_exactly() => RoundTripAsync(LinkTree.BtrfsMount, UndoKind.Clone, "--folders");
 
     [LinuxFact(RequiresRoot = true)]
+    public async Task The_dry_run_of_undoing_trashed_folders_promises_what_the_undo_then_does()
+    {
+        using var world = UndoWorld.Create(null, seed: 73, WorldShape.Small);
+        var (exit, stdout, stderr) = await CliProcess.RunAsync(UndoKind.Trash.ActionArguments(world, "--folders"), environment: world.Environment);
+        Assert.True(exit is 0 or 1, stdout + stderr);
+
+        var dryRun = await CliProcess.RunAsync(["undo", world.Journal, "--dry-run"]);
+        var undo = await CliProcess.RunAsync(["undo", world.Journal, "--yes"]);
+
+        // The files inside a removed folder cannot be looked at before the folder is back, yet the undo restores them.
+        var restored = System.Text.RegularExpressions.Regex.Match(undo.Stdout, @"(\d+) restored,").Groups[1].Value;
+        Assert.True(undo.ExitCode == 0 && restored.Length > 0, undo.Stdout + undo.Stderr);
+        Assert.True(dryRun.Stdout.Contains($": {restored} to restore", StringComparison.Ordinal) && !dryRun.Stdout.Contains("left alone", StringComparison.Ordinal), $"the undo restored {restored}, but its dry run said:{Environment.NewLine}{dryRun.Stdout}");
+    }
+
+    [LinuxFact(RequiresRoot = true)]
     public async Task A_permanent_delete_is_listed_as_irreversible_and_undo_changes_nothing()
     {
         using var world = UndoWorld.Create(null, seed: 71, WorldShape.Small);

@@ -14,8 +14,8 @@ internal sealed record WorldShape(int Groups, int MaxSize, bool Folders, bool Ca
     /// <summary>Nothing but the folders: the test writes its own files.</summary>
     public static WorldShape Empty { get; } = new(Groups: 0, MaxSize: 2048, Folders: false, Cases: false);
 
-    /// <summary>Big enough that a link run takes a second or two here (for the kill tests).</summary>
-    public static WorldShape Crash { get; } = new(Groups: 140, MaxSize: 96 * 1024, Folders: false);
+    /// <summary>Big enough that a link run acts for about a second here (for the kill tests), small enough for ten kills a test.</summary>
+    public static WorldShape Crash { get; } = new(Groups: 70, MaxSize: 64 * 1024, Folders: false);
 
     /// <summary>Small and quick, every case present (for the matrix).</summary>
     public static WorldShape Small { get; } = new(Groups: 12, MaxSize: 24 * 1024, Folders: true);
