@@ -86,11 +86,15 @@ public sealed class UndoOwnerAndPartTests
         Assert.True(failures.Length == 0, failures.ToString());
     }
 
+    private static long _time = 1_200_000_000_123_456_789;
+
+    /// <summary>Each file its own modification time, so a name that is still a link of its kept file shows in the manifest.</summary>
     private static void Write(byte[] path, byte[] content, uint owner)
     {
         RawFs.WriteFile(path, content);
         RawFs.Chown(path, owner, owner);
         RawFs.Chmod(path, 0x1A4);
-        RawFs.SetTimes(path, 1_300_000_000_000_000_000, 1_200_000_000_123_456_789);
+        _time += 86_400_000_000_007;
+        RawFs.SetTimes(path, 1_300_000_000_000_000_000, _time);
     }
 }
