@@ -71,7 +71,7 @@ public sealed class UndoCrashTests(ITestOutputHelper output)
             output.WriteLine(context);
 
             var undo = await CliProcess.RunAsync(["undo", world.Journal, "--yes"], environment: world.Environment);
-            Judge(world, before, context, [undo], failures);
+            Judge(world, before, context, [undo], failures, Killed.Action);
         }
 
         output.WriteLine($"{kills} of {Iterations} runs killed");
@@ -103,7 +103,7 @@ public sealed class UndoCrashTests(ITestOutputHelper output)
             output.WriteLine(context);
 
             var undo = await CliProcess.RunAsync(undoArgs, environment: world.Environment);
-            Judge(world, before, context, [undo], failures);
+            Judge(world, before, context, [undo], failures, Killed.Undo);
         }
 
         output.WriteLine($"{kills} of {Iterations} undo runs killed");
@@ -115,7 +115,14 @@ public sealed class UndoCrashTests(ITestOutputHelper output)
     /// The tree is as before (the manifest), no temporary file is left, the trash holds nothing the journal moved there,
     /// and the undo exited 0 without a crash; each broken promise is added to <paramref name="failures"/> with the context.
     /// </summary>
-    internal static void Judge(UndoWorld world, TreeManifest before, string context, (int ExitCode, string Stdout, string Stderr)[] undos, StringBuilder failures)
+    /// <remarks>
+    /// Without a kill (<paramref name="killed"/> null) no temporary file may be left. After a kill, one left behind fails
+    /// the judgement when the journal accounts for it: in the folder of a begun line
+    /// without an outcome (the action the kill interrupted after its line), or, after a killed undo, in the folder of any
+    /// begun line (undo's own copy, whose bytes are those of a file the journal names). One the journal cannot account
+    /// for (a kill between making a replacement and writing its begun line) may stay, but not without a word from undo.
+    /// </remarks>
+    internal static void Judge(UndoWorld world, TreeManifest before, string context, (int ExitCode, string Stdout, string Stderr)[] undos, StringBuilder failures, Killed? killed = null)
     {
         var after = world.Manifest();
         var problems = new StringBuilder();
@@ -126,9 +133,22 @@ public sealed class UndoCrashTests(ITestOutputHelper output)
         }
 
         problems.Append(after.DiffFrom(before));
-        if (after.Temporaries.Count > 0)
+        var owed = killed is { } kill ? FoldersOwed(world, kill == Killed.Undo) : null;
+        var said = string.Concat(undos.Select(u => u.Stdout + u.Stderr));
+        foreach (var temporary in after.Temporaries)
         {
-            problems.AppendLine("  temporary files left: " + string.Join(", ", after.Temporaries));
+            if (owed is null)
+            {
+                problems.AppendLine("  temporary file left: " + temporary);
+            }
+            else if (owed.Contains(temporary[..temporary.LastIndexOf('/')]))
+            {
+                problems.AppendLine("  temporary file left where the journal accounts for it: " + temporary);
+            }
+            else if (!said.Contains(temporary[(temporary.LastIndexOf('/') + 1)..], StringComparison.Ordinal))
+            {
+                problems.AppendLine("  temporary file left without a word: " + temporary);
+            }
         }
 
         var trashed = world.TrashEntries().Where(e => e.StartsWith("files/", StringComparison.Ordinal) || JournalNamesInfo(world, e)).ToList();
@@ -147,6 +167,30 @@ public sealed class UndoCrashTests(ITestOutputHelper output)
         }
     }
 
+    /// <summary>The folders (as manifest keys) where a leftover temporary file is one undo can prove and must remove.</summary>
+    private static HashSet<string> FoldersOwed(UndoWorld world, bool undoKilled)
+    {
+        var folders = new HashSet<string>(StringComparer.Ordinal);
+        if (!File.Exists(world.Journal))
+        {
+            return folders;
+        }
+
+        var lines = JournalLines.Read(world.Journal);
+        var finished = lines.Where(l => l.GetProperty("status").GetString() is "done" or "skipped" or "failed" && l.TryGetProperty("seq", out _))
+            .Select(l => (l.GetProperty("run").GetString(), l.GetProperty("seq").GetInt64())).ToHashSet();
+        foreach (var line in lines.Where(l => l.GetProperty("status").GetString() == "begun"))
+        {
+            if (undoKilled || !finished.Contains((line.GetProperty("run").GetString(), line.GetProperty("seq").GetInt64())))
+            {
+                var name = RawFs.Show(JournalLines.PathBytes(line).AsSpan(RawFs.Bytes(world.Base).Length + 1));
+                folders.Add(name[..name.LastIndexOf('/')]);
+            }
+        }
+
+        return folders;
+    }
+
     /// <summary>Whether an info/ entry is one a begun line of the journal names (an orphan the journal never knew of is not undo's).</summary>
     private static bool JournalNamesInfo(UndoWorld world, string entry) =>
         entry.StartsWith("info/", StringComparison.Ordinal) && File.Exists(world.Journal)
@@ -157,6 +201,16 @@ public sealed class UndoCrashTests(ITestOutputHelper output)
         text = text.Trim().Replace("\n", "\n    ", StringComparison.Ordinal);
         return text.Length <= 1500 ? text : text[..1500] + " …";
     }
+}
+
+/// <summary>Which run a kill ended, for <see cref="UndoCrashTests.Judge"/>.</summary>
+internal enum Killed
+{
+    /// <summary>The action run (link, delete --trash) was killed, then undone once.</summary>
+    Action,
+
+    /// <summary>The action completed; its undo was killed, then run again.</summary>
+    Undo,
 }
 
 /// <summary>An action kind the undo tests run: the arguments of its run and the system call of its step.</summary>
