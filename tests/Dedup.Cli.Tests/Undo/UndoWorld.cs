@@ -252,7 +252,16 @@ internal sealed class UndoWorld : IDisposable
 
     public void Dispose()
     {
-        // Removes the trash too: it is inside the temporary folder. Immutable flags are never set here.
+        // rm -rf first: Directory.Delete cannot name a file whose name is not UTF-8, and would leave the world behind.
+        // It removes the trash too (inside the temporary folder). Immutable flags are never set here.
+        try
+        {
+            TempTree.Run("rm", "-rf", Base);
+        }
+        catch (InvalidOperationException)
+        {
+        }
+
         _temp.Dispose();
     }
 }
