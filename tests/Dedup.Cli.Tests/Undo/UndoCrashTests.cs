@@ -47,7 +47,7 @@ public sealed class UndoCrashTests(ITestOutputHelper output)
     [FactRequiringFolder("DEDUP_TEST_BTRFS", "kernel dedupe", RequiresRoot = true)]
     public Task Undo_of_dedupe_killed_at_random_moments_is_finished_by_a_second_undo() => UndoKilledAsync(LinkTree.BtrfsMount, UndoKind.Dedupe, seed: 3900);
 
-    private static int Iterations => int.TryParse(Environment.GetEnvironmentVariable("UNDO_CRASH_ITERATIONS"), CultureInfo.InvariantCulture, out var n) ? n : 10;
+    private static int Iterations => int.TryParse(Environment.GetEnvironmentVariable("UNDO_CRASH_ITERATIONS"), CultureInfo.InvariantCulture, out var n) ? n : 6;
 
     private static int FirstSeed(int seed) => int.TryParse(Environment.GetEnvironmentVariable("UNDO_CRASH_SEED"), CultureInfo.InvariantCulture, out var s) ? s : seed;
 
