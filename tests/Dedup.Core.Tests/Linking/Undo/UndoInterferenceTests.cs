@@ -100,7 +100,7 @@ public sealed class UndoInterferenceTests
         // Another name of the kept file, outside the scanned root: its identity is the journal's "after".
         var outside = tree.PathOf("elsewhere/c.bin");
         Directory.CreateDirectory(tree.PathOf("elsewhere"));
-        File.CreateHardLink(outside, a);
+        TempTree.Run("ln", a, outside);
         var lines = UndoFixtures.Lines(journal);
         UndoFixtures.Begun(lines)["path"] = outside;
         UndoFixtures.Write(journal, lines);
