@@ -43,7 +43,7 @@ public sealed class UndoInterferenceTests
         // Another file with the same size and modification time as before and after the action: only its identity differs.
         var other = TempTree.RandomBytes(Content.Length, 386);
         await File.WriteAllBytesAsync(b, other);
-        File.SetLastWriteTimeUtc(b, File.GetLastWriteTimeUtc(tree.PathOf("data/a.bin")));
+        TempTree.Run("touch", "-m", "-r", tree.PathOf("data/a.bin"), b);
 
         var outcome = Assert.Single((await UndoFixtures.UndoAsync(journal)).Outcomes);
 
