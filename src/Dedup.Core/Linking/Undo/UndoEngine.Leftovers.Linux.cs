@@ -1,3 +1,4 @@
+using System.Runtime.Versioning;
 using Dedup.Core.FileSystem;
 using Dedup.Core.Interop;
 using Dedup.Core.Linking.Execution;
@@ -12,6 +13,7 @@ namespace Dedup.Core.Linking.Undo;
 /// when losing the name loses nothing: an empty file, another name of a file the journal's steps in this folder name
 /// (kept or after), or a file with exactly the bytes of one of them. Anything else stays, with a note.
 /// </summary>
+[SupportedOSPlatform("linux")]
 internal sealed partial class UndoEngine
 {
     private void RemoveLeftovers(FolderHandle folder, JournalRun run)
