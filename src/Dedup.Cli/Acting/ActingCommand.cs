@@ -3,6 +3,7 @@ using Dedup.Cli.Output;
 using Dedup.Cli.Selection;
 using Dedup.Core;
 using Dedup.Core.Linking;
+using Dedup.Core.Linking.Journal;
 using Dedup.Core.Paths;
 
 namespace Dedup.Cli.Acting;
@@ -21,10 +22,13 @@ internal sealed class ActingCommand
     private readonly Option<bool> _dryRun = new("--dry-run") { Description = "Print every planned operation and the bytes it would reclaim; change nothing." };
     private readonly Option<bool> _yes = new("--yes", "-y") { Description = "Do not ask for confirmation (required when standard input is not a terminal)." };
     private readonly Option<FileInfo?> _fromReport = ExactFileNames.Require(new Option<FileInfo?>("--from-report") { Description = "Act on the groups of a JSON report from 'dedup find --format json' (re-verified before acting) instead of scanning." });
-    private readonly Option<FileInfo?> _log = ExactFileNames.Require(new Option<FileInfo?>("--log") { Description = "Append one JSON line per action to this file as each completes (an audit trail; enough to undo symbolic links)." });
+    private readonly Option<FileInfo?> _log = ExactFileNames.Require(new Option<FileInfo?>("--log") { Description = "Keep a journal in this file (appended): before each change, what 'dedup undo' needs to take it back, synced to disk; then each action's outcome (JSON lines, docs/journal.md)." });
     private readonly Option<bool> _verbose = new("--verbose", "-v") { Description = "Print each action as it completes." };
     private readonly Option<bool> _folders = new("--folders") { Description = "Act on whole duplicate folders first (every file re-verified against the kept folder, nothing new in the folder), then on the remaining file groups; needs a scan (not --from-report)." };
     private readonly ScanSelection _selection = new();
+
+    /// <summary>Said before a permanent delete is confirmed, and after its dry run.</summary>
+    internal const string PermanentNote = "dedup: note: these deletions are permanent and cannot be undone; use 'dedup delete --trash' to be able to restore them";
 
     public void AddTo(Command command)
     {
@@ -101,9 +105,10 @@ internal sealed class ActingCommand
         }
 
         DuplicateActionPlanner planner;
+        DuplicateActionPlanBuilder builder;
         try
         {
-            var builder = new DuplicateActionPlanBuilder().UseLinker(linkerFactory()).Protect(protect).Reference(reference);
+            builder = new DuplicateActionPlanBuilder().UseLinker(linkerFactory()).Protect(protect).Reference(reference);
             foreach (var rule in ParseRules(result.GetValue(_keep) ?? [], paths))
             {
                 builder.Keep(rule);
@@ -140,22 +145,52 @@ internal sealed class ActingCommand
             return await BadUsageAsync(CliApplication.UsageMessage(ex)).ConfigureAwait(false);
         }
 
+        // The journal (--log) is opened once the scan is done (the scan never sees a file it created) and before the
+        // plans, which carry it: a run writes ahead to it. A dry run opens nothing.
+        var dryRun = result.GetValue(_dryRun);
+        ActionJournal? journal = null;
+        if (!dryRun && result.GetValue(_log) is { } logFile)
+        {
+            try
+            {
+                journal = ActionJournal.Open(logFile.FullName);
+                planner = builder.UseJournal(journal).Build();
+            }
+            catch (Exception ex) when (ex is IOException or UnauthorizedAccessException)
+            {
+                return await BadUsageAsync($"cannot open the log '{logFile.FullName}': {ex.Message}").ConfigureAwait(false);
+            }
+        }
+
+        using (journal)
+        {
+            return await PlanAndApplyAsync(result, planner, groups, folderGroups, folderMode, dryRun, problems > 0, cancellationToken).ConfigureAwait(false);
+        }
+    }
+
+    /// <summary>Plans, shows the plan (a dry run ends there), asks, applies and reports.</summary>
+    private async Task<int> PlanAndApplyAsync(ParseResult result, DuplicateActionPlanner planner, List<DuplicateGroup> groups, IReadOnlyList<DuplicateFolderGroup> folderGroups, bool folderMode, bool dryRun, bool incomplete, CancellationToken cancellationToken)
+    {
         var plan = planner.Plan(groups, folderGroups); // with --reference, folder groups left alone give their files back
         var folderPlan = folderMode ? planner.PlanFolders(folderGroups) : null;
 
         // A scan with errors and reported files left out make the exit code 1; groups the keep rules leave tied, 3.
-        var incomplete = problems > 0;
         var undecided = plan.UndecidedGroups.Count > 0 || folderPlan?.UndecidedGroups.Count > 0;
         if (plan.UndecidedGroups.Count > 0)
         {
             await Console.Error.WriteLineAsync($"dedup: left alone {Counts.Of(plan.UndecidedGroups.Count, "group", "groups")} where no --keep rule decides which copy stays (add '--keep path-order' last to decide by path), such as: {string.Join(", ", plan.UndecidedGroups[0].Files.Select(f => f.Path.ToDisplayString()))}").ConfigureAwait(false);
         }
 
-        var dryRun = result.GetValue(_dryRun);
+        var permanent = planner.Linker.Kind == DuplicateActionKind.Delete;
         if (dryRun)
         {
             folderPlan?.WriteTo(Console.Out);
             plan.WriteTo(Console.Out);
+            if (permanent)
+            {
+                await Console.Error.WriteLineAsync(PermanentNote).ConfigureAwait(false);
+            }
+
             return ExitCodes.Completed(incomplete, undecided);
         }
 
@@ -197,6 +232,11 @@ internal sealed class ActingCommand
             // The plan itself, not just a count: what will happen to which files.
             folderPlan?.WriteTo(Console.Error);
             await Console.Error.WriteAsync(ActionLog.Preview(plan, 20)).ConfigureAwait(false);
+            if (permanent)
+            {
+                await Console.Error.WriteLineAsync(PermanentNote).ConfigureAwait(false);
+            }
+
             await Console.Error.WriteAsync("Apply? [y/N] ").ConfigureAwait(false);
             var answer = Console.ReadLine()?.Trim();
             if (!string.Equals(answer, "y", StringComparison.OrdinalIgnoreCase) && !string.Equals(answer, "yes", StringComparison.OrdinalIgnoreCase))
@@ -208,48 +248,41 @@ internal sealed class ActingCommand
 
         DuplicateActionReport outcome;
         DuplicateFolderActionReport? folderReport = null;
-        FileStream? logStream = null;
+        var display = ApplyProgressDisplay.CreateIfTerminal();
+        var log = new ActionLog(display, result.GetValue(_verbose) ? Console.Out : null);
         try
         {
-            logStream = result.GetValue(_log) is { } logFile ? ActionLog.OpenLog(logFile) : null;
-        }
-        catch (Exception ex) when (ex is IOException or UnauthorizedAccessException)
-        {
-            return await BadUsageAsync($"cannot open the log '{result.GetValue(_log)!.FullName}': {ex.Message}").ConfigureAwait(false);
-        }
-
-        var display = ApplyProgressDisplay.CreateIfTerminal();
-        using (logStream)
-        using (var log = new ActionLog(display, logStream, result.GetValue(_verbose) ? Console.Out : null))
-        {
-            try
+            // Whole folders first: their files are not in the file groups, so the two never act on the same name.
+            if (folderPlan is not null)
             {
-                // Whole folders first: their files are not in the file groups, so the two never act on the same name.
-                if (folderPlan is not null)
-                {
-                    folderReport = await folderPlan.ApplyAsync(log, cancellationToken).ConfigureAwait(false);
-                    await ReportFoldersAsync(folderReport, display).ConfigureAwait(false);
-                }
-
-                outcome = await plan.ApplyAsync(log, cancellationToken).ConfigureAwait(false);
+                folderReport = await folderPlan.ApplyAsync(log, cancellationToken).ConfigureAwait(false);
+                await ReportFoldersAsync(folderReport, display).ConfigureAwait(false);
             }
-            catch (ActionsCancelledException cancelled)
+
+            outcome = await plan.ApplyAsync(log, cancellationToken).ConfigureAwait(false);
+        }
+        catch (ActionsCancelledException cancelled)
+        {
+            // What was started is reported as usual; what was not is one line here (the run wrote its one journal line).
+            if (cancelled.FolderReport is { } folders)
             {
-                // What was started is reported as usual; what was not is one line here and one entry in the log.
-                if (cancelled.FolderReport is { } folders)
-                {
-                    await ReportFoldersAsync(folders, display).ConfigureAwait(false);
-                }
-                else
-                {
-                    await ReportFilesAsync(cancelled.Report!, display, plan).ConfigureAwait(false);
-                }
-
-                var interruption = Interruption.Of(cancelled, plan, folderReport);
-                log.Interrupted(interruption);
-                await Console.Error.WriteLineAsync($"dedup: {interruption.Message}").ConfigureAwait(false);
-                return ExitCodes.Cancelled;
+                await ReportFoldersAsync(folders, display).ConfigureAwait(false);
             }
+            else
+            {
+                await ReportFilesAsync(cancelled.Report!, display, plan).ConfigureAwait(false);
+            }
+
+            var interruption = Interruption.Of(cancelled, plan, folderReport); // the journal got its line from the run
+            await Console.Error.WriteLineAsync($"dedup: {interruption.Message}").ConfigureAwait(false);
+            return ExitCodes.Cancelled;
+        }
+        catch (IOException ex)
+        {
+            // A run's first journal line could not be written: that run changed nothing (a folder run before it may have).
+            display?.Clear();
+            await Console.Error.WriteLineAsync($"dedup: cannot write the log: {ex.Message}; the run stopped before its first action").ConfigureAwait(false);
+            return ExitCodes.CompletedWithErrors;
         }
 
         await ReportFilesAsync(outcome, display, plan).ConfigureAwait(false);

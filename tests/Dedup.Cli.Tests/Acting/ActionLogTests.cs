@@ -4,15 +4,16 @@ using System.Text.Json;
 using Dedup.Cli.Acting;
 using Dedup.Core;
 using Dedup.Core.Linking;
+using Dedup.Core.Linking.Journal;
 using Dedup.Core.Tests.Infrastructure;
 using Spectre.Console;
 
 namespace Dedup.Cli.Tests.Acting;
 
 /// <summary>
-/// <see cref="ActionLog"/> in process, on real actions: the <c>--log</c> line of each action (its fields, the exact
-/// bytes of a name that is not UTF-8, nothing reclaimed for an action not done), appending to an existing log, and
-/// the plan preview of the confirmation prompt. EverydayToolTests covers the same through the CLI process.
+/// The <c>--log</c> journal's outcome line of each action, on real actions (its fields, the exact bytes of a name that
+/// is not UTF-8, nothing reclaimed for an action not done), appending to an existing log, and <see cref="ActionLog"/>:
+/// -v, progress and the plan preview of the confirmation prompt. EverydayToolTests covers the same through the CLI process.
 /// </summary>
 public sealed class ActionLogTests
 {
@@ -29,16 +30,16 @@ public sealed class ActionLogTests
         var copyTwo = tree.Write("b/2.bin", Two);
         var before = DateTime.UtcNow;
 
-        var lines = await ApplyLoggedAsync(await PlanAsync(tree, Linkers.HardLink));
+        var lines = await ApplyLoggedAsync(tree, Linkers.HardLink);
 
         Assert.Equal(2, lines.Length);
         var byPath = lines.ToDictionary(line => line.GetProperty("path").GetString()!);
         foreach (var (copy, kept, size) in new[] { (copyOne, keptOne, One.Length), (copyTwo, keptTwo, Two.Length) })
         {
             var line = byPath[copy];
-            Assert.Equal(["version", "time", "status", "kind", "path", "kept", "bytes"], line.EnumerateObject().Select(p => p.Name));
-            Assert.Equal(ActionLog.FormatVersion, line.GetProperty("version").GetInt32());
-            Assert.Equal(1, ActionLog.FormatVersion);
+            Assert.Equal(["version", "time", "status", "run", "seq", "kind", "path", "kept", "bytes"], line.EnumerateObject().Select(p => p.Name));
+            Assert.Equal(ActionJournal.FormatVersion, line.GetProperty("version").GetInt32());
+            Assert.Equal(2, ActionJournal.FormatVersion);
             var time = DateTime.Parse(line.GetProperty("time").GetString()!, CultureInfo.InvariantCulture, DateTimeStyles.RoundtripKind);
             Assert.Equal(DateTimeKind.Utc, time.Kind);
             Assert.InRange(time, before, DateTime.UtcNow);
@@ -55,12 +56,13 @@ public sealed class ActionLogTests
         using var tree = new TempTree();
         tree.Write("a/1.bin", One);
         var copy = tree.Write("b/1.bin", One);
-        var plan = await PlanAsync(tree, Linkers.Delete);
         var changed = (byte[])One.Clone();
-        changed[^1] ^= 0xFF;
-        File.WriteAllBytes(copy, changed); // same size, other bytes: re-verification refuses
 
-        var line = Assert.Single(await ApplyLoggedAsync(plan));
+        var line = Assert.Single(await ApplyLoggedAsync(tree, Linkers.Delete, () =>
+        {
+            changed[^1] ^= 0xFF;
+            File.WriteAllBytes(copy, changed); // after the scan; same size, other bytes: re-verification refuses
+        }));
 
         Assert.Equal(copy, line.GetProperty("path").GetString());
         Assert.Equal("delete", line.GetProperty("kind").GetString());
@@ -79,7 +81,7 @@ public sealed class ActionLogTests
         Directory.CreateDirectory(tree.PathOf("b"));
         ExactNames.WriteFile(raw, One);
 
-        var line = Assert.Single(await ApplyLoggedAsync(await PlanAsync(tree, Linkers.HardLink)));
+        var line = Assert.Single(await ApplyLoggedAsync(tree, Linkers.HardLink));
 
         Assert.Equal(raw, Convert.FromBase64String(line.GetProperty("pathBytes").GetString()!));
         Assert.Equal(kept, line.GetProperty("kept").GetString());
@@ -92,18 +94,31 @@ public sealed class ActionLogTests
         using var tree = new TempTree();
         var log = tree.Write("actions.log", "{\"earlier\":1}\n");
 
-        using (var stream = ActionLog.OpenLog(new FileInfo(log)))
+        using (var journal = ActionJournal.Open(log))
         {
-            await stream.WriteAsync("{\"later\":2}\n"u8.ToArray());
+            var plan = new DuplicateActionPlanBuilder().UseLinker(Linkers.Delete).UseJournal(journal).Build().Plan([]);
+            await plan.ApplyAsync(); // a run without actions writes nothing
+            Assert.Equal(log, journal.Path);
         }
 
-        Assert.Equal("{\"earlier\":1}\n{\"later\":2}\n", await File.ReadAllTextAsync(log));
+        Assert.Equal("{\"earlier\":1}\n", await File.ReadAllTextAsync(log));
+        using var files = new TempTree();
+        files.Write("a/1.bin", One);
+        files.Write("b/1.bin", One);
+        using (var journal = ActionJournal.Open(log))
+        {
+            await (await PlanAsync(files, Linkers.Delete, journal)).ApplyAsync();
+        }
+
+        var lines = await File.ReadAllLinesAsync(log);
+        Assert.Equal("{\"earlier\":1}", lines[0]);
+        Assert.Equal(["run", "begun", "done"], lines.Skip(1).Select(l => JsonDocument.Parse(l).RootElement.GetProperty("status").GetString()));
     }
 
     [Fact]
     public void Without_a_log_or_a_display_a_report_writes_nothing_and_does_not_fail()
     {
-        using var log = new ActionLog(null, null, verbose: null);
+        var log = new ActionLog(null, verbose: null);
 
         log.Report(new ApplyProgress { Total = 1 });
     }
@@ -141,10 +156,7 @@ public sealed class ActionLogTests
         var console = AnsiConsole.Create(new AnsiConsoleSettings { Ansi = AnsiSupport.Yes, ColorSystem = ColorSystemSupport.NoColors, Out = new AnsiConsoleOutput(terminal) });
         var verbose = new StringWriter();
 
-        using (var log = new ActionLog(new ApplyProgressDisplay(console), null, verbose))
-        {
-            await plan.ApplyAsync(log);
-        }
+        await plan.ApplyAsync(new ActionLog(new ApplyProgressDisplay(console), verbose));
 
         var outcome = Assert.Single(verbose.ToString().Split(Environment.NewLine, StringSplitOptions.RemoveEmptyEntries));
         Assert.Contains(copy, outcome, StringComparison.Ordinal);
@@ -162,10 +174,7 @@ public sealed class ActionLogTests
         var terminal = new StringWriter();
         var console = AnsiConsole.Create(new AnsiConsoleSettings { Ansi = AnsiSupport.Yes, ColorSystem = ColorSystemSupport.NoColors, Out = new AnsiConsoleOutput(terminal) });
 
-        using (var log = new ActionLog(new ApplyProgressDisplay(console), null, verbose: null))
-        {
-            await plan.ApplyAsync(log);
-        }
+        await plan.ApplyAsync(new ActionLog(new ApplyProgressDisplay(console), verbose: null));
 
         var drawn = WithoutStyles(terminal.ToString());
         Assert.DoesNotContain(tree.Root, drawn, StringComparison.Ordinal); // the progress line names no file
@@ -174,7 +183,7 @@ public sealed class ActionLogTests
 
     private static string WithoutStyles(string drawn) => System.Text.RegularExpressions.Regex.Replace(drawn, "\u001b\\[[0-9;]*m", string.Empty);
 
-    private static async Task<DuplicateActionPlan> PlanAsync(TempTree tree, Linker linker)
+    private static async Task<DuplicateActionPlan> PlanAsync(TempTree tree, Linker linker, ActionJournal? journal = null)
     {
         var groups = new List<DuplicateGroup>();
         await foreach (var group in new DuplicateFinderBuilder().AddRoot(tree.Root).Build().FindAsync())
@@ -182,22 +191,30 @@ public sealed class ActionLogTests
             groups.Add(group);
         }
 
-        return new DuplicateActionPlanBuilder().UseLinker(linker).Build().Plan(groups);
+        var builder = new DuplicateActionPlanBuilder().UseLinker(linker);
+        return (journal is null ? builder : builder.UseJournal(journal)).Build().Plan(groups);
     }
 
-    private static async Task<JsonElement[]> ApplyLoggedAsync(DuplicateActionPlan plan)
+    /// <summary>The outcome lines of the journal (not its run and begun lines), read before it is disposed: each flushed as its action completed.</summary>
+    private static async Task<JsonElement[]> ApplyLoggedAsync(TempTree tree, Linker linker, Action? afterPlanning = null)
     {
-        // Behind a buffer, read before the log is disposed: each line must have been flushed as its action completed.
-        using var stream = new MemoryStream();
-        using var buffered = new BufferedStream(stream, 1 << 16);
+        using var logs = new TempTree();
+        var path = logs.PathOf("actions.jsonl");
         string text;
-        using (var log = new ActionLog(null, buffered, verbose: null))
+        using (var journal = ActionJournal.Open(path))
         {
-            await plan.ApplyAsync(log);
-            text = Encoding.UTF8.GetString(stream.ToArray());
+            var plan = await PlanAsync(tree, linker, journal);
+            afterPlanning?.Invoke();
+            await plan.ApplyAsync();
+            using var stream = new FileStream(path, FileMode.Open, FileAccess.Read, FileShare.ReadWrite);
+            using var reader = new StreamReader(stream, Encoding.UTF8);
+            text = await reader.ReadToEndAsync();
         }
 
         Assert.EndsWith("\n", text, StringComparison.Ordinal);
-        return text.Split('\n', StringSplitOptions.RemoveEmptyEntries).Select(line => JsonDocument.Parse(line).RootElement.Clone()).ToArray();
+        return text.Split('\n', StringSplitOptions.RemoveEmptyEntries)
+            .Select(line => JsonDocument.Parse(line).RootElement.Clone())
+            .Where(line => line.GetProperty("status").GetString() is "done" or "skipped" or "failed")
+            .ToArray();
     }
 }

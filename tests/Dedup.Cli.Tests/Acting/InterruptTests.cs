@@ -57,7 +57,9 @@ public sealed class InterruptTests
 
         var entries = File.ReadAllLines(log).Select(l => JsonDocument.Parse(l).RootElement).ToArray();
         Assert.Equal(linked, entries.Count(e => e.GetProperty("status").GetString() == "done"));
-        var interrupted = Assert.Single(entries, e => e.GetProperty("status").GetString() != "done");
+        Assert.Equal(linked, entries.Count(e => e.GetProperty("status").GetString() == "begun"));
+        Assert.Equal("run", entries[0].GetProperty("status").GetString());
+        var interrupted = Assert.Single(entries, e => e.GetProperty("status").GetString() is not ("done" or "begun" or "run"));
         Assert.Equal("interrupted", interrupted.GetProperty("status").GetString());
         Assert.Equal((linked, Copies - linked), (interrupted.GetProperty("done").GetInt32(), interrupted.GetProperty("notStarted").GetInt32()));
         Assert.Equal("interrupted", entries[^1].GetProperty("status").GetString()); // the last line

@@ -1,0 +1,101 @@
+using System.Text.Json;
+using Dedup.Core.Tests.Infrastructure;
+using Dedup.Core.Tests.Linking;
+
+namespace Dedup.Cli.Tests.Acting;
+
+/// <summary>
+/// Issue #38: <c>--log</c> is the library's journal (begun lines written ahead, with the metadata undo needs), and
+/// without it no call is made for one; <c>dedup delete</c> without <c>--trash</c> says, before anything is done and
+/// after a dry run, that its deletions cannot be undone.
+/// </summary>
+public sealed class JournalCliTests
+{
+    private static readonly byte[] Content = TempTree.RandomBytes(4_000, 3838);
+
+    [LinuxFact]
+    public async Task Log_writes_the_run_then_a_begun_line_with_the_metadata_before_each_outcome()
+    {
+        using var tree = new TempTree();
+        using var logs = new TempTree();
+        tree.Write("d/a.bin", Content);
+        var b = tree.Write("d/b.bin", Content);
+        TestNative.SetXattr(b, "user.tag", "x"u8.ToArray());
+        Assert.Equal(0, TestNative.FileStatusOf(b, out var before));
+        var log = logs.PathOf("actions.jsonl");
+
+        var (exit, _, stderr) = await CliProcess.RunAsync(["delete", "--yes", "--keep", "path-order", "--log", log, tree.PathOf("d")]);
+
+        Assert.True(exit == 0, stderr);
+        var lines = File.ReadAllLines(log).Select(l => JsonDocument.Parse(l).RootElement).ToArray();
+        Assert.Equal(["run", "begun", "done"], lines.Select(l => l.GetProperty("status").GetString()));
+        Assert.Equal("delete", lines[0].GetProperty("kind").GetString());
+        var was = lines[1].GetProperty("before");
+        Assert.Equal(before.Ino, was.GetProperty("inode").GetUInt64());
+        Assert.Equal(before.Mode, was.GetProperty("mode").GetInt32());
+        Assert.Equal(before.LastWriteTimeNs, was.GetProperty("mtimeNs").GetInt64());
+        Assert.Equal("x"u8.ToArray(), was.GetProperty("xattrs").GetProperty("user.tag").GetBytesFromBase64());
+    }
+
+    [RequiresToolFact("strace")]
+    public async Task Without_log_no_call_is_made_for_the_journal_with_it_they_are()
+    {
+        Assert.Equal(0, await JournalCallsAsync(withLog: false));
+        Assert.True(await JournalCallsAsync(withLog: true) >= 3); // flistxattr, FS_IOC_GETFLAGS and fdatasync at least
+    }
+
+    [LinuxFact]
+    public async Task A_dry_run_of_a_permanent_delete_says_it_cannot_be_undone_and_suggests_trash()
+    {
+        using var tree = new TempTree();
+        tree.Write("d/a.bin", Content);
+        tree.Write("d/b.bin", Content);
+
+        var (exit, stdout, stderr) = await CliProcess.RunAsync(["delete", "--dry-run", tree.PathOf("d")]);
+        var (trashExit, _, trashStderr) = await CliProcess.RunAsync(["delete", "--trash", "--dry-run", tree.PathOf("d")]);
+
+        Assert.True(exit == 0, stderr);
+        Assert.Contains("delete " + tree.PathOf("d/b.bin"), stdout, StringComparison.Ordinal);
+        Assert.Equal(
+            "dedup: note: these deletions are permanent and cannot be undone; use 'dedup delete --trash' to be able to restore them",
+            Assert.Single(stderr.Split('\n', StringSplitOptions.RemoveEmptyEntries)));
+        Assert.True(trashExit == 0, trashStderr);
+        Assert.DoesNotContain("cannot be undone", trashStderr, StringComparison.Ordinal);
+    }
+
+    [RequiresToolFact("script")]
+    public async Task The_prompt_of_a_permanent_delete_says_it_cannot_be_undone_before_asking()
+    {
+        using var tree = new TempTree();
+        tree.Write("d/a.bin", Content);
+        tree.Write("d/b.bin", Content);
+        var command = string.Join(' ', new[] { CliProcess.Dotnet, CliProcess.Dll, "delete", tree.PathOf("d") }.Select(a => "'" + a + "'"));
+
+        var (exit, stdout, stderr) = await ProcessRunner.RunAsync("bash", ["-c", $"printf 'n\\n' | script -qec \"{command}\" /dev/null"]);
+        var output = stdout + stderr;
+
+        Assert.Equal(4, exit);
+        var note = output.IndexOf("these deletions are permanent and cannot be undone; use 'dedup delete --trash' to be able to restore them", StringComparison.Ordinal);
+        Assert.True(note >= 0, output);
+        Assert.True(output.IndexOf("delete " + tree.PathOf("d/b.bin"), StringComparison.Ordinal) < note, output);
+        Assert.True(note < output.IndexOf("Apply? [y/N]", StringComparison.Ordinal), output);
+        Assert.True(File.Exists(tree.PathOf("d/b.bin")));
+    }
+
+    /// <summary>The calls only a journal makes (xattr listing, inode flags, data syncs) in one delete run, counted with strace.</summary>
+    private static async Task<int> JournalCallsAsync(bool withLog)
+    {
+        using var tree = new TempTree();
+        using var logs = new TempTree();
+        tree.Write("d/a.bin", Content);
+        tree.Write("d/b.bin", Content);
+        var trace = logs.PathOf("trace");
+        string[] log = withLog ? ["--log", logs.PathOf("actions.jsonl")] : [];
+        var (exit, _, stderr) = await ProcessRunner.RunAsync(
+            "strace",
+            ["-f", "-e", "trace=flistxattr,fgetxattr,llistxattr,ioctl,fdatasync", "-o", trace, CliProcess.Dotnet, CliProcess.Dll, "delete", "--yes", .. log, tree.PathOf("d")]);
+
+        Assert.True(exit == 0, stderr);
+        return File.ReadAllLines(trace).Count(l => l.Contains("xattr(", StringComparison.Ordinal) || l.Contains("fdatasync(", StringComparison.Ordinal) || l.Contains("FS_IOC_GETFLAGS", StringComparison.Ordinal));
+    }
+}
