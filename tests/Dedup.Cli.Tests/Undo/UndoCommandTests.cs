@@ -46,6 +46,35 @@ public sealed class UndoCommandTests
     }
 
     [LinuxFact]
+    public async Task The_log_of_real_link_and_trash_runs_is_undone_newest_first()
+    {
+        using var tree = new LinkTree();
+        using var logs = new TempTree();
+        var a = tree.Write("data/a.bin", Content);
+        var b = tree.Write("data/b.bin", Content);
+        var c = tree.Write("data/c.bin", Content);
+        var journal = logs.PathOf("journal.jsonl");
+        var home = new Dictionary<string, string> { ["XDG_DATA_HOME"] = tree.PathOf("home") };
+        var (linked, _, _) = await CliProcess.RunAsync(["link", "--mode", "hard", "--yes", "--log", journal, tree.PathOf("data")], environment: home);
+        Assert.Equal(0, linked);
+        File.Delete(c); // by hand, since the run
+        var d = tree.Write("data/d.bin", Content); // a new copy, which the next run trashes
+        var (trashed, _, _) = await CliProcess.RunAsync(["delete", "--trash", "--yes", "--log", journal, tree.PathOf("data")], environment: home);
+        Assert.Equal(0, trashed);
+        Assert.False(File.Exists(d));
+
+        var (exit, stdout, stderr) = await CliProcess.RunAsync(["undo", journal, "--yes"], environment: home);
+
+        Assert.Equal(1, exit); // c, deleted by hand, is left alone
+        Assert.Contains("2 restored, 0 already restored, 0 not done, 1 left alone, 0 irreversible, 0 failed", stdout, StringComparison.Ordinal);
+        Assert.Contains($"dedup: left alone {c}: no longer exists", stderr, StringComparison.Ordinal);
+        Assert.Equal(Content, await File.ReadAllBytesAsync(b));
+        Assert.Equal(Content, await File.ReadAllBytesAsync(d));
+        Assert.NotEqual(TestNative.Inode(a), TestNative.Inode(b));
+        Assert.Equal(1u, TestNative.LinkCount(a));
+    }
+
+    [LinuxFact]
     public async Task A_name_left_alone_exits_1_and_says_why()
     {
         using var tree = new LinkTree();
