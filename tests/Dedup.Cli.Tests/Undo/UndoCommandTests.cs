@@ -74,6 +74,35 @@ public sealed class UndoCommandTests
         Assert.Equal(1u, TestNative.LinkCount(a));
     }
 
+    [LinuxFact(RequiresRoot = true)]
+    public async Task Not_as_root_a_file_of_another_owner_is_left_alone_and_the_rest_restored()
+    {
+        using var tree = new LinkTree();
+        using var logs = new TempTree();
+        var other = TempTree.RandomBytes(30_000, 387);
+        var a = tree.Write("data/a.bin", Content);
+        var b = tree.Write("data/b.bin", Content); // root's
+        var x = tree.Write("data/x.bin", other);
+        var y = tree.Write("data/y.bin", other); // nobody's
+        TempTree.Run("chown", "65534:65534", x, y, tree.PathOf("data"));
+        var journal = await HardLinkAsync(tree, logs);
+        TempTree.Run("chown", "65534:65534", journal);
+        CliAsNobody.MakeTraversable(tree.PathOf("data"));
+        CliAsNobody.MakeTraversable(logs.Root);
+        using var cli = new CliAsNobody();
+
+        var (exit, stdout, stderr) = await cli.RunAsync(["undo", journal, "--yes"]);
+
+        Assert.Equal(1, exit);
+        Assert.Contains($"dedup: left alone {b}: owned by uid 0; only root can restore it", stderr, StringComparison.Ordinal);
+        Assert.Contains("1 restored, 0 already restored, 0 not done, 1 left alone, 0 irreversible, 0 failed", stdout, StringComparison.Ordinal);
+        Assert.Equal(TestNative.Inode(a), TestNative.Inode(b));
+        Assert.NotEqual(TestNative.Inode(x), TestNative.Inode(y));
+        Assert.Equal(0, TestNative.FileStatusOf(y, out var restored));
+        Assert.Equal(65534u, restored.Uid);
+        Assert.Equal(other, await File.ReadAllBytesAsync(y));
+    }
+
     [LinuxFact]
     public async Task A_name_left_alone_exits_1_and_says_why()
     {

@@ -1,5 +1,5 @@
-using System.Runtime.Versioning;
 using System.Globalization;
+using System.Runtime.Versioning;
 using System.Text;
 using Dedup.Core.FileSystem;
 using Dedup.Core.Interop;
