@@ -12,6 +12,7 @@ internal static unsafe partial class Libc
     public const int O_CREAT = 0x40;
     public const int O_EXCL = 0x80;
     public const int O_RDWR = 2;
+    public const int O_APPEND = 0x400;
 
     /// <summary>
     /// <c>O_TMPFILE</c>: an unnamed regular file in the folder given, gone when closed (<c>__O_TMPFILE | O_DIRECTORY</c>;

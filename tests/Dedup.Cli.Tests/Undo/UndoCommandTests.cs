@@ -46,6 +46,64 @@ public sealed class UndoCommandTests
     }
 
     [LinuxFact]
+    public async Task The_log_of_real_link_and_trash_runs_is_undone_newest_first()
+    {
+        using var tree = new LinkTree();
+        using var logs = new TempTree();
+        var a = tree.Write("data/a.bin", Content);
+        var b = tree.Write("data/b.bin", Content);
+        var c = tree.Write("data/c.bin", Content);
+        var journal = logs.PathOf("journal.jsonl");
+        var home = new Dictionary<string, string> { ["XDG_DATA_HOME"] = tree.PathOf("home") };
+        var (linked, _, _) = await CliProcess.RunAsync(["link", "--mode", "hard", "--yes", "--log", journal, tree.PathOf("data")], environment: home);
+        Assert.Equal(0, linked);
+        File.Delete(c); // by hand, since the run
+        var d = tree.Write("data/d.bin", Content); // a new copy, which the next run trashes
+        var (trashed, _, _) = await CliProcess.RunAsync(["delete", "--trash", "--yes", "--log", journal, tree.PathOf("data")], environment: home);
+        Assert.Equal(0, trashed);
+        Assert.False(File.Exists(d));
+
+        var (exit, stdout, stderr) = await CliProcess.RunAsync(["undo", journal, "--yes"], environment: home);
+
+        Assert.Equal(1, exit); // c, deleted by hand, is left alone
+        Assert.Contains("2 restored, 0 already restored, 0 not done, 1 left alone, 0 irreversible, 0 failed", stdout, StringComparison.Ordinal);
+        Assert.Contains($"dedup: left alone {c}: no longer exists", stderr, StringComparison.Ordinal);
+        Assert.Equal(Content, await File.ReadAllBytesAsync(b));
+        Assert.Equal(Content, await File.ReadAllBytesAsync(d));
+        Assert.NotEqual(TestNative.Inode(a), TestNative.Inode(b));
+        Assert.Equal(1u, TestNative.LinkCount(a));
+    }
+
+    [LinuxFact(RequiresRoot = true)]
+    public async Task Not_as_root_a_file_of_another_owner_is_left_alone_and_the_rest_restored()
+    {
+        using var tree = new LinkTree();
+        using var logs = new TempTree();
+        var other = TempTree.RandomBytes(30_000, 387);
+        var a = tree.Write("data/a.bin", Content);
+        var b = tree.Write("data/b.bin", Content); // root's
+        var x = tree.Write("data/x.bin", other);
+        var y = tree.Write("data/y.bin", other); // nobody's
+        TempTree.Run("chown", "65534:65534", x, y, tree.PathOf("data"));
+        var journal = await HardLinkAsync(tree, logs);
+        TempTree.Run("chown", "65534:65534", journal);
+        CliAsNobody.MakeTraversable(tree.PathOf("data"));
+        CliAsNobody.MakeTraversable(logs.Root);
+        using var cli = new CliAsNobody();
+
+        var (exit, stdout, stderr) = await cli.RunAsync(["undo", journal, "--yes"]);
+
+        Assert.Equal(1, exit);
+        Assert.Contains($"dedup: left alone {b}: owned by uid 0; only root can restore it", stderr, StringComparison.Ordinal);
+        Assert.Contains("1 restored, 0 already restored, 0 not done, 1 left alone, 0 irreversible, 0 failed", stdout, StringComparison.Ordinal);
+        Assert.Equal(TestNative.Inode(a), TestNative.Inode(b));
+        Assert.NotEqual(TestNative.Inode(x), TestNative.Inode(y));
+        Assert.Equal(0, TestNative.FileStatusOf(y, out var restored));
+        Assert.Equal(65534u, restored.Uid);
+        Assert.Equal(other, await File.ReadAllBytesAsync(y));
+    }
+
+    [LinuxFact]
     public async Task A_name_left_alone_exits_1_and_says_why()
     {
         using var tree = new LinkTree();
@@ -91,18 +149,20 @@ public sealed class UndoCommandTests
     [FactRequiringFolder("DEDUP_TEST_SMALLFS", "a small ext4 to run out of space on")]
     public async Task Too_little_space_exits_2_with_one_line_and_changes_nothing()
     {
-        var big = TempTree.RandomBytes(24 << 20, 385);
+        var big = TempTree.RandomBytes(10 << 20, 385);
         using var tree = new LinkTree(LinkTree.SmallMount);
         using var logs = new TempTree();
         var a = tree.Write("data/a.bin", big);
         var b = tree.Write("data/b.bin", big);
         var c = tree.Write("data/c.bin", big);
         var journal = await HardLinkAsync(tree, logs);
+        var available = new DriveInfo(tree.Root).AvailableFreeSpace;
+        TempTree.Run("fallocate", "-l", (available - (15 << 20)).ToString(System.Globalization.CultureInfo.InvariantCulture), tree.PathOf("filler"));
 
         var (exit, _, stderr) = await RunCliAsync("undo", journal, "--yes");
 
         Assert.Equal(2, exit);
-        Assert.StartsWith("dedup: not enough space to undo: 48.0 MiB needed on the file system of ", Assert.Single(stderr.Split('\n', StringSplitOptions.RemoveEmptyEntries)), StringComparison.Ordinal);
+        Assert.StartsWith("dedup: not enough space to undo: 20.0 MiB needed on the file system of ", Assert.Single(stderr.Split('\n', StringSplitOptions.RemoveEmptyEntries)), StringComparison.Ordinal);
         Assert.Equal(TestNative.Inode(a), TestNative.Inode(b));
         Assert.Equal(TestNative.Inode(a), TestNative.Inode(c));
     }

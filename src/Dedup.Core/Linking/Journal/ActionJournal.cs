@@ -44,18 +44,7 @@ public sealed class ActionJournal : IDisposable
     {
         ArgumentException.ThrowIfNullOrEmpty(path);
         var full = System.IO.Path.GetFullPath(path);
-        FileStream stream;
-        bool created;
-        try
-        {
-            stream = new FileStream(full, FileMode.CreateNew, FileAccess.Write, FileShare.Read, 1);
-            created = true;
-        }
-        catch (IOException) when (File.Exists(full))
-        {
-            stream = new FileStream(full, FileMode.Append, FileAccess.Write, FileShare.Read, 1);
-            created = false;
-        }
+        var stream = OperatingSystem.IsLinux() ? OpenAppending(full, out var created) : OpenPortable(full, out created);
 
         try
         {
@@ -72,6 +61,56 @@ public sealed class ActionJournal : IDisposable
         }
 
         return new ActionJournal(full, stream);
+    }
+
+    /// <summary>
+    /// Linux: <c>O_APPEND</c>, so that every line lands at the end even when another process appends to the same
+    /// file meanwhile (.NET's <see cref="FileMode.Append"/> only seeks to the end once).
+    /// </summary>
+    [System.Runtime.Versioning.SupportedOSPlatform("linux")]
+    private static FileStream OpenAppending(string path, out bool created)
+    {
+        const int Flags = Libc.O_WRONLY | Libc.O_APPEND | Libc.O_CLOEXEC;
+        created = true;
+        var fd = Libc.Open(path, Flags | Libc.O_CREAT | Libc.O_EXCL, 0x1B6); // 0666 less the umask, as .NET creates files
+        if (fd < 0 && Libc.LastErrno == Libc.EEXIST)
+        {
+            created = false;
+            fd = Libc.Open(path, Flags, 0);
+        }
+
+        if (fd < 0)
+        {
+            var errno = Libc.LastErrno;
+            var message = $"cannot open the journal {path}: {Libc.Message(errno)}";
+            throw errno is 1 or 13 ? new UnauthorizedAccessException(message) : new IOException(message); // EPERM, EACCES
+        }
+
+        var handle = new Microsoft.Win32.SafeHandles.SafeFileHandle((nint)fd, ownsHandle: true);
+        try
+        {
+            return new FileStream(handle, FileAccess.Write, 1);
+        }
+        catch
+        {
+            handle.Dispose();
+            throw;
+        }
+    }
+
+    /// <summary>Elsewhere: created new when it does not exist, else opened at its end.</summary>
+    private static FileStream OpenPortable(string path, out bool created)
+    {
+        try
+        {
+            created = true;
+            return new FileStream(path, FileMode.CreateNew, FileAccess.Write, FileShare.Read, 1);
+        }
+        catch (IOException) when (File.Exists(path))
+        {
+            created = false;
+            return new FileStream(path, FileMode.Append, FileAccess.Write, FileShare.Read, 1);
+        }
     }
 
     /// <summary>Closes the file.</summary>

@@ -1,4 +1,5 @@
 using System.Globalization;
+using System.Runtime.Versioning;
 using System.Text;
 using Dedup.Core.FileSystem;
 using Dedup.Core.Interop;
@@ -15,6 +16,7 @@ namespace Dedup.Core.Linking.Undo;
 /// <c>undone</c> line is synced, the name re-checked and the copy renamed over it; the inode flags come last (an
 /// immutable flag would forbid the rename).
 /// </summary>
+[SupportedOSPlatform("linux")]
 internal sealed partial class UndoEngine
 {
     private const int CopyChunk = 1 << 20;

@@ -7,6 +7,7 @@ using Dedup.Core.Paths;
 namespace Dedup.Core.Linking.Undo;
 
 /// <summary>The decisions (journal-format.md, last section): only from what the name, and the trash, hold now.</summary>
+[SupportedOSPlatform("linux")]
 internal sealed partial class UndoEngine
 {
     private ((UndoOutcome? Outcome, string? Reason) Decision, StatxBuffer Now) Decide(JournalStep step, JournalRun run, FolderHandle folder, string name)

@@ -1,3 +1,4 @@
+using System.Runtime.Versioning;
 using Dedup.Core.FileSystem;
 using Dedup.Core.Interop;
 using Dedup.Core.Linking.Execution;
@@ -12,6 +13,7 @@ namespace Dedup.Core.Linking.Undo;
 /// when losing the name loses nothing: an empty file, another name of a file the journal's steps in this folder name
 /// (kept or after), or a file with exactly the bytes of one of them. Anything else stays, with a note.
 /// </summary>
+[SupportedOSPlatform("linux")]
 internal sealed partial class UndoEngine
 {
     private void RemoveLeftovers(FolderHandle folder, JournalRun run)
@@ -24,8 +26,11 @@ internal sealed partial class UndoEngine
             return;
         }
 
+        // (A root's own folder is opened as "root/.": compared as a path, not as text.)
+        var folderPath = AbsolutePath.Parse(folder.Path).ToString();
+
         // What this folder's steps make provable: the files the names led to after the action, and the kept files.
-        var here = _journal.Steps.Where(s => s.Run == run.Id && s.Copies && AbsolutePath.Parse(s.Path).Parent?.ToString() == folder.Path).ToList();
+        var here = _journal.Steps.Where(s => s.Run == run.Id && s.Copies && AbsolutePath.Parse(s.Path).Parent?.ToString() == folderPath).ToList();
         var known = new List<(DuplicateFile Kept, IReadOnlyList<ScanRoot> Roots)>();
         var targets = new HashSet<string>(StringComparer.Ordinal);
         foreach (var step in here)
@@ -70,7 +75,7 @@ internal sealed partial class UndoEngine
 
             if (reason is not null)
             {
-                Notes.Add($"leftover temporary file {PathText.Escape(System.IO.Path.Join(folder.Path, name))}: {reason}");
+                Notes.Add($"leftover temporary file {PathText.Escape(System.IO.Path.Join(folderPath, name))}: {reason}");
             }
         }
     }

@@ -60,7 +60,7 @@ internal sealed partial class UndoEngine : IDisposable
             return (UndoOutcome.LeftAlone, problem);
         }
 
-        if (_cleaned.Add(folder.Path))
+        if (_cleaned.Add(AbsolutePath.Parse(folder.Path).ToString()))
         {
             RemoveLeftovers(folder, run!);
         }

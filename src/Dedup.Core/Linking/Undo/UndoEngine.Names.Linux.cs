@@ -1,3 +1,4 @@
+using System.Runtime.Versioning;
 using Dedup.Core.FileSystem;
 using Dedup.Core.Interop;
 using Dedup.Core.Linking.Execution;
@@ -11,6 +12,7 @@ namespace Dedup.Core.Linking.Undo;
 /// a folder or link made under a temporary name first so the <c>undone</c> line can name its identity before the name
 /// changes.
 /// </summary>
+[SupportedOSPlatform("linux")]
 internal sealed partial class UndoEngine
 {
     private const int PrivateFolderMode = 0x1C0; // 0700 until it has its owner and mode

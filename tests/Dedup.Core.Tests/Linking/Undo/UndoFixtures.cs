@@ -24,6 +24,14 @@ internal static class UndoFixtures
         return await plan.ApplyAsync();
     }
 
+    /// <summary>Fills the file system of <paramref name="file"/>'s folder until about <paramref name="free"/> bytes are free to a user (root has the reserved blocks besides).</summary>
+    public static void FillLeaving(string file, long free)
+    {
+        var available = new DriveInfo(Path.GetDirectoryName(file)!).AvailableFreeSpace;
+        Assert.True(available > free, $"only {available} bytes free");
+        Tests.Infrastructure.TempTree.Run("fallocate", "-l", (available - free).ToString(System.Globalization.CultureInfo.InvariantCulture), file);
+    }
+
     /// <summary>The journal's lines as JSON objects, to edit by hand (a tampered or damaged journal).</summary>
     public static List<JsonObject> Lines(string journal) =>
         File.ReadAllLines(journal).Select(l => (JsonObject)JsonNode.Parse(l)!).ToList();

@@ -40,13 +40,16 @@ public sealed class UndoInterferenceTests
         var b = tree.Write("data/b.bin", Content);
         var journal = await HardLinkedAsync(tree, logs);
         File.Delete(b);
-        await File.WriteAllTextAsync(b, "the user's new file");
+        // Another file with the same size and modification time as before and after the action: only its identity differs.
+        var other = TempTree.RandomBytes(Content.Length, 386);
+        await File.WriteAllBytesAsync(b, other);
+        TempTree.Run("touch", "-m", "-r", tree.PathOf("data/a.bin"), b);
 
         var outcome = Assert.Single((await UndoFixtures.UndoAsync(journal)).Outcomes);
 
         Assert.Equal(UndoOutcome.LeftAlone, outcome.Outcome);
         Assert.StartsWith("was replaced by another file since the action", outcome.Reason, StringComparison.Ordinal);
-        Assert.Equal("the user's new file", await File.ReadAllTextAsync(b));
+        Assert.Equal(other, await File.ReadAllBytesAsync(b));
     }
 
     [LinuxFact]
@@ -100,7 +103,7 @@ public sealed class UndoInterferenceTests
         // Another name of the kept file, outside the scanned root: its identity is the journal's "after".
         var outside = tree.PathOf("elsewhere/c.bin");
         Directory.CreateDirectory(tree.PathOf("elsewhere"));
-        File.CreateHardLink(outside, a);
+        TempTree.Run("ln", a, outside);
         var lines = UndoFixtures.Lines(journal);
         UndoFixtures.Begun(lines)["path"] = outside;
         UndoFixtures.Write(journal, lines);

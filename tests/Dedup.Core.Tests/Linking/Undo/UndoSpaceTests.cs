@@ -13,7 +13,7 @@ namespace Dedup.Core.Tests.Linking.Undo;
 public sealed class UndoSpaceTests
 {
     private const string Small = "DEDUP_TEST_SMALLFS";
-    private static readonly byte[] Content = TempTree.RandomBytes(20 << 20, 383);
+    private static readonly byte[] Content = TempTree.RandomBytes(10 << 20, 383);
 
     [FactRequiringFolder(Small, "a small ext4 to run out of space on")]
     public async Task Copies_that_do_not_fit_are_refused_before_anything_changes_unless_partial()
@@ -25,14 +25,15 @@ public sealed class UndoSpaceTests
         var c = tree.Write("data/c.bin", Content);
         var journal = logs.PathOf("journal.jsonl");
         Assert.Equal(2, (await UndoFixtures.ActAsync(tree, Linkers.HardLink, journal, tree.PathOf("data"))).Done);
+        UndoFixtures.FillLeaving(tree.PathOf("filler"), 15 << 20); // room for one copy, not two
 
         var plan = UndoPlan.Create(journal);
 
         var space = Assert.Single(plan.Space);
-        Assert.Equal(2L * Content.Length, space.Needed); // 20 MiB each, a whole number of blocks
+        Assert.Equal(2L * Content.Length, space.Needed); // 10 MiB each, a whole number of blocks
         Assert.True(space.Available < space.Needed, $"{space.Available} bytes free");
         Assert.False(plan.HasEnoughSpace);
-        Assert.StartsWith("not enough space to undo: 40.0 MiB needed on the file system of ", plan.SpaceRefusal(), StringComparison.Ordinal);
+        Assert.StartsWith("not enough space to undo: 20.0 MiB needed on the file system of ", plan.SpaceRefusal(), StringComparison.Ordinal);
         await Assert.ThrowsAsync<InvalidOperationException>(() => plan.ApplyAsync());
         Assert.Equal(TestNative.Inode(a), TestNative.Inode(b));
         Assert.Equal(TestNative.Inode(a), TestNative.Inode(c));
