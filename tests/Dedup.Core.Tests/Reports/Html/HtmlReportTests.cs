@@ -60,7 +60,7 @@ public sealed class HtmlReportTests
         Assert.DoesNotContain('&', data);
         Assert.Equal(2, CountOf(html, "</script>")); // the data block's and the script's: no name ends either
         var parsed = HtmlPages.Data(html);
-        Assert.Equal(["/data/" + ImgName, "/data/x</script><script>alert(2)</script>/y", "/data/&amp;'\"--><!--"], HtmlPages.PathsOf(parsed, parsed.GetProperty("g")[0]).Order(StringComparer.Ordinal));
+        Assert.Equal(new[] { "/data/" + ImgName, "/data/x</script><script>alert(2)</script>/y", "/data/&amp;'\"--><!--" }.Order(StringComparer.Ordinal), HtmlPages.PathsOf(parsed, parsed.GetProperty("g")[0]).Order(StringComparer.Ordinal));
         Assert.Equal("<script>alert(3)</script>", parsed.GetProperty("e")[0][2].GetString());
     }
 
@@ -103,7 +103,7 @@ public sealed class HtmlReportTests
 
         var html = HtmlPages.Write(groups);
 
-        Assert.Equal(1, CountOf(html, "\"folder\""));
+        Assert.Equal(1, CountOf(HtmlPages.DataText(html), "\"folder\""));
         Assert.Equal(200, HtmlPages.Data(html).GetProperty("g").GetArrayLength());
     }
 
