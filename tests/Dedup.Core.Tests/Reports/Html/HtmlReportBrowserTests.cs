@@ -35,6 +35,7 @@ public sealed class HtmlReportBrowserTests(ITestOutputHelper output)
         Chromium.Screenshot(page, "html-report-tree", "#group=0");
 
         Assert.Empty(console);
+        Assert.DoesNotMatch("https?:", await File.ReadAllTextAsync(page)); // with the policy: nothing to ask the network for
         Assert.Equal("2", Chromium.RootAttribute(dom, "data-groups"));
         Assert.Equal("6", Total(dom, "Files scanned"));
         Assert.Equal("2", Total(dom, "Duplicate groups"));
