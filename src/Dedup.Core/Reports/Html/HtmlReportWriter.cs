@@ -2,8 +2,6 @@ using System.Globalization;
 using System.Text.Encodings.Web;
 using System.Text.Json;
 using System.Text.Unicode;
-using Dedup.Core.Linking;
-using Dedup.Core.Linking.Trash;
 using Dedup.Core.Paths;
 using Dedup.Core.Reporting;
 
@@ -15,21 +13,19 @@ namespace Dedup.Core.Reports.Html;
 /// block, streamed as the groups arrive. Every <c>&lt;</c>, <c>&gt;</c> and <c>&amp;</c> in it is a <c>\u</c> escape,
 /// so no name can end the block or open a tag; the page's script reads it as text and shows names as text only.
 /// The data: <c>g</c> the file groups <c>[kind, size, kept, [folder, name, …], extra?]</c> (kind 0 whole file, 1 media
-/// payload, 2 across machines; kept is the index of the copy <see cref="KeepRule.PathOrder"/> keeps, as
-/// <c>dedup delete --from-report</c> decides by default, -1 for none); <c>f</c> the folder groups; <c>d</c> the folder
+/// payload, 2 across machines; kept is the index of the copy <see cref="Linking.KeepRule.PathOrder"/> keeps, as
+/// <c>dedup delete --from-report</c> decides by default (<see cref="KeepOrder"/>), -1 for none); <c>f</c> the folder
+/// groups; <c>d</c> the folder
 /// table (<see cref="HtmlFolderTable"/>); <c>s</c> the summary; <c>e</c> the errors; <c>m</c> when, where and how it ran.
 /// </summary>
 internal sealed class HtmlReportWriter : ReportWriter
 {
-    private static readonly KeepRule[] DefaultRules = [KeepRule.PathOrder];
-
     // The HTML-sensitive characters are always escaped by this encoder; everything else that JSON allows is written as it is.
     private static readonly JavaScriptEncoder Encoder = JavaScriptEncoder.Create(UnicodeRanges.All);
 
     private readonly Stream _stream;
     private readonly Utf8JsonWriter _json;
     private readonly HtmlFolderTable _folders = new();
-    private readonly TrashLocator _trash = TrashLocator.Create();
     private readonly List<DuplicateFolderGroup> _folderGroups = [];
     private readonly string? _options;
     private readonly DateTimeOffset _written = DateTimeOffset.UtcNow;
@@ -53,11 +49,11 @@ internal sealed class HtmlReportWriter : ReportWriter
         ArgumentNullException.ThrowIfNull(group);
         var acrossMachines = !group.Sha256.IsEmpty;
         var media = group.Match == ContentMatch.MediaPayload;
-        var kept = acrossMachines ? null : KeepRule.SelectKept(group.Files, DefaultRules, _trash.IsDisposable);
+        var kept = acrossMachines ? -1 : FirstInPathOrder(group.Files.Count, i => group.Files[i].Path);
         _json.WriteStartArray();
         _json.WriteNumberValue(acrossMachines ? 2 : media ? 1 : 0);
         _json.WriteNumberValue(group.Size);
-        _json.WriteNumberValue(kept is null ? -1 : IndexOf(group.Files, kept));
+        _json.WriteNumberValue(kept);
         _json.WriteStartArray();
         foreach (var file in group.Files)
         {
@@ -181,7 +177,7 @@ internal sealed class HtmlReportWriter : ReportWriter
 
     /// <summary>
     /// Each folder group: <c>[exact, files, bytes, wastedBytes, kept, [folder, …], verified, [[kind, path], …]]</c>;
-    /// the kept folder is the first in path order that is not in a trash, as a folder plan with no rule keeps.
+    /// the kept folder is the first in path order, as a folder plan with no rule keeps.
     /// </summary>
     private void WriteFolderGroups()
     {
@@ -193,7 +189,7 @@ internal sealed class HtmlReportWriter : ReportWriter
             _json.WriteNumberValue(group.Files);
             _json.WriteNumberValue(group.Bytes);
             _json.WriteNumberValue(group.WastedBytes);
-            _json.WriteNumberValue(KeptFolder(group.Folders));
+            _json.WriteNumberValue(FirstInPathOrder(group.Folders.Count, i => group.Folders[i]));
             _json.WriteStartArray();
             foreach (var folder in group.Folders)
             {
@@ -224,13 +220,16 @@ internal sealed class HtmlReportWriter : ReportWriter
         _json.WriteEndArray();
     }
 
-    private int KeptFolder(IReadOnlyList<AbsolutePath> folders)
+    /// <summary>
+    /// The index of the path <see cref="Linking.KeepRule.PathOrder"/> keeps. (A copy in a trash, which an action never
+    /// keeps, is judged by the action: the trash is found from the file system, which this layer does not look at.)
+    /// </summary>
+    private static int FirstInPathOrder(int count, Func<int, AbsolutePath> path)
     {
-        var best = -1;
-        for (var i = 0; i < folders.Count; i++)
+        var best = 0;
+        for (var i = 1; i < count; i++)
         {
-            var trash = _trash.IsInTrash(folders[i]);
-            if (best < 0 || (!trash && _trash.IsInTrash(folders[best])) || (trash == _trash.IsInTrash(folders[best]) && KeepOrder.Compare(folders[i], folders[best]) < 0))
+            if (KeepOrder.Compare(path(i), path(best)) < 0)
             {
                 best = i;
             }
@@ -283,19 +282,6 @@ internal sealed class HtmlReportWriter : ReportWriter
         }
 
         _json.WriteEndObject();
-    }
-
-    private static int IndexOf(IReadOnlyList<DuplicateFile> files, DuplicateFile kept)
-    {
-        for (var i = 0; i < files.Count; i++)
-        {
-            if (ReferenceEquals(files[i], kept))
-            {
-                return i;
-            }
-        }
-
-        return -1;
     }
 
     public override void Flush()

@@ -47,7 +47,7 @@ public sealed class HtmlReportDataTests
     }
 
     [Fact]
-    public void A_folder_group_keeps_the_first_folder_in_path_order_outside_a_trash()
+    public void A_folder_group_keeps_the_first_folder_in_path_order_hidden_folders_last()
     {
         var exact = new DuplicateFolderGroup([AbsolutePath.Parse("/data/q"), AbsolutePath.Parse("/data/p")], 2, 20, verifiedByBytes: true);
         var trash = new DuplicateFolderGroup([AbsolutePath.Parse("/data/.local/share/Trash/files/p"), AbsolutePath.Parse("/data/z"), AbsolutePath.Parse("/data/y")], 2, 20, verifiedByBytes: false,
@@ -62,7 +62,7 @@ public sealed class HtmlReportDataTests
         Assert.Equal(1, first[6].GetInt32()); // verified
         var second = data.GetProperty("f")[1];
         Assert.Equal(0, second[0].GetInt32());
-        Assert.Equal(2, second[4].GetInt32()); // /data/y: not the trash's, though it sorts first
+        Assert.Equal(2, second[4].GetInt32()); // /data/y: the trash's is under a hidden folder
         Assert.Equal(0, second[6].GetInt32());
         Assert.Equal(["only in second", "unknown", "changed"], second[7].EnumerateArray().Select(d => d[0].GetString()));
     }

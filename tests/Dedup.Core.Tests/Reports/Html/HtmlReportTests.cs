@@ -76,7 +76,7 @@ public sealed class HtmlReportTests
     }
 
     [Fact]
-    public void A_copy_in_a_trash_is_never_the_one_kept()
+    public void A_copy_under_a_hidden_folder_such_as_a_trash_is_not_the_one_kept()
     {
         var html = HtmlPages.Write([HtmlPages.Group(10, "/data/.local/share/Trash/files/a", "/data/z/a")]);
 
