@@ -17,8 +17,8 @@ internal static class FindCommand
     {
         var paths = new Argument<string[]>("path") { Arity = ArgumentArity.ZeroOrMore, Description = "Folders, or files (Linux), to scan (or --files-from)." };
         var filesFrom = PathList.CreateOption();
-        var format = new Option<string>("--format") { Description = "Output format: text, json, csv or paths0 (every name of every duplicate, exact bytes, each ended by a NUL byte, for xargs -0).", DefaultValueFactory = _ => "text" };
-        format.AcceptOnlyFromAmong("text", "json", "csv", "paths0");
+        var format = new Option<string>("--format") { Description = "Output format: text, json, csv, html (one self-contained page to open in a browser: totals, wasted space by folder, the groups with the copy kept and a delete command for each) or paths0 (every name of every duplicate, exact bytes, each ended by a NUL byte, for xargs -0).", DefaultValueFactory = _ => "text" };
+        format.AcceptOnlyFromAmong("text", "json", "csv", "html", "paths0");
         var output = ExactFileNames.Require(new Option<FileInfo?>("--output", "-o") { Description = "Write the report to this file instead of standard output: replaced only once the report is complete, keeping its owner and mode; '-', or a file already open as standard output or error (/dev/stdout, a shell's >> log), is written through that descriptor; a symbolic link is refused." });
         var sort = new Option<string>("--sort") { Description = "Group order: wasted (bytes a group wastes, largest first; the default), size (file size, largest first), count (most copies first) or path (first path); ties by first path.", DefaultValueFactory = _ => "wasted" };
         sort.AcceptOnlyFromAmong("wasted", "size", "count", "path");
@@ -270,7 +270,7 @@ internal static class FindCommand
             return;
         }
 
-        using var writer = ReportWriters.Create(report.Format, stream, report.Statistics);
+        using var writer = ReportWriters.Create(report.Format, stream, report.Statistics, report.Format == "html" ? CommandLineText.Current() : null);
         if (report.Folders && writer is CsvReportWriter csv)
         {
             csv.MarkFolderMode(); // the kind,files,bytes columns, even when no folder group is found

@@ -60,9 +60,9 @@ public sealed class CompletionTests
 
         // What the completion system offers, as zsh would insert it: the blanks and parentheses escaped, one word.
         Assert.Equal(["Photos", @"Photos\ \(copy\)"], Zsh(tree, "dedup find Ph"));
-        Assert.Equal(["completion", "delete", "find", "link", "undo"], Zsh(tree, "dedup "));
+        Assert.Equal(["completion", "delete", "find", "link", "report", "undo"], Zsh(tree, "dedup "));
         Assert.Equal(["first-root", "newest", "oldest", "path-order", "prefix:", "shortest-path"], Zsh(tree, "dedup link --keep "));
-        Assert.Equal(["csv", "json", "paths0", "text"], Zsh(tree, "dedup find --format "));
+        Assert.Equal(["csv", "html", "json", "paths0", "text"], Zsh(tree, "dedup find --format "));
         Assert.Contains("--version", Zsh(tree, "dedup --"));
         Assert.Contains("--min-size", Zsh(tree, "dedup delete --min"));
         Assert.Equal(["completion-script"], Zsh(tree, "dedup find comp")); // a PATH may be a file

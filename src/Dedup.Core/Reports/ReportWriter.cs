@@ -44,6 +44,30 @@ public abstract class ReportWriter : IDisposable
         return new JsonReportWriter(stream, runStatistics);
     }
 
+    /// <summary>
+    /// The HTML report <c>dedup find --format html</c> writes (docs/usage.md): one self-contained page to open in a
+    /// browser, that needs no network (its script and style are inline and a Content-Security-Policy allows nothing
+    /// else), showing the totals, the wasted bytes by folder as a treemap, the groups largest waste first with the copy
+    /// the default keep rule (<see cref="Linking.KeepRule.PathOrder"/>) keeps, the errors, and the <c>dedup delete</c>
+    /// command for a group or a selection: the page only shows what to do, it acts on nothing. Names are data, never
+    /// markup, shown escaped as the text report shows them (<see cref="Paths.PathText.Escape"/>).
+    /// </summary>
+    /// <param name="stream">Where the UTF-8 page goes; left open.</param>
+    /// <returns>The writer.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="stream"/> is <see langword="null"/>.</exception>
+    public static ReportWriter CreateHtml(Stream stream) => CreateHtml(stream, options: null);
+
+    /// <summary>The HTML report of <see cref="CreateHtml(Stream)"/>, which also shows how the scan was asked for.</summary>
+    /// <param name="stream">Where the UTF-8 page goes; left open.</param>
+    /// <param name="options">How the scan was asked for (such as the command line that ran it), shown with the totals as text; <see langword="null"/> for nothing.</param>
+    /// <returns>The writer.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="stream"/> is <see langword="null"/>.</exception>
+    public static ReportWriter CreateHtml(Stream stream, string? options)
+    {
+        ArgumentNullException.ThrowIfNull(stream);
+        return new Html.HtmlReportWriter(stream, options);
+    }
+
     /// <summary>Writes one group of duplicate files.</summary>
     /// <param name="group">The group.</param>
     public abstract void WriteGroup(DuplicateGroup group);

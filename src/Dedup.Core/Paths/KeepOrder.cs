@@ -1,9 +1,8 @@
-using Dedup.Core.Paths;
-
-namespace Dedup.Core.Linking;
+namespace Dedup.Core.Paths;
 
 /// <summary>
-/// The order <see cref="KeepRule.PathOrder"/> keeps by, for files and folders alike: paths without hidden folders
+/// The order <see cref="Linking.KeepRule.PathOrder"/> keeps by (here, with the paths, so that the HTML report below
+/// the linking layer marks the same copy), for files and folders alike: paths without hidden folders
 /// first, then folder by folder from the root (the first name where two paths part decides, an ancestor before what
 /// lies below it), each name compared by the kernel's bytes (<see cref="KernelNames"/>): first the name without its
 /// extension, then the whole name. So an original sorts before the copies named after it: <c>Photos</c> before
