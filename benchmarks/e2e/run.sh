@@ -3,7 +3,7 @@
 #
 #   benchmarks/e2e/run.sh [--files N] [--gib G] [--seed S] [--tree DIR] [--cold]
 #                         [--runs K] [--warmup W] [--no-build] [--dedup-bin PATH]
-#                         [--tools LIST] [--out DIR] [--dedup-args ARGS]
+#                         [--tools LIST] [--out DIR] [--args TOOL=ARGS]...
 #                         [--cmd NAME=COMMAND]... [--prepare NAME=COMMAND]...
 #
 # The report (Markdown, ready for docs/benchmarks.md) goes to stdout and to
@@ -30,8 +30,7 @@ BUILD=1
 DEDUP_BIN=""
 TOOLS="dedup,jdupes,rdfind,rmlint"
 OUT=""
-DEDUP_ARGS=""
-declare -A EXTRA_CMD EXTRA_PREP
+declare -A EXTRA_CMD EXTRA_PREP TOOL_ARGS
 BENCH_ROOT=/var/tmp/dedup-bench
 
 usage() { sed -n '2,11p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; cat <<EOF
@@ -51,7 +50,8 @@ Options (defaults in brackets):
                    the names given to --cmd, in the order the runs interleave [$TOOLS]
   --out DIR        where raw outputs, results.tsv and report.md go
                    [$BENCH_ROOT/results/<timestamp>-<files>-<gib>]
-  --dedup-args A   extra arguments for dedup find (word-split), e.g. --hidden
+  --args T=A       extra arguments (word-split) for tool T, one of the five above,
+                   e.g. dedup=--hidden rmlint=--hidden: both skip dot-names by default
   --cmd N=C        an extra tool N: the bash command C, timed like the others; it sees
                    TREE, OUT (its output file), MODE, RUN and DEDUP (the dedup executable)
   --prepare N=C    an untimed bash command before every run of tool N (same variables)
@@ -75,7 +75,7 @@ while [[ $# -gt 0 ]]; do
     --dedup-bin) DEDUP_BIN=${2:?}; BUILD=0; shift 2 ;;
     --tools) TOOLS=${2:?}; shift 2 ;;
     --out) OUT=${2:?}; shift 2 ;;
-    --dedup-args) DEDUP_ARGS=${2?}; shift 2 ;;
+    --args) [[ ${2:?} == *=* ]] || die "--args wants TOOL=ARGS"; TOOL_ARGS[${2%%=*}]=${2#*=}; shift 2 ;;
     --cmd) [[ ${2:?} == *=* ]] || die "--cmd wants NAME=COMMAND"; EXTRA_CMD[${2%%=*}]=${2#*=}; shift 2 ;;
     --prepare) [[ ${2:?} == *=* ]] || die "--prepare wants NAME=COMMAND"; EXTRA_PREP[${2%%=*}]=${2#*=}; shift 2 ;;
     -h|--help) usage; exit 0 ;;
@@ -194,11 +194,11 @@ tool_cmd() {  # tool out -> sets CMD (array) and STDOUT_TO
   local tool=$1 out=$2
   STDOUT_TO="$out.stdout"
   case "$tool" in
-    dedup)  CMD=("$DEDUP_BIN" find "$TREE" $DEDUP_ARGS --format json --stats --output "$out") ;;
-    jdupes) CMD=(jdupes -r -q "$TREE"); STDOUT_TO=$out ;;
-    fdupes) CMD=(fdupes -r -q -n "$TREE"); STDOUT_TO=$out ;;
-    rdfind) CMD=(rdfind -dryrun true -outputname "$out" "$TREE") ;;
-    rmlint) CMD=(rmlint -T df "$TREE" -o "json:$out") ;;
+    dedup)  CMD=("$DEDUP_BIN" find "$TREE" ${TOOL_ARGS[dedup]:-} --format json --stats --output "$out") ;;
+    jdupes) CMD=(jdupes -r -q ${TOOL_ARGS[jdupes]:-} "$TREE"); STDOUT_TO=$out ;;
+    fdupes) CMD=(fdupes -r -q -n ${TOOL_ARGS[fdupes]:-} "$TREE"); STDOUT_TO=$out ;;
+    rdfind) CMD=(rdfind -dryrun true ${TOOL_ARGS[rdfind]:-} -outputname "$out" "$TREE") ;;
+    rmlint) CMD=(rmlint -T df ${TOOL_ARGS[rmlint]:-} "$TREE" -o "json:$out") ;;
     *)      CMD=(bash -c "${EXTRA_CMD[$tool]}") ;;  # exec'd by bash: time sees the tool's own RSS and CPU
   esac
 }
@@ -275,7 +275,16 @@ if [[ -n $MANIFEST ]]; then
   read -r tree_bytes tree_info < <(python3 - "$MANIFEST" <<'EOF'
 import json, sys
 m = json.load(open(sys.argv[1], encoding="utf-8"))
-s, a = m["stats"], m["args"]
+s = m["stats"]
+if "args" not in m:  # gen_sourcetree.py's manifest: its own statistics
+    a = s.get("args", {})
+    print(s["apparent_bytes"], f"{s['entries']} entries ({s['regular_files']} files, {s['empty_files']} empty, "
+          f"{s['hardlink_names']} extra hard-link names) in {s['folders']} folders (max depth {s['max_depth']}), "
+          f"{s['apparent_bytes'] / 1e9:.2f} GB; {s['duplicate_groups']} duplicate groups with {s['files_in_groups']} files "
+          f"({s['reclaimable_bytes'] / 1e9:.2f} GB reclaimable), {s['distinct_sizes']} distinct sizes; "
+          f"gen_sourcetree.py --files {a.get('files', '?')} --total-gb {a.get('total_gb', '?')} --seed {a.get('seed', '?')}")
+    sys.exit(0)
+a = m["args"]
 print(s["bytes"], f"{s['names']} entries ({s['inodes']} distinct files, {s['empty_files']} empty, "
       f"{s['hardlink_names']} extra hard-link names) in {s['dirs']} folders (max depth {s['max_depth']}), "
       f"{s['bytes'] / 2**30:.2f} GiB; {s['groups']} duplicate groups with {s['duplicate_files']} files "
