@@ -3,7 +3,8 @@
 #
 #   benchmarks/e2e/run.sh [--files N] [--gib G] [--seed S] [--tree DIR] [--cold]
 #                         [--runs K] [--warmup W] [--no-build] [--dedup-bin PATH]
-#                         [--tools LIST] [--out DIR]
+#                         [--tools LIST] [--out DIR] [--args TOOL=ARGS]...
+#                         [--cmd NAME=COMMAND]... [--prepare NAME=COMMAND]...
 #
 # The report (Markdown, ready for docs/benchmarks.md) goes to stdout and to
 # OUT/report.md; progress goes to stderr.  Exit status 1 if the tools disagree
@@ -29,6 +30,7 @@ BUILD=1
 DEDUP_BIN=""
 TOOLS="dedup,jdupes,rdfind,rmlint"
 OUT=""
+declare -A EXTRA_CMD EXTRA_PREP TOOL_ARGS
 BENCH_ROOT=/var/tmp/dedup-bench
 
 usage() { sed -n '2,11p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; cat <<EOF
@@ -44,9 +46,16 @@ Options (defaults in brackets):
   --warmup W       untimed runs per tool before the warm runs [$WARMUP]
   --no-build       do not run 'dotnet publish' (use existing artifacts/cli/dedup)
   --dedup-bin PATH benchmark this dedup executable (implies --no-build)
-  --tools LIST     comma-separated subset of dedup,jdupes,rdfind,rmlint,fdupes [$TOOLS]
+  --tools LIST     comma-separated subset of dedup,jdupes,rdfind,rmlint,fdupes and
+                   the names given to --cmd, in the order the runs interleave [$TOOLS]
   --out DIR        where raw outputs, results.tsv and report.md go
                    [$BENCH_ROOT/results/<timestamp>-<files>-<gib>]
+  --args T=A       extra arguments (word-split) for tool T, one of the five above,
+                   e.g. dedup=--hidden rmlint=--hidden: both skip dot-names by default
+  --cmd N=C        an extra tool N: the bash command C, timed like the others; it sees
+                   TREE, OUT (its output file), MODE, RUN and DEDUP (the dedup executable)
+  --prepare N=C    an untimed bash command before every run of tool N (same variables)
+                   (benchmarks/compare uses these for cache, catalog, folder, media and dedupe runs)
 EOF
 }
 
@@ -66,6 +75,9 @@ while [[ $# -gt 0 ]]; do
     --dedup-bin) DEDUP_BIN=${2:?}; BUILD=0; shift 2 ;;
     --tools) TOOLS=${2:?}; shift 2 ;;
     --out) OUT=${2:?}; shift 2 ;;
+    --args) [[ ${2:?} == *=* ]] || die "--args wants TOOL=ARGS"; TOOL_ARGS[${2%%=*}]=${2#*=}; shift 2 ;;
+    --cmd) [[ ${2:?} == *=* ]] || die "--cmd wants NAME=COMMAND"; EXTRA_CMD[${2%%=*}]=${2#*=}; shift 2 ;;
+    --prepare) [[ ${2:?} == *=* ]] || die "--prepare wants NAME=COMMAND"; EXTRA_PREP[${2%%=*}]=${2#*=}; shift 2 ;;
     -h|--help) usage; exit 0 ;;
     *) usage >&2; die "unknown argument: $1" ;;
   esac
@@ -76,8 +88,9 @@ done
 [[ $GIB =~ ^[0-9]*\.?[0-9]+$ ]] || die "--gib must be a number"
 IFS=, read -r -a TOOL_LIST <<< "$TOOLS"
 for t in "${TOOL_LIST[@]}"; do
-  case "$t" in dedup|jdupes|rdfind|rmlint|fdupes) ;; *) die "unknown tool: $t" ;; esac
+  case "$t" in dedup|jdupes|rdfind|rmlint|fdupes) ;; *) [[ -n ${EXTRA_CMD[$t]:-} ]] || die "unknown tool: $t (not given by --cmd)" ;; esac
 done
+is_extra() { [[ -n ${EXTRA_CMD[$1]:-} ]]; }
 has_tool() { [[ ",$TOOLS," == *",$1,"* ]]; }
 
 # ---------------------------------------------------------------- tree
@@ -125,6 +138,7 @@ missing=()
 /usr/bin/time --version 2>&1 | grep -q 'GNU' || missing+=(time)
 for t in "${TOOL_LIST[@]}"; do
   [[ $t == dedup ]] && continue
+  is_extra "$t" && continue
   command -v "$t" > /dev/null || missing+=("${PKG[$t]}")
 done
 if [[ ${#missing[@]} -gt 0 ]]; then
@@ -134,7 +148,7 @@ if [[ ${#missing[@]} -gt 0 ]]; then
     || { apt-get -o DPkg::Lock::Timeout=600 update >&2 && apt-get -o DPkg::Lock::Timeout=600 install -y "${missing[@]}" >&2; }
 fi
 
-if has_tool dedup; then
+if has_tool dedup || [[ ${#EXTRA_CMD[@]} -gt 0 ]]; then
   if [[ -z $DEDUP_BIN ]]; then
     DEDUP_BIN="$REPO/artifacts/cli/dedup"
     if [[ $BUILD == 1 ]]; then
@@ -145,7 +159,7 @@ if has_tool dedup; then
       fi
     fi
   fi
-  [[ -x $DEDUP_BIN ]] || die "dedup executable not found: $DEDUP_BIN (build it or pass --dedup-bin / --tools without dedup)"
+  [[ -x $DEDUP_BIN ]] || ! has_tool dedup || die "dedup executable not found: $DEDUP_BIN (build it or pass --dedup-bin / --tools without dedup)"
 fi
 
 # ---------------------------------------------------------------- cache control
@@ -174,20 +188,21 @@ if [[ $COLD == 1 ]]; then
 fi
 
 # ---------------------------------------------------------------- running
-printf 'tool\tmode\trun\twall_s\tmaxrss_kib\tfs_in_blocks\texit\toutput\n' > "$RESULTS"
+printf 'tool\tmode\trun\twall_s\tmaxrss_kib\tfs_in_blocks\texit\toutput\tuser_s\tsys_s\n' > "$RESULTS"
 
 tool_cmd() {  # tool out -> sets CMD (array) and STDOUT_TO
   local tool=$1 out=$2
   STDOUT_TO="$out.stdout"
   case "$tool" in
-    dedup)  CMD=("$DEDUP_BIN" find "$TREE" --format json --stats --output "$out") ;;
-    jdupes) CMD=(jdupes -r -q "$TREE"); STDOUT_TO=$out ;;
-    fdupes) CMD=(fdupes -r -q -n "$TREE"); STDOUT_TO=$out ;;
-    rdfind) CMD=(rdfind -dryrun true -outputname "$out" "$TREE") ;;
-    rmlint) CMD=(rmlint -T df "$TREE" -o "json:$out") ;;
+    dedup)  CMD=("$DEDUP_BIN" find "$TREE" ${TOOL_ARGS[dedup]:-} --format json --stats --output "$out") ;;
+    jdupes) CMD=(jdupes -r -q ${TOOL_ARGS[jdupes]:-} "$TREE"); STDOUT_TO=$out ;;
+    fdupes) CMD=(fdupes -r -q -n ${TOOL_ARGS[fdupes]:-} "$TREE"); STDOUT_TO=$out ;;
+    rdfind) CMD=(rdfind -dryrun true ${TOOL_ARGS[rdfind]:-} -outputname "$out" "$TREE") ;;
+    rmlint) CMD=(rmlint -T df ${TOOL_ARGS[rmlint]:-} "$TREE" -o "json:$out") ;;
+    *)      CMD=(bash -c "${EXTRA_CMD[$tool]}") ;;  # exec'd by bash: time sees the tool's own RSS and CPU
   esac
 }
-out_ext() { case "$1" in dedup|rmlint) echo json ;; *) echo txt ;; esac; }
+out_ext() { case "$1" in dedup|rmlint) echo json ;; jdupes|rdfind|fdupes) echo txt ;; *) echo out ;; esac; }
 
 run_one() {  # tool mode run record(0/1)
   local tool=$1 mode=$2 run=$3 record=$4
@@ -200,17 +215,21 @@ run_one() {  # tool mode run record(0/1)
   else
     warm_tree
   fi
+  local vars=(TREE="$TREE" OUT="$out" MODE="$mode" RUN="$run" DEDUP="$DEDUP_BIN")
+  if [[ -n ${EXTRA_PREP[$tool]:-} ]]; then
+    env "${vars[@]}" bash -c "${EXTRA_PREP[$tool]}" >&2 || die "--prepare of $tool failed"
+  fi
   local rc=0
-  /usr/bin/time -f '%e %M %I' -o "$tf" "${CMD[@]}" > "$STDOUT_TO" 2> "$out.stderr" || rc=$?
-  local wall rss inb
-  read -r wall rss inb < <(tail -n 1 "$tf")
+  env "${vars[@]}" /usr/bin/time -f '%e %M %I %U %S' -o "$tf" "${CMD[@]}" > "$STDOUT_TO" 2> "$out.stderr" || rc=$?
+  local wall rss inb usr sys
+  read -r wall rss inb usr sys < <(tail -n 1 "$tf")
   if [[ $rc -ne 0 ]]; then
     log "$tool $mode #$run FAILED (exit $rc); stderr tail:"
     tail -n 5 "$out.stderr" >&2 || true
   fi
   log "$tool $mode #$run: ${wall}s, max RSS $((rss / 1024)) MiB, exit $rc"
   if [[ $record == 1 ]]; then
-    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$tool" "$mode" "$run" "$wall" "$rss" "$inb" "$rc" "$out" >> "$RESULTS"
+    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$tool" "$mode" "$run" "$wall" "$rss" "$inb" "$rc" "$out" "$usr" "$sys" >> "$RESULTS"
   fi
   LAST_OUT[$tool]=$out
   LAST_RC[$tool]=$rc
@@ -256,7 +275,16 @@ if [[ -n $MANIFEST ]]; then
   read -r tree_bytes tree_info < <(python3 - "$MANIFEST" <<'EOF'
 import json, sys
 m = json.load(open(sys.argv[1], encoding="utf-8"))
-s, a = m["stats"], m["args"]
+s = m["stats"]
+if "args" not in m:  # gen_sourcetree.py's manifest: its own statistics
+    a = s.get("args", {})
+    print(s["apparent_bytes"], f"{s['entries']} entries ({s['regular_files']} files, {s['empty_files']} empty, "
+          f"{s['hardlink_names']} extra hard-link names) in {s['folders']} folders (max depth {s['max_depth']}), "
+          f"{s['apparent_bytes'] / 1e9:.2f} GB; {s['duplicate_groups']} duplicate groups with {s['files_in_groups']} files "
+          f"({s['reclaimable_bytes'] / 1e9:.2f} GB reclaimable), {s['distinct_sizes']} distinct sizes; "
+          f"gen_sourcetree.py --files {a.get('files', '?')} --total-gb {a.get('total_gb', '?')} --seed {a.get('seed', '?')}")
+    sys.exit(0)
+a = m["args"]
 print(s["bytes"], f"{s['names']} entries ({s['inodes']} distinct files, {s['empty_files']} empty, "
       f"{s['hardlink_names']} extra hard-link names) in {s['dirs']} folders (max depth {s['max_depth']}), "
       f"{s['bytes'] / 2**30:.2f} GiB; {s['groups']} duplicate groups with {s['duplicate_files']} files "
@@ -300,10 +328,11 @@ say ""
 say "- Machine: ${cpu:-unknown CPU}, $(nproc) cores, $mem RAM, Linux $(uname -r), tree on $fstype"
 say "- Tree: \`$TREE\`: $tree_info"
 say "- Versions: $(IFS=';'; echo "${versions[*]}" | sed 's/;/; /g')"
-say "- Timed commands (under \`/usr/bin/time -f '%e %M %I'\`):"
+say "- Timed commands (under \`/usr/bin/time -f '%e %M %I %U %S'\`):"
 for t in "${TOOL_LIST[@]}"; do
   tool_cmd "$t" OUTFILE
   c="${CMD[*]}"; c=${c//"$TREE"/TREE}; [[ $t == dedup ]] && c=${c/#"$DEDUP_BIN"/dedup}
+  is_extra "$t" && c="$t: ${EXTRA_CMD[$t]}"
   [[ $STDOUT_TO == OUTFILE ]] && c+=" > OUTFILE"
   say "  - \`$c\`"
 done
@@ -324,6 +353,7 @@ say ""
 check_args=(check --tree "$TREE")
 [[ -n $MANIFEST ]] && check_args+=(--manifest "$MANIFEST")
 for t in "${TOOL_LIST[@]}"; do
+  is_extra "$t" && continue  # another kind of output (folders, an acting run): its scenario checks it
   if [[ -n ${CHECK_OUT[$t]:-} ]]; then
     check_args+=("--$t" "${CHECK_OUT[$t]}")
   else

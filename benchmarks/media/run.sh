@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Media mode vs whole-file mode on a folder of large media files (issue 5's benchmark).
-# Usage: benchmarks/media/run.sh [--dir DIR] [--runs N] [--no-build] [--include GLOB] [--cold]
+# Usage: benchmarks/media/run.sh [--dir DIR] [--runs N] [--no-build] [--include GLOB] [--cold] [--generate-only]
 # Builds a folder of real media made by ffmpeg (MP3, FLAC, WAV, MP4, JPEG, PNG; 5–60 MB each, ~1.3 GB), each
 # file with one byte-identical copy in another folder, plus unique files of the same formats. Both modes
 # then read the same duplicate bytes; media mode additionally opens every file to locate its payload.
 # Prints hyperfine's table and the ratio media/whole-file. --include '*.png' times one format (both modes scan
 # only the matching files; the folder is still re-read whole before each run). --cold drops the page cache
-# before each run instead (needs root), so both modes read from the disk.
+# before each run instead (needs root), so both modes read from the disk. --generate-only makes the folder and
+# stops (benchmarks/compare media times the peers on it).
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 args="$*"
@@ -15,17 +16,19 @@ runs=5
 build=1
 include=
 prepare=
+generate_only=0
 while [ $# -gt 0 ]; do
   case $1 in
     --dir) dir=$2; shift 2 ;;
     --runs) runs=$2; shift 2 ;;
     --no-build) build=0; shift ;;
     --include) include="--include '$2'"; shift 2 ;;
+    --generate-only) generate_only=1; shift ;;
     --cold) prepare="sync; echo 3 > /proc/sys/vm/drop_caches"; shift ;;
     *) echo "unknown option $1" >&2; exit 2 ;;
   esac
 done
-for tool in ffmpeg hyperfine; do
+for tool in ffmpeg $([ $generate_only = 1 ] || echo hyperfine); do
   command -v $tool >/dev/null || { echo "needs $tool (apt-get install -y $tool)" >&2; exit 2; }
 done
 
@@ -45,6 +48,7 @@ if [ ! -f "$dir/.complete" ]; then
   ff -f lavfi -i "nullsrc=s=6000x4000,geq=random(1)*255:64:200" -frames:v 1 -q:v 2 "$dir/unique/other.jpg"
   touch "$dir/.complete"
 fi
+[ $generate_only = 1 ] && exit 0
 
 bin="$repo/artifacts/cli/dedup"
 if [ $build = 1 ]; then
