@@ -210,7 +210,7 @@ public sealed partial class PostgresCatalog
                 connection,
                 """
                 UPDATE dedup.machine_sizes m SET digested = false FROM unnest($2::bigint[]) AS u(size)
-                WHERE m.machine_id = $1 AND m.size = u.size AND m.digested;
+                WHERE m.machine_id = $1 AND m.size = u.size AND m.digested
                 """,
                 token,
                 id.Value,
@@ -228,11 +228,11 @@ public sealed partial class PostgresCatalog
                 connection,
                 """
                 DELETE FROM dedup.digest_requests r WHERE r.machine_id = $1 AND NOT EXISTS (
-                  SELECT 1 FROM dedup.machine_sizes s WHERE s.machine_id = $1 AND s.size = r.size AND NOT s.digested);
-                DELETE FROM dedup.digest_requests WHERE requested_by = $1;
+                  SELECT 1 FROM dedup.machine_sizes s WHERE s.machine_id = $1 AND s.size = r.size AND NOT s.digested)
                 """,
                 token,
                 id.Value).ConfigureAwait(false);
+            await ExecuteAsync(connection, "DELETE FROM dedup.digest_requests WHERE requested_by = $1", token, id.Value).ConfigureAwait(false);
 
             // Other machines' sizes without a digest that this machine holds too: asked again, and returned by name
             // (a machine id with no name, deleted by hand, is not asked).

@@ -38,6 +38,7 @@ public sealed class CatalogFleetTests(PostgresFixture postgres)
         await ScanAsync(catalog, "alpha", alpha);
         var (groups, summary) = await ScanAsync(catalog, "beta", beta);
 
+        Assert.Null(summary.Catalog!.Error);
         Assert.Equal(contents.Length, groups.Count);
         Assert.Equal(contents.Length, summary.Groups);
         Assert.Equal(contents.Length, summary.Catalog!.GroupsAcrossMachines);
@@ -112,6 +113,37 @@ public sealed class CatalogFleetTests(PostgresFixture postgres)
         Assert.Equal(
             Scan.Canonical(truth.Where(g => g.Files.Any(f => f.Path.ToString().StartsWith(alpha.Root + "/", StringComparison.Ordinal)))),
             Scan.Canonical(alphaGroups));
+    }
+
+    [PostgresFact]
+    public async Task A_catalog_failing_after_the_compare_still_reports_the_held_local_groups_once()
+    {
+        await using var store = postgres.NewCatalog("fleetfail");
+        using var alpha = new TempTree();
+        using var beta = new TempTree();
+        alpha.Write("one/z.bin", Z);
+        alpha.Write("two/z.bin", Z);
+        beta.Write("x/z.bin", Z);
+        beta.Write("y/z.bin", Z);
+        await ScanAsync(store, "alpha", alpha);
+
+        var (groups, summary) = await ScanAsync(new FailingExchange(store), "beta", beta);
+
+        Assert.IsType<InvalidOperationException>(summary.Catalog!.Error);
+        var local = Assert.Single(groups); // held back for alpha's copies, reported as found when the catalog failed
+        Assert.True(local.Sha256.IsEmpty);
+        Assert.True(local.VerifiedByBytes);
+        Assert.Equal([beta.PathOf("x/z.bin"), beta.PathOf("y/z.bin")], local.Files.Select(f => f.Path.ToString()));
+        Assert.Equal(1, summary.Groups);
+        Assert.Equal(Z.Length, summary.WastedBytes);
+        Assert.Equal(0, summary.Catalog.GroupsAcrossMachines);
+    }
+
+    /// <summary>The real catalog, but the exchange of digest requests fails.</summary>
+    private sealed class FailingExchange(Dedup.Core.PostgreSql.PostgresCatalog store) : DelegatingCatalog(store)
+    {
+        public override Task<CatalogDigestRequests> ExchangeDigestRequestsAsync(string machine, IReadOnlyCollection<long> undigestedSizes, CancellationToken cancellationToken = default) =>
+            Task.FromException<CatalogDigestRequests>(new InvalidOperationException("the exchange failed"));
     }
 
     /// <summary>The groups of one local scan of both trees (no catalog): what the fleet should converge to.</summary>
