@@ -82,15 +82,15 @@ internal static class CatalogSchema
         // (a unique size another machine holds) and drops the requests it fulfilled. Existing rows are marked digested:
         // unknown until their machine scans again. ADD COLUMN with a constant default rewrites no row.
         """
-        ALTER TABLE dedup.machine_sizes ADD COLUMN digested boolean NOT NULL DEFAULT true;
-        CREATE TABLE dedup.digest_requests (
+        ALTER TABLE dedup.machine_sizes ADD COLUMN IF NOT EXISTS digested boolean NOT NULL DEFAULT true;
+        CREATE TABLE IF NOT EXISTS dedup.digest_requests (
             machine_id int NOT NULL,
             size bigint NOT NULL,
             requested_by int NOT NULL,
             requested_at timestamptz NOT NULL DEFAULT now(),
             PRIMARY KEY (machine_id, size, requested_by)
         );
-        CREATE INDEX digest_requests_by ON dedup.digest_requests (requested_by);
+        CREATE INDEX IF NOT EXISTS digest_requests_by ON dedup.digest_requests (requested_by);
         """,
     ];
 

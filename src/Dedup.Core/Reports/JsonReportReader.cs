@@ -170,12 +170,19 @@ internal static class JsonReportReader
         }
 
         // One file is no duplicate (a hand-edited report): left out, as acting on it would leave it out.
-        return files.Count < 2 ? null : new DuplicateGroup(size, files, verified, match)
+        if (files.Count < 2)
+        {
+            return null;
+        }
+
+        var group = new DuplicateGroup(size, files, verified, match)
         {
             MediaFormat = match == ContentMatch.MediaPayload ? ReadFormat(element, where) : null,
             Sha256 = digest ?? default(ReadOnlyMemory<byte>),
-            Roots = digest is null || files.Exists(static f => !f.MatchedBySha256) ? roots : [],
         };
+
+        // A group across machines has the scan's roots when it holds files compared there (as the scan made it).
+        return group with { Roots = group.LocalPart() is null ? [] : roots };
     }
 
     /// <summary>A media-payload group's <c>format</c>: absent in reports written before it was added; a name no format has is refused.</summary>
