@@ -127,8 +127,9 @@ internal sealed class CatalogSession(FileCatalog catalog, string machine, Action
 
     /// <summary>
     /// Hashes the files of a size only another machine shares (beside the compare stage), then, once
-    /// <paramref name="compare"/> ended, those it did not read whole; records the digests once the rows are in and
-    /// returns the groups that span machines (none after a failure).
+    /// <paramref name="compare"/> ended, those it did not read whole; records the digests once the rows are in,
+    /// exchanges digest requests, and returns the scan's groups it held, joined with the catalog's files of their content,
+    /// then the catalog's other groups that span machines (after a failure, the held groups as they were found).
     /// </summary>
     /// <remarks>
     /// The hashing blocks on reads: it runs on the scan's <paramref name="threads"/> beside the compare stage, never on
