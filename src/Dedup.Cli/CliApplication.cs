@@ -14,6 +14,7 @@ internal static class CliApplication
         root.Subcommands.Add(FindCommand.Create());
         root.Subcommands.Add(LinkCommand.Create());
         root.Subcommands.Add(DeleteCommand.Create());
+        root.Subcommands.Add(CatalogCommand.Create());
         root.Subcommands.Add(CompletionCommand.Create(root));
         foreach (var version in root.Options.OfType<VersionOption>())
         {
