@@ -124,28 +124,29 @@ public sealed partial class PostgresCatalog
                 return null;
             }
 
-            // Every table of the schema keyed by machine, found on the server: a table a later schema step adds is
+            // Every column of the schema naming a machine, found on the server: a machine's own rows (machine_id) and
+            // the digest requests it made of others (requested_by, schema 4). A table a later schema step adds is
             // emptied of the machine's rows too, not left behind as orphans.
-            var tables = new List<string>();
+            var deletes = new List<string>();
             await using (var command = new NpgsqlCommand(
                 """
-                SELECT format('%I.%I', n.nspname, c.relname) FROM pg_attribute a
+                SELECT format('DELETE FROM %I.%I WHERE %I = $1', n.nspname, c.relname, a.attname) FROM pg_attribute a
                 JOIN pg_class c ON c.oid = a.attrelid JOIN pg_namespace n ON n.oid = c.relnamespace
-                WHERE n.nspname = 'dedup' AND c.relkind IN ('r', 'p') AND a.attname = 'machine_id' AND NOT a.attisdropped
-                ORDER BY c.relname
+                WHERE n.nspname = 'dedup' AND c.relkind IN ('r', 'p') AND a.attname IN ('machine_id', 'requested_by') AND NOT a.attisdropped
+                ORDER BY c.relname, a.attname
                 """,
                 connection))
             await using (var reader = await command.ExecuteReaderAsync(token).ConfigureAwait(false))
             {
                 while (await reader.ReadAsync(token).ConfigureAwait(false))
                 {
-                    tables.Add(reader.GetString(0));
+                    deletes.Add(reader.GetString(0));
                 }
             }
 
-            foreach (string table in tables)
+            foreach (string delete in deletes)
             {
-                await ExecuteAsync(connection, $"DELETE FROM {table} WHERE machine_id = $1", token, id).ConfigureAwait(false);
+                await ExecuteAsync(connection, delete, token, id).ConfigureAwait(false);
             }
 
             await transaction.CommitAsync(token).ConfigureAwait(false);
