@@ -110,10 +110,10 @@ public sealed class FleetCliTests(PostgresFixture postgres)
         var (machinesExit, machines, machinesError) = await CliProcess.RunAsync(["catalog", "machines", "--catalog", database]);
 
         Assert.Equal(1, exit);
-        // W, U, X, Z: V was b's and c's only.
+        // W, U, X, Z: V was b's and c's only, so no group of named machines; b's rows of W (two names) and Z are named.
         Assert.Equal(4, JsonDocument.Parse(json).RootElement.GetProperty("groups").GetArrayLength());
         var line = Assert.Single(stderr.Split('\n', StringSplitOptions.RemoveEmptyEntries));
-        Assert.StartsWith("dedup: catalog: The catalog's 4 rows of machine id ", line, StringComparison.Ordinal);
+        Assert.StartsWith("dedup: catalog: The catalog's 3 rows of machine id ", line, StringComparison.Ordinal);
         Assert.Equal(1, machinesExit);
         Assert.Equal(3, machines.Split('\n', StringSplitOptions.RemoveEmptyEntries).Length);
         Assert.StartsWith("dedup: catalog: The catalog's 5 file rows of machine id ", machinesError, StringComparison.Ordinal);
@@ -158,7 +158,14 @@ public sealed class FleetCliTests(PostgresFixture postgres)
         cluster.Stop();
         cluster.StartAgain();
         var (exit, stdout, stderr) = await run;
-        await admin.DisposeAsync(); // its connection died with the server
+        try
+        {
+            await admin.DisposeAsync();
+        }
+        catch (NpgsqlException)
+        {
+            // Its connection died with the server: the rollback it sends on close cannot be written.
+        }
 
         Assert.Equal(1, exit);
         var line = Assert.Single(stderr.Split('\n', StringSplitOptions.RemoveEmptyEntries));
