@@ -152,7 +152,7 @@ internal static class CatalogGroupReader
         $"The catalog's {rows} {(rows == 1 ? "row" : "rows")} of machine id {id} matching these files {(rows == 1 ? "was" : "were")} left out: "
         + "the catalog has no machine with that id (its dedup.machines row was deleted by hand; the schema has no foreign keys). "
         + $"To remove all of its rows: DELETE FROM dedup.files WHERE machine_id = {id}; DELETE FROM dedup.digests WHERE machine_id = {id}; "
-        + $"DELETE FROM dedup.machine_sizes WHERE machine_id = {id};";
+        + $"DELETE FROM dedup.machine_sizes WHERE machine_id = {id}; DELETE FROM dedup.digest_requests WHERE machine_id = {id} OR requested_by = {id};";
 
     /// <summary>By machine name (ordinal), then path bytes, then identity.</summary>
     private sealed class MatchOrder : IComparer<CatalogMatch>

@@ -76,6 +76,22 @@ internal static class CatalogSchema
         INSERT INTO dedup.machine_sizes (size, machine_id) SELECT DISTINCT size, machine_id FROM dedup.files ORDER BY 1, 2;
         DROP INDEX IF EXISTS dedup.files_size;
         """,
+        // 4: partial results (#40). A machine's scan marks the sizes it left without a digest (a size only one of its
+        // files had, which no other machine held); a later scan of another machine holding such a size records a request
+        // (the two files may be equal) and says its result is partial; the asked machine's next scan hashes those files
+        // (a unique size another machine holds) and drops the requests it fulfilled. Existing rows are marked digested:
+        // unknown until their machine scans again. ADD COLUMN with a constant default rewrites no row.
+        """
+        ALTER TABLE dedup.machine_sizes ADD COLUMN IF NOT EXISTS digested boolean NOT NULL DEFAULT true;
+        CREATE TABLE IF NOT EXISTS dedup.digest_requests (
+            machine_id int NOT NULL,
+            size bigint NOT NULL,
+            requested_by int NOT NULL,
+            requested_at timestamptz NOT NULL DEFAULT now(),
+            PRIMARY KEY (machine_id, size, requested_by)
+        );
+        CREATE INDEX IF NOT EXISTS digest_requests_by ON dedup.digest_requests (requested_by);
+        """,
     ];
 
     /// <summary>The version this library writes.</summary>

@@ -168,4 +168,104 @@ public sealed partial class PostgresCatalog
             return recorded;
         }, cancellationToken);
     }
+
+    /// <summary>
+    /// Marks which of <paramref name="machine"/>'s sizes its scan left without a digest, drops the requests it
+    /// fulfilled, and records a request to each other machine that holds one of this machine's sizes without a digest
+    /// (replacing this machine's earlier requests), in one transaction.
+    /// </summary>
+    /// <param name="machine">The scanning machine's name.</param>
+    /// <param name="undigestedSizes">The sizes of its files its scan left without a digest.</param>
+    /// <param name="cancellationToken">Cancels the exchange (rolled back).</param>
+    /// <returns>The sizes other machines had asked of this one, and per other machine the sizes it is now asked for.</returns>
+    /// <exception cref="CatalogException">The server could not be reached or used.</exception>
+    public override Task<CatalogDigestRequests> ExchangeDigestRequestsAsync(string machine, IReadOnlyCollection<long> undigestedSizes, CancellationToken cancellationToken = default)
+    {
+        ValidateMachine(machine);
+        ArgumentNullException.ThrowIfNull(undigestedSizes);
+        return RunAsync("exchanging digest requests", async (connection, token) =>
+        {
+            await using var transaction = await connection.BeginTransactionAsync(token).ConfigureAwait(false);
+            // The machine's row first, as its scans lock it: one exchange of a machine at a time.
+            int? id = await ScalarAsync<int?>(connection, "SELECT id FROM dedup.machines WHERE name = $1 FOR NO KEY UPDATE", token, machine).ConfigureAwait(false);
+            if (id is null)
+            {
+                return CatalogDigestRequests.None;
+            }
+
+            var asked = new List<long>();
+            await using (var command = Command(connection, "SELECT DISTINCT size FROM dedup.digest_requests WHERE machine_id = $1", id.Value))
+            await using (var reader = await command.ExecuteReaderAsync(token).ConfigureAwait(false))
+            {
+                while (await reader.ReadAsync(token).ConfigureAwait(false))
+                {
+                    asked.Add(reader.GetInt64(0));
+                }
+            }
+
+            // Only the rows whose mark changes are written (joined, not `= ANY`: the array can hold every size of a
+            // machine's first scan).
+            var sizes = undigestedSizes.Distinct().ToArray();
+            await ExecuteAsync(
+                connection,
+                """
+                UPDATE dedup.machine_sizes m SET digested = false FROM unnest($2::bigint[]) AS u(size)
+                WHERE m.machine_id = $1 AND m.size = u.size AND m.digested
+                """,
+                token,
+                id.Value,
+                sizes).ConfigureAwait(false);
+            await ExecuteAsync(
+                connection,
+                """
+                UPDATE dedup.machine_sizes m SET digested = true
+                WHERE m.machine_id = $1 AND NOT m.digested AND m.size <> ALL (SELECT u.size FROM unnest($2::bigint[]) AS u(size))
+                """,
+                token,
+                id.Value,
+                sizes).ConfigureAwait(false);
+            await ExecuteAsync(
+                connection,
+                """
+                DELETE FROM dedup.digest_requests r WHERE r.machine_id = $1 AND NOT EXISTS (
+                  SELECT 1 FROM dedup.machine_sizes s WHERE s.machine_id = $1 AND s.size = r.size AND NOT s.digested)
+                """,
+                token,
+                id.Value).ConfigureAwait(false);
+            await ExecuteAsync(connection, "DELETE FROM dedup.digest_requests WHERE requested_by = $1", token, id.Value).ConfigureAwait(false);
+
+            // Other machines' sizes without a digest that this machine holds too: asked again, and returned by name
+            // (a machine id with no name, deleted by hand, is not asked).
+            var pending = new Dictionary<string, IReadOnlyCollection<long>>(StringComparer.Ordinal);
+            await using (var command = Command(
+                connection,
+                """
+                WITH made AS (
+                  INSERT INTO dedup.digest_requests (machine_id, size, requested_by)
+                  SELECT o.machine_id, o.size, $1
+                  FROM dedup.machine_sizes mine
+                  JOIN dedup.machine_sizes o ON o.size = mine.size AND o.machine_id <> $1 AND NOT o.digested
+                  WHERE mine.machine_id = $1 AND EXISTS (SELECT 1 FROM dedup.machines m WHERE m.id = o.machine_id)
+                  RETURNING machine_id, size)
+                SELECT m.name, made.size FROM made JOIN dedup.machines m ON m.id = made.machine_id
+                """,
+                id.Value))
+            await using (var reader = await command.ExecuteReaderAsync(token).ConfigureAwait(false))
+            {
+                while (await reader.ReadAsync(token).ConfigureAwait(false))
+                {
+                    var name = reader.GetString(0);
+                    if (!pending.TryGetValue(name, out var list))
+                    {
+                        pending[name] = list = new List<long>();
+                    }
+
+                    ((List<long>)list).Add(reader.GetInt64(1));
+                }
+            }
+
+            await transaction.CommitAsync(token).ConfigureAwait(false);
+            return new CatalogDigestRequests { AskedOfThisMachine = asked, Pending = pending };
+        }, cancellationToken);
+    }
 }

@@ -245,6 +245,7 @@ public sealed partial class PostgresCatalog : FileCatalog, IAsyncDisposable, IDi
                 await ExecuteAsync(connection, "DELETE FROM dedup.files WHERE machine_id = $1", token, id.Value).ConfigureAwait(false);
                 await ExecuteAsync(connection, "DELETE FROM dedup.digests WHERE machine_id = $1", token, id.Value).ConfigureAwait(false);
                 await ExecuteAsync(connection, "DELETE FROM dedup.machine_sizes WHERE machine_id = $1", token, id.Value).ConfigureAwait(false);
+                await ExecuteAsync(connection, "DELETE FROM dedup.digest_requests WHERE machine_id = $1 OR requested_by = $1", token, id.Value).ConfigureAwait(false);
             }
 
             await transaction.CommitAsync(token).ConfigureAwait(false);

@@ -78,6 +78,15 @@ public sealed record DuplicateFile
     public string? Machine { get; init; }
 
     /// <summary>
+    /// Whether the file is in its group by size and SHA-256 alone, never compared byte for byte with the group's other
+    /// files: in a scan with a catalog (<see cref="DuplicateFinderBuilder.UseCatalog"/>), every file of another machine,
+    /// and a file of the scanning machine that no other of its files matched byte for byte. <see langword="false"/> for
+    /// the files the scan compared (every file of a group without <see cref="DuplicateGroup.Sha256"/>). Local actions
+    /// act only on the files where it is <see langword="false"/>.
+    /// </summary>
+    public bool MatchedBySha256 { get; init; }
+
+    /// <summary>
     /// The owner's user id (Unix <c>st_uid</c>) as the scan's last check before reporting the group saw it (a group
     /// from <see cref="Linking.DuplicateReportExtensions.RecheckGroups"/>: as the file is now); <see langword="null"/> where it is
     /// not known: on Windows and macOS (their scans record none), and for a file described by hand or read from a report
@@ -108,6 +117,7 @@ public sealed record DuplicateFile
             && LastWriteTimeUtc == other.LastWriteTimeUtc
             && LastChangeTimeUtc == other.LastChangeTimeUtc
             && string.Equals(Machine, other.Machine, StringComparison.Ordinal)
+            && MatchedBySha256 == other.MatchedBySha256
             && OtherLinks.SequenceEqual(other.OtherLinks));
 
     /// <inheritdoc />

@@ -356,12 +356,16 @@ public sealed class DuplicateFinderBuilder
     /// Matches each scan's files with those of other machines in <paramref name="catalog"/> (such as
     /// <c>PostgresCatalog</c> from the Dedup.Core.PostgreSql package). At the size barrier every file the scan found
     /// replaces <paramref name="machine"/>'s files in the catalog; the scan computes the SHA-256 of the whole content of
-    /// each file whose size another file of the catalog shares, records it, and after its own groups (byte-verified, as
-    /// without a catalog, each file's <see cref="DuplicateFile.Machine"/> set) reports every group of the catalog that
-    /// holds one of its files and files of other machines as of their last scans: matched by size and SHA-256
-    /// (<see cref="DuplicateGroup.VerifiedByBytes"/> <see langword="false"/>, <see cref="DuplicateGroup.Sha256"/> set,
-    /// no <see cref="DuplicateGroup.Roots"/>, so not acted on). A catalog that fails changes no local result: the error
-    /// is in <see cref="Reporting.CatalogStatistics.Error"/>.
+    /// each file whose size another file of the catalog shares, records it, and reports its own groups (byte-verified, as
+    /// without a catalog, each file's <see cref="DuplicateFile.Machine"/> set) and every group of the catalog that
+    /// holds one of its files and files of other machines as of their last scans, one group per content
+    /// (<see cref="DuplicateGroup.Sha256"/> set): the other machines' files matched by size and SHA-256
+    /// (<see cref="DuplicateFile.MatchedBySha256"/>), added to the scan's own group of that content when it has one
+    /// (whose files alone local actions act on); a group with fewer than two files compared here has no
+    /// <see cref="DuplicateGroup.Roots"/>, so is not acted on. Its own groups of a size another machine holds are
+    /// reported after the comparison, with the catalog's. A scan whose other machines have not hashed files of a size
+    /// its files share says so (<see cref="Reporting.CatalogStatistics.PendingMatches"/>) and asks them to. A catalog that
+    /// fails changes no local result: the error is in <see cref="Reporting.CatalogStatistics.Error"/>.
     /// </summary>
     /// <param name="catalog">The store, shared by the machines of a fleet.</param>
     /// <param name="machine">This machine's name in the catalog (such as <see cref="Environment.MachineName"/>).</param>

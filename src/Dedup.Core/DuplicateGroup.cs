@@ -71,14 +71,18 @@ public sealed record DuplicateGroup
 
     /// <summary>
     /// <see langword="true"/> when every byte was compared; <see langword="false"/> when the group was
-    /// accepted on 128-bit hash equality because <see cref="DuplicateFinderBuilder.TrustHashes(bool)"/> was set.
+    /// accepted on 128-bit hash equality because <see cref="DuplicateFinderBuilder.TrustHashes(bool)"/> was set. In a
+    /// group across machines (<see cref="Sha256"/> set) it tells how the scanning machine's own files that are not
+    /// <see cref="DuplicateFile.MatchedBySha256"/> were compared; <see langword="false"/> when there are fewer than two.
     /// </summary>
     public bool VerifiedByBytes { get; init; }
 
     /// <summary>
     /// The SHA-256 of the files' content when the group was found in a catalog (<see cref="DuplicateFinderBuilder.UseCatalog"/>)
-    /// and holds files of other machines: those are matched by size and digest, so <see cref="VerifiedByBytes"/> is
-    /// <see langword="false"/> and <see cref="Roots"/> is empty. Empty for every other group.
+    /// and holds files of other machines: one group per content, its files tagged by <see cref="DuplicateFile.Machine"/>;
+    /// those matched by size and digest only are <see cref="DuplicateFile.MatchedBySha256"/>. When two or more of the
+    /// scanning machine's files were compared with each other, <see cref="Roots"/> are the scan's and local actions act
+    /// on those files alone; otherwise <see cref="Roots"/> is empty. Empty for every other group.
     /// </summary>
     public ReadOnlyMemory<byte> Sha256 { get; init; }
 
@@ -129,6 +133,40 @@ public sealed record DuplicateGroup
         var more = Files.Count > 2 ? $", {Files.Count - 2} more" : string.Empty;
         var hash = VerifiedByBytes ? string.Empty : " (hash match)";
         return $"{kind}, {Reporting.ByteCount.Format(WastedBytes)} wasted{hash}: {names}{more}";
+    }
+
+    /// <summary>
+    /// What a local action may act on: the group itself, or for a group across machines (<see cref="Sha256"/> set) its
+    /// files compared on this machine (not <see cref="DuplicateFile.MatchedBySha256"/>, nor of another machine than
+    /// theirs) as a group of their own; <see langword="null"/> when fewer than two are left.
+    /// </summary>
+    internal DuplicateGroup? LocalPart()
+    {
+        if (Sha256.IsEmpty)
+        {
+            return this;
+        }
+
+        var local = new List<DuplicateFile>(Files.Count);
+        string? machine = null;
+        foreach (var file in Files)
+        {
+            if (file.MatchedBySha256)
+            {
+                continue;
+            }
+
+            // The compared files are one machine's; a report that says otherwise is not acted on.
+            if (machine is not null && !string.Equals(machine, file.Machine, StringComparison.Ordinal))
+            {
+                return null;
+            }
+
+            machine = file.Machine;
+            local.Add(file);
+        }
+
+        return local.Count < 2 ? null : this with { Files = local, Sha256 = default };
     }
 
     /// <inheritdoc />

@@ -117,7 +117,7 @@ internal sealed class HeldGroups
 
         _files[_fileCount / FilesPerChunk][_fileCount % FilesPerChunk] = new HeldFile(
             node, nameStart, nameLength, file.OtherLinks.Count == 0 ? null : file.OtherLinks,
-            file.Identity, file.Length, file.LinkCount, file.LastWriteTimeUtc, file.LastChangeTimeUtc, file.Machine);
+            file.Identity, file.Length, file.LinkCount, file.LastWriteTimeUtc, file.LastChangeTimeUtc, file.Machine, file.MatchedBySha256);
         _fileCount++;
     }
 
@@ -146,6 +146,7 @@ internal sealed class HeldGroups
         {
             LastChangeTimeUtc = f.LastChangeTimeUtc,
             Machine = f.Machine,
+            MatchedBySha256 = f.MatchedBySha256,
         };
     }
 
@@ -155,5 +156,5 @@ internal sealed class HeldGroups
 
     private readonly record struct HeldFile(
         AbsolutePath Node, int NameStart, int NameLength, IReadOnlyList<AbsolutePath>? OtherLinks,
-        FileIdentity Identity, long Length, int LinkCount, DateTime LastWriteTimeUtc, DateTime LastChangeTimeUtc, string? Machine);
+        FileIdentity Identity, long Length, int LinkCount, DateTime LastWriteTimeUtc, DateTime LastChangeTimeUtc, string? Machine, bool MatchedBySha256);
 }

@@ -33,7 +33,9 @@ internal sealed class TextReportWriter(Stream stream, bool runStatistics = false
                 _writer.Write(": ");
             }
 
-            _writer.WriteLine(file.Path.ToDisplayString());
+            _writer.Write(file.Path.ToDisplayString());
+            // Across machines most files are matched by SHA-256 only: the ones this machine compared are marked.
+            _writer.WriteLine(acrossMachines && !file.MatchedBySha256 ? " [bytes compared]" : string.Empty);
             foreach (var link in file.OtherLinks)
             {
                 _writer.Write("    = ");
@@ -96,6 +98,20 @@ internal sealed class TextReportWriter(Stream stream, bool runStatistics = false
 
         _writer.WriteLine(string.Create(CultureInfo.InvariantCulture,
             $"{summary.Groups} groups, {summary.DuplicateFiles} duplicate files, {Format(summary.WastedBytes)} wasted; {summary.FilesScanned} files scanned, {(runStatistics ? Format(summary.BytesRead) + " read, " : string.Empty)}{summary.Errors.Count} errors{cache}"));
+        if (summary.Catalog is { } catalog)
+        {
+            // A partial result says so: other machines have not hashed files of sizes this machine's files share.
+            foreach (var (machine, files) in catalog.PendingMatches.OrderBy(entry => entry.Key, StringComparer.Ordinal))
+            {
+                var name = PathText.Escape(machine);
+                _writer.WriteLine(string.Create(CultureInfo.InvariantCulture, $"catalog: {files} {(files == 1 ? "file" : "files")} may match files on {name} once {name} scans again"));
+            }
+
+            if (catalog.FilesHashedOnRequest > 0)
+            {
+                _writer.WriteLine(string.Create(CultureInfo.InvariantCulture, $"catalog: hashed {catalog.FilesHashedOnRequest} {(catalog.FilesHashedOnRequest == 1 ? "file" : "files")} other machines asked for"));
+            }
+        }
     }
 
     public override void Flush() => _writer.Flush();

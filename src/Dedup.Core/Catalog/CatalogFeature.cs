@@ -38,6 +38,9 @@ internal sealed class CatalogFeature(CatalogSession session) : ScanFeature
     public override Task<IReadOnlyList<DuplicateGroup>> FinishAsync(ScanContext context, ScanThreads threads, Task compare, CancellationToken cancellationToken)
         => session.FinishAsync(context, threads, compare, cancellationToken);
 
+    /// <summary>A group of a size another machine holds waits for the catalog's groups, to be reported once with them.</summary>
+    public override bool Holds(DuplicateGroup group) => session.Hold(group);
+
     /// <summary>Names this machine in each of the scan's own files (the catalog's groups name each file's).</summary>
     public override void Settled(List<DuplicateFile> files)
     {

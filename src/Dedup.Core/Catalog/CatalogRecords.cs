@@ -96,3 +96,38 @@ public sealed record CatalogGroup(long Length, ReadOnlyMemory<byte> Sha256, IRea
         }
     }
 }
+
+/// <summary>
+/// What a catalog answered a scan's <see cref="FileCatalog.ExchangeDigestRequestsAsync"/>: the digests other machines
+/// asked of this one, and those this one now waits for.
+/// </summary>
+public sealed record CatalogDigestRequests
+{
+    private readonly IReadOnlyCollection<long> _askedOfThisMachine = [];
+    private readonly IReadOnlyDictionary<string, IReadOnlyCollection<long>> _pending = new Dictionary<string, IReadOnlyCollection<long>>();
+
+    /// <summary>Nothing asked, nothing pending.</summary>
+    public static CatalogDigestRequests None { get; } = new();
+
+    /// <summary>
+    /// The sizes whose digests other machines had asked this machine for (before this call): its files of those sizes
+    /// had none when it last scanned, and other machines hold files of the same size.
+    /// </summary>
+    /// <exception cref="ArgumentNullException">Set to <see langword="null"/>.</exception>
+    public IReadOnlyCollection<long> AskedOfThisMachine
+    {
+        get => _askedOfThisMachine;
+        init => _askedOfThisMachine = value ?? throw new ArgumentNullException(nameof(AskedOfThisMachine));
+    }
+
+    /// <summary>
+    /// For each other machine (by name), the sizes of this machine's files for which that machine holds a file with no
+    /// digest yet: the matches that may appear once it scans again. The catalog recorded these requests.
+    /// </summary>
+    /// <exception cref="ArgumentNullException">Set to <see langword="null"/>.</exception>
+    public IReadOnlyDictionary<string, IReadOnlyCollection<long>> Pending
+    {
+        get => _pending;
+        init => _pending = value ?? throw new ArgumentNullException(nameof(Pending));
+    }
+}

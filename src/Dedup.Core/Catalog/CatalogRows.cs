@@ -131,6 +131,53 @@ internal sealed class CatalogRows
         return [.. unique];
     }
 
+    /// <summary>The distinct sizes of the scan's files.</summary>
+    public List<long> DistinctSizes()
+    {
+        var sizes = new HashSet<long>();
+        foreach (ref readonly var row in _rows.AsSpan())
+        {
+            sizes.Add(row.Length);
+        }
+
+        return [.. sizes];
+    }
+
+    /// <summary>
+    /// The sizes of the files this scan leaves without a digest: of a size no other file of the scan has, which no other
+    /// machine held (<paramref name="otherSizes"/>), and without a digest stored under their stamp (<paramref name="known"/>).
+    /// </summary>
+    public List<long> UndigestedSizes(IReadOnlyCollection<FileStamp> known, HashSet<long> otherSizes)
+    {
+        var shared = LocallySharedSizes();
+        var sizes = new HashSet<long>();
+        foreach (ref readonly var row in _rows.AsSpan())
+        {
+            if (!shared.Contains(row.Length) && !otherSizes.Contains(row.Length) && !Contains(known, StampOf(in row)))
+            {
+                sizes.Add(row.Length);
+            }
+        }
+
+        return [.. sizes];
+    }
+
+    /// <summary>How many distinct files (identities) of the scan have one of <paramref name="sizes"/>.</summary>
+    public long CountFiles(IEnumerable<long> sizes)
+    {
+        var wanted = new HashSet<long>(sizes);
+        var files = new HashSet<FileIdentity>();
+        foreach (ref readonly var row in _rows.AsSpan())
+        {
+            if (wanted.Contains(row.Length))
+            {
+                files.Add(row.Identity);
+            }
+        }
+
+        return files.Count;
+    }
+
     /// <summary>
     /// The files that need a SHA-256 (one per identity, without a digest stored under their stamp, the
     /// <paramref name="known"/>) among those of a size no other file of this scan has (<paramref name="uniqueShared"/>

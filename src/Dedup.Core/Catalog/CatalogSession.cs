@@ -1,7 +1,6 @@
 using System.Threading.Channels;
 using Dedup.Core.Enumeration;
 using Dedup.Core.IO;
-using Dedup.Core.Paths;
 using Dedup.Core.Reporting;
 using Dedup.Core.Scanning;
 
@@ -13,7 +12,11 @@ namespace Dedup.Core.Catalog;
 /// other machines are fetched, which tell the files that need a SHA-256. The compare stage's whole-file reads give the
 /// SHA-256s of the files they read (<see cref="CatalogHasher"/>); files of a size only another machine shares are read
 /// and hashed beside it, those the compare did not read whole after it; the scan's groups that span machines are
-/// reported after its own. A failure ends the catalog's part only.
+/// reported after its own, one group per content: the scan's own groups of a size another machine holds are held back
+/// and reported with the other machines' files of their content (<see cref="CatalogGroupJoin"/>). Once its files and
+/// digests are stored, the scan tells the catalog which of its sizes it left without a digest and learns which of its
+/// files may match files other machines have not hashed yet (<see cref="FileCatalog.ExchangeDigestRequestsAsync"/>).
+/// A failure ends the catalog's part only: the held groups are reported as they are.
 /// </summary>
 /// <remarks>
 /// The digests go to the catalog as they are made and checked, in the same call as the rows
@@ -28,11 +31,20 @@ internal sealed class CatalogSession(FileCatalog catalog, string machine, Action
     private readonly Channel<CatalogDigest> _digests = Channel.CreateUnbounded<CatalogDigest>(new UnboundedChannelOptions { SingleReader = true });
     private IReadOnlyCollection<FileStamp> _known = [];
     private IReadOnlyCollection<long> _uniqueShared = [];
+    private HashSet<long>? _otherSizes;
     private Exception? _error;
     private long _recorded;
     private long _hashed;
     private int _groups;
-    private Dictionary<ReadOnlyMemory<byte>, AbsolutePath?>? _folders;
+    private IReadOnlyDictionary<string, long> _pending = new Dictionary<string, long>();
+    private long _hashedOnRequest;
+
+    // The scan's groups held back until the catalog's groups are read (under their own lock); none once taken.
+    private readonly List<DuplicateGroup> _held = [];
+    private bool _holding;
+
+    // The sizes of the files of a size only another machine holds that were hashed (one file each).
+    private readonly List<long> _hashedUnique = [];
 
     public string Machine => machine;
 
@@ -45,8 +57,33 @@ internal sealed class CatalogSession(FileCatalog catalog, string machine, Action
         FilesRecorded = Volatile.Read(ref _recorded),
         FilesHashed = Volatile.Read(ref _hashed),
         GroupsAcrossMachines = Volatile.Read(ref _groups),
+        PendingMatches = Volatile.Read(ref _pending),
+        FilesHashedOnRequest = Volatile.Read(ref _hashedOnRequest),
         Error = Volatile.Read(ref _error),
     };
+
+    /// <summary>
+    /// Takes a group of the scan to report it with the catalog's files of the same content, when another machine holds
+    /// its size (as of the barrier) and the catalog is still in use; <see langword="false"/>: publish it now.
+    /// </summary>
+    public bool Hold(DuplicateGroup group)
+    {
+        if (group.Match != ContentMatch.WholeFile || Volatile.Read(ref _otherSizes) is not { } others || !others.Contains(group.Size))
+        {
+            return false;
+        }
+
+        lock (_held)
+        {
+            if (!_holding)
+            {
+                return false;
+            }
+
+            _held.Add(group);
+            return true;
+        }
+    }
 
     /// <summary>
     /// At the size barrier: starts handing every row to the catalog (not awaited: the compare stage runs meanwhile) and
@@ -65,12 +102,21 @@ internal sealed class CatalogSession(FileCatalog catalog, string machine, Action
         try
         {
             var known = catalog.GetDigestedFilesAsync(machine, cancellationToken);
-            var uniqueSizes = rows.UniqueSizes();
-            var uniqueShared = uniqueSizes.Count == 0
+            // Every size, not only the unique ones: a group of a size another machine holds may hold its files too.
+            var sizes = rows.DistinctSizes();
+            var otherSizes = sizes.Count == 0
                 ? Task.FromResult<IReadOnlyCollection<long>>([])
-                : catalog.GetSizesOnOtherMachinesAsync(machine, uniqueSizes, cancellationToken);
-            await Task.WhenAll(known, uniqueShared).ConfigureAwait(false);
-            (_known, _uniqueShared) = (known.Result, uniqueShared.Result);
+                : catalog.GetSizesOnOtherMachinesAsync(machine, sizes, cancellationToken);
+            await Task.WhenAll(known, otherSizes).ConfigureAwait(false);
+            var others = new HashSet<long>(otherSizes.Result);
+            _known = known.Result;
+            _uniqueShared = rows.UniqueSizes().FindAll(others.Contains);
+            lock (_held)
+            {
+                _holding = true;
+            }
+
+            Volatile.Write(ref _otherSizes, others);
             _hasher.Start(_known, context, HandOn);
         }
         catch (Exception error) when (error is not OperationCanceledException)
@@ -81,8 +127,9 @@ internal sealed class CatalogSession(FileCatalog catalog, string machine, Action
 
     /// <summary>
     /// Hashes the files of a size only another machine shares (beside the compare stage), then, once
-    /// <paramref name="compare"/> ended, those it did not read whole; records the digests once the rows are in and
-    /// returns the groups that span machines (none after a failure).
+    /// <paramref name="compare"/> ended, those it did not read whole; records the digests once the rows are in,
+    /// exchanges digest requests, and returns the scan's groups it held, joined with the catalog's files of their content,
+    /// then the catalog's other groups that span machines (after a failure, the held groups as they were found).
     /// </summary>
     /// <remarks>
     /// The hashing blocks on reads: it runs on the scan's <paramref name="threads"/> beside the compare stage, never on
@@ -90,17 +137,19 @@ internal sealed class CatalogSession(FileCatalog catalog, string machine, Action
     /// </remarks>
     public async Task<IReadOnlyList<DuplicateGroup>> FinishAsync(ScanContext context, ScanThreads threads, Task compare, CancellationToken cancellationToken)
     {
+        Task<CatalogDigestRequests>? exchange = null;
         try
         {
             if (Volatile.Read(ref _error) is not null || _replace is null || _rows is not { } rows)
             {
                 _digests.Writer.TryComplete();
                 await WaitQuietlyAsync(_replace).ConfigureAwait(false);
-                return [];
+                await Task.WhenAny(compare).ConfigureAwait(false);
+                return TakeHeld();
             }
 
             var unique = rows.ToHash(_known, _uniqueShared, readWhole: null);
-            await threads.RunAsync(() => Hash(context, threads, unique, cancellationToken)).ConfigureAwait(false);
+            await threads.RunAsync(() => Hash(context, threads, unique, cancellationToken, _hashedUnique)).ConfigureAwait(false);
 
             // Its failure is the scan's, observed by the scan: here only its end matters.
             await Task.WhenAny(compare).ConfigureAwait(false);
@@ -113,7 +162,8 @@ internal sealed class CatalogSession(FileCatalog catalog, string machine, Action
                 leftovers.RemoveAll(file => failed.Contains(file.Path.ToString()));
             }
 
-            await threads.RunAsync(() => Hash(context, threads, leftovers, cancellationToken)).ConfigureAwait(false);
+            await threads.RunAsync(() => Hash(context, threads, leftovers, cancellationToken, null)).ConfigureAwait(false);
+            var undigested = rows.UndigestedSizes(_known, _otherSizes!);
             _known = [];
             _rows = null;
 
@@ -121,34 +171,66 @@ internal sealed class CatalogSession(FileCatalog catalog, string machine, Action
             await _replace.ConfigureAwait(false);
             Volatile.Write(ref _recorded, rows.Recorded);
 
+            // Beside the group read (its own connection): which of this scan's files wait on other machines' digests.
+            exchange = catalog.ExchangeDigestRequestsAsync(machine, undigested, cancellationToken);
             // A row the catalog cannot use (a hand-edited catalog) is named and left out: an error of the scan (no path:
             // the rows are the catalog's), which goes on with the other machines' groups.
             var found = await catalog.FindGroupsAcrossMachinesAsync(
                 machine, message => context.Errors.Report(string.Empty, ScanErrorKind.IOError, message), cancellationToken).ConfigureAwait(false);
-            var groups = new List<DuplicateGroup>();
-            foreach (var group in found)
-            {
-                if (ToGroup(group, rows) is { } spanning)
-                {
-                    groups.Add(spanning);
-                }
-            }
+            var requests = await exchange.ConfigureAwait(false);
+            NoteRequests(requests, rows);
 
-            _folders = null;
-            Volatile.Write(ref _groups, groups.Count);
+            var join = new CatalogGroupJoin(machine, rows, TakeHeld());
+            var groups = join.Join(found);
+            Volatile.Write(ref _groups, join.AcrossMachines);
             return groups;
         }
         catch (Exception error) when (error is not OperationCanceledException)
         {
             _digests.Writer.TryComplete();
             await WaitQuietlyAsync(_replace).ConfigureAwait(false);
+            await WaitQuietlyAsync(exchange).ConfigureAwait(false);
             Fail(error, cancellationToken);
-            return [];
+            // The scan's own groups held back are reported as they are, once the compare stage can hold no more.
+            await Task.WhenAny(compare).ConfigureAwait(false);
+            return TakeHeld();
         }
         finally
         {
             // A cancellation: the catalog's call ends too (rolled back), whatever it waits on.
             _digests.Writer.TryComplete();
+        }
+    }
+
+    /// <summary>The groups held back; none is held from now on.</summary>
+    private List<DuplicateGroup> TakeHeld()
+    {
+        lock (_held)
+        {
+            _holding = false;
+            var held = new List<DuplicateGroup>(_held);
+            _held.Clear();
+            return held;
+        }
+    }
+
+    /// <summary>Counts this scan's files waiting on each other machine's digests, and the files it hashed because others asked.</summary>
+    private void NoteRequests(CatalogDigestRequests requests, CatalogRows rows)
+    {
+        var pending = new Dictionary<string, long>(StringComparer.Ordinal);
+        foreach (var (other, sizes) in requests.Pending)
+        {
+            if (rows.CountFiles(sizes) is > 0 and var files)
+            {
+                pending[other] = files;
+            }
+        }
+
+        Volatile.Write(ref _pending, pending);
+        if (requests.AskedOfThisMachine.Count > 0)
+        {
+            var asked = new HashSet<long>(requests.AskedOfThisMachine);
+            Volatile.Write(ref _hashedOnRequest, _hashedUnique.Count(asked.Contains));
         }
     }
 
@@ -189,191 +271,26 @@ internal sealed class CatalogSession(FileCatalog catalog, string machine, Action
     }
 
     /// <summary>SHA-256 of each whole file, on the scan's degree of parallelism; a file that changed meanwhile gets none.</summary>
-    private void Hash(ScanContext context, ScanThreads threads, List<ScannedFile> files, CancellationToken cancellationToken)
+    /// <param name="context">The scan.</param>
+    /// <param name="threads">The scan's threads.</param>
+    /// <param name="files">The files to hash.</param>
+    /// <param name="cancellationToken">Cancels the scan.</param>
+    /// <param name="hashedSizes">Given: gets the size of each file hashed.</param>
+    private void Hash(ScanContext context, ScanThreads threads, List<ScannedFile> files, CancellationToken cancellationToken, List<long>? hashedSizes)
     {
         threads.ForEach(files, file =>
         {
             if (CatalogHasher.HashOne(context, file, cancellationToken) is { } sha)
             {
                 HandOn(new CatalogDigest(file.Stamp, sha));
+                if (hashedSizes is not null)
+                {
+                    lock (hashedSizes)
+                    {
+                        hashedSizes.Add(file.Length);
+                    }
+                }
             }
         }, cancellationToken);
-    }
-
-    /// <summary>A catalog group as a scan reports it, or <see langword="null"/> when all its files are this machine's (those are byte-verified locally).</summary>
-    /// <remarks>
-    /// One pass over the files (sorted by machine, then path), no LINQ: a fleet's group read holds a group for nearly
-    /// every file. Names of one file (machine and identity) are folded as hard links; this machine's files are named from
-    /// the scan's own rows, not from the paths the catalog sends (it need send none).
-    /// </remarks>
-    private DuplicateGroup? ToGroup(CatalogGroup group, CatalogRows rows)
-    {
-        var matches = group.Files;
-        var others = false;
-        for (var i = 0; i < matches.Count && !others; i++)
-        {
-            others = !string.Equals(matches[i].Machine, machine, StringComparison.Ordinal);
-        }
-
-        if (!others || matches.Count < 2)
-        {
-            return null;
-        }
-
-        var folders = _folders ??= new Dictionary<ReadOnlyMemory<byte>, AbsolutePath?>(SameBytes.Instance);
-        // This machine's identities in the group: one in most groups, so a set only from the second on (a set kept
-        // across groups would clear its largest group's buckets for every group after it).
-        HashSet<FileIdentity>? own = null;
-        FileIdentity? firstOwn = null;
-        var files = new List<(CatalogMatch First, List<AbsolutePath> Names)>(matches.Count);
-        foreach (var match in matches)
-        {
-            if (string.Equals(match.Machine, machine, StringComparison.Ordinal))
-            {
-                // This scan's own file: named from its listing by the whole stamp (the catalog need not send the paths
-                // it has from this scan), once per identity whatever the catalog sent.
-                var identity = match.Stamp.Identity;
-                bool fresh;
-                if (firstOwn is not { } seen)
-                {
-                    (firstOwn, fresh) = (identity, true);
-                }
-                else
-                {
-                    fresh = (own ??= [seen]).Add(identity);
-                }
-
-                if (fresh && rows.NamesOf(match.Stamp) is { Count: > 0 } names)
-                {
-                    files.Add((match, names));
-                }
-
-                continue;
-            }
-
-            if (TryParse(match.Path, folders) is not { } path)
-            {
-                continue;
-            }
-
-            var same = -1;
-            for (var k = files.Count - 1; k >= 0 && same < 0 && string.Equals(files[k].First.Machine, match.Machine, StringComparison.Ordinal); k--)
-            {
-                same = files[k].First.Stamp.Identity == match.Stamp.Identity ? k : -1;
-            }
-
-            if (same >= 0)
-            {
-                files[same].Names.Add(path);
-            }
-            else
-            {
-                files.Add((match, [path]));
-            }
-        }
-
-        var reported = new List<DuplicateFile>(files.Count);
-        var ownOnly = true;
-        foreach (var (first, names) in files)
-        {
-            names.Sort();
-            var stamp = first.Stamp;
-            reported.Add(new DuplicateFile(names[0], names.GetRange(1, names.Count - 1), stamp.Identity, stamp.Length, names.Count, FileTable.ToDateTime(stamp.LastWriteTimeNs))
-            {
-                LastChangeTimeUtc = stamp.ChangeTimeNs == 0 ? DateTime.MinValue : FileTable.ToDateTime(stamp.ChangeTimeNs),
-                Machine = first.Machine,
-            });
-            ownOnly &= string.Equals(first.Machine, machine, StringComparison.Ordinal);
-        }
-
-        if (reported.Count < 2 || ownOnly)
-        {
-            return null;
-        }
-
-        reported.Sort(static (a, b) =>
-        {
-            var byPath = a.Path.CompareTo(b.Path);
-            return byPath != 0 ? byPath : string.CompareOrdinal(a.Machine, b.Machine);
-        });
-
-        // No roots: the files of other machines are not this machine's to act on (acting on a group without a root
-        // holding its files is refused).
-        return new DuplicateGroup(group.Length, reported, verifiedByBytes: false) { Sha256 = group.Sha256 };
-    }
-
-    /// <summary>
-    /// A path of some machine as this platform's path; <see langword="null"/> when it is not one (another platform's).
-    /// Folders are parsed once and shared (a group read can hold every file of several machines).
-    /// </summary>
-    /// <remarks>
-    /// Split at the last separator byte and looked up by the folder's bytes: only a folder seen for the first time is
-    /// turned into text, and per file only its name is (measured in a fleet scan of 250k files matched on another
-    /// machine: the whole path's text and the folder's substring per file were a third of the groups' making). A
-    /// separator byte is always the separator character and the names' text is made byte by byte (UTF-8 sequences and
-    /// escaped bytes never span a separator), so the parts are those the whole path's text splits into.
-    /// </remarks>
-    private static AbsolutePath? TryParse(ReadOnlyMemory<byte> path, Dictionary<ReadOnlyMemory<byte>, AbsolutePath?> folders)
-    {
-        var bytes = path.Span;
-        var slash = bytes.LastIndexOf((byte)Path.DirectorySeparatorChar);
-        if (slash < 0 || slash == bytes.Length - 1)
-        {
-            return null; // e.g. a Windows path seen on Linux: Parse would resolve it against the current folder
-        }
-
-        var folderBytes = path.Slice(0, Math.Max(slash, 1)); // a file at the root: the folder "/"
-        if (!folders.TryGetValue(folderBytes, out var folder))
-        {
-            var folderText = KernelNames.GetString(folderBytes.Span);
-            folder = null;
-            if (Path.IsPathRooted(folderText))
-            {
-                try
-                {
-                    folder = AbsolutePath.Parse(folderText);
-                }
-                catch (ArgumentException)
-                {
-                    folder = null;
-                }
-            }
-
-            folders[folderBytes] = folder;
-        }
-
-        if (folder is null)
-        {
-            return null;
-        }
-
-        var name = KernelNames.GetString(bytes.Slice(slash + 1));
-        return name is "." or ".." ? null : folder.Child(name);
-    }
-
-    /// <summary>Byte strings compared by content.</summary>
-    private sealed class SameBytes : IEqualityComparer<ReadOnlyMemory<byte>>
-    {
-        public static readonly SameBytes Instance = new();
-
-        public bool Equals(ReadOnlyMemory<byte> x, ReadOnlyMemory<byte> y) => x.Span.SequenceEqual(y.Span);
-
-        public int GetHashCode(ReadOnlyMemory<byte> obj)
-        {
-#if NET
-            var hash = new HashCode();
-            hash.AddBytes(obj.Span);
-            return hash.ToHashCode();
-#else
-            // FNV-1a
-            var hash = 2166136261u;
-            foreach (var b in obj.Span)
-            {
-                hash = unchecked((hash ^ b) * 16777619u);
-            }
-
-            return unchecked((int)hash);
-#endif
-        }
     }
 }

@@ -11,11 +11,13 @@ namespace Dedup.Core.Catalog;
 /// <remarks>
 /// <para>A scan calls, once each: at its size barrier <see cref="ReplaceFilesAndRecordDigestsAsync"/> with every file it
 /// enumerated (unique sizes included) and the digests it will make, and meanwhile <see cref="GetDigestedFilesAsync"/>
-/// and <see cref="GetSizesOnOtherMachinesAsync"/> (with the sizes only one of its files has), from which it knows which
+/// and <see cref="GetSizesOnOtherMachinesAsync"/> (with its files' sizes), from which it knows which
 /// files need a SHA-256: those whose size another file of the catalog (this machine's or another's) shares, and that
 /// have no digest under their unchanged stamp. It compares its files while the replacement runs, computing the SHA-256
 /// of those it reads whole from the same bytes and handing each on once checked; then
-/// <see cref="FindGroupsAcrossMachinesAsync(string, Action{string}, CancellationToken)"/> once its own groups are found. Files of different machines are
+/// <see cref="ExchangeDigestRequestsAsync"/> and <see cref="FindGroupsAcrossMachinesAsync(string, Action{string}, CancellationToken)"/>
+/// once its own groups are found (its groups of a size another machine holds are held back until then, to be reported
+/// once each, with the other machines' files of the same content). Files of different machines are
 /// matched by size and SHA-256 (a digest no client can craft a collision for), never byte by byte.</para>
 /// <para>Any exception these throw (other than <see cref="OperationCanceledException"/>) ends the scan's use of the
 /// catalog: the scan still reports its own byte-verified groups, and the failure is in
@@ -42,8 +44,9 @@ public abstract class FileCatalog
 
     /// <summary>
     /// Which of <paramref name="sizes"/> a file of another machine than <paramref name="machine"/> has (as of that
-    /// machine's last scan). Called at the size barrier with the sizes only one file of the scan has: those files need a
-    /// SHA-256 only when another machine has their size.
+    /// machine's last scan). Called at the size barrier with the distinct sizes of the scan's files: those only one file
+    /// of the scan has need a SHA-256 only when another machine has their size, and the scan's groups of a size another
+    /// machine has may hold its files too.
     /// </summary>
     /// <param name="machine">The scanning machine's name.</param>
     /// <param name="sizes">File sizes in bytes.</param>
@@ -90,6 +93,22 @@ public abstract class FileCatalog
 
         return stored;
     }
+
+    /// <summary>
+    /// Called once a scan's files and digests are stored, before its groups are read: records which of
+    /// <paramref name="machine"/>'s sizes the scan left without a digest (<paramref name="undigestedSizes"/>: sizes only
+    /// one of its files has, which no other machine held), answers which sizes other machines had asked this machine's
+    /// digests for (before this call), and records and returns, per other machine, the sizes of this machine's files
+    /// for which that machine holds a file without a digest: its next scan is asked to hash them (it does anyway: a
+    /// size only one of its files has and another machine holds). The requests this scan fulfilled are dropped. The
+    /// default records nothing and answers <see cref="CatalogDigestRequests.None"/>: a scan then cannot tell a partial result.
+    /// </summary>
+    /// <param name="machine">The scanning machine's name.</param>
+    /// <param name="undigestedSizes">The sizes of the machine's files left without a digest by this scan.</param>
+    /// <param name="cancellationToken">Cancels the exchange.</param>
+    /// <returns>The requests asked of this machine, and the ones it now waits on.</returns>
+    public virtual Task<CatalogDigestRequests> ExchangeDigestRequestsAsync(string machine, IReadOnlyCollection<long> undigestedSizes, CancellationToken cancellationToken = default) =>
+        Task.FromResult(CatalogDigestRequests.None);
 
     /// <summary>
     /// Every group of two or more distinct files (of any machines, as of their last scans) with the same size and

@@ -49,8 +49,15 @@ public sealed partial class DuplicateActionPlanner
         var trash = Trash.TrashLocator.Create();
         var protection = Protection.Begin();
         var unreferenced = new List<DuplicateGroup>();
-        foreach (var group in groups)
+        foreach (var found in groups)
         {
+            // A group across machines: only the files compared on this machine are acted on (a part of fewer than two, none).
+            if (found?.LocalPart() is not { } group)
+            {
+                ArgumentNullException.ThrowIfNull(found, nameof(groups));
+                continue;
+            }
+
             if (!protection.IsReferenced(group))
             {
                 unreferenced.Add(group); // no copy under a reference folder: not ours to act on

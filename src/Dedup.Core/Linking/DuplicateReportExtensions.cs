@@ -15,8 +15,8 @@ public static class DuplicateReportExtensions
     /// time); each file's link count, owner and mode are then as they are now. Content is not compared here: acting
     /// compares it before any change. Left out, each with its reason: a name that no longer leads to its file, a group
     /// left with fewer than two distinct files, a media-payload group (its files' bytes differ, so none replaces
-    /// another) and a group across machines (files of other machines are not this machine's to act on; its local
-    /// files are also in a group of their own).
+    /// another) and a group across machines but for the files this machine compared byte for byte (files of other
+    /// machines, and files matched by SHA-256 only, are not this machine's to act on).
     /// </summary>
     /// <param name="report">The report read back.</param>
     /// <param name="leftOut">What was left out and why, one line each, such as <c>/data/b.bin: modified since the report</c>.</param>
@@ -35,13 +35,13 @@ public static class DuplicateReportExtensions
                 continue;
             }
 
-            if (!group.Sha256.IsEmpty)
+            if (group.LocalPart() is not { } local)
             {
                 problems.Add($"a group across machines ({group.Files.Count} files): files of other machines are not acted on");
                 continue;
             }
 
-            var rebuilt = ReportedDuplicates.FromReport(report.Roots, group.Size, NamesOf(group), out var left);
+            var rebuilt = ReportedDuplicates.FromReport(report.Roots, group.Size, NamesOf(local), out var left);
             problems.AddRange(left);
             if (rebuilt is not null)
             {

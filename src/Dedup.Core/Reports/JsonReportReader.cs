@@ -157,17 +157,32 @@ internal static class JsonReportReader
                 machine = machineElement.ValueKind == JsonValueKind.String ? machineElement.GetString() : throw Bad($"{at}.machine is not a string", at);
             }
 
+            // In a group across machines a file is matched by digest only unless the report says otherwise (reports
+            // written before the flag held this machine's compared files in a group of their own).
+            var bySha256 = digest is not null;
+            if (digest is not null && entry.TryGetProperty("sha256Only", out var shaOnly))
+            {
+                bySha256 = shaOnly.ValueKind is JsonValueKind.True or JsonValueKind.False ? shaOnly.GetBoolean() : throw Bad($"{at}.sha256Only is not true or false", at);
+            }
+
             var links = ReadLinks(entry, at);
-            files.Add(new DuplicateFile(path, links, identity, length, links.Count + 1, mtime) { LastChangeTimeUtc = ctime, Machine = machine });
+            files.Add(new DuplicateFile(path, links, identity, length, links.Count + 1, mtime) { LastChangeTimeUtc = ctime, Machine = machine, MatchedBySha256 = bySha256 });
         }
 
         // One file is no duplicate (a hand-edited report): left out, as acting on it would leave it out.
-        return files.Count < 2 ? null : new DuplicateGroup(size, files, verified, match)
+        if (files.Count < 2)
+        {
+            return null;
+        }
+
+        var group = new DuplicateGroup(size, files, verified, match)
         {
             MediaFormat = match == ContentMatch.MediaPayload ? ReadFormat(element, where) : null,
             Sha256 = digest ?? default(ReadOnlyMemory<byte>),
-            Roots = digest is null ? roots : [],
         };
+
+        // A group across machines has the scan's roots when it holds files compared there (as the scan made it).
+        return group with { Roots = group.LocalPart() is null ? [] : roots };
     }
 
     /// <summary>A media-payload group's <c>format</c>: absent in reports written before it was added; a name no format has is refused.</summary>

@@ -58,6 +58,12 @@ internal sealed class JsonReportWriter : ReportWriter
                 _json.WriteString("machine", file.Machine);
             }
 
+            if (!group.Sha256.IsEmpty)
+            {
+                // In a group across machines, always: a reader takes a file without it for one matched by digest only.
+                _json.WriteBoolean("sha256Only", file.MatchedBySha256);
+            }
+
             _json.WriteNumber(DeviceName, file.Identity.Device);
             _json.WriteNumber(InodeName, file.Identity.FileId);
             WriteTime(MtimeName, file.LastWriteTimeUtc);
@@ -238,6 +244,22 @@ internal sealed class JsonReportWriter : ReportWriter
             _json.WriteNumber("filesRecorded", catalog.FilesRecorded);
             _json.WriteNumber("filesHashed", catalog.FilesHashed);
             _json.WriteNumber("groupsAcrossMachines", catalog.GroupsAcrossMachines);
+            if (catalog.FilesHashedOnRequest > 0)
+            {
+                _json.WriteNumber("filesHashedOnRequest", catalog.FilesHashedOnRequest);
+            }
+
+            if (catalog.PendingMatches.Count > 0)
+            {
+                // Per other machine: this scan's files that may match files there once it scans again.
+                _json.WriteStartObject("pendingMatches");
+                foreach (var (machine, files) in catalog.PendingMatches.OrderBy(entry => entry.Key, StringComparer.Ordinal))
+                {
+                    _json.WriteNumber(machine, files);
+                }
+
+                _json.WriteEndObject();
+            }
             if (catalog.Error is { } error)
             {
                 _json.WriteString("error", error.Message);

@@ -20,6 +20,14 @@ internal sealed class ScanOutput(ScanRun run, ChannelWriter<DuplicateGroup> writ
         }
 
         var group = new DuplicateGroup(size, files, verified, match) { Roots = run.Context.Roots, MediaFormat = format };
+        foreach (var feature in run.Features)
+        {
+            if (feature.Holds(group))
+            {
+                return; // counted and streamed when the feature returns it
+            }
+        }
+
         run.AddGroup(group);
         writer.TryWrite(group);
     }

@@ -37,17 +37,17 @@ public sealed class CatalogCliTests(PostgresFixture postgres)
         Assert.True(code == 0, errors);
         using var report = JsonDocument.Parse(stdout);
         var groups = report.RootElement.GetProperty("groups").EnumerateArray().ToList();
-        Assert.Equal(2, groups.Count);
-        Assert.All(groups, group => Assert.All(group.GetProperty("files").EnumerateArray(), file => Assert.True(file.TryGetProperty("machine", out _))));
-        var local = Assert.Single(groups, group => !group.TryGetProperty("digest", out _));
-        Assert.False(local.TryGetProperty("verifiedByBytes", out _)); // written only when false
-        Assert.Equal(["alpha:" + alpha.PathOf("backup/setup.exe"), "alpha:" + alpha.PathOf("setup.exe")], Names(local));
-        var across = Assert.Single(groups, group => group.TryGetProperty("digest", out _));
-        Assert.False(across.GetProperty("verifiedByBytes").GetBoolean());
+        // One group per content (#40): alpha's two installers, compared byte for byte, with beta's copy.
+        var across = Assert.Single(groups);
+        Assert.All(across.GetProperty("files").EnumerateArray(), file => Assert.True(file.TryGetProperty("machine", out _)));
+        Assert.False(across.TryGetProperty("verifiedByBytes", out _)); // written only when false: alpha's files were compared
         Assert.Equal(Convert.ToHexStringLower(SHA256.HashData(Installer)), across.GetProperty("digest").GetString());
         Assert.Equal(
             ["alpha:" + alpha.PathOf("backup/setup.exe"), "alpha:" + alpha.PathOf("setup.exe"), "beta:" + beta.PathOf("setup.exe")],
             Names(across));
+        Assert.Equal(
+            ["alpha:False", "alpha:False", "beta:True"],
+            across.GetProperty("files").EnumerateArray().Select(file => $"{file.GetProperty("machine").GetString()}:{file.GetProperty("sha256Only").GetBoolean()}").Order(StringComparer.Ordinal));
         var catalog = report.RootElement.GetProperty("summary").GetProperty("catalog");
         Assert.Equal("alpha", catalog.GetProperty("machine").GetString());
         Assert.Equal(1, catalog.GetProperty("groupsAcrossMachines").GetInt32());
@@ -58,6 +58,35 @@ public sealed class CatalogCliTests(PostgresFixture postgres)
         Assert.Contains($"[across machines, SHA-256 {Convert.ToHexStringLower(SHA256.HashData(Photo))}]", text, StringComparison.Ordinal);
         Assert.Contains($"  beta: {beta.PathOf("photo.jpg")}\n", text, StringComparison.Ordinal);
         Assert.Contains($"  gamma: {gamma.PathOf("photo.jpg")}\n", text, StringComparison.Ordinal);
+    }
+
+    [PostgresFact]
+    public async Task A_partial_result_says_what_is_pending_and_the_other_machine_says_it_hashed_it()
+    {
+        string database = postgres.NewDatabase("clipending");
+        using var alpha = new TempTree();
+        using var beta = new TempTree();
+        alpha.Write("photo.jpg", Photo); // a unique size when alpha scans: no digest
+        beta.Write("a/photo.jpg", Photo);
+        beta.Write("b/photo.jpg", Photo);
+        Assert.Equal(0, (await FindAsync(database, "alpha", alpha, "json")).ExitCode);
+
+        var (exit, text, errors) = await FindAsync(database, "beta", beta, "text");
+        Assert.True(exit == 0, errors);
+        Assert.Contains("catalog: 2 files may match files on alpha once alpha scans again\n", text, StringComparison.Ordinal);
+
+        var (alphaExit, json, alphaErrors) = await FindAsync(database, "alpha", alpha, "json");
+        Assert.True(alphaExit == 0, alphaErrors);
+        using var report = JsonDocument.Parse(json);
+        var catalog = report.RootElement.GetProperty("summary").GetProperty("catalog");
+        Assert.Equal(1, catalog.GetProperty("filesHashedOnRequest").GetInt64());
+        Assert.False(catalog.TryGetProperty("pendingMatches", out _));
+
+        var (_, again, _) = await FindAsync(database, "beta", beta, "text");
+        Assert.DoesNotContain("may match files on", again, StringComparison.Ordinal);
+        Assert.Contains($"  beta: {beta.PathOf("a/photo.jpg")} [bytes compared]\n", again, StringComparison.Ordinal);
+        Assert.Contains($"  alpha: {alpha.PathOf("photo.jpg")}\n", again, StringComparison.Ordinal);
+        Assert.StartsWith("3 files of ", again, StringComparison.Ordinal); // one group: beta's two and alpha's copy
     }
 
     [PostgresFact]

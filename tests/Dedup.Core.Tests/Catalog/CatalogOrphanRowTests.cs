@@ -46,7 +46,7 @@ public sealed class CatalogOrphanRowTests(PostgresFixture postgres)
         Assert.Equal(string.Empty, error.Path);
         Assert.Equal(
             $"The catalog's 1 row of machine id {betaId} matching these files was left out: the catalog has no machine with that id (its dedup.machines row was deleted by hand; the schema has no foreign keys). "
-                + $"To remove all of its rows: DELETE FROM dedup.files WHERE machine_id = {betaId}; DELETE FROM dedup.digests WHERE machine_id = {betaId}; DELETE FROM dedup.machine_sizes WHERE machine_id = {betaId};",
+                + $"To remove all of its rows: DELETE FROM dedup.files WHERE machine_id = {betaId}; DELETE FROM dedup.digests WHERE machine_id = {betaId}; DELETE FROM dedup.machine_sizes WHERE machine_id = {betaId}; DELETE FROM dedup.digest_requests WHERE machine_id = {betaId} OR requested_by = {betaId};",
             error.Message);
         Assert.Equal(error.Message, error.ToString()); // no path: the message alone (as the CLI prints it)
     }

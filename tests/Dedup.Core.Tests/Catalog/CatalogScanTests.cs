@@ -54,18 +54,25 @@ public sealed class CatalogScanTests(PostgresFixture postgres)
         Assert.False(installers.VerifiedByBytes);
         Assert.Empty(installers.Roots); // other machines' files are not this machine's to act on
 
-        // alpha's rescan hashes its photo (beta has one of that size): its own group is still byte-verified, and the
-        // groups with beta's files follow.
+        // alpha's rescan hashes its photo (beta has one of that size). Its installers are one group with beta's copy
+        // (#40: not its own group again inside one across machines): its two files compared byte for byte, under the
+        // scan's roots (those two are alpha's to act on), beta's matched by SHA-256 only.
         var (again, againSummary) = await ScanAsync(catalog, "alpha", alpha);
-        Assert.Equal(3, again.Count);
-        Assert.Equal(1, againSummary.Catalog!.FilesHashed); // the installers kept their digests
-        var verified = Assert.Single(again, group => group.VerifiedByBytes);
-        Assert.True(verified.Sha256.IsEmpty);
-        Assert.Equal([("alpha", alpha.PathOf("copy/setup.exe")), ("alpha", alpha.PathOf("setup.exe"))], Names(verified));
-        Assert.Equal(3, Across(again, Installer).Files.Count);
+        Assert.Equal(2, again.Count);
+        Assert.Equal(2, againSummary.Groups);
+        Assert.Equal(2, againSummary.Catalog!.GroupsAcrossMachines);
+        Assert.Equal(1, againSummary.Catalog.FilesHashed); // the installers kept their digests
+        var joined = Across(again, Installer);
+        Assert.True(joined.VerifiedByBytes);
+        Assert.NotEmpty(joined.Roots);
+        Assert.Equal([("alpha", alpha.PathOf("copy/setup.exe")), ("alpha", alpha.PathOf("setup.exe")), ("beta", beta.PathOf("downloads/setup.exe"))], Names(joined));
+        Assert.Equal([false, false, true], joined.Files.OrderBy(f => f.Machine, StringComparer.Ordinal).Select(f => f.MatchedBySha256));
+        Assert.Equal(2L * Installer.Length + Photo.Length, againSummary.WastedBytes); // each content once
         var photos = Across(again, Photo);
         Assert.Equal([("alpha", alpha.PathOf("photo.jpg")), ("beta", beta.PathOf("pictures/photo.jpg"))], Names(photos));
-        Assert.All(again.Where(group => !group.VerifiedByBytes), group => Assert.Empty(group.Roots));
+        Assert.False(photos.VerifiedByBytes);
+        Assert.Empty(photos.Roots);
+        Assert.All(photos.Files, file => Assert.True(file.MatchedBySha256));
     }
 
     [PostgresFact]

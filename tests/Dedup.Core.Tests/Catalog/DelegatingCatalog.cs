@@ -24,4 +24,7 @@ internal class DelegatingCatalog(PostgresCatalog store) : FileCatalog
 
     public override Task<IReadOnlyList<CatalogGroup>> FindGroupsAcrossMachinesAsync(string machine, CancellationToken cancellationToken = default) =>
         Store.FindGroupsAcrossMachinesAsync(machine, cancellationToken);
+
+    public override Task<CatalogDigestRequests> ExchangeDigestRequestsAsync(string machine, IReadOnlyCollection<long> undigestedSizes, CancellationToken cancellationToken = default) =>
+        Store.ExchangeDigestRequestsAsync(machine, undigestedSizes, cancellationToken);
 }

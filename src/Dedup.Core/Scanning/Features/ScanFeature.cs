@@ -50,6 +50,13 @@ internal abstract class ScanFeature : IDisposable
     {
     }
 
+    /// <summary>
+    /// Whether the feature takes <paramref name="group"/> (just settled, not published yet) to return it from
+    /// <see cref="FinishAsync"/> instead, possibly joined with more files (the catalog's files of the same content on
+    /// other machines): it is then neither counted nor streamed now. Any thread.
+    /// </summary>
+    public virtual bool Holds(DuplicateGroup group) => false;
+
     /// <summary>The compare stage completed (not cancelled, not failed), on its thread, before the stream of groups ends.</summary>
     public virtual void Compared(CancellationToken cancellationToken)
     {
