@@ -264,7 +264,7 @@ internal sealed class FleetSkips
         foreach (var (id, rows) in _orphans)
         {
             yield return Invariant($"The catalog's {Rows(rows)} of machine id {id} in these groups {Were(rows)} left out: the catalog has no machine with that id (its dedup.machines row was deleted by hand; the schema has no foreign keys). ")
-                + Invariant($"To remove all of its rows: DELETE FROM dedup.files WHERE machine_id = {id}; DELETE FROM dedup.digests WHERE machine_id = {id}; DELETE FROM dedup.machine_sizes WHERE machine_id = {id};");
+                + Invariant($"To remove all of its rows: DELETE FROM dedup.files WHERE machine_id = {id}; DELETE FROM dedup.digests WHERE machine_id = {id}; DELETE FROM dedup.machine_sizes WHERE machine_id = {id}; DELETE FROM dedup.digest_requests WHERE machine_id = {id} OR requested_by = {id};");
         }
 
         foreach (var (machine, rows) in _withoutFile)
