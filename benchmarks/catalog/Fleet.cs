@@ -61,8 +61,8 @@ internal static class FleetBench
 
         Console.WriteLine($"| whole listing ({groups:N0} groups, {names:N0} names, {wasted / 1048576.0:N0} MiB wasted) | {whole.Elapsed.TotalSeconds:0.0} s | peak working set {Process.GetCurrentProcess().PeakWorkingSet64 / 1048576} MiB |");
         var forget = Stopwatch.StartNew();
-        var forgotten = await catalog.ForgetMachineAsync("host-09");
-        Console.WriteLine($"| forget host-09 ({forgotten?.Files:N0} files) | {forget.Elapsed.TotalSeconds:0.00} s |");
+        bool forgotten = await catalog.DeleteMachineAsync("host-09");
+        Console.WriteLine($"| forget host-09 ({forgotten}) | {forget.Elapsed.TotalSeconds:0.00} s |");
     }
 
     private static async Task FirstPageAsync(PostgresCatalog catalog, string? machine)

@@ -104,20 +104,20 @@ internal static class CatalogCommand
             return await WithCatalogAsync(result.GetValue(catalog)!, cancellationToken, async store =>
             {
                 var shown = PathText.Escape(machine);
+                if (!result.GetValue(yes) && Console.IsInputRedirected)
+                {
+                    await Console.Error.WriteLineAsync("dedup: refusing to forget a machine without confirmation: standard input is not a terminal; pass --yes").ConfigureAwait(false);
+                    return ExitCodes.BadUsage;
+                }
+
+                if ((await store.GetMachinesAsync(cancellationToken).ConfigureAwait(false)).FirstOrDefault(known => known.Name == machine) is not { } forgotten)
+                {
+                    return await UnknownAsync(shown).ConfigureAwait(false);
+                }
+
                 if (!result.GetValue(yes))
                 {
-                    if (Console.IsInputRedirected)
-                    {
-                        await Console.Error.WriteLineAsync("dedup: refusing to forget a machine without confirmation: standard input is not a terminal; pass --yes").ConfigureAwait(false);
-                        return ExitCodes.BadUsage;
-                    }
-
-                    if ((await store.GetMachinesAsync(cancellationToken).ConfigureAwait(false)).FirstOrDefault(known => known.Name == machine) is not { } known)
-                    {
-                        return await UnknownAsync(shown).ConfigureAwait(false);
-                    }
-
-                    await Console.Error.WriteAsync($"Forget machine '{shown}' ({Counts.Of(known.Files, "file", "files")}, last scanned {known.ScannedAt.UtcDateTime:yyyy-MM-dd HH:mm:ss} UTC)? Its rows leave the catalog; its files are not touched. [y/N] ").ConfigureAwait(false);
+                    await Console.Error.WriteAsync($"Forget machine '{shown}' ({Counts.Of(forgotten.Files, "file", "files")}, last scanned {forgotten.ScannedAt.UtcDateTime:yyyy-MM-dd HH:mm:ss} UTC)? Its rows leave the catalog; its files are not touched. [y/N] ").ConfigureAwait(false);
                     var answer = Console.ReadLine()?.Trim();
                     if (!string.Equals(answer, "y", StringComparison.OrdinalIgnoreCase) && !string.Equals(answer, "yes", StringComparison.OrdinalIgnoreCase))
                     {
@@ -126,7 +126,8 @@ internal static class CatalogCommand
                     }
                 }
 
-                if (await store.ForgetMachineAsync(machine, cancellationToken).ConfigureAwait(false) is not { } forgotten)
+                // One transaction; a scan of the machine under way finishes first (the delete waits for its row lock).
+                if (!await store.DeleteMachineAsync(machine, cancellationToken).ConfigureAwait(false))
                 {
                     return await UnknownAsync(shown).ConfigureAwait(false);
                 }

@@ -3,7 +3,8 @@ using Npgsql;
 
 namespace Dedup.Core.PostgreSql;
 
-// The fleet view: what the catalog holds, read without scanning (dedup catalog machines/groups/forget).
+// The fleet view: what the catalog holds, read without scanning (dedup catalog machines/groups; forget is
+// DeleteMachineAsync).
 public sealed partial class PostgresCatalog
 {
     // Every machine's rows, pending digests and rows of machine ids with no name, in one pass over the files: a file
@@ -90,68 +91,6 @@ public sealed partial class PostgresCatalog
         }
 
         return ReadFleetGroupPagesAsync(machine, skipped, cancellationToken);
-    }
-
-    /// <summary>
-    /// Removes a machine and every row of it from the catalog in one transaction; the other machines' rows are left
-    /// as they are. A scan of the machine under way finishes first (the removal waits for its lock); one that
-    /// starts later stores the machine anew.
-    /// </summary>
-    /// <param name="machine">The machine's name.</param>
-    /// <param name="cancellationToken">Cancels the removal (rolled back).</param>
-    /// <returns>The machine as the catalog held it, or <see langword="null"/> when it knew no machine of that name.</returns>
-    /// <exception cref="CatalogException">The server could not be reached or used.</exception>
-    public Task<CatalogMachine?> ForgetMachineAsync(string machine, CancellationToken cancellationToken = default)
-    {
-        ValidateMachine(machine);
-        return RunAsync("forgetting a machine", async (connection, token) =>
-        {
-            await using var transaction = await connection.BeginTransactionAsync(token).ConfigureAwait(false);
-            CatalogMachine? forgotten = null;
-            int id = 0;
-            await using (var command = Command(connection, "DELETE FROM dedup.machines WHERE name = $1 RETURNING id, name, file_count, scanned_at", machine))
-            await using (var reader = await command.ExecuteReaderAsync(token).ConfigureAwait(false))
-            {
-                if (await reader.ReadAsync(token).ConfigureAwait(false))
-                {
-                    id = reader.GetInt32(0);
-                    forgotten = new CatalogMachine(reader.GetString(1), reader.GetInt64(2), reader.GetFieldValue<DateTimeOffset>(3));
-                }
-            }
-
-            if (forgotten is null)
-            {
-                return null;
-            }
-
-            // Every column of the schema naming a machine, found on the server: a machine's own rows (machine_id) and
-            // the digest requests it made of others (requested_by, schema 4). A table a later schema step adds is
-            // emptied of the machine's rows too, not left behind as orphans.
-            var deletes = new List<string>();
-            await using (var command = new NpgsqlCommand(
-                """
-                SELECT format('DELETE FROM %I.%I WHERE %I = $1', n.nspname, c.relname, a.attname) FROM pg_attribute a
-                JOIN pg_class c ON c.oid = a.attrelid JOIN pg_namespace n ON n.oid = c.relnamespace
-                WHERE n.nspname = 'dedup' AND c.relkind IN ('r', 'p') AND a.attname IN ('machine_id', 'requested_by') AND NOT a.attisdropped
-                ORDER BY c.relname, a.attname
-                """,
-                connection))
-            await using (var reader = await command.ExecuteReaderAsync(token).ConfigureAwait(false))
-            {
-                while (await reader.ReadAsync(token).ConfigureAwait(false))
-                {
-                    deletes.Add(reader.GetString(0));
-                }
-            }
-
-            foreach (string delete in deletes)
-            {
-                await ExecuteAsync(connection, delete, token, id).ConfigureAwait(false);
-            }
-
-            await transaction.CommitAsync(token).ConfigureAwait(false);
-            return forgotten;
-        }, cancellationToken);
     }
 
     private async IAsyncEnumerable<FleetGroup> ReadFleetGroupPagesAsync(string? machine, Action<string>? skipped, [EnumeratorCancellation] CancellationToken cancellationToken)

@@ -67,7 +67,7 @@ public sealed class FleetViewTests(PostgresFixture postgres)
     }
 
     [PostgresFact]
-    public async Task Forgetting_a_machine_removes_all_its_rows_and_leaves_the_other_machines_rows_as_they_were()
+    public async Task Deleting_a_machine_removes_all_its_rows_and_requests_and_leaves_the_other_machines_rows_as_they_were()
     {
         string database = postgres.NewDatabase("fleetforget");
         await using var catalog = new PostgresCatalog(database);
@@ -76,20 +76,19 @@ public sealed class FleetViewTests(PostgresFixture postgres)
         await connection.OpenAsync();
         int aId = (int)(await Sql(connection, "SELECT id FROM dedup.machines WHERE name = 'a'"))!;
         int bId = (int)(await Sql(connection, "SELECT id FROM dedup.machines WHERE name = 'b'"))!;
-        // A table of a later schema naming machines in both ways (as schema 4's digest requests do): found and emptied of b.
-        await Sql(connection, $"CREATE TABLE dedup.later (machine_id int, requested_by int); INSERT INTO dedup.later VALUES ({bId}, {aId}), ({aId}, {bId}), ({aId}, {aId})");
+        // Digest requests name machines both ways: asked of b, asked by b, and one between the others that stays.
+        int cId = (int)(await Sql(connection, "SELECT id FROM dedup.machines WHERE name = 'c'"))!;
+        await Sql(connection, $"INSERT INTO dedup.digest_requests (machine_id, size, requested_by) VALUES ({bId}, 1, {aId}), ({aId}, 2, {bId}), ({aId}, 3, {cId})");
         var before = await RowsAsync(database);
 
-        var forgotten = await catalog.ForgetMachineAsync("b");
+        Assert.True(await catalog.DeleteMachineAsync("b"));
 
-        Assert.Equal("b", forgotten!.Name);
-        Assert.Equal(5, forgotten.Files);
         var after = await RowsAsync(database);
-        Assert.Equal(before.Where(row => !row.Contains($"|machine_id={bId}|", StringComparison.Ordinal) && row != $"later|machine_id={aId}|({aId},{bId})"), after);
-        Assert.Equal(before.Count - 1 - 5 - 3 - 4 - 2, after.Count); // its machine row, 5 files, 3 digests, 4 sizes, 2 rows of later
-        Assert.Equal($"({aId},{aId})", await Sql(connection, "SELECT string_agg(l::text, ';') FROM dedup.later l"));
+        Assert.Equal(before.Where(row => !row.Contains($"|machine_id={bId}|", StringComparison.Ordinal) && !row.StartsWith($"digest_requests|machine_id={aId}|({aId},2,{bId},", StringComparison.Ordinal)), after);
+        Assert.Equal(before.Count - 1 - 5 - 3 - 4 - 2, after.Count); // its machine row, 5 files, 3 digests, 4 sizes, 2 requests
+        Assert.Equal(3L, await Sql(connection, "SELECT max(size) FROM dedup.digest_requests"));
         Assert.Equal(["a", "c"], (await catalog.GetFleetMachinesAsync()).Select(machine => machine.Name).ToArray());
-        Assert.Null(await catalog.ForgetMachineAsync("b"));
+        Assert.False(await catalog.DeleteMachineAsync("b"));
     }
 
     [PostgresFact]
@@ -190,14 +189,9 @@ public sealed class FleetViewTests(PostgresFixture postgres)
         await using var connection = new NpgsqlConnection(database);
         await connection.OpenAsync();
         var rows = new List<string>();
-        foreach (var table in new[] { "machines", "files", "digests", "machine_sizes", "later" })
+        foreach (var table in new[] { "machines", "files", "digests", "machine_sizes", "digest_requests" })
         {
             string id = table == "machines" ? "id" : "machine_id";
-            if (table == "later" && await Sql(connection, "SELECT to_regclass('dedup.later')::text") is not string)
-            {
-                continue;
-            }
-
             await using var command = new NpgsqlCommand($"SELECT '{table}|machine_id=' || {id} || '|' || t::text FROM dedup.{table} t", connection);
             await using var reader = await command.ExecuteReaderAsync();
             while (await reader.ReadAsync())
