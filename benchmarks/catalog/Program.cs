@@ -1,6 +1,7 @@
 // The catalog store alone (#19): for each size, two machines of N files each (the second holds copies of half the
 // first's files), timed through PostgresCatalog's own calls, then the table's and indexes' sizes.
 // Usage: dotnet run -c Release --project benchmarks/catalog -- [--files 250000,1000000] [--connection CS] [--fast]
+//   (--fleet [--machines 10] [--files 250000]: the fleet view instead, Fleet.cs)
 //   [--settings "-c shared_buffers=2GB"]
 // Without --connection it starts a throwaway PostgreSQL cluster (server defaults: fsync on; --fast turns fsync off;
 // --settings passes more server options).
@@ -27,6 +28,13 @@ await using (var probe = new NpgsqlConnection(connection ?? cluster!.ConnectionS
     await using var reader = await version.ExecuteReaderAsync();
     await reader.ReadAsync();
     Console.WriteLine($"# server: {reader.GetString(0)}; fsync={reader.GetString(1)}; shared_buffers={reader.GetString(2)}");
+}
+
+if (args.Contains("--fleet"))
+{
+    await FleetBench.RunAsync(connection ?? cluster!.CreateDatabase("fleet"), int.Parse(Arg("--machines", "10"), CultureInfo.InvariantCulture), sizes[0]);
+    Console.WriteLine($"\n# load average at the end: {LoadAverage()}");
+    return;
 }
 
 // Warm-up on a database of its own: JIT, the connection pool, the server's catalog caches.

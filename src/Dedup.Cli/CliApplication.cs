@@ -16,6 +16,7 @@ internal static class CliApplication
         root.Subcommands.Add(DeleteCommand.Create());
         root.Subcommands.Add(UndoCommand.Create());
         root.Subcommands.Add(ReportCommand.Create());
+        root.Subcommands.Add(CatalogCommand.Create());
         root.Subcommands.Add(CompletionCommand.Create(root));
         foreach (var version in root.Options.OfType<VersionOption>())
         {

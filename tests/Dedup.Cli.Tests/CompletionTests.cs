@@ -60,7 +60,7 @@ public sealed class CompletionTests
 
         // What the completion system offers, as zsh would insert it: the blanks and parentheses escaped, one word.
         Assert.Equal(["Photos", @"Photos\ \(copy\)"], Zsh(tree, "dedup find Ph"));
-        Assert.Equal(["completion", "delete", "find", "link", "report", "undo"], Zsh(tree, "dedup "));
+        Assert.Equal(["catalog", "completion", "delete", "find", "link", "report", "undo"], Zsh(tree, "dedup "));
         Assert.Equal(["first-root", "newest", "oldest", "path-order", "prefix:", "shortest-path"], Zsh(tree, "dedup link --keep "));
         Assert.Equal(["csv", "html", "json", "paths0", "text"], Zsh(tree, "dedup find --format "));
         Assert.Contains("--version", Zsh(tree, "dedup --"));

@@ -6,7 +6,7 @@ namespace Dedup.Core.Tests.Catalog;
 
 /// <summary>
 /// One catalog API (#36 point 9): what <see cref="PostgresCatalog"/> offers beside <see cref="FileCatalog"/>'s overrides
-/// is the store's own operations (schema, machines), not a second way to scan.
+/// is the store's own operations (schema, machines, the fleet view), not a second way to scan.
 /// </summary>
 public sealed class CatalogApiTests
 {
@@ -18,7 +18,7 @@ public sealed class CatalogApiTests
             .Select(m => m.Name)
             .Order(StringComparer.Ordinal);
 
-        Assert.Equal(["DeleteMachineAsync", "Dispose", "DisposeAsync", "GetMachinesAsync", "MigrateAsync"], own);
+        Assert.Equal(["DeleteMachineAsync", "Dispose", "DisposeAsync", "GetFleetMachinesAsync", "GetMachinesAsync", "MigrateAsync", "ReadFleetGroupsAsync"], own);
         Assert.DoesNotContain(typeof(PostgresCatalog).Assembly.GetExportedTypes(), t => t.Name == "CatalogReplaceResult");
     }
 }

@@ -18,6 +18,7 @@ internal sealed class PostgresCluster : IDisposable
     private readonly bool _asPostgres;
     private readonly TempTree _folder;
     private int _databases;
+    private string _options = string.Empty;
 
     private PostgresCluster(string bin, TempTree folder, bool asPostgres)
     {
@@ -89,6 +90,7 @@ internal sealed class PostgresCluster : IDisposable
             cluster.RunServerTool("initdb", ["-D", cluster.DataDirectory, "-U", "postgres", "--auth=scram-sha-256", "--pwfile", Path.Combine(folder, "pwfile"), "-E", "UTF8", "--locale=C"]);
             string options = $"-c listen_addresses='' -k {folder} -p {Port} -c max_connections=100" + (durable ? string.Empty : " -c fsync=off -c synchronous_commit=off -c full_page_writes=off") + " " + settings;
             string log = Path.Combine(folder, "server.log");
+            cluster._options = options;
             try
             {
                 cluster.RunServerTool("pg_ctl", ["-D", cluster.DataDirectory, "-l", log, "-o", options, "-w", "-t", "60", "start"]);
@@ -130,6 +132,10 @@ internal sealed class PostgresCluster : IDisposable
             RunServerTool("pg_ctl", ["-D", DataDirectory, "-m", "immediate", "-w", "stop"]);
         }
     }
+
+    /// <summary>Starts the server again after <see cref="Stop"/>, with the options it first started with.</summary>
+    public void StartAgain() =>
+        RunServerTool("pg_ctl", ["-D", DataDirectory, "-l", Path.Combine(Folder, "server.log"), "-o", _options, "-w", "-t", "60", "start"]);
 
     public void Dispose()
     {

@@ -1,0 +1,187 @@
+using System.Runtime.CompilerServices;
+using Npgsql;
+
+namespace Dedup.Core.PostgreSql;
+
+// The fleet view: what the catalog holds, read without scanning (dedup catalog machines/groups; forget is
+// DeleteMachineAsync).
+public sealed partial class PostgresCatalog
+{
+    // Every machine's rows, pending digests and rows of machine ids with no name, in one pass over the files: a file
+    // is pending when another machine holds its size (machine_sizes: more than one machine, or one that is not its
+    // own) and no digest carries its stamp.
+    private static readonly string MachinesSql = $"""
+        WITH other AS (SELECT size, min(machine_id) AS lo, max(machine_id) AS hi FROM dedup.machine_sizes GROUP BY size)
+        SELECT f.machine_id, count(*),
+          count(*) FILTER (WHERE d.machine_id IS NULL AND (o.lo <> f.machine_id OR o.hi <> f.machine_id))
+        FROM dedup.files f
+        LEFT JOIN other o ON o.size = f.size
+        LEFT JOIN dedup.digests d ON d.machine_id = f.machine_id AND {SameStamp("d", "f")}
+        GROUP BY f.machine_id
+        """;
+
+    /// <summary>The rows per page a fleet listing starts with; tests make it small to cross page boundaries.</summary>
+    internal int FleetFirstPageSize { get; set; } = FleetGroupPages.FirstPageSize;
+
+    /// <summary>
+    /// The machines of the catalog, by name: when each last scanned, its file rows, and how many of its files wait
+    /// for a digest that may match another machine's file. Reads every file row once (seconds at millions of files).
+    /// </summary>
+    /// <param name="skipped">Called once per machine id whose rows have no <c>dedup.machines</c> row (deleted by hand), naming them and the statements that remove them; those rows are not listed.</param>
+    /// <param name="cancellationToken">Cancels the query.</param>
+    /// <returns>The machines, ordered by name (ordinal).</returns>
+    /// <exception cref="CatalogException">The server could not be reached or used.</exception>
+    public Task<IReadOnlyList<FleetMachine>> GetFleetMachinesAsync(Action<string>? skipped = null, CancellationToken cancellationToken = default) =>
+        RunAsync<IReadOnlyList<FleetMachine>>("listing machines", async (connection, token) =>
+        {
+            // One snapshot for the names and the rows counted under them.
+            await using var transaction = await connection.BeginTransactionAsync(System.Data.IsolationLevel.RepeatableRead, token).ConfigureAwait(false);
+            await ExecuteAsync(connection, "SET LOCAL work_mem = '128MB'", token).ConfigureAwait(false);
+            var counts = new Dictionary<int, (long Files, long Pending)>();
+            await using (var command = new NpgsqlCommand(MachinesSql, connection))
+            await using (var reader = await command.ExecuteReaderAsync(token).ConfigureAwait(false))
+            {
+                while (await reader.ReadAsync(token).ConfigureAwait(false))
+                {
+                    counts[reader.GetInt32(0)] = (reader.GetInt64(1), reader.GetInt64(2));
+                }
+            }
+
+            var machines = new List<FleetMachine>();
+            await using (var command = new NpgsqlCommand("SELECT id, name, scanned_at FROM dedup.machines ORDER BY name COLLATE \"C\"", connection))
+            await using (var reader = await command.ExecuteReaderAsync(token).ConfigureAwait(false))
+            {
+                while (await reader.ReadAsync(token).ConfigureAwait(false))
+                {
+                    var (files, pending) = counts.GetValueOrDefault(reader.GetInt32(0));
+                    counts.Remove(reader.GetInt32(0));
+                    machines.Add(new FleetMachine { Name = reader.GetString(1), ScannedAt = reader.GetFieldValue<DateTimeOffset>(2), Files = files, PendingDigests = pending });
+                }
+            }
+
+            await transaction.CommitAsync(token).ConfigureAwait(false);
+            foreach (var (id, (files, _)) in counts.OrderBy(entry => entry.Key))
+            {
+                skipped?.Invoke(OrphanFilesMessage(id, files));
+            }
+
+            return machines;
+        }, cancellationToken);
+
+    /// <summary>
+    /// The fleet's duplicates: every content (size and SHA-256) that files of two or more machines share, as of
+    /// their last scans, largest waste first (then larger size, then higher digest). Read in pages as it is
+    /// enumerated: the server sends a page of groups at a time (keyset pagination), so a fleet's groups are never held
+    /// whole; all pages read one snapshot of the catalog, held until the enumeration ends.
+    /// </summary>
+    /// <param name="machine">Only the groups holding a file of this machine; <see langword="null"/> for the whole fleet. A machine the catalog does not know lists nothing.</param>
+    /// <param name="skipped">
+    /// Called after the last group, once per kind of row left out and machine: rows of a machine id with no
+    /// <c>dedup.machines</c> row, digests with no file row of their stamp, file rows with an empty path (each written by
+    /// hand; the library writes none), and the groups that without them hold no copies on two machines.
+    /// </param>
+    /// <param name="cancellationToken">Cancels the enumeration.</param>
+    /// <returns>The groups; each lists every name of its files.</returns>
+    /// <exception cref="CatalogException">The server could not be reached or used (thrown by the enumeration).</exception>
+    public IAsyncEnumerable<FleetGroup> ReadFleetGroupsAsync(string? machine = null, Action<string>? skipped = null, CancellationToken cancellationToken = default)
+    {
+        if (machine is not null)
+        {
+            ValidateMachine(machine);
+        }
+
+        return ReadFleetGroupPagesAsync(machine, skipped, cancellationToken);
+    }
+
+    private async IAsyncEnumerable<FleetGroup> ReadFleetGroupPagesAsync(string? machine, Action<string>? skipped, [EnumeratorCancellation] CancellationToken cancellationToken)
+    {
+        const string Operation = "listing groups";
+        bool opened = false;
+        NpgsqlConnection? held = null;
+        var pages = await GuardAsync(Operation, async () =>
+        {
+            var connection = await _dataSource.OpenConnectionAsync(cancellationToken).ConfigureAwait(false);
+            (opened, held) = (true, connection);
+            try
+            {
+                if (!_migrated)
+                {
+                    await CatalogSchema.MigrateAsync(connection, cancellationToken).ConfigureAwait(false);
+                    _migrated = true;
+                }
+
+                var opened = await FleetGroupPages.OpenAsync(connection, machine, FleetFirstPageSize, cancellationToken).ConfigureAwait(false);
+                if (opened is null)
+                {
+                    await connection.DisposeAsync().ConfigureAwait(false);
+                }
+
+                return opened;
+            }
+            catch
+            {
+                await connection.DisposeAsync().ConfigureAwait(false);
+                throw;
+            }
+        }, () => (opened, IsBroken(held))).ConfigureAwait(false);
+        if (pages is null)
+        {
+            yield break;
+        }
+
+        await using (pages.ConfigureAwait(false))
+        {
+            while (true)
+            {
+                var page = await GuardAsync(Operation, () => pages.NextPageAsync(cancellationToken), () => (true, IsBroken(held))).ConfigureAwait(false);
+                if (page.Count == 0)
+                {
+                    break;
+                }
+
+                foreach (var group in page)
+                {
+                    yield return group;
+                }
+            }
+
+            foreach (string message in pages.Skips.Messages())
+            {
+                skipped?.Invoke(message);
+            }
+        }
+    }
+
+    /// <summary>Runs a step of a read that holds its connection, turning failures into <see cref="CatalogException"/>s as <see cref="RunAsync{T}"/> does.</summary>
+    /// <param name="operation">What the catalog was doing, for the message.</param>
+    /// <param name="step">The step.</param>
+    /// <param name="state">Whether the connection had been opened, and whether Npgsql marked it broken, when the step failed.</param>
+    private async Task<T> GuardAsync<T>(string operation, Func<Task<T>> step, Func<(bool Opened, bool Broken)> state)
+    {
+        try
+        {
+            return await step().ConfigureAwait(false);
+        }
+        catch (Exception error)
+        {
+            var (opened, broken) = state();
+            if (_errors.Translate(error, opened, operation, broken) is { } translated)
+            {
+                throw translated;
+            }
+
+            throw;
+        }
+    }
+
+    private static bool IsBroken(NpgsqlConnection? connection) =>
+        connection is not null && (connection.FullState & System.Data.ConnectionState.Broken) != 0;
+
+    private static string OrphanFilesMessage(int id, long rows) =>
+        string.Create(
+            System.Globalization.CultureInfo.InvariantCulture,
+            $"The catalog's {rows} file {(rows == 1 ? "row" : "rows")} of machine id {id} {(rows == 1 ? "was" : "were")} left out: the catalog has no machine with that id (its dedup.machines row was deleted by hand; the schema has no foreign keys). ")
+        + string.Create(
+            System.Globalization.CultureInfo.InvariantCulture,
+            $"To remove all of its rows: DELETE FROM dedup.files WHERE machine_id = {id}; DELETE FROM dedup.digests WHERE machine_id = {id}; DELETE FROM dedup.machine_sizes WHERE machine_id = {id}; DELETE FROM dedup.digest_requests WHERE machine_id = {id} OR requested_by = {id};");
+}
