@@ -110,7 +110,7 @@ public sealed class HtmlReportTests
     [Fact]
     public void Totals_media_links_folder_groups_and_options_are_in_the_data()
     {
-        var media = new DuplicateGroup(1000, [HtmlPages.File("/data/m/a.mp3", 1100), HtmlPages.File("/data/m/b.mp3", 1300)], verifiedByBytes: false, ContentMatch.MediaPayload);
+        var media = new DuplicateGroup(1000, [HtmlPages.File("/data/m/a.mp3", 1100), HtmlPages.File("/data/m/b.mp3", 1300)], verifiedByBytes: false, ContentMatch.MediaPayload) { MediaFormat = MediaFormat.Mp3 };
         var linked = new DuplicateGroup(7, [HtmlPages.File("/data/l/a", 7) with { OtherLinks = [AbsolutePath.Parse("/data/l/a-link")] }, HtmlPages.File("/data/l/b", 7)], verifiedByBytes: true);
         var folders = new DuplicateFolderGroup([AbsolutePath.Parse("/data/p"), AbsolutePath.Parse("/data/q")], 2, 20, verifiedByBytes: true, [new FolderDifference("x/only", FolderDifferenceKind.OnlyInFirst)]);
         var summary = HtmlPages.SummaryOf([media, linked]) with { FilesScanned = 12345, WastedBytes = 1307, Elapsed = TimeSpan.FromSeconds(1.5) };
@@ -124,9 +124,11 @@ public sealed class HtmlReportTests
         Assert.Equal(1, data.GetProperty("g")[0][0].GetInt32());
         Assert.Equal([1100L, 1300L], extra.GetProperty("len").EnumerateArray().Select(e => e.GetInt64()));
         Assert.Equal(1, extra.GetProperty("h").GetInt32());
+        Assert.Equal("mp3", extra.GetProperty("fmt").GetString());
         Assert.Equal(3, data.GetProperty("g")[1][4].GetProperty("l").GetArrayLength()); // file 0, folder, name
         var folderGroup = data.GetProperty("f")[0];
         Assert.Equal(0, folderGroup[0].GetInt32()); // not exact
+        Assert.Equal("only in first", folderGroup[7][0][0].GetString());
         Assert.Equal("x/only", folderGroup[7][0][1].GetString());
         Assert.Equal("dedup find /data --catalog …", data.GetProperty("m").GetProperty("opt").GetString());
         Assert.Equal(2, data.GetProperty("m").GetProperty("roots").GetArrayLength());
