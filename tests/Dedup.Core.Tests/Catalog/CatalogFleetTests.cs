@@ -83,6 +83,7 @@ public sealed class CatalogFleetTests(PostgresFixture postgres)
         beta.Write("b/z.bin", Z);
         beta.Write("b/v1.bin", V);
         beta.Write("b/v2.bin", V);
+        beta.Write("b/v3.bin", V); // beta's own: more files outside the pending sizes than in them
 
         var (_, alpha1) = await ScanAsync(catalog, "alpha", alpha);
         Assert.Empty(alpha1.Catalog!.PendingMatches); // nobody else yet

@@ -77,6 +77,27 @@ public sealed class CatalogReportTests
         Assert.Empty(new DuplicateActionPlanBuilder().UseLinker(Linkers.Delete).Build().Plan(report.Groups).Actions);
     }
 
+    [Fact]
+    public async Task Compared_files_of_two_machines_are_not_acted_on_and_a_flag_that_is_no_boolean_is_refused()
+    {
+        var digest = Convert.ToHexStringLower(SHA256.HashData(Content));
+        string Report(string flag1, string flag2) =>
+            $"{{\"groups\":[{{\"size\":{Content.Length},\"files\":["
+            + $"{{\"path\":\"/data/a.bin\",\"machine\":\"beta\",\"device\":9,\"inode\":1,\"mtime\":\"2026-01-01T00:00:00.0000000Z\",\"sha256Only\":{flag1}}},"
+            + $"{{\"path\":\"/data/b.bin\",\"machine\":\"alpha\",\"device\":9,\"inode\":2,\"mtime\":\"2026-01-01T00:00:00.0000000Z\",\"sha256Only\":{flag2}}}"
+            + $"],\"digest\":\"{digest}\"}}],\"roots\":[{{\"path\":\"/data\",\"device\":9,\"inode\":100}}]}}";
+
+        // A hand-edited report: files of two machines both said to be compared here. Neither is acted on.
+        var report = await ReadAsync(Encoding.UTF8.GetBytes(Report("false", "false")));
+        Assert.Empty(Assert.Single(report.Groups).Roots);
+        Assert.Empty(report.RecheckGroups(out var leftOut));
+        Assert.Single(leftOut);
+        Assert.Empty(new DuplicateActionPlanBuilder().UseLinker(Linkers.Delete).Build().Plan(report.Groups).Actions);
+
+        var error = await Assert.ThrowsAsync<ReportFormatException>(() => ReadAsync(Encoding.UTF8.GetBytes(Report("\"yes\"", "true"))));
+        Assert.Contains("sha256Only is not true or false", error.Message, StringComparison.Ordinal);
+    }
+
     private static async Task<DuplicateReport> ReadAsync(byte[] json)
     {
         using var stream = new MemoryStream(json);
