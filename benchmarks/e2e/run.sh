@@ -101,7 +101,7 @@ if [[ -z $TREE ]]; then
   [[ $SEED == 42 ]] || TREE+="-s$SEED"
 fi
 mkdir -p "$(dirname "$TREE")"
-TREE=$(cd "$(dirname "$TREE")" && pwd -P)/$(basename "$TREE")
+TREE=$(cd "$(dirname "$TREE")" && pwd -P)/$(basename "$TREE"); TREE=${TREE#/}; TREE=/${TREE#/}  # a tree under / (/usr): one leading slash
 MANIFEST="$(dirname "$TREE")/$(basename "$TREE").manifest.json"
 case "$TREE/" in "$REPO"/*) log "warning: the tree is inside the repository ($TREE)";; esac
 
