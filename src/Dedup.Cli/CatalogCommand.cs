@@ -40,7 +40,7 @@ internal static class CatalogCommand
         {
             var skipped = new List<string>();
             var machines = await store.GetFleetMachinesAsync(skipped.Add, cancellationToken).ConfigureAwait(false);
-            using (var stdout = Console.OpenStandardOutput())
+            using (var stdout = StandardOutput())
             {
                 FleetWriters.WriteMachines(stdout, result.GetValue(format)!, machines);
             }
@@ -74,7 +74,7 @@ internal static class CatalogCommand
                 }
 
                 var skipped = new List<string>();
-                using (var stdout = Console.OpenStandardOutput())
+                using (var stdout = StandardOutput())
                 {
                     // Written as the pages arrive: a listing piped to head ends after its first page.
                     await FleetWriters.WriteGroupsAsync(stdout, result.GetValue(format)!, store.ReadFleetGroupsAsync(name, skipped.Add, cancellationToken)).ConfigureAwait(false);
@@ -179,8 +179,21 @@ internal static class CatalogCommand
                 await Console.Error.WriteLineAsync("dedup: interrupted; the catalog is as it was").ConfigureAwait(false);
                 return ExitCodes.Cancelled;
             }
+            catch (IOException error)
+            {
+                // Standard output closed (a pipe to head): the listing ends there, as find's report does.
+                await Console.Error.WriteLineAsync($"dedup: cannot write to standard output: {PathText.EscapeMessage(error.Message)}").ConfigureAwait(false);
+                return ExitCodes.CompletedWithErrors;
+            }
         }
     }
+
+    /// <summary>
+    /// Standard output as a stream whose writes fail once the reader is gone (a pipe to head closed): .NET's console
+    /// stream drops EPIPE silently, which would read the rest of the fleet's pages for nothing.
+    /// </summary>
+    private static Stream StandardOutput() =>
+        OperatingSystem.IsLinux() ? new BufferedStream(new Output.DescriptorStream(1), 64 * 1024) : Console.OpenStandardOutput();
 
     /// <summary>Names each row the listing left out, one line each; exit 1 when there were any.</summary>
     private static async Task<int> SkippedAsync(List<string> skipped)

@@ -7,8 +7,8 @@ namespace Dedup.Core.PostgreSql;
 
 /// <summary>
 /// Reads the fleet's groups across machines in pages, largest waste first, by keyset: each page asks the server for
-/// the next groups after the last one read (waste, size, SHA-256, all descending), so neither the server nor the
-/// client ever holds more than a page of groups. All pages read one snapshot (a repeatable-read, read-only
+/// the next groups after the last one read (waste, size, SHA-256, all descending), so no more than a page of groups
+/// is ever sent, or held by the client. All pages read one snapshot (a repeatable-read, read-only
 /// transaction held while the caller enumerates), so a scan committing meanwhile cannot move a group across a page
 /// boundary (listed twice or never).
 /// </summary>
