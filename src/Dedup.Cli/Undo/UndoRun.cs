@@ -61,25 +61,16 @@ internal sealed class UndoRun
         }
 
         Console.WriteLine(Summary(plan));
-        var toRestore = plan.Steps.Count(s => s.Note is null);
-        if (toRestore == 0)
-        {
-            var leftAlone = plan.Steps.Where(s => s.Note is not null && s.Note.StartsWith("left alone", StringComparison.Ordinal)).ToList();
-            foreach (var step in leftAlone)
-            {
-                await Console.Error.WriteLineAsync($"dedup: {step}").ConfigureAwait(false);
-            }
-
-            return leftAlone.Count > 0 ? ExitCodes.CompletedWithErrors : ExitCodes.Success;
-        }
-
+        // With nothing to restore the run still goes through the steps, without asking: it only removes what a killed
+        // run left (its temporary names, the info file of a trash move that never happened), never a name of the user's.
+        var nothingToRestore = plan.Steps.All(s => s.Note is not null);
         var partial = result.GetValue(_partial);
-        if (!partial && plan.SpaceRefusal() is { } refusal)
+        if (!partial && !nothingToRestore && plan.SpaceRefusal() is { } refusal)
         {
             return await BadUsageAsync(refusal).ConfigureAwait(false);
         }
 
-        if (!result.GetValue(_yes))
+        if (!nothingToRestore && !result.GetValue(_yes))
         {
             if (Console.IsInputRedirected)
             {

@@ -53,6 +53,12 @@ public sealed class ActionJournal : IDisposable
                 stream.Flush(flushToDisk: true);
                 SyncFolderOf(full);
             }
+            else if (EndsInTornLine(full))
+            {
+                // A kill or power cut mid-line left a line without its end: this run's lines start on a line of their own.
+                stream.WriteByte((byte)'\n');
+                stream.Flush(flushToDisk: true);
+            }
         }
         catch
         {
@@ -61,6 +67,19 @@ public sealed class ActionJournal : IDisposable
         }
 
         return new ActionJournal(full, stream);
+    }
+
+    /// <summary>Whether the file is not empty and its last byte is not a line end.</summary>
+    private static bool EndsInTornLine(string path)
+    {
+        using var file = new FileStream(path, FileMode.Open, FileAccess.Read, FileShare.ReadWrite | FileShare.Delete, 1);
+        if (file.Length == 0)
+        {
+            return false;
+        }
+
+        file.Seek(-1, SeekOrigin.End);
+        return file.ReadByte() != '\n';
     }
 
     /// <summary>

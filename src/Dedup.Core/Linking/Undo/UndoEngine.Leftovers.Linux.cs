@@ -51,7 +51,9 @@ internal sealed partial class UndoEngine
             }
         }
 
-        var files = known.DistinctBy(k => k.Kept.Identity).ToArray();
+        // By identity and path: a hard link's after is the kept file's identity under the duplicate's path, and the kept
+        // path must stay among them, or a leftover link to it could never be proven redundant.
+        var files = known.DistinctBy(k => (k.Kept.Identity, k.Kept.Path)).ToArray();
         foreach (var name in leftovers)
         {
             if (Libc.LStatAt(folder.Fd, name, out var status) != 0)

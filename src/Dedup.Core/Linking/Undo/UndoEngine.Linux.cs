@@ -43,6 +43,11 @@ internal sealed partial class UndoEngine : IDisposable
         }
 
         using var folder = OpenFolder(run!, step.Path, out var name, out var problem);
+        if (folder is null && InRemovedFolder(step))
+        {
+            return (null, null); // its folder is recreated first (newest first), then it is restored into it
+        }
+
         return folder is null ? (UndoOutcome.LeftAlone, problem) : Decide(step, run!, folder, name).Decision;
     }
 
@@ -68,7 +73,8 @@ internal sealed partial class UndoEngine : IDisposable
         var (decision, now) = Decide(step, run!, folder, name);
         if (decision.Outcome is { } outcome)
         {
-            if (outcome == UndoOutcome.AlreadyRestored && step.Kind == UndoKinds.Trash)
+            // A trash move killed before its rename left its info file (reserved first): it goes too.
+            if (outcome is UndoOutcome.AlreadyRestored or UndoOutcome.WasNotDone && step.Kind == UndoKinds.Trash)
             {
                 RemoveInfoFile(step);
             }
@@ -168,6 +174,13 @@ internal sealed partial class UndoEngine : IDisposable
         }
 
         return step.Kind == UndoKinds.RemoveLink && step.Target is null ? (UndoOutcome.LeftAlone, "the journal does not give the removed link's text") : null;
+    }
+
+    /// <summary>Whether a later step of the same run removed a folder that holds <paramref name="step"/>'s name (a folder action).</summary>
+    private bool InRemovedFolder(JournalStep step)
+    {
+        var path = AbsolutePath.Parse(step.Path);
+        return _journal.Steps.Any(s => s.Run == step.Run && s.Seq > step.Seq && s.Kind == UndoKinds.RemoveFolder && path.IsUnder(AbsolutePath.Parse(s.Path)));
     }
 
     /// <summary>Opens the folder of <paramref name="path"/> from the run's roots (see <see cref="FolderHandle.TryOpenBeneath"/>).</summary>

@@ -128,14 +128,15 @@ internal sealed partial class UndoEngine
                 return (UndoOutcome.Failed, $"cannot open the new folder: {Libc.Message(Libc.LastErrno)}");
             }
 
-            if ((made.Uid != before.Uid || made.Gid != before.Gid) && Libc.Fchown(fd, before.Uid, before.Gid) != 0)
+            // Owner, extended attributes, mode and times as a copy gets them (the times again once its files are back).
+            if (Metadata(fd, before) is { } refused)
             {
-                return (UndoOutcome.LeftAlone, $"cannot give the folder its owner: {Libc.Message(Libc.LastErrno)}");
+                return refused;
             }
 
-            if (Libc.Fchmod(fd, (int)(before.Mode & 0xFFF)) != 0 || Libc.Fsync(fd) != 0)
+            if (Libc.Fsync(fd) != 0)
             {
-                return (UndoOutcome.Failed, $"cannot give the folder its mode: {Libc.Message(Libc.LastErrno)}");
+                return (UndoOutcome.Failed, $"cannot write the new folder: {Libc.Message(Libc.LastErrno)}");
             }
 
             Writer.Undone(step, made.Device, made.Ino);
