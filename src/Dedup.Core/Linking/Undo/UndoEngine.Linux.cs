@@ -79,6 +79,12 @@ internal sealed partial class UndoEngine : IDisposable
                 RemoveInfoFile(step);
             }
 
+            if (outcome == UndoOutcome.AlreadyRestored && step.Copies && step.Before.Flags != 0)
+            {
+                // An undo killed between its rename and FS_IOC_SETFLAGS restored the name without its inode flags.
+                return (outcome, RestoreFlags(folder, name, now, step.Before.Flags));
+            }
+
             return (outcome, decision.Reason);
         }
 
@@ -174,6 +180,25 @@ internal sealed partial class UndoEngine : IDisposable
         }
 
         return step.Kind == UndoKinds.RemoveLink && step.Target is null ? (UndoOutcome.LeftAlone, "the journal does not give the removed link's text") : null;
+    }
+
+    /// <summary>Sets the logged inode flags on the restored file the name still leads to; a note when they could not be set.</summary>
+    private static string? RestoreFlags(FolderHandle folder, string name, in StatxBuffer restored, int flags)
+    {
+        var fd = RootedTree.OpenFile(folder.Fd, name);
+        if (fd < 0)
+        {
+            return $"its inode flags (chattr) could not be checked: {Libc.Message(Libc.LastErrno)}";
+        }
+
+        try
+        {
+            return Libc.FStat(fd, out var opened) == 0 && RootedTree.IsSame(opened, restored) ? SetFlags(fd, flags) : "changed while its inode flags were being set; left as it is";
+        }
+        finally
+        {
+            _ = Libc.Close(fd);
+        }
     }
 
     /// <summary>Whether a later step of the same run removed a folder that holds <paramref name="step"/>'s name (a folder action).</summary>
