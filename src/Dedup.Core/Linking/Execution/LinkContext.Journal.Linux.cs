@@ -1,3 +1,4 @@
+using System.Runtime.Versioning;
 using Dedup.Core.Interop;
 using Dedup.Core.Linking.Journal;
 using Microsoft.Win32.SafeHandles;
@@ -9,6 +10,7 @@ namespace Dedup.Core.Linking.Execution;
 /// inode flags and extended attributes from the file the action opened, and the <c>begun</c> line written right before
 /// the step. Without a journal none of this makes a call.
 /// </summary>
+[SupportedOSPlatform("linux")]
 internal sealed partial class LinkContext
 {
     private StatxBuffer? _before; // the duplicate at the first check, with a journal (its access time before we read it)
