@@ -295,7 +295,8 @@ public sealed class FolderActionTests
             Assert.True(exit == 0, stderr + stdout);
             Assert.Contains("folders: 1 done, 0 skipped, 0 failed", stdout, StringComparison.Ordinal);
             var lines = File.ReadAllLines(log);
-            Assert.Equal(3, lines.Length); // one per file of the copy
+            Assert.Equal(3, lines.Count(l => l.Contains("\"status\":\"done\"", StringComparison.Ordinal))); // one per file of the copy
+            Assert.StartsWith("{\"version\":2,", lines[0], StringComparison.Ordinal); // the journal: its run line, then begun lines before the outcomes
             Assert.Contains(lines, l => l.Contains("\"status\":\"done\"", StringComparison.Ordinal) && l.Contains("b_copy/cover.jpg", StringComparison.Ordinal));
         }
         finally
