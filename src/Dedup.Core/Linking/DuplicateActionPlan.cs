@@ -152,6 +152,7 @@ public sealed class DuplicateActionPlan
     /// The token was cancelled before every action was started; <see cref="ActionsCancelledException.Report"/> has the
     /// outcomes of those started and lists the rest (<see cref="DuplicateActionReport.NotStarted"/>).
     /// </exception>
+    /// <exception cref="IOException">The journal (<see cref="DuplicateActionPlanBuilder.UseJournal"/>) could not be written before the first action: nothing was done.</exception>
     public async ValueTask<DuplicateActionReport> ApplyAsync(IProgress<ApplyProgress>? progress, CancellationToken cancellationToken = default)
     {
         if (cancellationToken.IsCancellationRequested)

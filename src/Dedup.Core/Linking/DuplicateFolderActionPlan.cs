@@ -108,6 +108,7 @@ public sealed class DuplicateFolderActionPlan
     /// The token was cancelled before every folder was started; <see cref="ActionsCancelledException.FolderReport"/>
     /// has the outcomes of those started and lists the rest (<see cref="DuplicateFolderActionReport.NotStarted"/>).
     /// </exception>
+    /// <exception cref="IOException">The journal (<see cref="DuplicateActionPlanBuilder.UseJournal"/>) could not be written before the first folder: nothing was done.</exception>
     public async ValueTask<DuplicateFolderActionReport> ApplyAsync(IProgress<ApplyProgress>? progress, CancellationToken cancellationToken = default)
     {
         if (cancellationToken.IsCancellationRequested)

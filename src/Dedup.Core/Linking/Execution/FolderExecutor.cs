@@ -29,6 +29,11 @@ internal static class FolderExecutor
     [SupportedOSPlatform("linux")]
     private static DuplicateFolderActionReport ApplyLinux(DuplicateFolderActionPlan plan, IProgress<ApplyProgress>? progress, CancellationToken cancellationToken)
     {
+        // One journal run for the whole plan, its line synced before anything is touched: every folder's files and removals write to it.
+        var run = plan.Journal is { } journal && plan.Actions.Count > 0
+            ? JournalRun.Start(journal, plan.Linker.Kind, plan.Actions.SelectMany(a => a.Group.Roots))
+            : null;
+
         // Every root is opened and checked once for the run; the leftovers of an interrupted run go first, as in file plans.
         using var roots = new RootHandles();
         var leftovers = LeftoverCleaner.Remove(
@@ -36,10 +41,6 @@ internal static class FolderExecutor
             plan.Actions.SelectMany(a => a.FileActions).ToArray(),
             path => plan.Actions.FirstOrDefault(a => path.IsUnder(a.Folder) || path.IsUnder(a.Kept))?.Group.Roots ?? [],
             roots);
-        // One journal run for the whole plan: every folder's files and removals write to it.
-        var run = plan.Journal is { } journal && plan.Actions.Count > 0
-            ? JournalRun.Start(journal, plan.Linker.Kind, plan.Actions.SelectMany(a => a.Group.Roots))
-            : null;
         return Apply(plan, (action, _) => ApplyOne(plan, action, roots, progress, run, cancellationToken), cancellationToken, leftovers, run);
     }
 

@@ -2,7 +2,6 @@ using System.Globalization;
 using System.Runtime.Versioning;
 using Dedup.Core.FileSystem;
 using Dedup.Core.Interop;
-using Dedup.Core.Linking.Journal;
 using Dedup.Core.Paths;
 using Microsoft.Win32.SafeHandles;
 
@@ -31,7 +30,7 @@ namespace Dedup.Core.Linking.Execution;
 /// </para>
 /// </remarks>
 [SupportedOSPlatform("linux")]
-internal sealed class LinkContext : IDisposable
+internal sealed partial class LinkContext : IDisposable
 {
     private const string ChangedSinceFirstCheck =
         "changed since this action's first check (same size and modification time, but its change time moved: written, linked, renamed or its permissions changed)";
@@ -44,8 +43,6 @@ internal sealed class LinkContext : IDisposable
     private (long Seconds, uint Nanoseconds)? _keptChanged;
     private (long Seconds, uint Nanoseconds)? _duplicateChanged;
     private uint _keptLinks;
-    private StatxBuffer? _before; // the duplicate at the first check, with a journal (its access time before we read it)
-    private (int Flags, IReadOnlyList<KeyValuePair<string, byte[]>>? Xattrs)? _beforeExtras;
 
     public LinkContext(DuplicateAction action, LinkerFaults? faults, RootHandles? roots = null, FolderCache? folders = null)
     {
@@ -64,9 +61,6 @@ internal sealed class LinkContext : IDisposable
     public DuplicateAction Action { get; }
 
     public LinkerFaults? Faults { get; }
-
-    /// <summary>The journal run to write ahead to, or <see langword="null"/> (then no call is made for it).</summary>
-    public JournalRun? Journal { get; init; }
 
     public string KeptPath { get; }
 
@@ -290,50 +284,6 @@ internal sealed class LinkContext : IDisposable
     }
 
     public static int Fd(SafeFileHandle handle) => (int)handle.DangerousGetHandle();
-
-    /// <summary>
-    /// With a journal, writes (and syncs) the <c>begun</c> line of the step about to change the name: called after the
-    /// last check, right before the step. The duplicate is described as at the action's first check, with the inode
-    /// flags and extended attributes read from the file the action opened (opened here only if it was not).
-    /// </summary>
-    public void Begin(string kind, JournalFile? after = null, string? target = null, JournalTrash? trash = null)
-    {
-        if (Journal is null)
-        {
-            return;
-        }
-
-        if (_beforeExtras is null)
-        {
-            using var duplicate = OpenChecked(FolderFd, DuplicateName, DuplicatePath, Action.Duplicate, "duplicate", "nothing done", ref _duplicateChanged);
-            CaptureExtras(duplicate);
-        }
-
-        var (flags, xattrs) = _beforeExtras!.Value;
-        Journal.Begun(new BegunEntry(kind, DuplicatePath, JournalBefore.Of(_before ?? DuplicateStatus, flags, xattrs))
-        {
-            Kept = KeptPath,
-            KeptFile = JournalFile.Of(KeptStatus),
-            After = after,
-            Target = target,
-            Trash = trash,
-        });
-    }
-
-    /// <summary>The replacement under its temporary name (not followed), as the name will lead to it.</summary>
-    private JournalFile Replacement(string temporary) =>
-        Libc.LStatAt(FolderFd, temporary, out var status) == 0
-            ? JournalFile.Of(status)
-            : throw ActionStoppedException.Fail($"cannot read the replacement for the journal: {Libc.Message(Libc.LastErrno)}; duplicate unchanged");
-
-    /// <summary>With a journal, the inode flags and extended attributes of the duplicate, from the file the action opened.</summary>
-    private void CaptureExtras(SafeFileHandle duplicate)
-    {
-        if (Journal is not null && _beforeExtras is null)
-        {
-            _beforeExtras = (JournalMetadata.Flags(Fd(duplicate)), JournalMetadata.Xattrs(Fd(duplicate)));
-        }
-    }
 
     public void Dispose()
     {

@@ -29,6 +29,9 @@ public sealed class ActionJournal : IDisposable
         _stream = stream;
     }
 
+    /// <summary>Lines synced to disk so far (for tests: run and begun lines are, outcomes are not).</summary>
+    internal int DataSyncs { get; private set; }
+
     /// <summary>The journal file, as given to <see cref="Open"/> (made absolute).</summary>
     public string Path { get; }
 
@@ -162,6 +165,7 @@ public sealed class ActionJournal : IDisposable
             if (durable)
             {
                 SyncData();
+                DataSyncs++;
             }
         }
     }

@@ -36,6 +36,39 @@ public sealed class JournalFileTests
     }
 
     [LinuxFact]
+    public async Task Run_and_begun_lines_are_synced_and_outcomes_only_flushed()
+    {
+        using var tree = new LinkTree();
+        using var logs = new TempTree();
+        tree.Write("a.bin", Content);
+        tree.Write("b.bin", Content);
+        tree.Write("c.bin", Content);
+        using var journal = ActionJournal.Open(logs.PathOf("journal.jsonl"));
+
+        Assert.Equal(2, (await JournalText.Plan(await tree.ScanAsync(), Linkers.Delete, journal).ApplyAsync()).Done);
+
+        Assert.Equal(3, journal.DataSyncs); // the run line and two begun lines; not the two outcomes
+        Assert.Equal(5, JournalText.Read(journal.Path).Count);
+    }
+
+    [LinuxFact]
+    public async Task A_disposed_journal_stops_the_run_before_any_action()
+    {
+        using var tree = new LinkTree();
+        using var logs = new TempTree();
+        tree.Write("a.bin", Content);
+        var b = tree.Write("b.bin", Content);
+        var journal = ActionJournal.Open(logs.PathOf("journal.jsonl"));
+        var plan = JournalText.Plan(await tree.ScanAsync(), Linkers.Delete, journal);
+        journal.Dispose();
+
+        await Assert.ThrowsAsync<ObjectDisposedException>(async () => await plan.ApplyAsync());
+
+        Assert.True(File.Exists(b));
+        Assert.Empty(File.ReadAllBytes(logs.PathOf("journal.jsonl")));
+    }
+
+    [LinuxFact]
     public void A_journal_in_a_missing_folder_cannot_be_opened()
     {
         using var logs = new TempTree();

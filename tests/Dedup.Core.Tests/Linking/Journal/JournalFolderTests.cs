@@ -25,6 +25,12 @@ public sealed class JournalFolderTests
         }
 
         TestNative.SetXattr(tree.PathOf("b_copy/empty"), "user.folder", [1, 2, 3]);
+        var privileged = Environment.IsPrivilegedProcess;
+        if (privileged)
+        {
+            TestNative.SetXattr(tree.PathOf("b_copy/first.mp3"), "trusted.dedup-test", [9]); // a link's own attribute (user.* cannot be set on a link)
+        }
+
         var (_, _, scan) = await FolderScanRun.RunAsync(tree);
         Assert.Equal(0, TestNative.FileStatusOf(tree.PathOf("b_copy/first.mp3"), out var link));
         Assert.Equal(0, TestNative.FileStatusOf(tree.PathOf("b_copy/empty"), out var empty));
@@ -56,6 +62,12 @@ public sealed class JournalFolderTests
         Assert.Equal(link.Ino, removedLink.GetProperty("before").Unsigned("inode"));
         Assert.Equal(0xA000, removedLink.GetProperty("before").Number("mode") & 0xF000);
         Assert.False(removedLink.TryGetProperty("kept", out _));
+        Assert.Equal(privileged, removedLink.GetProperty("before").TryGetProperty("xattrs", out var linkXattrs));
+        if (privileged)
+        {
+            Assert.Equal([9], linkXattrs.GetProperty("trusted.dedup-test").GetBytesFromBase64());
+        }
+
 
         var removedEmpty = begun[3].GetProperty("before");
         Assert.Equal(empty.Ino, removedEmpty.Unsigned("inode"));

@@ -165,6 +165,53 @@ public sealed class JournalLineTests
     }
 
     [LinuxFact]
+    public async Task A_root_that_is_a_file_is_marked_with_its_folder()
+    {
+        using var tree = new LinkTree();
+        using var logs = new TempTree();
+        var a = tree.Write("a.bin", Content);
+        var b = tree.Write("b.bin", Content);
+        var path = logs.PathOf("journal.jsonl");
+
+        using (var journal = ActionJournal.Open(path))
+        {
+            Assert.Equal(1, (await JournalText.Plan(await tree.ScanAsync(a, b), Linkers.Delete, journal).ApplyAsync()).Done);
+        }
+
+        var roots = JournalText.Read(path)[0].GetProperty("roots").EnumerateArray().ToList();
+        Assert.Equal([a, b], roots.Select(r => r.Text("path")));
+        Assert.Equal(0, TestNative.FileStatusOf(tree.Root, out var folder));
+        Assert.All(roots, r => Assert.True(r.GetProperty("file").GetBoolean()));
+        Assert.All(roots, r => Assert.Equal(folder.Ino, r.Unsigned("folderInode")));
+        Assert.All(roots, r => Assert.Equal(folder.Device, r.Unsigned("folderDevice")));
+    }
+
+    [LinuxFact]
+    public async Task Every_extended_attribute_is_recorded_whole_an_empty_one_included()
+    {
+        using var tree = new LinkTree();
+        using var logs = new TempTree();
+        tree.Write("a.bin", Content);
+        var b = tree.Write("b.bin", Content);
+        var large = TempTree.RandomBytes(3000, 5);
+        TestNative.SetXattr(b, "user.empty", []);
+        TestNative.SetXattr(b, "user.large", large);
+        TestNative.SetXattr(b, "user.small", [7]);
+        var path = logs.PathOf("journal.jsonl");
+
+        using (var journal = ActionJournal.Open(path))
+        {
+            Assert.Equal(1, (await JournalText.Plan(await tree.ScanAsync(), Linkers.Delete, journal).ApplyAsync()).Done);
+        }
+
+        var xattrs = JournalText.Begun(JournalText.Read(path)).GetProperty("before").GetProperty("xattrs");
+        Assert.Equal(["user.empty", "user.large", "user.small"], xattrs.EnumerateObject().Select(x => x.Name).Where(n => n.StartsWith("user.", StringComparison.Ordinal)).Order(StringComparer.Ordinal));
+        Assert.Empty(xattrs.GetProperty("user.empty").GetBytesFromBase64());
+        Assert.Equal(large, xattrs.GetProperty("user.large").GetBytesFromBase64());
+        Assert.Equal([7], xattrs.GetProperty("user.small").GetBytesFromBase64());
+    }
+
+    [LinuxFact]
     public async Task A_name_that_is_not_utf8_gets_its_exact_bytes()
     {
         using var tree = new LinkTree();

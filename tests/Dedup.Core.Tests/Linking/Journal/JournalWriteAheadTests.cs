@@ -140,5 +140,12 @@ public sealed class JournalWriteAheadTests
         Assert.Equal(["run", "skipped"], JournalText.Statuses(lines));
         Assert.False(lines[1].TryGetProperty("seq", out _));
         Assert.Contains("changed", lines[1].Text("reason"), StringComparison.Ordinal);
+        Assert.Equal("hardLink", lines[1].Text("kind"));
+        Assert.Equal(b, lines[1].Text("path"));
+        Assert.Equal(tree.PathOf("a.bin"), lines[1].Text("kept"));
+        Assert.Equal(0, lines[1].Number("bytes"));
+        var time = DateTime.Parse(lines[1].Text("time"), System.Globalization.CultureInfo.InvariantCulture, System.Globalization.DateTimeStyles.RoundtripKind);
+        Assert.Equal(DateTimeKind.Utc, time.Kind);
+        Assert.InRange(time, DateTime.UtcNow.AddHours(-1), DateTime.UtcNow);
     }
 }

@@ -64,6 +64,22 @@ public sealed class JournalReadingTests
         Assert.Equal($"{journal}: line 1 is not a journal line: no object \"before\"", error.Message);
     }
 
+    [Theory]
+    [InlineData("/data/../etc/b.bin")]
+    [InlineData("data/b.bin")]
+    [InlineData("/data/./b.bin")]
+    [InlineData("/data//b.bin")]
+    [InlineData("/data/b.bin/..")]
+    public void A_path_that_is_not_plainly_absolute_is_refused_with_its_line(string path)
+    {
+        using var logs = new TempTree();
+        var journal = logs.Write("journal.jsonl", "{\"version\":2,\"status\":\"begun\",\"run\":\"r\",\"seq\":1,\"kind\":\"hardLink\",\"before\":{\"device\":1,\"inode\":1,\"size\":1,\"mtimeNs\":1},\"path\":\"" + path + "\"}\n");
+
+        var error = Assert.Throws<InvalidDataException>(() => UndoPlan.Create(journal));
+
+        Assert.Equal($"{journal}: line 1 is not a journal line: \"path\" is not an absolute path without . or .. ({path})", error.Message);
+    }
+
     [Fact]
     public void A_version_1_run_is_noted_as_beyond_undo_and_has_no_steps()
     {

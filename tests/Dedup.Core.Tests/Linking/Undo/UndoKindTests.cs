@@ -89,6 +89,24 @@ public sealed class UndoKindTests
         Assert.NotEqual(TestNative.Inode(a), TestNative.Inode(b));
     }
 
+    [LinuxFact]
+    public async Task A_symbolic_link_whose_kept_file_changed_since_is_left_alone()
+    {
+        using var tree = new LinkTree();
+        using var logs = new TempTree();
+        var a = tree.Write("data/a.bin", Content);
+        var b = tree.Write("data/sub/b.bin", Content);
+        var journal = logs.PathOf("journal.jsonl");
+        Assert.Equal(1, (await UndoFixtures.ActAsync(tree, Linkers.SymbolicLink(relative: true), journal, tree.PathOf("data"))).Done);
+        TempTree.Run("touch", "-m", "-d", "@1400000000", a); // same bytes, but no longer provably the logged ones
+
+        var outcome = Assert.Single((await UndoFixtures.UndoAsync(journal)).Outcomes);
+
+        Assert.Equal(UndoOutcome.LeftAlone, outcome.Outcome);
+        Assert.Equal($"kept file {a} changed since the action; its bytes are no longer the logged ones", outcome.Reason);
+        Assert.NotNull(new FileInfo(b).LinkTarget);
+    }
+
     [FactRequiringFolder("DEDUP_TEST_BTRFS", "a mounted btrfs, which can clone and dedupe")]
     public async Task Clone_and_dedupe_undone_give_each_name_its_own_unshared_copy()
     {
@@ -133,6 +151,8 @@ public sealed class UndoKindTests
         Assert.Equal(Content, await File.ReadAllBytesAsync(b));
         Assert.Empty(Directory.GetFileSystemEntries(Path.Combine(home, "files")));
         Assert.Empty(Directory.GetFileSystemEntries(Path.Combine(home, "info")));
+        Assert.Equal(UndoOutcome.AlreadyRestored, Assert.Single((await UndoFixtures.UndoAsync(journal)).Outcomes).Outcome);
+        Assert.Equal(inode, TestNative.Inode(b));
     }
 
     [LinuxFact]
@@ -194,6 +214,8 @@ public sealed class UndoKindTests
         // after its files came back.
         var removal = UndoFixtures.Lines(journal).Single(l => (string?)l["status"] == "begun" && (string?)l["kind"] == "removeFolder");
         Assert.Equal((long)removal["before"]!["mtimeNs"]!, folderAfter.LastWriteTimeNs);
+        Assert.All((await UndoFixtures.UndoAsync(journal)).Outcomes, o => Assert.Equal(UndoOutcome.AlreadyRestored, o.Outcome));
+        Assert.Equal(folderAfter.Ino, TestNative.Inode(copy));
     }
 
     internal static string PrepareTrash(LinkTree tree)
