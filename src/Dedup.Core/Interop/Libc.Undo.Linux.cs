@@ -36,6 +36,37 @@ internal static unsafe partial class Libc
     public static extern int UtimensAt(int dirfd, [MarshalAs(UnmanagedType.CustomMarshaler, MarshalTypeRef = typeof(KernelNameCustomMarshaler))] string path, TimeSpec* times, int flags);
 #endif
 
+    /// <summary><c>F_OFD_SETLK</c>: an open file description's record lock. Not <c>flock</c>, which .NET's FileStream
+    /// takes for its FileShare (a reader of the journal through FileStream would fail while undo runs).</summary>
+    private const int F_OFD_SETLK = 37;
+
+    [SupportedOSPlatform("linux")]
+#if NET
+    [LibraryImport(LibraryName, EntryPoint = "fcntl", SetLastError = true)]
+    private static partial int Fcntl(int fd, int command, FileLock* lockInfo);
+#else
+    [DllImport(LibraryName, EntryPoint = "fcntl", SetLastError = true, ExactSpelling = true)]
+    private static extern int Fcntl(int fd, int command, FileLock* lockInfo);
+#endif
+
+    /// <summary>Takes a write lock on the whole of the file open for writing as <paramref name="fd"/>, without waiting; 0 or -1.</summary>
+    [SupportedOSPlatform("linux")]
+    public static int TryLockWhole(int fd)
+    {
+        var info = new FileLock { Type = 1 }; // F_WRLCK, from offset 0 (SEEK_SET) to the end (length 0), pid 0 as OFD locks require
+        return Fcntl(fd, F_OFD_SETLK, &info);
+    }
+
+    [StructLayout(LayoutKind.Sequential)]
+    private struct FileLock
+    {
+        public short Type;
+        public short Whence;
+        public long Start;
+        public long Length;
+        public int Pid;
+    }
+
     [SupportedOSPlatform("linux")]
 #if NET
     [LibraryImport(LibraryName, EntryPoint = "fstatvfs", SetLastError = true)]

@@ -197,7 +197,11 @@ internal sealed class FolderHandle : IDisposable
     /// A root that is a file: its folder opened by its path (followed, as the scan followed it), and the name in it,
     /// not followed, must still be the file that was scanned (same device and inode). The caller acts on that name only.
     /// </summary>
-    internal static FolderHandle? TryOpenFileRoot(ScanRoot root, out string problem)
+    /// <param name="root">The file root.</param>
+    /// <param name="problem">Why it could not be opened.</param>
+    /// <param name="checkFile">Whether the name must still be the scanned file: undo, which finds it changed by the
+    /// action it takes back, checks the name against its journal instead.</param>
+    internal static FolderHandle? TryOpenFileRoot(ScanRoot root, out string problem, bool checkFile = true)
     {
         var rootPath = PathText.Escape(root.Path.ToString());
         if (root.Path.Parent is not { } folder)
@@ -225,6 +229,12 @@ internal sealed class FolderHandle : IDisposable
             handle.Dispose();
             problem = $"scanned root {rootPath}: its folder is no longer the folder that was scanned (another device or inode)";
             return null;
+        }
+
+        if (!checkFile)
+        {
+            problem = string.Empty;
+            return handle;
         }
 
         var errno = Libc.LStatAt(handle.Fd, root.Path.Name, out var status);

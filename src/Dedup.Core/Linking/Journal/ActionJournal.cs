@@ -92,13 +92,15 @@ public sealed class ActionJournal : IDisposable
     [System.Runtime.Versioning.SupportedOSPlatform("linux")]
     private static FileStream OpenAppending(string path, out bool created)
     {
-        const int Flags = Libc.O_WRONLY | Libc.O_APPEND | Libc.O_CLOEXEC;
+        var flags = Libc.O_WRONLY | Libc.O_APPEND | Libc.O_CLOEXEC | Libc.O_NOFOLLOW;
         created = true;
-        var fd = Libc.Open(path, Flags | Libc.O_CREAT | Libc.O_EXCL, 0x1B6); // 0666 less the umask, as .NET creates files
+
+        // 0644 less the umask: undo trusts a journal only its owner can write (JournalTrust), whatever the umask.
+        var fd = Libc.Open(path, flags | Libc.O_CREAT | Libc.O_EXCL, 0x1A4);
         if (fd < 0 && Libc.LastErrno == Libc.EEXIST)
         {
             created = false;
-            fd = Libc.Open(path, Flags, 0);
+            fd = JournalTrust.OpenTrusted(path, Libc.O_WRONLY | Libc.O_APPEND, forUndo: false); // a run added to a journal undo would refuse could never be undone
         }
 
         if (fd < 0)

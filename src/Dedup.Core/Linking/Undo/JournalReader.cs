@@ -44,10 +44,22 @@ internal sealed class JournalReader
     public bool EndsWithNewline { get; private set; } = true;
 
     /// <summary>Reads the whole journal; throws <see cref="InvalidDataException"/> naming the line that is not a journal line.</summary>
+    /// <summary>The journal's bytes, once <see cref="Journal.JournalTrust"/> found that no other user could have written them.</summary>
+    [System.Runtime.Versioning.SupportedOSPlatform("linux")]
+    private static byte[] ReadTrusted(string journal)
+    {
+        var fd = Journal.JournalTrust.OpenTrusted(journal, Interop.Libc.O_RDONLY);
+        using var handle = new Microsoft.Win32.SafeHandles.SafeFileHandle((nint)fd, ownsHandle: true);
+        using var stream = new FileStream(handle, FileAccess.Read, 1);
+        using var bytes = new MemoryStream();
+        stream.CopyTo(bytes);
+        return bytes.ToArray();
+    }
+
     public static JournalReader Read(string journal)
     {
         var reader = new JournalReader(journal);
-        var bytes = System.IO.File.ReadAllBytes(journal);
+        var bytes = OperatingSystem.IsLinux() ? ReadTrusted(journal) : System.IO.File.ReadAllBytes(journal);
         reader.EndsWithNewline = bytes.Length == 0 || bytes[^1] == (byte)'\n';
         var lineNumber = 0;
         var start = 0;

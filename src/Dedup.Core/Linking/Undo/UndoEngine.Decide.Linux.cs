@@ -107,6 +107,13 @@ internal sealed partial class UndoEngine
     {
         if (errno == Libc.ENOENT)
         {
+            // Undo writes its undone line for a folder or link once it has the name (see RecreateFolder): a line and no
+            // name means it was made and removed since, by someone who wanted it gone.
+            if (_journal.Undone.ContainsKey((step.Run, step.Seq)))
+            {
+                return (UndoOutcome.LeftAlone, "an earlier undo made it again, and it has been removed since; not made again");
+            }
+
             return OwnerRefusal(step.Before) is { } refusal ? (UndoOutcome.LeftAlone, refusal) : (null, null);
         }
 

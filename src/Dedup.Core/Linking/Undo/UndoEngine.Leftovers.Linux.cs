@@ -68,6 +68,12 @@ internal sealed partial class UndoEngine
                     ? LeftoverCleaner.Unlink(folder, name, status)
                     : "a symbolic link not made by this journal's actions; left alone";
             }
+            else if (status.IsDirectory)
+            {
+                // Undo's own folder, made under a temporary name and killed before its rename: empty, so rmdir takes it
+                // (rmdir never removes a folder that holds anything).
+                reason = Libc.UnlinkAt(folder.Fd, name, AtRemoveDir) == 0 ? null : "a folder that is not empty; left alone";
+            }
             else
             {
                 reason = status.IsRegularFile

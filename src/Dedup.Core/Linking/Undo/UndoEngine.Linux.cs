@@ -126,6 +126,17 @@ internal sealed partial class UndoEngine : IDisposable
             if (parent is not null && Libc.LStatAt(parent.Fd, name, out var status) == 0 && status.IsDirectory && RootedTree.IsFile(status, device, inode))
             {
                 _ = SetTimes(parent.Fd, name, step.Before, followLast: false);
+                if (step.Before.Flags != 0 && parent.TryOpenChild(name, out _) is { } folder)
+                {
+                    // Last, as for a file: a flag such as immutable would have kept its files from coming back.
+                    using (folder)
+                    {
+                        if (Libc.FStat(folder.Fd, out var opened) == 0 && RootedTree.IsFile(opened, device, inode) && SetFlags(folder.Fd, step.Before.Flags) is { } note)
+                        {
+                            Notes.Add($"{PathText.Escape(step.Path)}: {note}");
+                        }
+                    }
+                }
             }
         }
 
@@ -219,16 +230,26 @@ internal sealed partial class UndoEngine : IDisposable
             return null;
         }
 
-        var folder = FolderHandle.TryOpenBeneath(run.Roots, parent, out problem, RootsOf(run), file);
+        // A file root (named as a file argument or in --files-from): its folder, checked by identity; the name itself
+        // was changed by the action, and the step's own checks decide what it must lead to now.
+        var folder = ScanRoot.Holding(run.Roots, parent) is null && ScanRoot.Named(run.Roots, file) is { } fileRoot
+            ? FolderHandle.TryOpenFileRoot(fileRoot, out problem, checkFile: false)
+            : FolderHandle.TryOpenBeneath(run.Roots, parent, out problem, RootsOf(run), file);
         problem = folder is null ? $"folder {problem}; nothing is done outside the run's roots" : problem;
         return folder;
     }
 
     /// <summary>Whether <paramref name="status"/> is what an earlier undo gave the name (an <c>undone</c> line's identity).</summary>
+    /// <remarks>A file must also have the size and modification time undo gave it: an inode number is reused once freed.</remarks>
     private bool WasRestored(JournalStep step, in StatxBuffer status) =>
-        _journal.Undone.TryGetValue((step.Run, step.Seq), out var restored) && restored.Contains((status.Device, status.Ino));
+        _journal.Undone.TryGetValue((step.Run, step.Seq), out var restored) && restored.Contains((status.Device, status.Ino))
+        && (step.Kind is UndoKinds.RemoveFolder or UndoKinds.RemoveLink
+            || ((long)status.Size == step.Before.File.Size && status.LastWriteTimeNs == step.Before.File.MtimeNs));
 
     private UndoJournalWriter Writer => _writer ??= new UndoJournalWriter(_journalPath, _journal.EndsWithNewline);
+
+    /// <summary>Takes the journal's lock before the first step: a second undo of the same journal refuses before it changes anything.</summary>
+    public void Lock() => _ = Writer;
 
     private static bool Matches(in StatxBuffer status, JournalFile file) =>
         RootedTree.IsFile(status, file.Device, file.Inode) && (long)status.Size == file.Size && status.LastWriteTimeNs == file.MtimeNs;

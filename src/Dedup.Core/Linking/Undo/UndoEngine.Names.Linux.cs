@@ -139,7 +139,6 @@ internal sealed partial class UndoEngine
                 return (UndoOutcome.Failed, $"cannot write the new folder: {Libc.Message(Libc.LastErrno)}");
             }
 
-            Writer.Undone(step, made.Device, made.Ino);
             Faults?.Invoke(step.Path);
             if (Libc.RenameAt2(parent.Fd, temporary, parent.Fd, name, Libc.RENAME_NOREPLACE) != 0)
             {
@@ -149,8 +148,11 @@ internal sealed partial class UndoEngine
                     : (UndoOutcome.Failed, $"cannot name the new folder: {Libc.Message(errno)}");
             }
 
+            // After the rename, unlike a file's copy: making a folder at a free name is safe to repeat, and a line with
+            // no folder at the name then means it was removed since (DecideRemoved), not that undo was killed.
             renamed = true;
             _ = TrashDirectory.SyncFolder(parent.Fd);
+            Writer.Undone(step, made.Device, made.Ino);
             _folderTimes.Add((step, run, made.Device, made.Ino));
             return (UndoOutcome.Restored, null);
         }
@@ -193,7 +195,6 @@ internal sealed partial class UndoEngine
             }
 
             _ = SetTimes(parent.Fd, temporary, before, followLast: false);
-            Writer.Undone(step, made.Device, made.Ino);
             Faults?.Invoke(step.Path);
             if (Libc.RenameAt2(parent.Fd, temporary, parent.Fd, name, Libc.RENAME_NOREPLACE) != 0)
             {
@@ -205,6 +206,7 @@ internal sealed partial class UndoEngine
 
             renamed = true;
             _ = TrashDirectory.SyncFolder(parent.Fd);
+            Writer.Undone(step, made.Device, made.Ino); // after the rename, as for a folder
             return (UndoOutcome.Restored, null);
         }
         finally

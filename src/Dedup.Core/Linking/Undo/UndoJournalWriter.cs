@@ -12,10 +12,28 @@ internal sealed class UndoJournalWriter : IDisposable
     private readonly FileStream _stream;
     private bool _lineOpen;
 
+    /// <summary>
+    /// Opens the journal to append (<c>O_APPEND</c>: each line lands at the end whoever else appends) and takes its
+    /// lock: one undo at a time per journal. Throws <see cref="InvalidOperationException"/> when another holds it.
+    /// </summary>
     public UndoJournalWriter(string journal, bool endsWithNewline)
     {
-        _stream = new FileStream(journal, FileMode.Append, FileAccess.Write, FileShare.ReadWrite, 1);
+        _stream = OperatingSystem.IsLinux() ? OpenLocked(journal) : new FileStream(journal, FileMode.Append, FileAccess.Write, FileShare.ReadWrite, 1);
         _lineOpen = !endsWithNewline; // a torn last line: ours starts on a line of its own
+    }
+
+    [System.Runtime.Versioning.SupportedOSPlatform("linux")]
+    private static FileStream OpenLocked(string journal)
+    {
+        var fd = Journal.JournalTrust.OpenTrusted(journal, Interop.Libc.O_WRONLY | Interop.Libc.O_APPEND);
+        var handle = new Microsoft.Win32.SafeHandles.SafeFileHandle((nint)fd, ownsHandle: true);
+        if (Interop.Libc.TryLockWhole(fd) != 0)
+        {
+            handle.Dispose();
+            throw new InvalidOperationException($"another dedup undo is running on the journal {journal}; nothing was changed (run it again once that one has finished)");
+        }
+
+        return new FileStream(handle, FileAccess.Write, 1);
     }
 
     public void Undone(JournalStep step, ulong device, ulong inode)

@@ -152,6 +152,7 @@ public sealed class UndoPlan
     {
         var outcomes = new List<UndoStepOutcome>(Steps.Count);
         using var engine = new UndoEngine(_journal, JournalPath) { Faults = Faults };
+        engine.Lock();
         try
         {
             foreach (var step in Steps)
