@@ -26,6 +26,12 @@ internal sealed partial class UndoEngine
             return null;
         }
 
+        if (!IsTrashOfUser(trash.Root))
+        {
+            problem = $"{PathText.Escape(trash.Root)} is not a trash folder of this user's (a home Trash, or a mount's .Trash-{_euid} or .Trash/{_euid}); nothing is taken from it";
+            return null;
+        }
+
         using var root = FolderHandle.TryOpen(trash.Root, followLast: false, out problem);
         if (root is null)
         {
@@ -49,6 +55,15 @@ internal sealed partial class UndoEngine
         }
 
         return (files, info);
+    }
+
+    /// <summary>Whether <paramref name="root"/> has the shape of a trash the forward action could have used for this user (see <see cref="TrashDirectory.For"/>).</summary>
+    private bool IsTrashOfUser(string root)
+    {
+        var trimmed = root.TrimEnd('/');
+        var name = System.IO.Path.GetFileName(trimmed);
+        var uid = _euid.ToString(System.Globalization.CultureInfo.InvariantCulture);
+        return name == "Trash" || name == ".Trash-" + uid || (name == uid && System.IO.Path.GetFileName(System.IO.Path.GetDirectoryName(trimmed)) == ".Trash");
     }
 
     private (UndoOutcome, string?) RestoreFromTrash(JournalStep step, FolderHandle folder, string name)
