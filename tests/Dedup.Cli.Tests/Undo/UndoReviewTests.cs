@@ -39,8 +39,12 @@ public sealed class UndoReviewTests
         Assert.Equal(string.Empty, world.Manifest().DiffFrom(linked));
     }
 
-    [LinuxFact(RequiresRoot = true)]
-    public async Task A_trash_root_in_the_journal_that_is_not_the_files_trash_is_left_alone()
+    /// <remarks>A folder named like a trash (<c>Trash</c>, <c>.Trash-0</c>) is no more the file's trash than any other.</remarks>
+    [LinuxTheory(RequiresRoot = true)]
+    [InlineData("decoy")]
+    [InlineData("Trash")]
+    [InlineData(".Trash-0")]
+    public async Task A_trash_root_in_the_journal_that_is_not_the_files_trash_is_left_alone(string decoyName)
     {
         using var world = UndoWorld.Create(null, seed: 203, WorldShape.Empty);
         WritePair(world, "a", 2);
@@ -52,7 +56,7 @@ public sealed class UndoReviewTests
         var (files, info) = (trash.GetProperty("files").GetString()!, trash.GetProperty("info").GetString()!);
 
         // The same file (same inode) and its info, in a folder laid out like a trash that is not the one the file goes to.
-        var decoy = world.PathOf("outside/decoy");
+        var decoy = world.PathOf("outside/" + decoyName);
         Directory.CreateDirectory(Path.Combine(decoy, "files"));
         Directory.CreateDirectory(Path.Combine(decoy, "info"));
         File.Move(Path.Combine(world.Trash, "files", files), Path.Combine(decoy, "files", files));
