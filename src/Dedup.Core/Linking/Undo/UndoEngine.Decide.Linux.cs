@@ -59,6 +59,15 @@ internal sealed partial class UndoEngine
             return (UndoOutcome.LeftAlone, refusal);
         }
 
+        if (step.Kind == UndoKinds.Dedupe && now.NLink > 1)
+        {
+            // A dedupe changed neither the file's bytes nor its identity, only which extents it shares; a copy renamed
+            // over this name would part it from its other names, which is a change the action never made.
+            return (UndoOutcome.LeftAlone, string.Create(
+                System.Globalization.CultureInfo.InvariantCulture,
+                $"it has {now.NLink} names (hard links), which a copy would split; a dedupe changed neither its bytes nor its identity, so it stays as it is (its extents still shared)"));
+        }
+
         if (step.Kind == UndoKinds.SymbolicLink)
         {
             if (step.Target is not null && Libc.ReadLinkTarget(folder.Fd, name) != step.Target)
