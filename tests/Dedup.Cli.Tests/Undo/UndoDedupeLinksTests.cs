@@ -25,11 +25,13 @@ public sealed class UndoDedupeLinksTests
         Assert.True(dedupe.ExitCode == 0, dedupe.Stdout + dedupe.Stderr);
         Assert.Equal(Inode(alias), Inode(b));
 
-        var undo = await CliProcess.RunAsync(["undo", journal, "--yes"]);
+        var undo = await CliProcess.RunAsync(["undo", journal, "--yes", "-v"]);
 
         Assert.Equal(Inode(alias), Inode(b)); // still one file with two names
         Assert.Equal(content, File.ReadAllBytes(b));
-        Assert.Contains("hard links", undo.Stdout + undo.Stderr, StringComparison.Ordinal);
+        Assert.True(undo.ExitCode == 0, undo.Stdout + undo.Stderr); // nothing was lost: the name is as it was
+        Assert.Contains("already restored", undo.Stdout, StringComparison.Ordinal);
+        Assert.Contains("hard links", undo.Stdout, StringComparison.Ordinal);
     }
 
     private static ulong Inode(string path)

@@ -61,11 +61,11 @@ internal sealed partial class UndoEngine
 
         if (step.Kind == UndoKinds.Dedupe && now.NLink > 1)
         {
-            // A dedupe changed neither the file's bytes nor its identity, only which extents it shares; a copy renamed
-            // over this name would part it from its other names, which is a change the action never made.
-            return (UndoOutcome.LeftAlone, string.Create(
+            // A dedupe changed neither the file's bytes nor its identity nor its metadata, only which extents it shares:
+            // the name is as it was. A copy renamed over it would part it from its other names, which the action never did.
+            return (UndoOutcome.AlreadyRestored, string.Create(
                 System.Globalization.CultureInfo.InvariantCulture,
-                $"it has {now.NLink} names (hard links), which a copy would split; a dedupe changed neither its bytes nor its identity, so it stays as it is (its extents still shared)"));
+                $"its bytes, identity and metadata are as before the dedupe; it has {now.NLink} names (hard links), which a copy would part, so its extents stay shared"));
         }
 
         if (step.Kind == UndoKinds.SymbolicLink)
