@@ -52,8 +52,8 @@ public sealed class UndoMatrixTests
         var (exit, stdout, stderr) = await CliProcess.RunAsync(UndoKind.Trash.ActionArguments(world, "--folders"), environment: world.Environment);
         Assert.True(exit is 0 or 1, stdout + stderr);
 
-        var dryRun = await CliProcess.RunAsync(["undo", world.Journal, "--dry-run"]);
-        var undo = await CliProcess.RunAsync(["undo", world.Journal, "--yes"]);
+        var dryRun = await CliProcess.RunAsync(["undo", world.Journal, "--dry-run"], environment: world.Environment);
+        var undo = await CliProcess.RunAsync(["undo", world.Journal, "--yes"], environment: world.Environment);
 
         // The files inside a removed folder cannot be looked at before the folder is back, yet the undo restores them.
         var restored = System.Text.RegularExpressions.Regex.Match(undo.Stdout, @"(\d+) restored,").Groups[1].Value;

@@ -85,6 +85,23 @@ internal sealed partial class TrashDirectory
             : throw ActionStoppedException.Fail($"no usable trash on the file system mounted at {PathText.Escape(top)} ({PathText.Escape(own.Root)}: {reason}); not moved");
     }
 
+    /// <summary>
+    /// The trash folders <see cref="For"/> may choose for a file on <paramref name="device"/> at <paramref name="path"/>
+    /// (the home trash when it is on that device, else the mount's <c>.Trash/UID</c> or <c>.Trash-UID</c>), created
+    /// nowhere: undo takes a file back only from one of these.
+    /// </summary>
+    public static IReadOnlyList<string> Candidates(string path, ulong device, string homeTrash)
+    {
+        if (Topology.DeviceLookup.OfNearestExisting(homeTrash) == device)
+        {
+            return [Path.GetFullPath(homeTrash)];
+        }
+
+        var top = TopDirectoryOf(path, device);
+        var uid = Interop.Libc.GetEuid().ToString(System.Globalization.CultureInfo.InvariantCulture);
+        return [Path.Combine(top, ".Trash", uid), Path.Combine(top, ".Trash-" + uid)];
+    }
+
     /// <summary>The <c>Path=</c> value: relative to the top directory for a mount's trash, absolute for the home trash.</summary>
     public string InfoPathValue(string path)
     {

@@ -89,7 +89,7 @@ internal sealed partial class UndoEngine
     private (UndoOutcome?, string?) DecideTrash(JournalStep step, int errno, in StatxBuffer now)
     {
         var before = step.Before.File;
-        var trash = OpenTrash(step.Trash!, out var problem);
+        var trash = OpenTrash(step, out var problem);
         var inTrash = trash is not null && Libc.LStatAt(trash.Value.Files.Fd, step.Trash!.Files, out var trashed) == 0
             && Matches(trashed, before);
         trash?.Files.Dispose();

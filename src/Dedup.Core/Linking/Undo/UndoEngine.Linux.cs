@@ -126,15 +126,19 @@ internal sealed partial class UndoEngine : IDisposable
             if (parent is not null && Libc.LStatAt(parent.Fd, name, out var status) == 0 && status.IsDirectory && RootedTree.IsFile(status, device, inode))
             {
                 _ = SetTimes(parent.Fd, name, step.Before, followLast: false);
-                if (step.Before.Flags != 0 && parent.TryOpenChild(name, out _) is { } folder)
+                if (step.Before.Flags != 0)
                 {
-                    // Last, as for a file: a flag such as immutable would have kept its files from coming back.
-                    using (folder)
+                    // Last, as for a file: a flag such as immutable would have kept its files from coming back. A real
+                    // open (the ioctl refuses an O_PATH descriptor), checked to be the folder undo made.
+                    var fd = Libc.OpenAt(parent.Fd, name, Libc.O_RDONLY | Libc.O_DIRECTORY | Libc.O_NOFOLLOW | Libc.O_CLOEXEC, 0);
+                    if (fd >= 0)
                     {
-                        if (Libc.FStat(folder.Fd, out var opened) == 0 && RootedTree.IsFile(opened, device, inode) && SetFlags(folder.Fd, step.Before.Flags) is { } note)
+                        if (Libc.FStat(fd, out var opened) == 0 && RootedTree.IsFile(opened, device, inode) && SetFlags(fd, step.Before.Flags) is { } note)
                         {
                             Notes.Add($"{PathText.Escape(step.Path)}: {note}");
                         }
+
+                        _ = Libc.Close(fd);
                     }
                 }
             }

@@ -17,18 +17,22 @@ internal sealed partial class UndoEngine
 {
     private const int PrivateFolderMode = 0x1C0; // 0700 until it has its owner and mode
 
+    /// <summary>A test seam: the home trash this flow's undo takes as the user's (as <c>TrashLinker(homeTrash)</c> for actions).</summary>
+    internal static readonly AsyncLocal<string?> HomeTrash = new();
+
     /// <summary>The trash's <c>files/</c> and <c>info/</c>, each a real folder (no link in its place) under a trash folder of the user's.</summary>
-    private (FolderHandle Files, FolderHandle Info)? OpenTrash(JournalTrash trash, out string problem)
+    private (FolderHandle Files, FolderHandle Info)? OpenTrash(JournalStep step, out string problem)
     {
+        var trash = step.Trash!;
         if (!IsPlainName(trash.Files) || !IsPlainName(trash.Info) || !trash.Info.EndsWith(TrashNames.InfoSuffix, StringComparison.Ordinal))
         {
             problem = "the journal's trash names are not names in files/ and info/";
             return null;
         }
 
-        if (!IsTrashOfUser(trash.Root))
+        if (!IsTrashFor(step))
         {
-            problem = $"{PathText.Escape(trash.Root)} is not a trash folder of this user's (a home Trash, or a mount's .Trash-{_euid} or .Trash/{_euid}); nothing is taken from it";
+            problem = $"{PathText.Escape(trash.Root)} is not the trash this user's trash would use for it now (the home trash, or its mount's .Trash/{_euid} or .Trash-{_euid}); nothing is taken from it";
             return null;
         }
 
@@ -57,18 +61,20 @@ internal sealed partial class UndoEngine
         return (files, info);
     }
 
-    /// <summary>Whether <paramref name="root"/> has the shape of a trash the forward action could have used for this user (see <see cref="TrashDirectory.For"/>).</summary>
-    private bool IsTrashOfUser(string root)
+    /// <summary>
+    /// Whether the journal's trash is one the forward action could have used for this name, as this user's trash is
+    /// found now (<see cref="TrashDirectory.Candidates"/>): a journal cannot make undo take a file from another folder.
+    /// </summary>
+    private static bool IsTrashFor(JournalStep step)
     {
-        var trimmed = root.TrimEnd('/');
-        var name = System.IO.Path.GetFileName(trimmed);
-        var uid = _euid.ToString(System.Globalization.CultureInfo.InvariantCulture);
-        return name == "Trash" || name == ".Trash-" + uid || (name == uid && System.IO.Path.GetFileName(System.IO.Path.GetDirectoryName(trimmed)) == ".Trash");
+        var root = System.IO.Path.GetFullPath(step.Trash!.Root).TrimEnd('/');
+        return TrashDirectory.Candidates(step.Path, step.Before.File.Device, HomeTrash.Value ?? TrashDirectory.DefaultHomeTrash())
+            .Any(candidate => string.Equals(candidate.TrimEnd('/'), root, StringComparison.Ordinal));
     }
 
     private (UndoOutcome, string?) RestoreFromTrash(JournalStep step, FolderHandle folder, string name)
     {
-        var trash = OpenTrash(step.Trash!, out var problem);
+        var trash = OpenTrash(step, out var problem);
         if (trash is not { } opened)
         {
             return (UndoOutcome.LeftAlone, problem);
@@ -102,7 +108,7 @@ internal sealed partial class UndoEngine
     /// <summary>An already restored trashing's info file, left by an undo killed between the move back and its removal.</summary>
     private void RemoveInfoFile(JournalStep step)
     {
-        var trash = OpenTrash(step.Trash!, out _);
+        var trash = OpenTrash(step, out _);
         if (trash is { } opened)
         {
             using (opened.Files)

@@ -223,6 +223,7 @@ public sealed class UndoKindTests
         var home = tree.PathOf("home/Trash");
         Directory.CreateDirectory(Path.Combine(home, "files"));
         Directory.CreateDirectory(Path.Combine(home, "info"));
+        UndoEngine.HomeTrash.Value = home; // the trash undo accepts is the one this test's trash linker used
         return home;
     }
 }
