@@ -118,7 +118,7 @@ public sealed class JournalCliTests
         tree.Write("d/b.bin", Content);
         tree.Write("e/only.bin", Content);
 
-        var (refused, _, refusedStderr) = await CliProcess.RunAsync(["link", "--log", logs.PathOf("refused.jsonl"), tree.PathOf("d")]);
+        var (refused, _, refusedStderr) = await CliProcess.RunAsync(["delete", "--log", logs.PathOf("refused.jsonl"), tree.PathOf("d")]);
         var (idle, _, idleStderr) = await CliProcess.RunAsync(["delete", "--yes", "--log", logs.PathOf("idle.jsonl"), tree.PathOf("e")]);
 
         Assert.True(refused == 2, refusedStderr);
