@@ -44,8 +44,8 @@ internal sealed partial class TrashLocator
     }
 
     /// <summary>Whether a file is in a trash folder or is one of our temporary files: such a copy is never the one kept.</summary>
-    public bool IsDisposable(DuplicateFile file)
-        => TemporaryNames.IsTemporaryName(file.Path.Name) || (file.Path.Parent is { } folder && IsInTrash(folder));
+    public bool IsDisposableFile(AbsolutePath file)
+        => TemporaryNames.IsTemporaryName(file.Name) || (file.Parent is { } folder && IsInTrash(folder));
 
     /// <summary>Whether <paramref name="folder"/> is a trash folder or lies below one.</summary>
     public bool IsInTrash(AbsolutePath folder)

@@ -241,7 +241,7 @@ internal sealed class HtmlReportWriter : ReportWriter
 
     /// <summary>
     /// The index of the copy <c>dedup delete</c> keeps by default, decided as the planner decides
-    /// (<c>KeepRule.SelectKept</c>): a copy in a trash folder or with a temporary name (<see cref="TrashLocator.IsDisposable"/>,
+    /// (<c>KeepRule.SelectKept</c>): a copy in a trash folder or with a temporary name (<see cref="TrashLocator.IsDisposableFile"/>,
     /// by its names and its real location) only when every copy is one, then the first in path order
     /// (<see cref="KeepOrder"/>, <c>KeepRule.PathOrder</c>). Across machines only the copies an action may touch compete
     /// (<see cref="DuplicateGroup.LocalPart"/>); -1 when fewer than two are left.
@@ -253,7 +253,7 @@ internal sealed class HtmlReportWriter : ReportWriter
             return -1;
         }
 
-        var kept = FirstKept(local.Files, static file => file.Path, _trash.IsDisposable);
+        var kept = FirstKept(local.Files, static file => file.Path, file => _trash.IsDisposableFile(file.Path));
         for (var i = 0; i < group.Files.Count; i++)
         {
             if (ReferenceEquals(group.Files[i], local.Files[kept]))
