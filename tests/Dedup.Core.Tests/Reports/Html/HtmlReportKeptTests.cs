@@ -25,7 +25,7 @@ public sealed class HtmlReportKeptTests
 
         Assert.Equal(2, written[0].GetInt32());
         Assert.Equal(1, written[2].GetInt32()); // /data/y/x: beta's /data/a/x comes first in path order but is not this machine's to keep
-        Assert.Equal([0, 0, 1], written[4].GetProperty("s").EnumerateArray().Select(s => s.GetInt32()));
+        Assert.Equal([1, 0, 0], written[4].GetProperty("s").EnumerateArray().Select(s => s.GetInt32()));
         Assert.Equal(["beta", "alpha", "alpha"], written[4].GetProperty("m").EnumerateArray().Select(m => m.GetString()));
     }
 
