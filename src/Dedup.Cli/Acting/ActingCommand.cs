@@ -3,7 +3,6 @@ using Dedup.Cli.Output;
 using Dedup.Cli.Selection;
 using Dedup.Core;
 using Dedup.Core.Linking;
-using Dedup.Core.Linking.Journal;
 using Dedup.Core.Paths;
 
 namespace Dedup.Cli.Acting;
@@ -146,15 +145,16 @@ internal sealed class ActingCommand
         }
 
         // The journal (--log) is opened once the scan is done (the scan never sees a file it created) and before the
-        // plans, which carry it: a run writes ahead to it. A dry run opens nothing.
+        // plans, which carry it: a run writes ahead to it. A dry run opens nothing; a run that writes nothing to a
+        // journal it created (declined, say) removes it again (RunJournal).
         var dryRun = result.GetValue(_dryRun);
-        ActionJournal? journal = null;
+        RunJournal? journal = null;
         if (!dryRun && result.GetValue(_log) is { } logFile)
         {
             try
             {
-                journal = ActionJournal.Open(logFile.FullName);
-                planner = builder.UseJournal(journal).Build();
+                journal = RunJournal.Open(logFile.FullName);
+                planner = builder.UseJournal(journal.Journal).Build();
             }
             catch (Exception ex) when (ex is IOException or UnauthorizedAccessException)
             {
@@ -194,56 +194,9 @@ internal sealed class ActingCommand
             return ExitCodes.Completed(incomplete, undecided);
         }
 
-        // (The dry run lists them in the plan.)
-        if (plan.UnreferencedGroups.Count > 0)
+        if (await PlanPrompt.ConfirmAsync(plan, folderPlan, planner.Linker, result.GetValue(_yes), incomplete, undecided).ConfigureAwait(false) is { } exit)
         {
-            Console.WriteLine($"{Counts.Of(plan.UnreferencedGroups.Count, "group", "groups")} left alone: no copy under a --reference folder");
-        }
-
-        // Refusals the plan predicts (a file system that cannot clone, owners that differ, …) are what applying will skip.
-        var refused = plan.Actions.Count(a => a.Refusal is not null);
-        var refusedNote = refused > 0 ? $", {refused} of them refused (see --dry-run)" : string.Empty;
-        Console.WriteLine($"{Counts.Of(plan.Actions.Count, "action", "actions")} ({planner.Linker.Description}){refusedNote}, {TextReportWriter.Format(plan.ReclaimableBytes)} to reclaim");
-        if (folderPlan is not null)
-        {
-            var refusedFolders = folderPlan.Actions.Count(a => a.Refusal is not null);
-            Console.WriteLine($"{Counts.Of(folderPlan.Actions.Count, "folder action", "folder actions")}{(refusedFolders > 0 ? $", {refusedFolders} of them refused (see --dry-run)" : string.Empty)}, {TextReportWriter.Format(folderPlan.ReclaimableBytes)} to reclaim");
-        }
-
-        // A file system that cannot do the action at all is said once, up front; its actions are still skipped one by one.
-        foreach (var refusal in plan.FileSystemRefusals)
-        {
-            var where = refusal.FirstPath.Parent ?? refusal.FirstPath;
-            await Console.Error.WriteLineAsync($"dedup: skipping {Counts.Of(refusal.Actions.Count, "file", "files")} on the file system of {where.ToDisplayString()}: {PathText.EscapeMessage(refusal.Reason)}").ConfigureAwait(false);
-        }
-
-        if (plan.Actions.Count == 0 && (folderPlan is null || folderPlan.Actions.Count == 0))
-        {
-            return ExitCodes.Completed(incomplete, undecided);
-        }
-
-        if (!result.GetValue(_yes))
-        {
-            if (Console.IsInputRedirected)
-            {
-                return await BadUsageAsync("refusing to change files without confirmation: standard input is not a terminal; pass --yes (or --dry-run)").ConfigureAwait(false);
-            }
-
-            // The plan itself, not just a count: what will happen to which files.
-            folderPlan?.WriteTo(Console.Error);
-            await Console.Error.WriteAsync(ActionLog.Preview(plan, 20)).ConfigureAwait(false);
-            if (permanent)
-            {
-                await Console.Error.WriteLineAsync(PermanentNote).ConfigureAwait(false);
-            }
-
-            await Console.Error.WriteAsync("Apply? [y/N] ").ConfigureAwait(false);
-            var answer = Console.ReadLine()?.Trim();
-            if (!string.Equals(answer, "y", StringComparison.OrdinalIgnoreCase) && !string.Equals(answer, "yes", StringComparison.OrdinalIgnoreCase))
-            {
-                await Console.Error.WriteLineAsync("dedup: nothing done").ConfigureAwait(false);
-                return ExitCodes.Declined;
-            }
+            return exit;
         }
 
         DuplicateActionReport outcome;

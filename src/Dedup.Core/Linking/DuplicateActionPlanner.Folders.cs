@@ -23,7 +23,7 @@ public sealed partial class DuplicateActionPlanner
         ArgumentNullException.ThrowIfNull(groups);
         var actions = new List<DuplicateFolderAction>();
         var undecided = new List<DuplicateFolderGroup>();
-        var trash = Trash.TrashLocator.Create();
+        var trash = Topology.TrashLocator.Create();
         var protection = Protection.Begin();
         foreach (var group in groups.Where(protection.IsReferenced)) // a group with no folder under a reference folder is not ours to act on
         {
@@ -130,7 +130,7 @@ public sealed partial class DuplicateActionPlanner
         return groups;
     }
 
-    private void PlanFolderGroup(DuplicateFolderGroup group, List<DuplicateFolderAction> actions, List<DuplicateFolderGroup> undecided, Trash.TrashLocator trash, ProtectionCheck protection)
+    private void PlanFolderGroup(DuplicateFolderGroup group, List<DuplicateFolderAction> actions, List<DuplicateFolderGroup> undecided, Topology.TrashLocator trash, ProtectionCheck protection)
     {
         if (group.Folders.Count < 2)
         {
@@ -174,7 +174,7 @@ public sealed partial class DuplicateActionPlanner
         }
     }
 
-    private DuplicateFolderAction PlanFolder(DuplicateFolderGroup group, FolderSnapshot kept, FolderSnapshot folder, Trash.TrashLocator trash)
+    private DuplicateFolderAction PlanFolder(DuplicateFolderGroup group, FolderSnapshot kept, FolderSnapshot folder, Topology.TrashLocator trash)
     {
         var removes = Capabilities.RemovesName;
         var keptEntries = kept.Entries.ToDictionary(e => e.RelativePath, StringComparer.Ordinal);

@@ -51,7 +51,7 @@ public sealed partial class DuplicateActionPlanner
     /// planned as a group the action could join whole is: every file paired with the one the rules choose, or the
     /// whole group undecided. The pairs come kept file by kept file, in path order, so the dry run names each kept file once.
     /// </summary>
-    private IEnumerable<(DuplicateFile Kept, DuplicateFile Duplicate)> PairsOf(DuplicateGroup group, List<List<DuplicateFile>> partitions, List<DuplicateGroup> undecided, Trash.TrashLocator trash, Func<DuplicateFile, bool> isProtected)
+    private IEnumerable<(DuplicateFile Kept, DuplicateFile Duplicate)> PairsOf(DuplicateGroup group, List<List<DuplicateFile>> partitions, List<DuplicateGroup> undecided, Topology.TrashLocator trash, Func<DuplicateFile, bool> isProtected)
     {
         var pairs = new List<(DuplicateFile Kept, DuplicateFile Duplicate)>();
         var kepts = new List<DuplicateFile>();

@@ -49,7 +49,7 @@ public sealed partial class DuplicateActionPlanner
         var actions = new List<DuplicateAction>();
         var undecided = new List<DuplicateGroup>();
         var predictor = new PlanPredictor(Linker, _logger);
-        var trash = Trash.TrashLocator.Create();
+        var trash = Topology.TrashLocator.Create();
         var protection = Protection.Begin();
         var unreferenced = new List<DuplicateGroup>();
         foreach (var found in groups)
@@ -120,7 +120,7 @@ public sealed partial class DuplicateActionPlanner
     internal void UseTopology(Topology.IDriveTopology topology) => _topology = new(() => topology);
 
     /// <summary>Refusals that depend on the group rather than on the linker.</summary>
-    private string? RefuseForGroup(DuplicateGroup group, DuplicateFile kept, DuplicateFile duplicate, Trash.TrashLocator trash)
+    private string? RefuseForGroup(DuplicateGroup group, DuplicateFile kept, DuplicateFile duplicate, Topology.TrashLocator trash)
     {
         if (group.Match != ContentMatch.WholeFile)
         {
@@ -152,7 +152,7 @@ public sealed partial class DuplicateActionPlanner
     }
 
     /// <summary>Plans the pairs of one group: each file joined to the kept file of its partition (see <see cref="PartitionsOf"/>).</summary>
-    private void PlanGroup(DuplicateGroup group, List<DuplicateAction> actions, List<DuplicateGroup> undecided, PlanPredictor predictor, Trash.TrashLocator trash, ProtectionCheck protection)
+    private void PlanGroup(DuplicateGroup group, List<DuplicateAction> actions, List<DuplicateGroup> undecided, PlanPredictor predictor, Topology.TrashLocator trash, ProtectionCheck protection)
     {
         // One partition (the action can join every file to any other; always so for delete and trash) keeps one file,
         // as ever: a group holds at least two files (its constructor refuses fewer), so at least one is acted on.
@@ -162,7 +162,7 @@ public sealed partial class DuplicateActionPlanner
         }
     }
 
-    private void PlanPair(DuplicateGroup group, DuplicateFile kept, DuplicateFile duplicate, List<DuplicateAction> actions, PlanPredictor predictor, Trash.TrashLocator trash, ProtectionCheck protection)
+    private void PlanPair(DuplicateGroup group, DuplicateFile kept, DuplicateFile duplicate, List<DuplicateAction> actions, PlanPredictor predictor, Topology.TrashLocator trash, ProtectionCheck protection)
     {
         if (ReferenceEquals(duplicate, kept) || duplicate.Identity == kept.Identity || protection.IsProtected(duplicate))
         {

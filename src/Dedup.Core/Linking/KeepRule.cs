@@ -1,4 +1,4 @@
-using Dedup.Core.Linking.Trash;
+using Dedup.Core.Topology;
 using Dedup.Core.Paths;
 
 namespace Dedup.Core.Linking;

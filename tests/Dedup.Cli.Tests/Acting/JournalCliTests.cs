@@ -86,6 +86,47 @@ public sealed class JournalCliTests
         Assert.True(File.Exists(tree.PathOf("d/b.bin")));
     }
 
+    [RequiresToolFact("script")]
+    public async Task A_declined_prompt_leaves_no_journal_behind_and_an_existing_one_as_it_was()
+    {
+        using var tree = new TempTree();
+        using var logs = new TempTree();
+        tree.Write("d/a.bin", Content);
+        tree.Write("d/b.bin", Content);
+        var fresh = logs.PathOf("new.jsonl");
+        var existing = logs.Write("old.jsonl", string.Empty);
+
+        foreach (var log in new[] { fresh, existing })
+        {
+            var command = string.Join(' ', new[] { CliProcess.Dotnet, CliProcess.Dll, "delete", "--log", log, tree.PathOf("d") }.Select(a => "'" + a + "'"));
+            var (exit, stdout, stderr) = await ProcessRunner.RunAsync("bash", ["-c", $"printf 'n\\n' | script -qec \"{command}\" /dev/null"]);
+            Assert.True(exit == 4, stdout + stderr);
+        }
+
+        Assert.False(File.Exists(fresh));
+        Assert.True(File.Exists(existing));
+        Assert.Equal(0, new FileInfo(existing).Length);
+        Assert.True(File.Exists(tree.PathOf("d/b.bin")));
+    }
+
+    [LinuxFact]
+    public async Task A_run_refused_for_want_of_a_terminal_or_with_nothing_to_do_leaves_no_journal_behind()
+    {
+        using var tree = new TempTree();
+        using var logs = new TempTree();
+        tree.Write("d/a.bin", Content);
+        tree.Write("d/b.bin", Content);
+        tree.Write("e/only.bin", Content);
+
+        var (refused, _, refusedStderr) = await CliProcess.RunAsync(["delete", "--log", logs.PathOf("refused.jsonl"), tree.PathOf("d")]);
+        var (idle, _, idleStderr) = await CliProcess.RunAsync(["delete", "--yes", "--log", logs.PathOf("idle.jsonl"), tree.PathOf("e")]);
+
+        Assert.True(refused == 2, refusedStderr);
+        Assert.Contains("standard input is not a terminal", refusedStderr, StringComparison.Ordinal);
+        Assert.True(idle == 0, idleStderr);
+        Assert.Empty(Directory.GetFileSystemEntries(logs.Root));
+    }
+
     /// <summary>The calls only a journal makes (xattr listing, inode flags, syncs) in one delete run, traced with strace.</summary>
     private static async Task<string[]> JournalCallsAsync(bool withLog)
     {

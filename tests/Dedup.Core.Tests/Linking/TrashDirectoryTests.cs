@@ -36,6 +36,20 @@ public sealed class TrashDirectoryTests
     }
 
     [LinuxFact]
+    public void The_trash_chosen_is_one_undo_looks_in_even_when_the_home_trash_is_named_with_dots()
+    {
+        using var tree = new TempTree();
+        var file = tree.Write("data/x.bin", "a");
+        var device = TestNative.Device(file);
+        var home = tree.PathOf("home/sub/../Trash"); // as $XDG_DATA_HOME=~/x/.. would name it
+
+        var trash = TrashDirectory.For(file, device, home);
+
+        Assert.Equal([trash.Root], TrashDirectory.Candidates(file, device, home));
+        Assert.Equal(tree.PathOf("home/Trash"), trash.Root);
+    }
+
+    [LinuxFact]
     public void A_home_trash_that_is_a_file_or_a_link_is_refused_with_its_name()
     {
         using var tree = new TempTree();

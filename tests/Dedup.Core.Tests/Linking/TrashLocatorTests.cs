@@ -1,6 +1,7 @@
 using Dedup.Core.Linking.Trash;
 using Dedup.Core.Paths;
 using Dedup.Core.Tests.Infrastructure;
+using Dedup.Core.Topology;
 
 namespace Dedup.Core.Tests.Linking;
 

@@ -4,6 +4,7 @@ using Dedup.Core.Linking.BuiltIn;
 using Dedup.Core.Linking.Trash;
 using Dedup.Core.Paths;
 using Dedup.Core.Tests.Infrastructure;
+using Dedup.Core.Topology;
 
 namespace Dedup.Core.Tests.Linking;
 

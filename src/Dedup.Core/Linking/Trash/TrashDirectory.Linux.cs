@@ -38,48 +38,37 @@ internal sealed partial class TrashDirectory
 
     public string InfoFolder => Path.Combine(Root, "info");
 
-    public static string DefaultHomeTrash()
-    {
-        var dataHome = Environment.GetEnvironmentVariable("XDG_DATA_HOME");
-        if (string.IsNullOrEmpty(dataHome) || !Path.IsPathRooted(dataHome))
-        {
-            var home = Environment.GetEnvironmentVariable("HOME");
-            if (string.IsNullOrEmpty(home))
-            {
-                home = Environment.GetFolderPath(Environment.SpecialFolder.UserProfile);
-            }
+    public static string DefaultHomeTrash() => Topology.TrashLocator.DefaultHomeTrash();
 
-            dataHome = Path.Combine(home, ".local", "share");
-        }
-
-        return Path.Combine(dataHome, "Trash");
-    }
-
-    /// <summary>The trash to use for a file on <paramref name="device"/> at <paramref name="path"/>; created if needed.</summary>
+    /// <summary>
+    /// The trash to use for a file on <paramref name="device"/> at <paramref name="path"/>, created if needed: the first
+    /// of <see cref="Candidates"/> that may be used (the home trash; else <c>$topdir/.Trash/$uid</c> when
+    /// <c>$topdir/.Trash</c> is a real folder with the sticky bit, else <c>$topdir/.Trash-$uid</c>).
+    /// </summary>
     public static TrashDirectory For(string path, ulong device, string homeTrash)
     {
-        if (Topology.DeviceLookup.OfNearestExisting(homeTrash) == device)
+        var (top, candidates) = Locate(path, device, homeTrash);
+        if (top is null)
         {
-            Directory.CreateDirectory(Path.GetDirectoryName(homeTrash)!);
-            var home = new TrashDirectory(homeTrash, null, null);
+            var homeRoot = candidates[0];
+            Directory.CreateDirectory(Path.GetDirectoryName(homeRoot)!);
+            var home = new TrashDirectory(homeRoot, null, null);
             return home.EnsureFolders(out var problem)
                 ? home
-                : throw ActionStoppedException.Fail($"cannot use the trash {PathText.Escape(homeTrash)}: {problem}; not moved");
+                : throw ActionStoppedException.Fail($"cannot use the trash {PathText.Escape(homeRoot)}: {problem}; not moved");
         }
 
-        var top = TopDirectoryOf(path, device);
-        var uid = Interop.Libc.GetEuid().ToString(System.Globalization.CultureInfo.InvariantCulture);
-        var shared = Path.Combine(top, ".Trash");
+        var shared = Path.GetDirectoryName(candidates[0])!; // $topdir/.Trash
         if (Libc.LStat(shared, out var sharedStatus) == 0 && sharedStatus.IsDirectory && (sharedStatus.Mode & Libc.S_ISVTX) != 0)
         {
-            var perUser = new TrashDirectory(Path.Combine(shared, uid), top, Interop.Libc.GetEuid());
+            var perUser = new TrashDirectory(candidates[0], top, Interop.Libc.GetEuid());
             if (perUser.EnsureFolders(out _))
             {
                 return perUser;
             }
         }
 
-        var own = new TrashDirectory(Path.Combine(top, ".Trash-" + uid), top, Interop.Libc.GetEuid());
+        var own = new TrashDirectory(candidates[1], top, Interop.Libc.GetEuid());
         return own.EnsureFolders(out var reason)
             ? own
             : throw ActionStoppedException.Fail($"no usable trash on the file system mounted at {PathText.Escape(top)} ({PathText.Escape(own.Root)}: {reason}); not moved");
@@ -90,16 +79,22 @@ internal sealed partial class TrashDirectory
     /// (the home trash when it is on that device, else the mount's <c>.Trash/UID</c> or <c>.Trash-UID</c>), created
     /// nowhere: undo takes a file back only from one of these.
     /// </summary>
-    public static IReadOnlyList<string> Candidates(string path, ulong device, string homeTrash)
+    public static IReadOnlyList<string> Candidates(string path, ulong device, string homeTrash) => Locate(path, device, homeTrash).Candidates;
+
+    /// <summary>
+    /// The one decision <see cref="For"/> and <see cref="Candidates"/> share: the home trash (no top directory) when it is
+    /// on <paramref name="device"/>, else the mount's top directory with <c>.Trash/UID</c> and <c>.Trash-UID</c>, in that order.
+    /// </summary>
+    private static (string? Top, string[] Candidates) Locate(string path, ulong device, string homeTrash)
     {
         if (Topology.DeviceLookup.OfNearestExisting(homeTrash) == device)
         {
-            return [Path.GetFullPath(homeTrash)];
+            return (null, [Path.GetFullPath(homeTrash)]);
         }
 
         var top = TopDirectoryOf(path, device);
         var uid = Interop.Libc.GetEuid().ToString(System.Globalization.CultureInfo.InvariantCulture);
-        return [Path.Combine(top, ".Trash", uid), Path.Combine(top, ".Trash-" + uid)];
+        return (top, [Path.Combine(top, ".Trash", uid), Path.Combine(top, ".Trash-" + uid)]);
     }
 
     /// <summary>The <c>Path=</c> value: relative to the top directory for a mount's trash, absolute for the home trash.</summary>

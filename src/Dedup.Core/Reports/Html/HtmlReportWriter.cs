@@ -4,6 +4,7 @@ using System.Text.Json;
 using System.Text.Unicode;
 using Dedup.Core.Paths;
 using Dedup.Core.Reporting;
+using Dedup.Core.Topology;
 
 namespace Dedup.Core.Reports.Html;
 
@@ -13,8 +14,9 @@ namespace Dedup.Core.Reports.Html;
 /// block, streamed as the groups arrive. Every <c>&lt;</c>, <c>&gt;</c> and <c>&amp;</c> in it is a <c>\u</c> escape,
 /// so no name can end the block or open a tag; the page's script reads it as text and shows names as text only.
 /// The data: <c>g</c> the file groups <c>[kind, size, kept, [folder, name, …], extra?]</c> (kind 0 whole file, 1 media
-/// payload, 2 across machines; kept is the index of the copy <see cref="Linking.KeepRule.PathOrder"/> keeps, as
-/// <c>dedup delete --from-report</c> decides by default (<see cref="KeepOrder"/>), -1 for none); <c>f</c> the folder
+/// payload, 2 across machines; kept is the index of the copy <c>dedup delete</c> keeps by default (see
+/// <see cref="KeptIndex"/>), -1 for none: a group across machines is acted on only through this machine's copies
+/// compared byte for byte, <see cref="DuplicateGroup.LocalPart"/>, and keeps one of those); <c>f</c> the folder
 /// groups; <c>d</c> the folder
 /// table (<see cref="HtmlFolderTable"/>); <c>s</c> the summary; <c>e</c> the errors; <c>m</c> when, where and how it ran.
 /// </summary>
@@ -29,6 +31,7 @@ internal sealed class HtmlReportWriter : ReportWriter
     private readonly List<DuplicateFolderGroup> _folderGroups = [];
     private readonly string? _options;
     private readonly DateTimeOffset _written = DateTimeOffset.UtcNow;
+    private readonly TrashLocator _trash = TrashLocator.Create(); // the planner's test: a copy in a trash is never kept
     private IReadOnlyList<ScanRoot> _roots = [];
     private bool _ended;
 
@@ -49,7 +52,7 @@ internal sealed class HtmlReportWriter : ReportWriter
         ArgumentNullException.ThrowIfNull(group);
         var acrossMachines = !group.Sha256.IsEmpty;
         var media = group.Match == ContentMatch.MediaPayload;
-        var kept = acrossMachines ? -1 : FirstInPathOrder(group.Files.Count, i => group.Files[i].Path);
+        var kept = KeptIndex(group);
         _json.WriteStartArray();
         _json.WriteNumberValue(acrossMachines ? 2 : media ? 1 : 0);
         _json.WriteNumberValue(group.Size);
@@ -62,9 +65,10 @@ internal sealed class HtmlReportWriter : ReportWriter
 
         _json.WriteEndArray();
         var links = group.Files.Any(f => f.OtherLinks.Count > 0);
-        if (!group.VerifiedByBytes || media || acrossMachines || links)
+        var machines = acrossMachines || group.Files.Any(f => f.Machine is not null);
+        if (!group.VerifiedByBytes || media || machines || links)
         {
-            WriteExtra(group, media, acrossMachines, links);
+            WriteExtra(group, media, acrossMachines, machines, links);
         }
 
         _json.WriteEndArray();
@@ -74,8 +78,12 @@ internal sealed class HtmlReportWriter : ReportWriter
         }
     }
 
-    /// <summary>What only some groups have: a hash match, a media format and each copy's length, machines, other names.</summary>
-    private void WriteExtra(DuplicateGroup group, bool media, bool acrossMachines, bool links)
+    /// <summary>
+    /// What only some groups have: a hash match, a media format and each copy's length, each copy's machine (<c>m</c>, in
+    /// a scan with a catalog), which copies of a group across machines matched by SHA-256 only (<c>s</c>: 1 or 0 each,
+    /// as JSON's <c>sha256Only</c>), other names.
+    /// </summary>
+    private void WriteExtra(DuplicateGroup group, bool media, bool acrossMachines, bool machines, bool links)
     {
         _json.WriteStartObject();
         if (!group.VerifiedByBytes)
@@ -99,12 +107,23 @@ internal sealed class HtmlReportWriter : ReportWriter
             _json.WriteEndArray();
         }
 
-        if (acrossMachines)
+        if (machines)
         {
             _json.WriteStartArray("m");
             foreach (var file in group.Files)
             {
                 _json.WriteStringValue(file.Machine is null ? null : PathText.Escape(file.Machine));
+            }
+
+            _json.WriteEndArray();
+        }
+
+        if (acrossMachines)
+        {
+            _json.WriteStartArray("s");
+            foreach (var file in group.Files)
+            {
+                _json.WriteNumberValue(file.MatchedBySha256 ? 1 : 0);
             }
 
             _json.WriteEndArray();
@@ -177,7 +196,7 @@ internal sealed class HtmlReportWriter : ReportWriter
 
     /// <summary>
     /// Each folder group: <c>[exact, files, bytes, wastedBytes, kept, [folder, …], verified, [[kind, path], …]]</c>;
-    /// the kept folder is the first in path order, as a folder plan with no rule keeps.
+    /// the kept folder is the first in path order but never one in a trash while another is not, as a folder plan keeps.
     /// </summary>
     private void WriteFolderGroups()
     {
@@ -189,7 +208,7 @@ internal sealed class HtmlReportWriter : ReportWriter
             _json.WriteNumberValue(group.Files);
             _json.WriteNumberValue(group.Bytes);
             _json.WriteNumberValue(group.WastedBytes);
-            _json.WriteNumberValue(FirstInPathOrder(group.Folders.Count, i => group.Folders[i]));
+            _json.WriteNumberValue(FirstKept(group.Folders, static folder => folder, _trash.IsInTrash));
             _json.WriteStartArray();
             foreach (var folder in group.Folders)
             {
@@ -221,15 +240,45 @@ internal sealed class HtmlReportWriter : ReportWriter
     }
 
     /// <summary>
-    /// The index of the path <see cref="Linking.KeepRule.PathOrder"/> keeps. (A copy in a trash, which an action never
-    /// keeps, is judged by the action: the trash is found from the file system, which this layer does not look at.)
+    /// The index of the copy <c>dedup delete</c> keeps by default, decided as the planner decides
+    /// (<c>KeepRule.SelectKept</c>): a copy in a trash folder or with a temporary name (<see cref="TrashLocator.IsDisposableFile"/>,
+    /// by its names and its real location) only when every copy is one, then the first in path order
+    /// (<see cref="KeepOrder"/>, <c>KeepRule.PathOrder</c>). Across machines only the copies an action may touch compete
+    /// (<see cref="DuplicateGroup.LocalPart"/>); -1 when fewer than two are left.
     /// </summary>
-    private static int FirstInPathOrder(int count, Func<int, AbsolutePath> path)
+    private int KeptIndex(DuplicateGroup group)
     {
-        var best = 0;
-        for (var i = 1; i < count; i++)
+        if (group.LocalPart() is not { } local)
         {
-            if (KeepOrder.Compare(path(i), path(best)) < 0)
+            return -1;
+        }
+
+        var kept = FirstKept(local.Files, static file => file.Path, file => _trash.IsDisposableFile(file.Path));
+        for (var i = 0; i < group.Files.Count; i++)
+        {
+            if (ReferenceEquals(group.Files[i], local.Files[kept]))
+            {
+                return i;
+            }
+        }
+
+        return -1; // not reached: the local part holds the group's own files
+    }
+
+    /// <summary>The index of the item kept: not disposable before disposable, then the first in <see cref="KeepOrder"/>.</summary>
+    private static int FirstKept<T>(IReadOnlyList<T> items, Func<T, AbsolutePath> path, Func<T, bool> isDisposable)
+    {
+        var disposable = new bool[items.Count];
+        for (var i = 0; i < items.Count; i++)
+        {
+            disposable[i] = isDisposable(items[i]); // once each, as the planner asks
+        }
+
+        var best = 0;
+        for (var i = 1; i < items.Count; i++)
+        {
+            var rank = disposable[i].CompareTo(disposable[best]);
+            if (rank < 0 || (rank == 0 && KeepOrder.Compare(path(items[i]), path(items[best])) < 0))
             {
                 best = i;
             }

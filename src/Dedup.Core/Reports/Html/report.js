@@ -50,12 +50,16 @@
     }) + "'";
   }
 
-  // Items: file groups and folder groups, largest waste first.
+  // Items: file groups and folder groups, largest waste first. A group's waste is counted once per content, as the
+  // JSON report's summary counts it: every copy but one (for media payloads, all but the largest file).
   var items = [];
   data.g.forEach(function (g) {
-    var x = g[4] || {}, n = g[3].length / 2, kept = g[2], wasted = 0;
-    for (var i = 0; i < n; i++) { if (i !== kept) { wasted += x.len ? x.len[i] : g[1]; } }
-    if (kept < 0) { wasted = g[1] * (n - 1); }
+    var x = g[4] || {}, n = g[3].length / 2, wasted = g[1] * (n - 1);
+    if (x.len) {
+      var sum = 0, max = 0;
+      x.len.forEach(function (l) { sum += l; max = Math.max(max, l); });
+      wasted = sum - max;
+    }
     items.push({ type: KINDS[g[0]], size: g[1], wasted: wasted, count: n, g: g, x: x });
   });
   data.f.forEach(function (f) {
@@ -63,17 +67,20 @@
   });
   items.sort(function (a, b) { return b.wasted - a.wasted || b.size - a.size; });
 
-  function filesOf(item) { // [{path, folder, kept, machine, links: [path]}]
+  // A copy's role: 'keep', 'remove' (what the command acts on), or '' (left alone: another machine's, matched by
+  // SHA-256 only, or in a group no local action touches). Only 'keep' and 'remove' copies are ever named in a command.
+  function filesOf(item) { // [{path, folder, kept, role, machine, sha, links: [path]}]
     if (item.files) { return item.files; }
     var out = [];
     if (item.g) {
-      var flat = item.g[3], x = item.x;
+      var flat = item.g[3], x = item.x, acted = item.g[2] >= 0 && item.type !== 'partial';
       for (var i = 0; i < flat.length / 2; i++) {
-        out.push({ path: pathOf(flat[2 * i], flat[2 * i + 1]), folder: flat[2 * i], kept: i === item.g[2], machine: x.m ? x.m[i] : null, length: x.len ? x.len[i] : item.size, links: [] });
+        var kept = i === item.g[2], sha = !!(x.s && x.s[i]);
+        out.push({ path: pathOf(flat[2 * i], flat[2 * i + 1]), folder: flat[2 * i], kept: kept, role: kept ? 'keep' : acted && !sha ? 'remove' : '', machine: x.m ? x.m[i] : null, sha: sha, length: x.len ? x.len[i] : item.size, links: [] });
       }
       for (var l = 0; x.l && l < x.l.length; l += 3) { out[x.l[l]].links.push(pathOf(x.l[l + 1], x.l[l + 2])); }
     } else {
-      item.f[5].forEach(function (d, i) { out.push({ path: dirPath(d), folder: d, kept: i === item.f[4], machine: null, links: [] }); });
+      item.f[5].forEach(function (d, i) { var kept = i === item.f[4]; out.push({ path: dirPath(d), folder: d, kept: kept, role: kept ? 'keep' : item.f[0] ? 'remove' : '', machine: null, sha: false, links: [] }); });
     }
     item.files = out;
     return out;
@@ -85,23 +92,28 @@
   }
   function commandWords(item) { // the names to give, kept first: the default first-root rule then keeps it
     var words = [];
-    keptFirst(item).forEach(function (f) { words.push(shellWord(f.path)); f.links.forEach(function (p) { words.push(shellWord(p)); }); });
+    keptFirst(item).forEach(function (f) {
+      if (!f.role) { return; } // never a copy of another machine or one matched by SHA-256 only
+      words.push(shellWord(f.path));
+      f.links.forEach(function (p) { words.push(shellWord(p)); });
+    });
     return words;
   }
   function actionable(item) {
-    return (item.type === 'file' || item.type === 'media') ? item.g[2] >= 0 : item.type === 'folders';
+    return item.g ? item.g[2] >= 0 : item.type === 'folders';
   }
   function groupCommand(item) {
     var option = item.type === 'media' ? ' --media' : item.type === 'folders' ? ' --folders' : '';
     return 'dedup delete' + option + ' -- ' + commandWords(item).join(' ');
   }
 
-  // Wasted bytes by folder: each copy that would go counts in its folder, then every folder adds its children's.
+  // Wasted bytes by folder: each copy that would go counts in its folder (never another machine's: its path is not
+  // one of this machine's folders), then every folder adds its children's.
   var direct = new Float64Array(NDIRS), total, kids = {}, tops = [];
   items.forEach(function (item) {
     if (!actionable(item)) { return; }
     filesOf(item).forEach(function (f) {
-      if (!f.kept && f.folder >= 0) { direct[f.folder] += item.g ? f.length : item.wasted / (item.count - 1); }
+      if (f.role === 'remove' && f.folder >= 0) { direct[f.folder] += item.g ? f.length : item.wasted / (item.count - 1); }
     });
   });
   total = Float64Array.from(direct);
@@ -185,13 +197,15 @@
     });
   }
 
+  var HERE = data.s.catalog ? data.s.catalog.machine : null;
+  function local(f) { return f.role !== '' || !f.machine || f.machine === HERE; }
   function matches(item) {
     if (item.size < state.min || (state.kind && item.type !== state.kind)) { return false; }
     if (state.folder < 0 && !state.text) { return true; }
     var files = filesOf(item);
     for (var k = 0; k < files.length; k++) {
       var f = files[k];
-      if ((state.folder < 0 || (!f.machine && under(f.folder, state.folder))) &&
+      if ((state.folder < 0 || (local(f) && under(f.folder, state.folder))) &&
           (!state.text || f.path.toLowerCase().indexOf(state.text) >= 0 || f.links.some(function (p) { return p.toLowerCase().indexOf(state.text) >= 0; }))) {
         return true;
       }
@@ -260,8 +274,10 @@
     var ul = el('ul');
     filesOf(item).forEach(function (f) {
       var li = el('li');
-      li.appendChild(el('span', f.kept ? 'badge keep' : 'badge', f.machine ? f.machine : f.kept ? 'keep' : item.type === 'machines' || item.type === 'partial' ? '' : 'remove'));
+      li.appendChild(el('span', f.kept ? 'badge keep' : 'badge', f.role));
       li.appendChild(el('span', 'path', f.path + (item.f ? SEP : '')));
+      if (f.machine) { li.appendChild(el('span', 'tag machine', f.machine)); }
+      if (f.sha) { li.appendChild(el('span', 'tag sha', 'SHA-256 only')); }
       ul.appendChild(li);
       f.links.forEach(function (p) { var link = el('li'); link.appendChild(el('span', 'badge', '= link')); link.appendChild(el('span', 'path', p)); ul.appendChild(link); });
     });
@@ -273,13 +289,15 @@
       detail.appendChild(diffs);
     }
     if (actionable(item)) {
-      detail.appendChild(el('p', null, 'To remove the other copies (the kept one is named first; dedup compares each with it again and asks before acting):'));
+      detail.appendChild(el('p', null, item.type === 'machines'
+        ? 'To remove the other copies compared byte for byte on ' + (filesOf(item).filter(function (f) { return f.kept; })[0].machine || 'this machine') + ' (copies of other machines and those matched by SHA-256 only are left alone; the kept one is named first; dedup compares each with it again and asks before acting):'
+        : 'To remove the other copies (the kept one is named first; dedup compares each with it again and asks before acting):'));
       var pre = el('pre', null, groupCommand(item));
       pre.id = 'command';
       detail.appendChild(pre);
       detail.appendChild(copyButton(pre));
     } else {
-      detail.appendChild(el('p', 'muted', item.type === 'machines' ? 'Copies on other machines: act on each machine.' : 'These folders are not copies of each other: compare them before removing anything.'));
+      detail.appendChild(el('p', 'muted', item.type === 'machines' ? 'Fewer than two copies here were compared byte for byte: act on each machine.' : 'These folders are not copies of each other: compare them before removing anything.'));
     }
   }
 
@@ -287,7 +305,7 @@
     var media = state.kind === 'media', words = [], groups = 0;
     for (var k = 0; k < state.view.length && groups < MAX_SELECTION; k++) {
       var item = state.view[k];
-      if (item.type === (media ? 'media' : 'file') && actionable(item)) { words.push.apply(words, commandWords(item)); groups++; }
+      if ((media ? item.type === 'media' : item.type === 'file' || item.type === 'machines') && actionable(item)) { words.push.apply(words, commandWords(item)); groups++; }
     }
     var pre = $('selection-command');
     if (groups === 0) { pre.textContent = 'No whole-file group among those shown (choose the kind "media payload" for media groups).'; return; }

@@ -133,6 +133,39 @@ public sealed class HtmlReportBrowserTests(ITestOutputHelper output)
         Assert.Equal("dedup delete --media --files-from <(printf '%s\\0' /m/a.mp3 /m/b.mp3)", Chromium.TextOf(onlyMedia, "selection-command"));
     }
 
+    [RequiresToolFact("chromium")]
+    public void Copies_show_their_machine_and_SHA256_match_and_commands_name_only_copies_compared_here_keeping_none_in_a_trash()
+    {
+        using var tree = new TempTree();
+        var page = tree.PathOf("fleet.html");
+        DuplicateFile Copy(string path, string machine, bool bySha256 = false) => HtmlPages.File(path, 4000) with { Machine = machine, MatchedBySha256 = bySha256 };
+        var across = new DuplicateGroup(4000, [Copy("/srv/a/x.bin", "beta", bySha256: true), Copy("/srv/y/x.bin", "alpha"), Copy("/srv/z/x.bin", "alpha")], verifiedByBytes: true)
+        {
+            Sha256 = new byte[32],
+        };
+        var trash = HtmlPages.Group(3000, "/srv/$RECYCLE.BIN/S-1/t.bin", "/srv/w/t.bin");
+        var media = new DuplicateGroup(900, [HtmlPages.File("/m/a.mp3", 1000), HtmlPages.File("/m/b.mp3", 1200)], verifiedByBytes: true, ContentMatch.MediaPayload);
+        using (var stream = File.Create(page))
+        {
+            HtmlPages.WriteTo(stream, [across, trash, media]);
+        }
+
+        var (first, console) = Chromium.Open(page, "#group=0&selection=1");
+        var (second, _) = Chromium.Open(page, "#group=1");
+        Chromium.Screenshot(page, "html-report-machines", "#group=0");
+
+        Assert.Empty(console);
+        Assert.Equal("dedup delete -- /srv/y/x.bin /srv/z/x.bin", Chromium.TextOf(first, "command"));
+        Assert.Contains("<span class=\"badge keep\">keep</span><span class=\"path\">/srv/y/x.bin</span><span class=\"tag machine\">alpha</span></li>", first, StringComparison.Ordinal);
+        Assert.Contains("<span class=\"badge\">remove</span><span class=\"path\">/srv/z/x.bin</span><span class=\"tag machine\">alpha</span></li>", first, StringComparison.Ordinal);
+        Assert.Contains("<span class=\"badge\"></span><span class=\"path\">/srv/a/x.bin</span><span class=\"tag machine\">beta</span><span class=\"tag sha\">SHA-256 only</span></li>", first, StringComparison.Ordinal);
+        Assert.Equal("dedup delete --files-from <(printf '%s\\0' /srv/y/x.bin /srv/z/x.bin /srv/w/t.bin '/srv/$RECYCLE.BIN/S-1/t.bin')", Chromium.TextOf(first, "selection-command"));
+        Assert.Equal("dedup delete -- /srv/w/t.bin '/srv/$RECYCLE.BIN/S-1/t.bin'", Chromium.TextOf(second, "command"));
+
+        // Waste counted once per content, as the summary counts it: all copies but one; for a payload match, all but the largest file.
+        Assert.Equal(["7.8 KiB", "2.9 KiB", "1000 B"], Regex.Matches(first, "<span class=\"waste\">([^<]*)</span>").Select(m => m.Groups[1].Value));
+    }
+
     private static async Task<string> WritePageAsync(TempTree tree, string root)
     {
         var (groups, summary) = await Scan.RunAsync(b => b.AddRoot(root));

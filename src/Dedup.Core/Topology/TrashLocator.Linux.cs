@@ -2,7 +2,7 @@ using System.Runtime.Versioning;
 using Dedup.Core.Interop;
 using Dedup.Core.Paths;
 
-namespace Dedup.Core.Linking.Trash;
+namespace Dedup.Core.Topology;
 
 // Linux: where a folder really is, as the kernel resolves it.
 internal sealed partial class TrashLocator
@@ -105,7 +105,7 @@ internal sealed partial class TrashLocator
     {
         var found = new HashSet<(ulong, ulong)>();
         var home = Environment.GetEnvironmentVariable("HOME");
-        var candidates = new List<string> { TrashDirectory.DefaultHomeTrash() };
+        var candidates = new List<string> { DefaultHomeTrash() };
         if (!string.IsNullOrEmpty(home))
         {
             candidates.Add(Path.Combine(home, ".local", "share", "Trash"));
@@ -144,7 +144,7 @@ internal sealed partial class TrashLocator
                 var fields = line.Split(' ');
                 if (fields.Length > 4)
                 {
-                    _mountRoots[Topology.LinuxDriveTopology.Unescape(fields[4])] = Topology.LinuxDriveTopology.Unescape(fields[3]);
+                    _mountRoots[LinuxDriveTopology.Unescape(fields[4])] = LinuxDriveTopology.Unescape(fields[3]);
                 }
             }
         }

@@ -1,7 +1,7 @@
 using Dedup.Core.FileSystem;
 using Dedup.Core.Paths;
 
-namespace Dedup.Core.Linking.Trash;
+namespace Dedup.Core.Topology;
 
 /// <summary>
 /// Tells whether a folder lies in a trash: by the names in the path held (freedesktop <c>.local/share/Trash</c>,
@@ -9,7 +9,9 @@ namespace Dedup.Core.Linking.Trash;
 /// macOS <c>.Trashes</c> on a mounted volume) and, on Linux, by where the folder really is: its real path's names, the
 /// identities (device, inode) of its real ancestors against the home trash's, and each mount's root within its file
 /// system. So a root named through a symbolic link, or a bind mount, into a trash does not hide it.
-/// One locator serves one plan: each folder is looked at once (verdicts are cached per folder), never per file.
+/// One locator serves one plan (or one HTML report, which marks the copy a plan would keep): each folder is looked at
+/// once (verdicts are cached per folder), never per file. In <c>Topology</c>, below the reports and the actions that
+/// both ask it, since where a folder really is (its mounts, its identity) is what decides.
 /// </summary>
 internal sealed partial class TrashLocator
 {
@@ -23,9 +25,27 @@ internal sealed partial class TrashLocator
     public static TrashLocator Create()
         => new(Environment.GetEnvironmentVariable("XDG_DATA_HOME") is { Length: > 0 } xdg ? Path.Combine(xdg, "Trash") : null);
 
+    /// <summary>The home trash as the specification places it: <c>$XDG_DATA_HOME/Trash</c>, by default <c>~/.local/share/Trash</c>.</summary>
+    public static string DefaultHomeTrash()
+    {
+        var dataHome = Environment.GetEnvironmentVariable("XDG_DATA_HOME");
+        if (string.IsNullOrEmpty(dataHome) || !Path.IsPathRooted(dataHome))
+        {
+            var home = Environment.GetEnvironmentVariable("HOME");
+            if (string.IsNullOrEmpty(home))
+            {
+                home = Environment.GetFolderPath(Environment.SpecialFolder.UserProfile);
+            }
+
+            dataHome = Path.Combine(home, ".local", "share");
+        }
+
+        return Path.Combine(dataHome, "Trash");
+    }
+
     /// <summary>Whether a file is in a trash folder or is one of our temporary files: such a copy is never the one kept.</summary>
-    public bool IsDisposable(DuplicateFile file)
-        => TemporaryNames.IsTemporaryName(file.Path.Name) || (file.Path.Parent is { } folder && IsInTrash(folder));
+    public bool IsDisposableFile(AbsolutePath file)
+        => TemporaryNames.IsTemporaryName(file.Name) || (file.Parent is { } folder && IsInTrash(folder));
 
     /// <summary>Whether <paramref name="folder"/> is a trash folder or lies below one.</summary>
     public bool IsInTrash(AbsolutePath folder)
