@@ -145,6 +145,7 @@ internal sealed partial class LinkContext : IDisposable
         if (Journal is not null)
         {
             _before ??= status;
+            CaptureParent();
         }
 
         DuplicateStatus = status;
@@ -292,6 +293,7 @@ internal sealed partial class LinkContext : IDisposable
             KeptHandle?.Dispose(); // in a run, the run holds it (and closes it)
         }
 
+        RecordParentAfter();
         Close(_folder);
         Close(_keptFolder);
     }
