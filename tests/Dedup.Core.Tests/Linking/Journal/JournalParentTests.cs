@@ -1,3 +1,4 @@
+using Dedup.Core.Linking;
 using Dedup.Core.Linking.BuiltIn;
 using Dedup.Core.Linking.Journal;
 using Dedup.Core.Tests.Infrastructure;
