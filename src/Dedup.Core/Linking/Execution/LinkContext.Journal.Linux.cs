@@ -51,18 +51,23 @@ internal sealed partial class LinkContext
     }
 
     /// <summary>
-    /// With a journal, at the action's first check (before a temporary name is made): the folder's times as the run last
-    /// recorded them through this open folder, else from the folder itself (one status call, on the descriptor held).
+    /// With a journal, at the action's first check (before a temporary name is made): the duplicate as it is, and its
+    /// folder's times as the run last recorded them through this open folder, else from the folder itself (one status
+    /// call, on the descriptor held).
     /// </summary>
-    private void CaptureParent()
+    private void FirstCheckForJournal(in StatxBuffer duplicate)
     {
-        if (Journal is null || _parent is not null)
+        if (Journal is null)
         {
             return;
         }
 
-        var fd = FolderFd;
-        _parent = Journal.Known(_folder!) ?? (Libc.FStat(fd, out var folder) == 0 ? JournalParent.Of(folder) : null);
+        _before ??= duplicate;
+        if (_parent is null)
+        {
+            var fd = FolderFd;
+            _parent = Journal.Known(_folder!) ?? (Libc.FStat(fd, out var folder) == 0 ? JournalParent.Of(folder) : null);
+        }
     }
 
     /// <summary>With a journal, once the action's step was begun: the folder as the step left it, for the outcome line and the next step.</summary>

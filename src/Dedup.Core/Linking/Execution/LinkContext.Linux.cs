@@ -142,12 +142,7 @@ internal sealed partial class LinkContext : IDisposable
             throw ActionStoppedException.Skip($"duplicate {ChangedSinceFirstCheck}; left untouched");
         }
 
-        if (Journal is not null)
-        {
-            _before ??= status;
-            CaptureParent();
-        }
-
+        FirstCheckForJournal(status);
         DuplicateStatus = status;
     }
 
