@@ -8,7 +8,9 @@ namespace Dedup.Cli.Tests.Undo;
 /// What a name holds, as undo must give it back: its kind, the sha256 of its bytes (a link: of its text), the full
 /// st_mode, owner, group, modification time in nanoseconds, every extended attribute, and the inode flags when non-zero.
 /// Inode numbers and link counts are left out (undo makes a name an independent file again, so both may differ), and so
-/// is a folder's modification time (every rename in a folder changes it, the forward action's and undo's alike).
+/// are access times (listing a folder or reading a file moves them). A folder's modification time is in: every rename in
+/// a folder moves it, the forward action's and undo's alike, and undo gives it back. The folder the manifest is taken of
+/// is not itself an entry (the test harness writes the journal and the trash beside the scanned tree).
 /// </summary>
 internal sealed record ManifestEntry(string Kind, string Content, uint Mode, uint Uid, uint Gid, long? MtimeNs, string Xattrs, int Flags)
 {
@@ -163,7 +165,6 @@ internal sealed class TreeManifest
             {
                 kind = "folder";
                 content = "-";
-                mtime = null;
             }
             else
             {

@@ -4,8 +4,8 @@ namespace Dedup.Cli.Tests.Undo;
 
 /// <summary>
 /// The manifest the undo tests judge by sees each thing undo must give back: a change of content, mode, owner,
-/// modification time, extended attribute, inode flag or link text, a name gone or new, a leftover temporary file; and
-/// it does not see what undo may change (inode numbers, link counts, a folder's modification time, access times).
+/// modification time (a folder's too), extended attribute, inode flag or link text, a name gone or new, a leftover
+/// temporary file; and it does not see what undo may change (inode numbers, link counts, access times).
 /// </summary>
 public sealed class TreeManifestTests
 {
@@ -22,15 +22,26 @@ public sealed class TreeManifestTests
         Assert.Contains(before.Entries, e => e.Value.Flags == 0x40);
         Assert.Contains(before.Entries, e => e.Value.Kind == "link");
 
-        // What undo may change: a hard link more (inode numbers and link counts), access times, a folder's time.
+        // What undo may change: a hard link more (inode numbers and link counts), access times (a folder's too).
         var unique = RawFs.Bytes(world.PathOf("scan/unique.bin"));
+        var outside = RawFs.Bytes(world.PathOf("outside"));
+        var outsideTimes = RawFs.Status(outside)!.Value.MtimeNs;
         RawFs.Link(unique, RawFs.Bytes(world.PathOf("outside/unique-again")));
+        RawFs.SetTimes(outside, 0, outsideTimes);
         var status = RawFs.Status(unique)!.Value;
         RawFs.SetTimes(unique, 42, status.MtimeNs);
-        RawFs.SetTimes(RawFs.Bytes(world.Root), 42, 42);
+        var root = RawFs.Bytes(world.Root);
+        RawFs.SetTimes(root, 42, RawFs.Status(root)!.Value.MtimeNs);
         var diff = world.Manifest().DiffFrom(before);
         Assert.Equal("  new outside/unique-again (" + before.Entries["scan/unique.bin"] + ")" + Environment.NewLine, diff);
         File.Delete(world.PathOf("outside/unique-again"));
+        RawFs.SetTimes(outside, 0, outsideTimes);
+
+        // A folder's modification time is seen (every rename in it moves it; undo gives it back).
+        var rootTime = RawFs.Status(root)!.Value.MtimeNs;
+        RawFs.SetTimes(root, 42, rootTime + 1);
+        AssertSeen(world, before, $"changed scan: mtime {rootTime} -> {rootTime + 1}");
+        RawFs.SetTimes(root, 42, rootTime);
 
         // What undo must give back, each seen.
         var file = world.PathOf("scan/long-copy.bin");

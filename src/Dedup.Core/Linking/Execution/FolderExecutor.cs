@@ -288,7 +288,9 @@ internal static class FolderExecutor
                 }
             }
 
-            run.Begun(new BegunEntry(kind, path.ToString(), before) { Target = target });
+            // The parent's times too: the first removal in a folder of the plan's files holds them as the removal found them.
+            var parent = Libc.FStat(parentFd, out var parentStatus) == 0 ? JournalParent.Of(parentStatus) : (JournalParent?)null;
+            run.Begun(new BegunEntry(kind, path.ToString(), before) { Target = target, Parent = parent });
             return null;
         }
         catch (ActionStoppedException stopped)

@@ -15,6 +15,7 @@ internal sealed partial class LinkContext
 {
     private StatxBuffer? _before; // the duplicate at the first check, with a journal (its access time before we read it)
     private (int Flags, IReadOnlyList<KeyValuePair<string, byte[]>>? Xattrs)? _beforeExtras;
+    private JournalParent? _parent; // the duplicate's folder before this action changed anything in it, with a journal
 
     /// <summary>The journal run to write ahead to, or <see langword="null"/> (then no call is made for it).</summary>
     public JournalRun? Journal { get; init; }
@@ -45,7 +46,37 @@ internal sealed partial class LinkContext
             After = after,
             Target = target,
             Trash = trash,
+            Parent = _parent,
         });
+    }
+
+    /// <summary>
+    /// With a journal, at the action's first check (before a temporary name is made): the duplicate as it is, and its
+    /// folder's times as the run last recorded them through this open folder, else from the folder itself (one status
+    /// call, on the descriptor held).
+    /// </summary>
+    private void FirstCheckForJournal(in StatxBuffer duplicate)
+    {
+        if (Journal is null)
+        {
+            return;
+        }
+
+        _before ??= duplicate;
+        if (_parent is null)
+        {
+            var fd = FolderFd;
+            _parent = Journal.Known(_folder!) ?? (Libc.FStat(fd, out var folder) == 0 ? JournalParent.Of(folder) : null);
+        }
+    }
+
+    /// <summary>With a journal, once the action's step was begun: the folder as the step left it, for the outcome line and the next step.</summary>
+    private void RecordParentAfter()
+    {
+        if (Journal?.CurrentSeq is not null && _parent is not null && _folder is not null && Libc.FStat(_folder.Fd, out var folder) == 0)
+        {
+            Journal.StepMade(_folder, JournalParent.Of(folder));
+        }
     }
 
     /// <summary>The replacement under its temporary name (not followed), as the name will lead to it.</summary>

@@ -142,11 +142,7 @@ internal sealed partial class LinkContext : IDisposable
             throw ActionStoppedException.Skip($"duplicate {ChangedSinceFirstCheck}; left untouched");
         }
 
-        if (Journal is not null)
-        {
-            _before ??= status;
-        }
-
+        FirstCheckForJournal(status);
         DuplicateStatus = status;
     }
 
@@ -292,6 +288,7 @@ internal sealed partial class LinkContext : IDisposable
             KeptHandle?.Dispose(); // in a run, the run holds it (and closes it)
         }
 
+        RecordParentAfter();
         Close(_folder);
         Close(_keptFolder);
     }

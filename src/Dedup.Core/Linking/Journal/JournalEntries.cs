@@ -42,6 +42,18 @@ internal sealed record JournalBefore(ulong Device, ulong Inode, long Size, long 
         };
 }
 
+/// <summary>
+/// The folder holding the name, as the journal knew it right before the step: its identity and times. The first step in
+/// a folder takes them from the folder itself before changing anything there; a later step of the same run in the same
+/// open folder takes what the previous step left (the <c>parentMtimeNs</c> of its outcome), so the oldest line of a
+/// folder holds the times it had before the run.
+/// </summary>
+internal readonly record struct JournalParent(ulong Device, ulong Inode, long AtimeNs, long MtimeNs)
+{
+    public static JournalParent Of(in StatxBuffer status) =>
+        new(status.Device, status.Ino, (status.AtimeSec * 1_000_000_000L) + status.AtimeNsec, status.LastWriteTimeNs);
+}
+
 /// <summary>Where a trash move puts the file: the trash folder, the name in its <c>files/</c> and in its <c>info/</c>.</summary>
 internal sealed record JournalTrash(string Root, string Files, string Info);
 
@@ -57,4 +69,7 @@ internal sealed record BegunEntry(string Kind, string Path, JournalBefore Before
     public string? Target { get; init; }
 
     public JournalTrash? Trash { get; init; }
+
+    /// <summary>The folder holding <see cref="Path"/> right before the step; <see langword="null"/> where it is not known (Windows, macOS).</summary>
+    public JournalParent? Parent { get; init; }
 }

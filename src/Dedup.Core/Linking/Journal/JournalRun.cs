@@ -1,4 +1,5 @@
 using System.Globalization;
+using System.Runtime.CompilerServices;
 using System.Security.Cryptography;
 using System.Text.Json;
 using Dedup.Core.Linking.Execution;
@@ -16,6 +17,7 @@ internal sealed class JournalRun
     private readonly MemoryStream _buffer = new();
     private readonly Utf8JsonWriter _json;
     private readonly object _gate = new();
+    private readonly ConditionalWeakTable<object, StrongBox<JournalParent>> _folders = new();
     private int _seq;
 
     private JournalRun(ActionJournal journal, string id)
@@ -72,8 +74,32 @@ internal sealed class JournalRun
         return run;
     }
 
+    /// <summary>The modification time the action in progress left its folder with, once its step was made (see <see cref="StepMade"/>).</summary>
+    public long? CurrentParentMtimeNs { get; private set; }
+
     /// <summary>A new action starts: no begun line yet.</summary>
-    public void StartAction() => CurrentSeq = null;
+    public void StartAction() => (CurrentSeq, CurrentParentMtimeNs) = (null, null);
+
+    /// <summary>
+    /// The times the journal last recorded for the open <paramref name="folder"/> (a handle kept open across the run's
+    /// actions), or <see langword="null"/> when none of this run's steps was made in it through that handle.
+    /// </summary>
+    public JournalParent? Known(object folder) => _folders.TryGetValue(folder, out var known) ? known.Value : null;
+
+    /// <summary>
+    /// The folder as the step just made left it: its modification time goes on the action's outcome line, and its times
+    /// become the <c>parent</c> of the next step made through the same open <paramref name="folder"/> (no second status call).
+    /// </summary>
+    public void StepMade(object folder, JournalParent after)
+    {
+        CurrentParentMtimeNs = after.MtimeNs;
+#if NET
+        _folders.AddOrUpdate(folder, new StrongBox<JournalParent>(after));
+#else
+        _folders.Remove(folder);
+        _folders.Add(folder, new StrongBox<JournalParent>(after));
+#endif
+    }
 
     /// <summary>Writes and syncs the begun line; an action whose line cannot be written stops there, unchanged.</summary>
     public void Begun(BegunEntry entry)
@@ -104,6 +130,16 @@ internal sealed class JournalRun
             if (entry.Target is not null)
             {
                 JournalPaths.Write(json, "target", entry.Target);
+            }
+
+            if (entry.Parent is { } parent)
+            {
+                json.WriteStartObject("parent");
+                json.WriteNumber("device", parent.Device);
+                json.WriteNumber("inode", parent.Inode);
+                json.WriteNumber("atimeNs", parent.AtimeNs);
+                json.WriteNumber("mtimeNs", parent.MtimeNs);
+                json.WriteEndObject();
             }
 
             if (entry.Trash is { } trash)
@@ -144,6 +180,10 @@ internal sealed class JournalRun
             JournalPaths.Write(json, "path", action.Path.ToString());
             JournalPaths.Write(json, "kept", action.Kept.Path.ToString());
             json.WriteNumber("bytes", outcome.Status == DuplicateActionStatus.Done ? action.ReclaimableBytes : 0);
+            if (CurrentSeq is not null && CurrentParentMtimeNs is { } parentMtime)
+            {
+                json.WriteNumber("parentMtimeNs", parentMtime);
+            }
             if (outcome.Reason is not null)
             {
                 json.WriteString("reason", outcome.Reason);

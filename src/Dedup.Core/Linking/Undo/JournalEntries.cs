@@ -17,6 +17,26 @@ internal sealed record JournalBefore(JournalFile File, uint Mode, uint Uid, uint
     public bool IsLink => (Mode & 0xF000) == 0xA000;
 }
 
+/// <summary>The folder holding a step's name right before the step (a <c>begun</c> line's <c>parent</c>): identity and times.</summary>
+internal readonly record struct JournalParent(ulong Device, ulong Inode, long AtimeNs, long MtimeNs)
+{
+    public (ulong Device, ulong Inode) Identity => (Device, Inode);
+}
+
+/// <summary>
+/// One line that changed, or recorded, a folder's modification time: a <c>begun</c> line in it (its step's result not
+/// yet known: <see cref="MtimeNs"/> is <see langword="null"/>), an outcome or <c>folderTimes</c> line with the time the
+/// folder was left with, or an <c>undone</c> line of a step in it (undo's own change, its result not recorded).
+/// </summary>
+internal readonly record struct FolderRecord(int Line, long? MtimeNs)
+{
+    /// <summary>A <c>folderTimes</c> line of an undo that found the folder changed by someone else and kept its times.</summary>
+    public bool Kept { get; init; }
+
+    /// <summary>A <c>folderTimes</c> line of an undo that gave the folder back its times: later runs start from there.</summary>
+    public bool Restored { get; init; }
+}
+
 /// <summary>Where a trash action put the file: the trash folder, the name in <c>files/</c>, the name in <c>info/</c>.</summary>
 internal sealed record JournalTrash(string Root, string Files, string Info);
 
@@ -46,6 +66,9 @@ internal sealed record JournalStep
     public string? Target { get; init; }
 
     public JournalTrash? Trash { get; init; }
+
+    /// <summary>The folder holding the name right before the step; <see langword="null"/> in a line that does not record it.</summary>
+    public JournalParent? Parent { get; init; }
 
     public required int Line { get; init; }
 

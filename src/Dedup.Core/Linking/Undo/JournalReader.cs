@@ -25,6 +25,9 @@ internal sealed class JournalReader
     private readonly List<JournalStep> _steps = [];
     private readonly Dictionary<(string Run, long Seq), List<(ulong Device, ulong Inode)>> _undone = [];
     private readonly List<string> _notes = [];
+    private readonly Dictionary<(ulong Device, ulong Inode), List<FolderRecord>> _folders = [];
+    private readonly Dictionary<(string Run, long Seq), (ulong Device, ulong Inode)> _stepFolders = [];
+    private readonly Dictionary<(string Run, long Seq), (ulong Device, ulong Inode)> _removedFolders = [];
     private (int First, int Last, int Done)? _oldRun;
 
     private JournalReader(string journal) => _journal = journal;
@@ -36,6 +39,12 @@ internal sealed class JournalReader
 
     /// <summary>For each step an earlier undo took back: the identities its name was given.</summary>
     public IReadOnlyDictionary<(string Run, long Seq), List<(ulong Device, ulong Inode)>> Undone => _undone;
+
+    /// <summary>
+    /// Per folder (the identity its steps' <c>parent</c> gives), the lines that changed or recorded its modification
+    /// time, in the journal's order: what undo compares the folder with before it sets its times back.
+    /// </summary>
+    public IReadOnlyDictionary<(ulong Device, ulong Inode), List<FolderRecord>> Folders => _folders;
 
     /// <summary>What the reading found worth saying: torn lines, runs logged before format 2.</summary>
     public IReadOnlyList<string> Notes => _notes;
@@ -127,7 +136,23 @@ internal sealed class JournalReader
                     _runs.Add(new JournalRun(Text(root, "run", number), Text(root, "kind", number), Roots(root, number), number));
                     break;
                 case "begun":
-                    _steps.Add(Step(root, number));
+                    var step = Step(root, number);
+                    _steps.Add(step);
+                    if (step.Parent is { } parent)
+                    {
+                        _stepFolders[(step.Run, step.Seq)] = parent.Identity;
+                        AddFolderRecord(parent.Identity, number, null);
+                    }
+
+                    if (step.Kind == UndoKinds.RemoveFolder)
+                    {
+                        _removedFolders[(step.Run, step.Seq)] = (step.Before.File.Device, step.Before.File.Inode);
+                    }
+
+                    break;
+                case "folderTimes":
+                    var folder = Object(root, "parent", number);
+                    AddFolderRecord((ULong(folder, "device", number), ULong(folder, "inode", number)), number, Long(root, "mtimeNs", number), IsTrue(root, "kept"), IsTrue(root, "restored"));
                     break;
                 case "undone":
                     var restored = Object(root, "restored", number);
@@ -138,9 +163,29 @@ internal sealed class JournalReader
                     }
 
                     list.Add((ULong(restored, "device", number), ULong(restored, "inode", number)));
+                    if (_stepFolders.TryGetValue(key, out var undoneIn))
+                    {
+                        AddFolderRecord(undoneIn, number, null);
+                    }
+
+                    if (_removedFolders.TryGetValue(key, out var remade))
+                    {
+                        AddFolderRecord(remade, number, null); // a removed folder made again: all its times since are undo's
+                    }
+
+                    break;
+                case "done" or "skipped" or "failed":
+                    // An outcome: never trusted for what it says was done, but the folder time it records is what the
+                    // step left, which undo compares the folder with (a change since is someone else's).
+                    if (root.TryGetProperty("parentMtimeNs", out _) && root.TryGetProperty("seq", out _)
+                        && _stepFolders.TryGetValue((Text(root, "run", number), Long(root, "seq", number)), out var outcomeIn))
+                    {
+                        AddFolderRecord(outcomeIn, number, Long(root, "parentMtimeNs", number));
+                    }
+
                     break;
                 default:
-                    break; // outcomes: never trusted, and a status a newer writer adds is not ours to act on
+                    break; // other outcomes (interrupted), and a status a newer writer adds: not ours to act on
             }
         }
     }
@@ -172,6 +217,18 @@ internal sealed class JournalReader
         {
             EndOldRun();
         }
+    }
+
+    private static bool IsTrue(JsonElement element, string name) => element.TryGetProperty(name, out var value) && value.ValueKind == JsonValueKind.True;
+
+    private void AddFolderRecord((ulong, ulong) folder, int line, long? mtimeNs, bool kept = false, bool restored = false)
+    {
+        if (!_folders.TryGetValue(folder, out var records))
+        {
+            _folders[folder] = records = [];
+        }
+
+        records.Add(new FolderRecord(line, mtimeNs) { Kept = kept, Restored = restored });
     }
 
     private void EndOldRun()
@@ -230,6 +287,9 @@ internal sealed class JournalReader
             After = root.TryGetProperty("after", out var after) ? File(after, number) : null,
             Target = root.TryGetProperty("target", out _) ? PathOf(root, "target", number, requireAbsolute: false) : null,
             Trash = trash,
+            Parent = root.TryGetProperty("parent", out var p)
+                ? new JournalParent(ULong(Object(root, "parent", number), "device", number), ULong(p, "inode", number), Long(p, "atimeNs", number), Long(p, "mtimeNs", number))
+                : null,
             Line = number,
         };
     }

@@ -16,14 +16,15 @@ namespace Dedup.Core.Linking.Undo;
 [SupportedOSPlatform("linux")]
 internal sealed partial class UndoEngine
 {
-    private void RemoveLeftovers(FolderHandle folder, JournalRun run)
+    /// <summary>Removes the leftovers it can; whether the folder had any (a step of ours was cut short in it).</summary>
+    private bool RemoveLeftovers(FolderHandle folder, JournalRun run)
     {
         var names = new List<string>();
         _ = RootedTree.ListNames(folder.Fd, names);
         var leftovers = names.Where(TemporaryNames.IsTemporaryName).ToList();
         if (leftovers.Count == 0)
         {
-            return;
+            return false;
         }
 
         // (A root's own folder is opened as "root/.": compared as a path, not as text.)
@@ -86,6 +87,8 @@ internal sealed partial class UndoEngine
                 Notes.Add($"leftover temporary file {PathText.Escape(System.IO.Path.Join(folderPath, name))}: {reason}");
             }
         }
+
+        return true;
     }
 
     private RootHandles RootsOf(JournalRun run)

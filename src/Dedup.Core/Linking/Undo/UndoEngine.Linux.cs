@@ -51,8 +51,17 @@ internal sealed partial class UndoEngine : IDisposable
         return folder is null ? (UndoOutcome.LeftAlone, problem) : Decide(step, run!, folder, name).Decision;
     }
 
-    /// <summary>Restores <paramref name="step"/> if inspection says so, or says why not.</summary>
+    /// <summary>
+    /// Restores <paramref name="step"/> if inspection says so, or says why not; after the last step of the plan in a
+    /// folder, sets the folder's times back (see <see cref="FolderTimesAfter"/>), a note on the step when it did not.
+    /// </summary>
     public (UndoOutcome Outcome, string? Reason) Apply(JournalStep step, JournalRun? run)
+    {
+        var (outcome, reason) = ApplyStep(step, run);
+        return (outcome, FolderTimesAfter(step, run, outcome, reason));
+    }
+
+    private (UndoOutcome Outcome, string? Reason) ApplyStep(JournalStep step, JournalRun? run)
     {
         if (Refusal(step, run) is { } refused)
         {
@@ -65,9 +74,10 @@ internal sealed partial class UndoEngine : IDisposable
             return (UndoOutcome.LeftAlone, problem);
         }
 
-        if (_cleaned.Add(AbsolutePath.Parse(folder.Path).ToString()))
+        var seen = Seen(folder);
+        if (_cleaned.Add(AbsolutePath.Parse(folder.Path).ToString()) && RemoveLeftovers(folder, run!) && seen is { } cutShort)
         {
-            RemoveLeftovers(folder, run!);
+            _cutShort.Add(cutShort); // a step of ours was cut short in it after the journal's last record of it
         }
 
         var (decision, now) = Decide(step, run!, folder, name);
@@ -82,7 +92,7 @@ internal sealed partial class UndoEngine : IDisposable
             if (outcome == UndoOutcome.AlreadyRestored && step.Copies && step.Before.Flags != 0)
             {
                 // An undo killed between its rename and FS_IOC_SETFLAGS restored the name without its inode flags.
-                return (outcome, RestoreFlags(folder, name, now, step.Before.Flags));
+                return (outcome, Join(decision.Reason, RestoreFlags(folder, name, now, step.Before.Flags)));
             }
 
             return (outcome, decision.Reason);
@@ -117,7 +127,10 @@ internal sealed partial class UndoEngine : IDisposable
         return (status.Device, folder.Path, Math.Max(0, available), Libc.BlockSize(folder.Fd));
     }
 
-    /// <summary>The restored folders get their times last: restoring the files inside moved them.</summary>
+    /// <summary>
+    /// The restored folders get their times last: restoring the files inside moved them. A folder whose own times its
+    /// files' steps gave back (<see cref="FolderTimesAfter"/>) keeps those: they are the ones it had before the run.
+    /// </summary>
     public void Finish()
     {
         foreach (var (step, run, device, inode) in _folderTimes)
@@ -125,7 +138,11 @@ internal sealed partial class UndoEngine : IDisposable
             using var parent = OpenFolder(run, step.Path, out var name, out _);
             if (parent is not null && Libc.LStatAt(parent.Fd, name, out var status) == 0 && status.IsDirectory && RootedTree.IsFile(status, device, inode))
             {
-                _ = SetTimes(parent.Fd, name, step.Before, followLast: false);
+                if (!_timesDecided.Contains((device, inode)))
+                {
+                    _ = SetTimes(parent.Fd, name, step.Before, followLast: false); // else the times its files' steps recorded
+                }
+
                 if (step.Before.Flags != 0)
                 {
                     // Last, as for a file: a flag such as immutable would have kept its files from coming back. A real

@@ -175,6 +175,7 @@ internal sealed partial class UndoEngine
             _ = TrashDirectory.SyncFolder(parent.Fd);
             Writer.Undone(step, made.Device, made.Ino);
             _folderTimes.Add((step, run, made.Device, made.Ino));
+            Remade(step, (made.Device, made.Ino));
             return (UndoOutcome.Restored, null);
         }
         finally

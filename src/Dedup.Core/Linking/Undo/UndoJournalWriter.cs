@@ -36,7 +36,33 @@ internal sealed class UndoJournalWriter : IDisposable
         return new FileStream(handle, FileAccess.Write, 1);
     }
 
-    public void Undone(JournalStep step, ulong device, ulong inode)
+    public void Undone(JournalStep step, ulong device, ulong inode) => Write("undone", step.Run, json =>
+    {
+        json.WriteNumber("seq", step.Seq);
+        json.WriteStartObject("restored");
+        json.WriteNumber("device", device);
+        json.WriteNumber("inode", inode);
+        json.WriteEndObject();
+    });
+
+    /// <summary>
+    /// The modification time undo left a folder with (the folder named by the identity its steps' <c>parent</c> gives), and
+    /// whether it kept the times someone else gave the folder: what a later undo compares the folder with.
+    /// </summary>
+    public void FolderTimes(string run, (ulong Device, ulong Inode) folder, long mtimeNs, bool kept, bool restored) => Write("folderTimes", run, json =>
+    {
+        json.WriteStartObject("parent");
+        json.WriteNumber("device", folder.Device);
+        json.WriteNumber("inode", folder.Inode);
+        json.WriteEndObject();
+        json.WriteNumber("mtimeNs", mtimeNs);
+        if (kept || restored)
+        {
+            json.WriteBoolean(kept ? "kept" : "restored", true);
+        }
+    });
+
+    private void Write(string status, string run, Action<Utf8JsonWriter> fields)
     {
         using var buffer = new MemoryStream();
         using (var json = new Utf8JsonWriter(buffer))
@@ -44,13 +70,9 @@ internal sealed class UndoJournalWriter : IDisposable
             json.WriteStartObject();
             json.WriteNumber("version", 2);
             json.WriteString("time", DateTime.UtcNow.ToString("O", CultureInfo.InvariantCulture));
-            json.WriteString("status", "undone");
-            json.WriteString("run", step.Run);
-            json.WriteNumber("seq", step.Seq);
-            json.WriteStartObject("restored");
-            json.WriteNumber("device", device);
-            json.WriteNumber("inode", inode);
-            json.WriteEndObject();
+            json.WriteString("status", status);
+            json.WriteString("run", run);
+            fields(json);
             json.WriteEndObject();
         }
 

@@ -153,6 +153,7 @@ public sealed class UndoPlan
         var outcomes = new List<UndoStepOutcome>(Steps.Count);
         using var engine = new UndoEngine(_journal, JournalPath) { Faults = Faults };
         engine.Lock();
+        engine.Select(Steps.Select(s => s.Entry));
         try
         {
             foreach (var step in Steps)

@@ -186,6 +186,7 @@ public sealed class UndoKindTests
         var copy = tree.PathOf("data/b_copy");
         File.SetUnixFileMode(copy, UnixFileMode.UserRead | UnixFileMode.UserWrite | UnixFileMode.UserExecute | UnixFileMode.GroupRead | UnixFileMode.GroupExecute);
         TempTree.Run("touch", "-m", "-d", "@1500000000.25", copy);
+        TempTree.Run("touch", "-m", "-d", "@1400000000.75", tree.PathOf("data"));
         Assert.Equal(0, TestNative.FileStatusOf(copy, out var folderBefore));
         var journal = logs.PathOf("journal.jsonl");
         var scan = new DuplicateFinderBuilder().AddRoot(tree.PathOf("data")).UseFolderMode().Build().FindAsync();
@@ -210,10 +211,11 @@ public sealed class UndoKindTests
         Assert.Equal(Content.Reverse().ToArray(), await File.ReadAllBytesAsync(y));
         Assert.Equal(0, TestNative.FileStatusOf(copy, out var folderAfter));
         Assert.Equal(folderBefore.Mode, folderAfter.Mode);
-        // The times the journal gives (the folder's as it was right before its removal, its files gone by then), set
-        // after its files came back.
-        var removal = UndoFixtures.Lines(journal).Single(l => (string?)l["status"] == "begun" && (string?)l["kind"] == "removeFolder");
-        Assert.Equal((long)removal["before"]!["mtimeNs"]!, folderAfter.LastWriteTimeNs);
+        // The times it had before the run (its files' begun lines hold them, as their folder's), set after its files
+        // came back; and its parent's, which its removal and its making again moved.
+        Assert.Equal(folderBefore.LastWriteTimeNs, folderAfter.LastWriteTimeNs);
+        Assert.Equal(0, TestNative.FileStatusOf(tree.PathOf("data"), out var parentAfter));
+        Assert.Equal(1_400_000_000_750_000_000, parentAfter.LastWriteTimeNs);
         Assert.All((await UndoFixtures.UndoAsync(journal)).Outcomes, o => Assert.Equal(UndoOutcome.AlreadyRestored, o.Outcome));
         Assert.Equal(folderAfter.Ino, TestNative.Inode(copy));
     }
