@@ -12,6 +12,9 @@ internal static class CatalogWriter
     // and left a million dead rows for vacuum; most files of a rescan are unchanged.
     public static async Task<ulong> ReplaceByDifferenceAsync(NpgsqlConnection connection, int id, IEnumerable<CatalogFile> files, CancellationToken cancellationToken)
     {
+        // The two anti-joins below hash a machine's rows with their paths: under the default 4 MB they spilled to disk
+        // in 8 batches (measured at 250k unchanged files: 255 + 232 ms; in memory 204 + 193 ms). For this transaction only.
+        await PostgresCatalog.ExecuteAsync(connection, "SET LOCAL work_mem = '128MB'", cancellationToken).ConfigureAwait(false);
         await PostgresCatalog.ExecuteAsync(
             connection,
             $"CREATE TEMP TABLE dedup_staging ({PostgresCatalog.FileColumnDefinitions}, machine_id int, path bytea) ON COMMIT DROP",
