@@ -134,6 +134,8 @@ def main():
     report = os.path.join(tempfile.gettempdir(), f"dedup-e2e-{os.getpid()}.json")
     failures = 0
     rows = {"plain": [], "first": [], "rescan": []}
+    # Per kind of run: client CPU, server CPU, peak RSS, for the medians line.
+    spent = {name: {"cpu": [], "server": [], "rss": []} for name in rows}
     try:
         subprocess.run(["uptime"])
         print(f"tree {args.tree}, dedup {args.dedup}, {args.rounds} rounds, PostgreSQL in {cluster.folder}")
@@ -157,6 +159,9 @@ def main():
                 failures += code != 0
                 results[name] = wall
                 rows[name].append(wall)
+                spent[name]["cpu"].append(cpu)
+                spent[name]["server"].append(server)
+                spent[name]["rss"].append(rss)
                 recorded = hashed = 0
                 rate = margin = ratio = ""
                 if name != "plain" and summary and "catalog" in summary:
@@ -174,6 +179,9 @@ def main():
         print(f"medians: plain {plain_median:.2f} s, first catalog scan {statistics.median(rows['first']):.2f} s "
               f"({statistics.median(rows['first']) / plain_median:.2f}x), unchanged rescan {statistics.median(rows['rescan']):.2f} s "
               f"({statistics.median(rows['rescan']) / plain_median:.2f}x)")
+        for name in rows:
+            print(f"medians: {name:<6} client CPU {statistics.median(spent[name]['cpu']):.2f} s, server CPU "
+                  f"{statistics.median(spent[name]['server']):.2f} s, peak RSS {statistics.median(spent[name]['rss']):.0f} MiB")
         subprocess.run(["uptime"])
     finally:
         cluster.stop()

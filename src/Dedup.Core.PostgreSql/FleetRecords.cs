@@ -11,12 +11,14 @@ public sealed record FleetMachine
     /// <summary>When its last scan was stored (the server's clock).</summary>
     public required DateTimeOffset ScannedAt { get; init; }
 
-    /// <summary>The file rows (names) the catalog holds for it.</summary>
+    /// <summary>The file rows (names) its last scan stored.</summary>
     public required long Files { get; init; }
 
     /// <summary>
-    /// Its files of a size that a file of another machine also has, stored without a SHA-256: they may match files
-    /// of other machines once this machine scans again (each is hashed then).
+    /// Its files (identities; hard links of one file count once) that other machines asked a SHA-256 of: stored
+    /// without one, of a size no other machine held when this machine last scanned, which another machine now holds.
+    /// They may match files of other machines once this machine scans again (each is hashed then). Counted from the
+    /// catalog's digest requests, which scans of schema 4 and later record.
     /// </summary>
     public required long PendingDigests { get; init; }
 }

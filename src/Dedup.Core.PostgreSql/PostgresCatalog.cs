@@ -260,15 +260,21 @@ public sealed partial class PostgresCatalog : FileCatalog, IAsyncDisposable, IDi
     public void Dispose() => _dataSource.Dispose();
 
     /// <summary>After a machine's files were replaced: digests stay valid only under an unchanged, complete stamp (a ctime of 0 is never trusted).</summary>
-    internal static Task<int> DropStaleDigestsAsync(NpgsqlConnection connection, int id, CancellationToken token) =>
-        ExecuteAsync(
+    internal static async Task<int> DropStaleDigestsAsync(NpgsqlConnection connection, int id, CancellationToken token)
+    {
+        int dropped = await ExecuteAsync(
             connection,
             $"""
             DELETE FROM dedup.digests d WHERE d.machine_id = $1 AND (d.ctime_ns = 0 OR NOT EXISTS (
               SELECT 1 FROM dedup.files f WHERE f.machine_id = $1 AND {SameStamp("f", "d")}))
             """,
             token,
-            id);
+            id).ConfigureAwait(false);
+        // A rescan's difference turned nested loops off for its anti-joins and this one (CatalogWriter); the digests
+        // recorded next probe keys, which a nested loop does best.
+        await ExecuteAsync(connection, "SET LOCAL enable_nestloop = on", token).ConfigureAwait(false);
+        return dropped;
+    }
 
     // This machine's sizes that another file shares: another identity on this machine (min/max differ) or any file of
     // another machine (its machine's sizes row).

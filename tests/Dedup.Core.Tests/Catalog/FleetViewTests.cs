@@ -49,11 +49,10 @@ public sealed class FleetViewTests(PostgresFixture postgres)
         string database = postgres.NewDatabase("fleetmachines");
         await using var catalog = new PostgresCatalog(database);
         var content = new Dictionary<string, string> { ["/a/p"] = "P", ["/a/q"] = "Q", ["/b/p"] = "P", ["/b/r"] = "R" };
-        // a scans alone: its sizes are unique, nothing is hashed. Then b with a file of a's size 10: b hashes its own.
-        await catalog.ReplaceMachineFilesAsync("a", [File("/a/p", 10, 1), File("/a/q", 20, 2)]);
-        await HashRequestedAsync(catalog, "a", content);
-        await catalog.ReplaceMachineFilesAsync("b", [File("/b/p", 10, 1), File("/b/r", 30, 2)]);
-        await HashRequestedAsync(catalog, "b", content);
+        // a scans alone: its sizes are unique, nothing is hashed. Then b with a file of a's size 10: b hashes its own
+        // and asks a for its digest of size 10.
+        await ScanAsync(catalog, "a", [File("/a/p", 10, 1), File("/a/q", 20, 2)], content);
+        await ScanAsync(catalog, "b", [File("/b/p", 10, 1), File("/b/r", 30, 2)], content);
 
         var machines = await catalog.GetFleetMachinesAsync();
 
@@ -64,10 +63,65 @@ public sealed class FleetViewTests(PostgresFixture postgres)
         Assert.All(machines, machine => Assert.InRange(machine.ScannedAt, DateTimeOffset.UtcNow.AddHours(-1), DateTimeOffset.UtcNow.AddHours(1)));
         Assert.Empty(await ToListAsync(catalog.ReadFleetGroupsAsync()));
 
-        await HashRequestedAsync(catalog, "a", content);
+        await ScanAsync(catalog, "a", [File("/a/p", 10, 1), File("/a/q", 20, 2)], content);
 
         var after = await catalog.GetFleetMachinesAsync();
         Assert.Equal([0L, 0], after.Select(machine => machine.PendingDigests).ToArray());
+        Assert.Equal(["a:/a/p", "b:/b/p"], Names(Assert.Single(await ToListAsync(catalog.ReadFleetGroupsAsync()))));
+    }
+
+    [PostgresFact]
+    public async Task Pending_digests_count_each_file_asked_of_a_machine_once_whatever_its_names()
+    {
+        string database = postgres.NewDatabase("fleetpendinglinks");
+        await using var catalog = new PostgresCatalog(database);
+        var content = new Dictionary<string, string> { ["/a/p"] = "P", ["/a/p-link"] = "P", ["/a/q"] = "Q", ["/b/p"] = "P" };
+        // a's /a/p has two names (one inode) and a size nobody else had: one file without a digest, asked for by b.
+        await ScanAsync(catalog, "a", [File("/a/p", 10, 1), File("/a/p-link", 10, 1), File("/a/q", 20, 2)], content);
+        await ScanAsync(catalog, "b", [File("/b/p", 10, 1)], content);
+
+        var machines = await catalog.GetFleetMachinesAsync();
+
+        // One file waits for one digest (as a scan's summary counts it), not two names; b has nothing asked of it.
+        Assert.Equal([3L, 1], machines.Select(machine => machine.Files).ToArray());
+        Assert.Equal([1L, 0], machines.Select(machine => machine.PendingDigests).ToArray());
+    }
+
+    [PostgresFact]
+    public async Task Two_machines_that_scanned_at_once_each_ask_the_other_for_the_size_neither_saw()
+    {
+        string database = postgres.NewDatabase("fleetpendingrace");
+        await using var catalog = new PostgresCatalog(database);
+        var content = new Dictionary<string, string> { ["/a/p"] = "P", ["/b/p"] = "P" };
+        // Both stored their files before either exchanged (their barriers saw neither the other's size 10): neither
+        // hashed its file, and a's exchange ran before b's marks.
+        await catalog.ReplaceMachineFilesAsync("a", [File("/a/p", 10, 1)]);
+        await catalog.ReplaceMachineFilesAsync("b", [File("/b/p", 10, 1)]);
+        await catalog.ExchangeDigestRequestsAsync("a", [10]);
+        await catalog.ExchangeDigestRequestsAsync("b", [10]);
+
+        await using (var connection = new NpgsqlConnection(database))
+        {
+            await connection.OpenAsync();
+            await using var command = new NpgsqlCommand(
+                "SELECT m.name || '<-' || r.name FROM dedup.digest_requests q JOIN dedup.machines m ON m.id = q.machine_id JOIN dedup.machines r ON r.id = q.requested_by ORDER BY 1",
+                connection);
+            var requests = new List<string>();
+            await using var reader = await command.ExecuteReaderAsync();
+            while (await reader.ReadAsync())
+            {
+                requests.Add(reader.GetString(0));
+            }
+
+            Assert.Equal(["a<-b", "b<-a"], requests);
+        }
+
+        Assert.Equal(new long[] { 1, 1 }, (await catalog.GetFleetMachinesAsync()).Select(machine => machine.PendingDigests).ToArray());
+
+        // Each one's next scan hashes its file (the other's size is in the catalog now): nothing pending, one group.
+        await ScanAsync(catalog, "a", [File("/a/p", 10, 1)], content);
+        await ScanAsync(catalog, "b", [File("/b/p", 10, 1)], content);
+        Assert.Equal(new long[] { 0, 0 }, (await catalog.GetFleetMachinesAsync()).Select(machine => machine.PendingDigests).ToArray());
         Assert.Equal(["a:/a/p", "b:/b/p"], Names(Assert.Single(await ToListAsync(catalog.ReadFleetGroupsAsync()))));
     }
 
@@ -158,6 +212,18 @@ public sealed class FleetViewTests(PostgresFixture postgres)
         }
 
         return content;
+    }
+
+    /// <summary>
+    /// What a scan does: stores its files, hashes what the catalog asks for, then marks the sizes it left without a
+    /// digest and exchanges digest requests.
+    /// </summary>
+    private static async Task ScanAsync(PostgresCatalog catalog, string machine, CatalogFile[] files, IReadOnlyDictionary<string, string> content)
+    {
+        await catalog.ReplaceMachineFilesAsync(machine, files);
+        await HashRequestedAsync(catalog, machine, content);
+        var digested = await catalog.GetDigestedFilesAsync(machine);
+        await catalog.ExchangeDigestRequestsAsync(machine, files.Where(file => !digested.Contains(file.Stamp)).Select(file => file.Stamp.Length).Distinct().ToArray());
     }
 
     internal static async Task<List<T>> ToListAsync<T>(IAsyncEnumerable<T> items)
