@@ -83,6 +83,11 @@ public sealed class UndoJournalTrustTests
         var refused = Assert.Throws<UnauthorizedAccessException>(() => JournalTrust.OpenTrusted(bad, Libc.O_RDONLY));
         Assert.Equal($"refusing the journal {bad}: every user can write it (chmod o-w, after checking its lines)", refused.Message);
         Assert.Empty(OpenDescriptors.Under(tree.Root, includeRoot: false)); // the refused journal's descriptor is closed
+
+        // A run appending to a journal checks the same rules on a regular file (a run undo would refuse is never added).
+        var appending = Assert.Throws<UnauthorizedAccessException>(() => JournalTrust.OpenTrusted(bad, Libc.O_WRONLY | Libc.O_APPEND, forUndo: false));
+        Assert.Equal(refused.Message, appending.Message);
+        Assert.Empty(OpenDescriptors.Under(tree.Root, includeRoot: false));
     }
 
     [LinuxFact]

@@ -45,7 +45,8 @@ public sealed class UndoJournalWriterTests
         Assert.Equal(7, (long)line["seq"]!);
         Assert.Equal(2049UL, (ulong)line["restored"]!["device"]!);
         Assert.Equal(123456789012UL, (ulong)line["restored"]!["inode"]!);
-        Assert.True(DateTime.TryParse((string?)line["time"], System.Globalization.CultureInfo.InvariantCulture, out _));
+        Assert.True(DateTime.TryParseExact((string?)line["time"], "O", System.Globalization.CultureInfo.InvariantCulture, System.Globalization.DateTimeStyles.RoundtripKind, out var time));
+        Assert.Equal(DateTimeKind.Utc, time.Kind);
         Assert.Equal(8, (long)((JsonObject)JsonNode.Parse(lines[4])!)["seq"]!);
         Assert.EndsWith("\n", File.ReadAllText(journal), StringComparison.Ordinal);
     }
