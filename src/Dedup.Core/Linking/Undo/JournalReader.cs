@@ -25,6 +25,7 @@ internal sealed class JournalReader
     private readonly List<JournalStep> _steps = [];
     private readonly Dictionary<(string Run, long Seq), List<(ulong Device, ulong Inode)>> _undone = [];
     private readonly List<string> _notes = [];
+    private readonly Dictionary<(string Run, long Seq), JournalTrashed> _trashed = [];
     private (int First, int Last, int Done)? _oldRun;
 
     private JournalReader(string journal) => _journal = journal;
@@ -36,6 +37,9 @@ internal sealed class JournalReader
 
     /// <summary>For each step an earlier undo took back: the identities its name was given.</summary>
     public IReadOnlyDictionary<(string Run, long Seq), List<(ulong Device, ulong Inode)>> Undone => _undone;
+
+    /// <summary>Where a system trash move (Windows, macOS) put each step's file: its <c>trashed</c> lines.</summary>
+    public IReadOnlyDictionary<(string Run, long Seq), JournalTrashed> Trashed => _trashed;
 
     /// <summary>What the reading found worth saying: torn lines, runs logged before format 2.</summary>
     public IReadOnlyList<string> Notes => _notes;
@@ -138,6 +142,11 @@ internal sealed class JournalReader
                     }
 
                     list.Add((ULong(restored, "device", number), ULong(restored, "inode", number)));
+                    break;
+                case "trashed":
+                    _trashed[(Text(root, "run", number), Long(root, "seq", number))] = new JournalTrashed(
+                        PathOf(root, "location", number, requireAbsolute: true),
+                        root.TryGetProperty("info", out _) ? PathOf(root, "info", number, requireAbsolute: true) : null);
                     break;
                 default:
                     break; // outcomes: never trusted, and a status a newer writer adds is not ours to act on
@@ -266,6 +275,17 @@ internal sealed class JournalReader
         var text = element.TryGetProperty(name + "Bytes", out var bytes)
             ? KernelNames.GetString(Base64(bytes, name + "Bytes", number))
             : Text(element, name, number);
+        if (requireAbsolute && OperatingSystem.IsWindows())
+        {
+            // A journal written on Windows: a full path (X:\ or \\server\share\), without . or .. parts.
+            if (text.Contains('\0', StringComparison.Ordinal) || !System.IO.Path.IsPathRooted(text) || !string.Equals(System.IO.Path.GetFullPath(text), text, StringComparison.Ordinal))
+            {
+                throw Bad(number, $"\"{name}\" is not a full path without . or .. ({PathText.Escape(text)})");
+            }
+
+            return text;
+        }
+
         if (requireAbsolute && (!text.StartsWith('/') || text.Contains("/./", StringComparison.Ordinal) || text.Contains("/../", StringComparison.Ordinal)
             || text.Contains("//", StringComparison.Ordinal) || text.EndsWith("/..", StringComparison.Ordinal) || text.EndsWith("/.", StringComparison.Ordinal)
             || text.Contains('\0', StringComparison.Ordinal)))
