@@ -44,7 +44,8 @@ internal class PortableBackend(PortableContext context, LinkerFaults? faults, Sy
         context.CheckKeptUnchanged();
         context.CheckDuplicateUnchanged();
         context.Begin("trash");
-        context.Trashed(moveToSystemTrash(context.DuplicatePath, context.DuplicateIdentity));
+        // Only a journalled run looks for where the file went (the Recycle Bin's $I files): without one, nothing is read.
+        context.Trashed(moveToSystemTrash(context.DuplicatePath, context.Journal is null ? null : context.DuplicateIdentity));
     }
 
     private static ActionStoppedException LinuxOnly(string operation) =>
