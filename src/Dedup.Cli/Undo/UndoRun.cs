@@ -32,9 +32,9 @@ internal sealed class UndoRun
 
     public async Task<int> RunAsync(ParseResult result, CancellationToken cancellationToken)
     {
-        if (!OperatingSystem.IsLinux())
+        if (!OperatingSystem.IsLinux() && !OperatingSystem.IsWindows() && !OperatingSystem.IsMacOS())
         {
-            return await BadUsageAsync("undo is implemented for Linux; on this system restore from the Recycle Bin or Trash by hand").ConfigureAwait(false);
+            return await BadUsageAsync("undo is implemented for Linux, Windows and macOS; on this system restore from the trash by hand").ConfigureAwait(false);
         }
 
         var log = result.GetValue(_log)!;

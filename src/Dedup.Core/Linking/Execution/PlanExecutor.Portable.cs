@@ -8,7 +8,19 @@ namespace Dedup.Core.Linking.Execution;
 internal static partial class PlanExecutor
 {
     /// <summary>Applies a plan with the portable re-checks; <paramref name="moveToTrash"/> moves one file to the system trash.</summary>
-    internal static DuplicateActionReport ApplyPortable(DuplicateActionPlan plan, Action<string> moveToTrash, CancellationToken cancellationToken, IProgress<ApplyProgress>? progress = null)
+    internal static DuplicateActionReport ApplyPortable(DuplicateActionPlan plan, Action<string> moveToTrash, CancellationToken cancellationToken, IProgress<ApplyProgress>? progress = null) =>
+        ApplyPortableTracked(
+            plan,
+            (path, _) =>
+            {
+                moveToTrash(path);
+                return null;
+            },
+            cancellationToken,
+            progress);
+
+    /// <summary>As <c>ApplyPortable</c>, with a trash move that says where the file went (journalled for undo).</summary>
+    internal static DuplicateActionReport ApplyPortableTracked(DuplicateActionPlan plan, SystemTrashMove moveToTrash, CancellationToken cancellationToken, IProgress<ApplyProgress>? progress = null)
     {
         LinkingLog.ApplyStarting(plan.Logger, plan.Actions.Count, plan.Linker.Description);
         var backend = BackendFor(plan.Faults, moveToTrash); // chosen once for the run
@@ -17,7 +29,7 @@ internal static partial class PlanExecutor
     }
 
     /// <summary>The operations of this platform: Windows adds links and ReFS clones to the portable Delete and Trash.</summary>
-    private static Func<PortableContext, ILinkerBackend> BackendFor(LinkerFaults? faults, Action<string> moveToTrash)
+    private static Func<PortableContext, ILinkerBackend> BackendFor(LinkerFaults? faults, SystemTrashMove moveToTrash)
     {
         // Stryker disable once Statement,Block : the Windows branch (the Wine test project runs it)
         if (OperatingSystem.IsWindows())
@@ -29,7 +41,7 @@ internal static partial class PlanExecutor
     }
 
     [System.Runtime.Versioning.SupportedOSPlatform("windows")]
-    private static Func<PortableContext, ILinkerBackend> WindowsBackends(LinkerFaults? faults, Action<string> moveToTrash) =>
+    private static Func<PortableContext, ILinkerBackend> WindowsBackends(LinkerFaults? faults, SystemTrashMove moveToTrash) =>
         context => new WindowsBackend(context, faults, moveToTrash);
 
     /// <summary>
@@ -49,20 +61,19 @@ internal static partial class PlanExecutor
     }
 
     // Stryker disable all : Windows and macOS only: Apply passes this on those platforms alone
-    private static void MoveToSystemTrash(string path)
+    private static TrashedLocation? MoveToSystemTrash(string path, Enumeration.FileIdentity? identity)
     {
         if (OperatingSystem.IsWindows())
         {
-            RecycleBin.Move(path);
+            return RecycleBin.Move(path, identity);
         }
-        else if (OperatingSystem.IsMacOS())
+
+        if (OperatingSystem.IsMacOS())
         {
-            _ = MacTrash.Move(path);
+            return MacTrash.Move(path) is { } moved ? new TrashedLocation(moved, null) : null;
         }
-        else
-        {
-            throw ActionStoppedException.Fail("no system trash is implemented for this platform; not moved");
-        }
+
+        throw ActionStoppedException.Fail("no system trash is implemented for this platform; not moved");
     }
 
     // Stryker restore all

@@ -9,7 +9,7 @@ namespace Dedup.Core.Linking.Execution;
 internal static partial class PlanExecutor
 {
     public static DuplicateActionReport Apply(DuplicateActionPlan plan, IProgress<ApplyProgress>? progress, CancellationToken cancellationToken) =>
-        OperatingSystem.IsLinux() ? ApplyLinux(plan, progress, cancellationToken) : ApplyPortable(plan, MoveToSystemTrash, cancellationToken, progress);
+        OperatingSystem.IsLinux() ? ApplyLinux(plan, progress, cancellationToken) : ApplyPortableTracked(plan, MoveToSystemTrash, cancellationToken, progress);
 
     /// <summary>
     /// Linux: every root is opened and checked once for the run (<see cref="RootHandles"/>), leftovers and actions share

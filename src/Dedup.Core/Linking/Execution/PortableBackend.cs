@@ -4,7 +4,7 @@ namespace Dedup.Core.Linking.Execution;
 /// Windows and macOS (and Linux tests, with a stand-in for the system trash): Delete and MoveToTrash with the portable
 /// re-checks; the other operations end the action as Skipped, except where <see cref="WindowsBackend"/> implements them.
 /// </summary>
-internal class PortableBackend(PortableContext context, LinkerFaults? faults, Action<string> moveToSystemTrash) : ILinkerBackend
+internal class PortableBackend(PortableContext context, LinkerFaults? faults, SystemTrashMove moveToSystemTrash) : ILinkerBackend
 {
     protected PortableContext Context => context;
 
@@ -44,7 +44,8 @@ internal class PortableBackend(PortableContext context, LinkerFaults? faults, Ac
         context.CheckKeptUnchanged();
         context.CheckDuplicateUnchanged();
         context.Begin("trash");
-        moveToSystemTrash(context.DuplicatePath);
+        // Only a journalled run looks for where the file went (the Recycle Bin's $I files): without one, nothing is read.
+        context.Trashed(moveToSystemTrash(context.DuplicatePath, context.Journal is null ? null : context.DuplicateIdentity));
     }
 
     private static ActionStoppedException LinuxOnly(string operation) =>

@@ -41,9 +41,11 @@ internal sealed class PortableContext : IDisposable
 
     /// <summary>
     /// Writes the <c>begun</c> line of <paramref name="kind"/> after the last check, with what the portable checks know:
-    /// the identities, sizes and modification times (no mode, owner, access time or attributes; no trash details).
+    /// the identities, sizes and modification times (no mode, owner, access time or attributes). A link or clone gives
+    /// the name it will put in place (<paramref name="replacement"/>, read as itself) as <c>after</c>, and a symbolic
+    /// link its text; a trash move's location follows in a <c>trashed</c> line (<see cref="Trashed"/>).
     /// </summary>
-    public void Begin(string kind)
+    public void Begin(string kind, string? replacement = null, string? target = null)
     {
         if (Journal is null)
         {
@@ -52,11 +54,61 @@ internal sealed class PortableContext : IDisposable
 
         var duplicate = _duplicateIdentity ?? Action.Duplicate.Identity;
         var kept = _keptIdentity ?? Action.Kept.Identity;
+        JournalFile? after = null;
+        if (replacement is not null)
+        {
+            after = FileOf(replacement) ?? throw ActionStoppedException.Fail($"cannot examine the replacement before the rename; {DuplicateConsequence}");
+        }
+
         Journal.Begun(new BegunEntry(kind, DuplicatePath, new JournalBefore(duplicate.Device, duplicate.FileId, Action.Duplicate.Length, Nanoseconds(Action.Duplicate.LastWriteTimeUtc)))
         {
             Kept = KeptPath,
             KeptFile = new JournalFile(kept.Device, kept.FileId, Action.Kept.Length, Nanoseconds(Action.Kept.LastWriteTimeUtc)),
+            After = after,
+            Target = target,
         });
+    }
+
+    /// <summary>
+    /// After a system trash move: records where the file went, when <paramref name="location"/> names a file that is
+    /// the duplicate itself (its identity, size and time); anything else is not written, and undo then says to restore
+    /// the file by hand.
+    /// </summary>
+    public void Trashed(TrashedLocation? location)
+    {
+        if (Journal is null || location is null || _duplicateIdentity is not { } duplicate)
+        {
+            return;
+        }
+
+        if (FileOf(location.Path) is { } moved && moved.Device == duplicate.Device && moved.Inode == duplicate.FileId
+            && moved.Size == Action.Duplicate.Length && moved.MtimeNs == Nanoseconds(Action.Duplicate.LastWriteTimeUtc))
+        {
+            Journal.Trashed(location.Path, location.Info);
+        }
+    }
+
+    /// <summary>The duplicate's identity from its first check (the system trash finds the moved file by it).</summary>
+    public FileIdentity? DuplicateIdentity => _duplicateIdentity;
+
+    /// <summary>A name read as itself (a link is not followed): identity, size and modification time; <see langword="null"/> when it cannot be read.</summary>
+    internal static JournalFile? FileOf(string path)
+    {
+        using var handle = PortableFile.TryOpen(path, out _);
+        if (handle is null)
+        {
+            return null;
+        }
+
+        try
+        {
+            var status = PortableFile.StatusOf(handle);
+            return new JournalFile(status.Identity.Device, status.Identity.FileId, RandomAccess.GetLength(handle), Nanoseconds(File.GetLastWriteTimeUtc(handle)));
+        }
+        catch (Exception ex) when (ex is IOException or UnauthorizedAccessException or PlatformNotSupportedException)
+        {
+            return null;
+        }
     }
 
     /// <summary>The kept file's identity from its first check (Windows hard links check their new name against it).</summary>
@@ -211,5 +263,11 @@ internal sealed class PortableContext : IDisposable
         }
     }
 
-    private static long Nanoseconds(DateTime utc) => (utc.Ticks - DateTime.UnixEpoch.Ticks) * 100;
+    internal static long Nanoseconds(DateTime utc) => (utc.Ticks - DateTime.UnixEpoch.Ticks) * 100;
 }
+
+/// <summary>Where a system trash move put a file: the file there, and (Recycle Bin) the <c>$I…</c> file that describes it.</summary>
+internal sealed record TrashedLocation(string Path, string? Info);
+
+/// <summary>Moves one file to the system trash; returns where it went when the platform can tell (checked by <see cref="PortableContext.Trashed"/>).</summary>
+internal delegate TrashedLocation? SystemTrashMove(string path, FileIdentity? identity);

@@ -19,7 +19,7 @@ namespace Dedup.Core.Linking.Execution;
 /// Any failure removes the temporary name. Delete and the Recycle Bin are the portable ones.
 /// </summary>
 [SupportedOSPlatform("windows")]
-internal sealed class WindowsBackend(PortableContext context, LinkerFaults? faults, Action<string> moveToSystemTrash)
+internal sealed class WindowsBackend(PortableContext context, LinkerFaults? faults, SystemTrashMove moveToSystemTrash)
     : PortableBackend(context, faults, moveToSystemTrash)
 {
     /// <summary>Why a symbolic link is refused without the privilege (also the plan's wording).</summary>
@@ -27,6 +27,8 @@ internal sealed class WindowsBackend(PortableContext context, LinkerFaults? faul
         "creating symbolic links needs Developer Mode or the SeCreateSymbolicLinkPrivilege (run elevated); duplicate unchanged (no other kind of link is made instead)";
 
     public override void ReplaceWithHardLink() => ReplaceViaTemporary(
+        "hardLink",
+        null,
         (temporary, folder) =>
         {
             if (!Kernel32.CreateHardLink(WithLongPathPrefix(temporary), WithLongPathPrefix(Context.KeptPath), 0))
@@ -55,6 +57,8 @@ internal sealed class WindowsBackend(PortableContext context, LinkerFaults? faul
         var duplicateFolder = System.IO.Path.GetDirectoryName(context.DuplicatePath)!;
         var target = relative ? System.IO.Path.GetRelativePath(duplicateFolder, context.KeptPath) : context.KeptPath;
         ReplaceViaTemporary(
+            "symbolicLink",
+            target,
             (temporary, folder) =>
             {
                 var name = WithLongPathPrefix(temporary);
@@ -97,6 +101,8 @@ internal sealed class WindowsBackend(PortableContext context, LinkerFaults? faul
         var context = Context;
         FileIdentity? made = null;
         ReplaceViaTemporary(
+            "clone",
+            null,
             (temporary, folder) => made = BlockCloneOperation.Create(context, temporary, folder),
             temporary =>
             {
@@ -110,9 +116,10 @@ internal sealed class WindowsBackend(PortableContext context, LinkerFaults? faul
 
     /// <summary>
     /// Creates the replacement under a new temporary name with <paramref name="create"/> (which leaves nothing behind when
-    /// it throws), checks it with <paramref name="check"/>, re-checks both files and renames it over the duplicate.
+    /// it throws), checks it with <paramref name="check"/>, re-checks both files, writes the journal's <c>begun</c> line
+    /// (<paramref name="kind"/>, the replacement as <c>after</c>, a link's <paramref name="target"/>) and renames it over the duplicate.
     /// </summary>
-    private void ReplaceViaTemporary(Action<string, string> create, Action<string> check)
+    private void ReplaceViaTemporary(string kind, string? target, Action<string, string> create, Action<string> check)
     {
         var context = Context;
         var folder = System.IO.Path.GetDirectoryName(context.DuplicatePath)!;
@@ -127,6 +134,7 @@ internal sealed class WindowsBackend(PortableContext context, LinkerFaults? faul
             context.CheckKeptUnchanged();
             context.CheckDuplicateUnchanged();
             Faults?.AfterLastCheck?.Invoke(context.DuplicatePath);
+            context.Begin(kind, temporary, target);
             if (!Kernel32.MoveFileEx(WithLongPathPrefix(temporary), WithLongPathPrefix(context.DuplicatePath), Kernel32.MOVEFILE_REPLACE_EXISTING | Kernel32.MOVEFILE_WRITE_THROUGH))
             {
                 throw ActionStoppedException.Fail($"cannot rename the replacement over the duplicate: {Marshal.GetPInvokeErrorMessage(Marshal.GetLastPInvokeError())}; duplicate unchanged");

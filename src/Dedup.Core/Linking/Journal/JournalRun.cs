@@ -164,6 +164,39 @@ internal sealed class JournalRun
         }
     }
 
+    /// <summary>
+    /// Windows and macOS: where the system trash put the file of the action's last <c>begun</c> line (the Recycle Bin's
+    /// <c>$R…</c> file and its <c>$I…</c> file, or the path in the Trash), synced after the move. A line that cannot be
+    /// written leaves the move made; undo then says to restore the file by hand.
+    /// </summary>
+    public void Trashed(string location, string? info)
+    {
+        lock (_gate)
+        {
+            if (CurrentSeq is not { } seq)
+            {
+                return;
+            }
+
+            var json = StartLine("trashed");
+            json.WriteNumber("seq", seq);
+            JournalPaths.Write(json, "location", location);
+            if (info is not null)
+            {
+                JournalPaths.Write(json, "info", info);
+            }
+
+            try
+            {
+                EndLine(durable: true);
+            }
+            catch (Exception ex) when (ex is IOException or ObjectDisposedException)
+            {
+                // The file is in the trash already; without the line undo leaves it there, with the reason.
+            }
+        }
+    }
+
     /// <summary>The action's outcome line (flushed, not synced: undo inspects the files, never trusts these).</summary>
     public void Outcome(DuplicateActionOutcome outcome)
     {

@@ -3,6 +3,7 @@
 using System.Globalization;
 using System.Runtime.InteropServices;
 using System.Runtime.Versioning;
+using Dedup.Core.Enumeration;
 using Dedup.Core.Interop;
 using Dedup.Core.Linking.Execution;
 
@@ -14,7 +15,7 @@ namespace Dedup.Core.Linking.Trash;
 /// file permanently without asking, so network, removable and other non-fixed drives are refused up front.
 /// A file larger than the Recycle Bin's maximum size is still deleted permanently by Windows.
 /// </summary>
-internal static unsafe class RecycleBin
+internal static unsafe partial class RecycleBin
 {
     /// <summary>SHFileOperationW does not take <c>\\?\</c> names, so MAX_PATH applies.</summary>
     private const int MaxPath = 260;
@@ -68,16 +69,20 @@ internal static unsafe class RecycleBin
         return string.Create(CultureInfo.InvariantCulture, $"{text} (SHFileOperationW result 0x{code:X})");
     }
 
-    /// <summary>Moves <paramref name="path"/> to its drive's Recycle Bin; throws <see cref="ActionStoppedException"/> when it is not moved.</summary>
+    /// <summary>
+    /// Moves <paramref name="path"/> to its drive's Recycle Bin; throws <see cref="ActionStoppedException"/> when it is not
+    /// moved. Returns where it went (<see cref="Locate"/>), or <see langword="null"/> when that cannot be found.
+    /// </summary>
     [SupportedOSPlatform("windows")]
-    public static void Move(string path)
+    public static TrashedLocation? Move(string path, FileIdentity? identity)
     {
         if (!Environment.Is64BitProcess)
         {
             throw ActionStoppedException.Skip("the Recycle Bin is implemented for 64-bit processes only (SHFILEOPSTRUCTW is packed differently in a 32-bit one); not moved");
         }
 
-        var refusal = RefusalForPath(path) ?? RefusalForDrive(path);
+        string? volume = null;
+        var refusal = RefusalForPath(path) ?? RefusalForDrive(path, out volume);
         if (refusal is not null)
         {
             throw ActionStoppedException.Skip(refusal);
@@ -106,6 +111,8 @@ internal static unsafe class RecycleBin
         {
             throw PlanExecutor.TrashMoveFailed(path, "the move to the Recycle Bin was aborted");
         }
+
+        return identity is { } id && volume is not null && Advapi32.CurrentUserSid() is { } sid ? Locate(Path.Combine(volume, "$Recycle.Bin", sid), path, id) : null;
     }
 
     /// <summary>
@@ -114,9 +121,10 @@ internal static unsafe class RecycleBin
     /// Recycle Bin and would delete permanently.
     /// </summary>
     [SupportedOSPlatform("windows")]
-    private static string? RefusalForDrive(string path)
+    private static string? RefusalForDrive(string path, out string? root)
     {
         var volume = VolumeRootOf(path);
+        root = volume is null ? null : DriveLetterOf(volume) ?? volume;
         if (volume is null)
         {
             return "cannot tell which volume holds the file (so whether it has a Recycle Bin); not moved";

@@ -28,6 +28,7 @@ internal sealed class JournalReader
     private readonly Dictionary<(ulong Device, ulong Inode), List<FolderRecord>> _folders = [];
     private readonly Dictionary<(string Run, long Seq), (ulong Device, ulong Inode)> _stepFolders = [];
     private readonly Dictionary<(string Run, long Seq), (ulong Device, ulong Inode)> _removedFolders = [];
+    private readonly Dictionary<(string Run, long Seq), JournalTrashed> _trashed = [];
     private (int First, int Last, int Done)? _oldRun;
 
     private JournalReader(string journal) => _journal = journal;
@@ -45,6 +46,9 @@ internal sealed class JournalReader
     /// time, in the journal's order: what undo compares the folder with before it sets its times back.
     /// </summary>
     public IReadOnlyDictionary<(ulong Device, ulong Inode), List<FolderRecord>> Folders => _folders;
+
+    /// <summary>Where a system trash move (Windows, macOS) put each step's file: its <c>trashed</c> lines.</summary>
+    public IReadOnlyDictionary<(string Run, long Seq), JournalTrashed> Trashed => _trashed;
 
     /// <summary>What the reading found worth saying: torn lines, runs logged before format 2.</summary>
     public IReadOnlyList<string> Notes => _notes;
@@ -183,6 +187,11 @@ internal sealed class JournalReader
                         AddFolderRecord(outcomeIn, number, Long(root, "parentMtimeNs", number));
                     }
 
+                    break;
+                case "trashed":
+                    _trashed[(Text(root, "run", number), Long(root, "seq", number))] = new JournalTrashed(
+                        PathOf(root, "location", number, requireAbsolute: true),
+                        root.TryGetProperty("info", out _) ? PathOf(root, "info", number, requireAbsolute: true) : null);
                     break;
                 default:
                     break; // other outcomes (interrupted), and a status a newer writer adds: not ours to act on
@@ -326,6 +335,17 @@ internal sealed class JournalReader
         var text = element.TryGetProperty(name + "Bytes", out var bytes)
             ? KernelNames.GetString(Base64(bytes, name + "Bytes", number))
             : Text(element, name, number);
+        if (requireAbsolute && OperatingSystem.IsWindows())
+        {
+            // A journal written on Windows: a full path (X:\ or \\server\share\), without . or .. parts.
+            if (text.Contains('\0', StringComparison.Ordinal) || !System.IO.Path.IsPathRooted(text) || !string.Equals(System.IO.Path.GetFullPath(text), text, StringComparison.Ordinal))
+            {
+                throw Bad(number, $"\"{name}\" is not a full path without . or .. ({PathText.Escape(text)})");
+            }
+
+            return text;
+        }
+
         if (requireAbsolute && (!text.StartsWith('/') || text.Contains("/./", StringComparison.Ordinal) || text.Contains("/../", StringComparison.Ordinal)
             || text.Contains("//", StringComparison.Ordinal) || text.EndsWith("/..", StringComparison.Ordinal) || text.EndsWith("/.", StringComparison.Ordinal)
             || text.Contains('\0', StringComparison.Ordinal)))

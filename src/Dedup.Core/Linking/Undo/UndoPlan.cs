@@ -10,7 +10,8 @@ namespace Dedup.Core.Linking.Undo;
 /// content the name shares now, verified byte for byte) and metadata; trashed files go back to their names; removed
 /// folders and links are made again. A permanent delete is listed as irreversible. Each step inspects the name first
 /// and leaves it alone, with the reason, when it no longer leads to what the journal says; nothing outside the run's
-/// scanned roots is touched, and no name is ever overwritten but the one the action made. Implemented for Linux.
+/// scanned roots is touched, and no name is ever overwritten but the one the action made. Implemented for Linux, and
+/// for Windows and macOS (links, clones and the system trash; docs/linking.md "Undo" says what each platform restores).
 /// </summary>
 /// <remarks>
 /// Undo is repeatable: a step already restored (by an earlier, perhaps interrupted, undo) is said so and left as it is;
@@ -59,7 +60,28 @@ public sealed class UndoPlan
         var entries = journal.Steps.Reverse().Where(s => selected is null || selected.Any(AbsolutePath.Parse(s.Path).IsUnder)).ToList();
         var steps = new List<UndoStep>(entries.Count);
         var space = new List<UndoSpace>();
-        if (OperatingSystem.IsLinux())
+        if (UsesPortableEngine)
+        {
+            using var engine = new PortableUndoEngine(journal, journalPath);
+            var needs = new Dictionary<ulong, (string Folder, long Needed, long Available)>();
+            foreach (var entry in entries)
+            {
+                var run = runs.TryGetValue(entry.Run, out var found) ? found : null;
+                var (outcome, reason) = engine.Inspect(entry, run);
+                var bytes = outcome is null && entry.Copies ? entry.Before.File.Size : 0;
+                if (bytes > 0 && PortableUndoEngine.FileSystemOf(entry) is { } fileSystem)
+                {
+                    var need = needs.TryGetValue(fileSystem.Device, out var known) ? known : (fileSystem.Folder, 0, fileSystem.Available);
+                    need.Needed += (bytes + PortableBlock - 1) / PortableBlock * PortableBlock;
+                    needs[fileSystem.Device] = need;
+                }
+
+                steps.Add(new UndoStep(entry, run, outcome, outcome is null ? null : Describe(outcome.Value, reason), bytes));
+            }
+
+            space.AddRange(needs.Values.Select(n => new UndoSpace(n.Folder, n.Needed, n.Available)));
+        }
+        else if (OperatingSystem.IsLinux())
         {
             using var engine = new UndoEngine(journal, journalPath);
             var needs = new Dictionary<ulong, (string Folder, long Needed, long Available, long Block)>();
@@ -122,9 +144,9 @@ public sealed class UndoPlan
     /// <returns>One outcome per step reached.</returns>
     public Task<UndoReport> ApplyAsync(IProgress<UndoStepOutcome>? progress = null, bool partial = false, CancellationToken cancellationToken = default)
     {
-        if (!OperatingSystem.IsLinux())
+        if (!IsSupported)
         {
-            throw new PlatformNotSupportedException("undo is implemented for Linux");
+            throw new PlatformNotSupportedException("undo is implemented for Linux, Windows and macOS");
         }
 
         if (!partial && SpaceRefusal() is { } refusal)
@@ -132,7 +154,38 @@ public sealed class UndoPlan
             throw new InvalidOperationException(refusal);
         }
 
-        return Task.Run(() => OperatingSystem.IsLinux() ? Apply(progress, cancellationToken) : throw new PlatformNotSupportedException(), cancellationToken);
+        return Task.Run(
+            () => UsesPortableEngine ? ApplyPortable(progress, cancellationToken)
+                : OperatingSystem.IsLinux() ? Apply(progress, cancellationToken)
+                : throw new PlatformNotSupportedException(),
+            cancellationToken);
+    }
+
+    /// <summary>The block a portable copy is counted in (the portable path reads no block size).</summary>
+    private const long PortableBlock = 4096;
+
+    /// <summary>A test seam: the portable engine (Windows, macOS) on Linux, for this flow.</summary>
+    internal static readonly AsyncLocal<bool> PortableOnLinux = new();
+
+    private static bool IsSupported => OperatingSystem.IsLinux() || OperatingSystem.IsWindows() || OperatingSystem.IsMacOS();
+
+    private static bool UsesPortableEngine => OperatingSystem.IsWindows() || OperatingSystem.IsMacOS() || (OperatingSystem.IsLinux() && PortableOnLinux.Value);
+
+    private UndoReport ApplyPortable(IProgress<UndoStepOutcome>? progress, CancellationToken cancellationToken)
+    {
+        var outcomes = new List<UndoStepOutcome>(Steps.Count);
+        using var engine = new PortableUndoEngine(_journal, JournalPath) { Faults = Faults };
+        engine.Lock();
+        foreach (var step in Steps)
+        {
+            cancellationToken.ThrowIfCancellationRequested();
+            var (outcome, reason) = engine.Apply(step.Entry, step.Run);
+            var result = new UndoStepOutcome(step, outcome, reason);
+            outcomes.Add(result);
+            progress?.Report(result);
+        }
+
+        return new UndoReport(outcomes, []);
     }
 
     /// <summary>The one line that says which file system lacks space, or <see langword="null"/> when all fit.</summary>
