@@ -37,7 +37,7 @@ public sealed class ActionLogTests
         foreach (var (copy, kept, size) in new[] { (copyOne, keptOne, One.Length), (copyTwo, keptTwo, Two.Length) })
         {
             var line = byPath[copy];
-            Assert.Equal(["version", "time", "status", "run", "seq", "kind", "path", "kept", "bytes"], line.EnumerateObject().Select(p => p.Name));
+            Assert.Equal(["version", "time", "status", "run", "seq", "kind", "path", "kept", "bytes", "parentMtimeNs"], line.EnumerateObject().Select(p => p.Name));
             Assert.Equal(ActionJournal.FormatVersion, line.GetProperty("version").GetInt32());
             Assert.Equal(2, ActionJournal.FormatVersion);
             var time = DateTime.Parse(line.GetProperty("time").GetString()!, CultureInfo.InvariantCulture, DateTimeStyles.RoundtripKind);
@@ -48,6 +48,10 @@ public sealed class ActionLogTests
             Assert.Equal(kept, line.GetProperty("kept").GetString());
             Assert.Equal(size, line.GetProperty("bytes").GetInt64());
         }
+
+        // The folder's modification time the last step left, which undo compares the folder with (100 ns: what .NET reads).
+        var left = lines.Max(line => line.GetProperty("parentMtimeNs").GetInt64());
+        Assert.Equal((File.GetLastWriteTimeUtc(Path.GetDirectoryName(copyOne)!) - DateTime.UnixEpoch).Ticks, left / 100);
     }
 
     [LinuxFact]
