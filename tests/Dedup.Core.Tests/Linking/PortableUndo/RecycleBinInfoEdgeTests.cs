@@ -101,7 +101,7 @@ public sealed class RecycleBinInfoEdgeTests
     {
         using var tree = new TempTree();
         var original = @"C:\x\b.bin";
-        Directory.CreateDirectory(tree.PathOf("bin/$IAFOLDER.bin")); // reading it fails: not a file
+        tree.Symlink("/nowhere-near/gone", "bin/$IDANGLING.bin"); // listed as a file; reading it fails
         tree.Write("bin/$IMOVED.bin", RecycleBinInfoTests.Version2(original, 3, Deleted));
         var moved = tree.Write("bin/$RMOVED.bin", "abc"u8.ToArray());
 
