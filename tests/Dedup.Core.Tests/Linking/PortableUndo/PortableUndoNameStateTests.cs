@@ -46,6 +46,24 @@ public sealed class PortableUndoNameStateTests
     }
 
     [LinuxFact]
+    public async Task A_name_that_cannot_be_opened_says_why()
+    {
+        using var tree = new LinkTree();
+        using var logs = new TempTree();
+        var (_, b, journal) = await HardLinkedAsync(tree, logs);
+        File.Delete(b);
+        // open(2) of a socket fails (ENXIO); kept open, for .NET removes the socket's file when it closes.
+        using var socket = new System.Net.Sockets.Socket(System.Net.Sockets.AddressFamily.Unix, System.Net.Sockets.SocketType.Stream, System.Net.Sockets.ProtocolType.Unspecified);
+        socket.Bind(new System.Net.Sockets.UnixDomainSocketEndPoint(b));
+
+        var outcome = await UndoAsync(journal);
+
+        Assert.Equal(UndoOutcome.LeftAlone, outcome.Outcome);
+        Assert.StartsWith("cannot be opened: ", outcome.Reason, StringComparison.Ordinal);
+        Assert.True(outcome.Reason!.Length > "cannot be opened: ".Length, outcome.Reason); // with the system's words
+    }
+
+    [LinuxFact]
     public async Task A_name_still_the_file_before_the_action_was_not_done()
     {
         using var tree = new LinkTree();
