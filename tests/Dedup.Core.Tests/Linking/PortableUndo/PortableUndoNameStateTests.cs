@@ -147,6 +147,20 @@ public sealed class PortableUndoNameStateTests
     }
 
     [LinuxFact]
+    public async Task An_emptied_bin_and_a_folder_at_the_name_says_both()
+    {
+        using var tree = new LinkTree();
+        using var logs = new TempTree();
+        var (duplicate, bin, journal) = await TrashedAsync(tree, logs);
+        File.Delete(bin.Data);
+        Directory.CreateDirectory(duplicate);
+
+        var outcome = await UndoAsync(journal);
+
+        Assert.Equal($"the trashed file is no longer in the Recycle Bin as {bin.Data} (emptied, or restored by hand), and the name a folder is there now, not the trashed file", outcome.Reason);
+    }
+
+    [LinuxFact]
     public async Task An_undo_killed_before_the_info_file_went_removes_it_the_next_time()
     {
         using var tree = new LinkTree();
