@@ -27,13 +27,33 @@ internal sealed class UndoJournalWriter : IDisposable
     {
         var fd = Journal.JournalTrust.OpenTrusted(journal, Interop.Libc.O_WRONLY | Interop.Libc.O_APPEND);
         var handle = new Microsoft.Win32.SafeHandles.SafeFileHandle((nint)fd, ownsHandle: true);
-        if (Interop.Libc.TryLockWhole(fd) != 0)
+        if (!LockWithin(fd, TimeSpan.FromSeconds(2)))
         {
             handle.Dispose();
             throw new InvalidOperationException($"another dedup undo is running on the journal {journal}; nothing was changed (run it again once that one has finished)");
         }
 
         return new FileStream(handle, FileAccess.Write, 1);
+    }
+
+    // An OFD lock lasts while any descriptor shares the open file description: a process forked a moment before the
+    // last undo closed the journal holds it until its exec. So a held lock is tried again briefly before it counts as
+    // another undo running.
+    [System.Runtime.Versioning.SupportedOSPlatform("linux")]
+    private static bool LockWithin(int fd, TimeSpan wait)
+    {
+        var deadline = DateTime.UtcNow + wait;
+        while (Interop.Libc.TryLockWhole(fd) != 0)
+        {
+            if (DateTime.UtcNow >= deadline)
+            {
+                return false;
+            }
+
+            Thread.Sleep(50);
+        }
+
+        return true;
     }
 
     public void Undone(JournalStep step, ulong device, ulong inode) => Write("undone", step.Run, json =>
