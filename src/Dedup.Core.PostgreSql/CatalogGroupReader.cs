@@ -124,7 +124,7 @@ internal static class CatalogGroupReader
         foreach (var entry in groups.OrderByDescending(entry => entry.Key.Size).ThenBy(entry => entry.Key.High).ThenBy(entry => entry.Key.Low))
         {
             var files = entry.Value.Files;
-            files.Sort(MatchOrder.Instance);
+            files.Sort(CatalogMatchOrder.Instance);
             sorted.Add(new CatalogGroup(entry.Key.Size, entry.Value.Sha, files));
         }
 
@@ -150,28 +150,5 @@ internal static class CatalogGroupReader
 
     private static string OrphanMessage(int id, long rows) =>
         $"The catalog's {rows} {(rows == 1 ? "row" : "rows")} of machine id {id} matching these files {(rows == 1 ? "was" : "were")} left out: "
-        + "the catalog has no machine with that id (its dedup.machines row was deleted by hand; the schema has no foreign keys). "
-        + $"To remove all of its rows: DELETE FROM dedup.files WHERE machine_id = {id}; DELETE FROM dedup.digests WHERE machine_id = {id}; "
-        + $"DELETE FROM dedup.machine_sizes WHERE machine_id = {id}; DELETE FROM dedup.digest_requests WHERE machine_id = {id} OR requested_by = {id};";
-
-    /// <summary>By machine name (ordinal), then path bytes, then identity.</summary>
-    private sealed class MatchOrder : IComparer<CatalogMatch>
-    {
-        public static readonly MatchOrder Instance = new();
-
-        public int Compare(CatalogMatch? x, CatalogMatch? y)
-        {
-            int byMachine = string.CompareOrdinal(x!.Machine, y!.Machine);
-            if (byMachine != 0)
-            {
-                return byMachine;
-            }
-
-            // Then by identity: the machine's own files of a read across machines have no path.
-            int byPath = x.Path.Span.SequenceCompareTo(y.Path.Span);
-            return byPath != 0 ? byPath : x.Stamp.Identity.Device != y.Stamp.Identity.Device
-                ? x.Stamp.Identity.Device.CompareTo(y.Stamp.Identity.Device)
-                : x.Stamp.Identity.FileId.CompareTo(y.Stamp.Identity.FileId);
-        }
-    }
+        + CatalogOrphans.Advice(id);
 }

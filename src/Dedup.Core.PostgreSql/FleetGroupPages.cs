@@ -208,7 +208,7 @@ internal sealed class FleetGroupPages : IAsyncDisposable
                 return null;
             }
 
-            Files.Sort(MatchOrder.Instance);
+            Files.Sort(CatalogMatchOrder.Instance);
             return new FleetGroup { Length = Size, Sha256 = Sha, WastedBytes = Size * (copies - 1), Files = Files };
         }
     }
@@ -219,26 +219,6 @@ internal sealed class FleetGroupPages : IAsyncDisposable
         public static readonly ByteOrder Instance = new();
 
         public int Compare(byte[]? x, byte[]? y) => x.AsSpan().SequenceCompareTo(y);
-    }
-
-    /// <summary>By machine name (ordinal), then path bytes, then identity.</summary>
-    private sealed class MatchOrder : IComparer<CatalogMatch>
-    {
-        public static readonly MatchOrder Instance = new();
-
-        public int Compare(CatalogMatch? x, CatalogMatch? y)
-        {
-            int byMachine = string.CompareOrdinal(x!.Machine, y!.Machine);
-            if (byMachine != 0)
-            {
-                return byMachine;
-            }
-
-            int byPath = x.Path.Span.SequenceCompareTo(y.Path.Span);
-            return byPath != 0 ? byPath : x.Stamp.Identity.Device != y.Stamp.Identity.Device
-                ? x.Stamp.Identity.Device.CompareTo(y.Stamp.Identity.Device)
-                : x.Stamp.Identity.FileId.CompareTo(y.Stamp.Identity.FileId);
-        }
     }
 }
 
@@ -263,8 +243,8 @@ internal sealed class FleetSkips
     {
         foreach (var (id, rows) in _orphans)
         {
-            yield return Invariant($"The catalog's {Rows(rows)} of machine id {id} in these groups {Were(rows)} left out: the catalog has no machine with that id (its dedup.machines row was deleted by hand; the schema has no foreign keys). ")
-                + Invariant($"To remove all of its rows: DELETE FROM dedup.files WHERE machine_id = {id}; DELETE FROM dedup.digests WHERE machine_id = {id}; DELETE FROM dedup.machine_sizes WHERE machine_id = {id}; DELETE FROM dedup.digest_requests WHERE machine_id = {id} OR requested_by = {id};");
+            yield return Invariant($"The catalog's {Rows(rows)} of machine id {id} in these groups {Were(rows)} left out: ")
+                + CatalogOrphans.Advice(id);
         }
 
         foreach (var (machine, rows) in _withoutFile)

@@ -194,8 +194,6 @@ public sealed partial class PostgresCatalog
     private static string OrphanFilesMessage(int id, long rows) =>
         string.Create(
             System.Globalization.CultureInfo.InvariantCulture,
-            $"The catalog's {rows} file {(rows == 1 ? "row" : "rows")} of machine id {id} {(rows == 1 ? "was" : "were")} left out: the catalog has no machine with that id (its dedup.machines row was deleted by hand; the schema has no foreign keys). ")
-        + string.Create(
-            System.Globalization.CultureInfo.InvariantCulture,
-            $"To remove all of its rows: DELETE FROM dedup.files WHERE machine_id = {id}; DELETE FROM dedup.digests WHERE machine_id = {id}; DELETE FROM dedup.machine_sizes WHERE machine_id = {id}; DELETE FROM dedup.digest_requests WHERE machine_id = {id} OR requested_by = {id};");
+            $"The catalog's {rows} file {(rows == 1 ? "row" : "rows")} of machine id {id} {(rows == 1 ? "was" : "were")} left out: ")
+        + CatalogOrphans.Advice(id);
 }

@@ -8,6 +8,33 @@ internal static class ContentVerification
 {
     private const int ChunkSize = 1 << 20;
 
+    /// <summary>
+    /// Copies the first <paramref name="length"/> bytes of <paramref name="from"/> into <paramref name="to"/> (undo's
+    /// copies back); a source shorter than that ends the copy early, which <see cref="RequireEqual"/> then reports.
+    /// </summary>
+    public static void Copy(SafeFileHandle from, SafeFileHandle to, long length)
+    {
+        var buffer = Pooling.BufferPool.Shared.Rent(ChunkSize);
+        try
+        {
+            for (long offset = 0; offset < length;)
+            {
+                var read = Interop.PositionalRead.ReadFull(from, buffer.AsSpan(0, (int)Math.Min(ChunkSize, length - offset)), offset);
+                if (read == 0)
+                {
+                    break;
+                }
+
+                RandomAccess.Write(to, buffer.AsSpan(0, read), offset);
+                offset += read;
+            }
+        }
+        finally
+        {
+            Pooling.BufferPool.Shared.Return(buffer);
+        }
+    }
+
     /// <summary>Compares the two open files from the start; throws a skip when they differ or do not hold <paramref name="length"/> bytes.</summary>
     public static void RequireEqual(SafeFileHandle kept, SafeFileHandle duplicate, long length)
     {

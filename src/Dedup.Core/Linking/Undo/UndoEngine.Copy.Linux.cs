@@ -19,8 +19,6 @@ namespace Dedup.Core.Linking.Undo;
 [SupportedOSPlatform("linux")]
 internal sealed partial class UndoEngine
 {
-    private const int CopyChunk = 1 << 20;
-
     private unsafe (UndoOutcome, string?) RestoreCopy(JournalStep step, JournalRun run, FolderHandle folder, string name, StatxBuffer checkedName)
     {
         var before = step.Before;
@@ -42,7 +40,7 @@ internal sealed partial class UndoEngine
         var renamed = false;
         try
         {
-            Copy(source, copy, before.File.Size);
+            ContentVerification.Copy(source, copy, before.File.Size);
             try
             {
                 ContentVerification.RequireEqual(source, copy, before.File.Size);
@@ -120,29 +118,6 @@ internal sealed partial class UndoEngine
 
         problem = null;
         return handle;
-    }
-
-    private static void Copy(SafeFileHandle from, SafeFileHandle to, long length)
-    {
-        var buffer = Pooling.BufferPool.Shared.Rent(CopyChunk);
-        try
-        {
-            for (long offset = 0; offset < length;)
-            {
-                var read = PositionalRead.ReadFull(from, buffer.AsSpan(0, (int)Math.Min(CopyChunk, length - offset)), offset);
-                if (read == 0)
-                {
-                    break; // shorter than logged: the verification says so
-                }
-
-                RandomAccess.Write(to, buffer.AsSpan(0, read), offset);
-                offset += read;
-            }
-        }
-        finally
-        {
-            Pooling.BufferPool.Shared.Return(buffer);
-        }
     }
 
     /// <summary>Owner, extended attributes, mode and times as logged (in the clone operation's order); a refusal or failure, else <see langword="null"/>.</summary>

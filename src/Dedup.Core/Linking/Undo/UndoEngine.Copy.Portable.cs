@@ -16,8 +16,6 @@ namespace Dedup.Core.Linking.Undo;
 /// </summary>
 internal sealed partial class PortableUndoEngine
 {
-    private const int CopyChunk = 1 << 20;
-
     private (UndoOutcome, string?) RestoreCopy(JournalStep step, NameState inspected)
     {
         var before = step.Before.File;
@@ -48,7 +46,7 @@ internal sealed partial class PortableUndoEngine
             using (source)
             using (copy)
             {
-                Copy(source, copy.SafeFileHandle, before.Size);
+                ContentVerification.Copy(source, copy.SafeFileHandle, before.Size);
                 try
                 {
                     ContentVerification.RequireEqual(source, copy.SafeFileHandle, before.Size);
@@ -182,29 +180,6 @@ internal sealed partial class PortableUndoEngine
         }
 
         return handle;
-    }
-
-    private static void Copy(SafeFileHandle from, SafeFileHandle to, long length)
-    {
-        var buffer = Pooling.BufferPool.Shared.Rent(CopyChunk);
-        try
-        {
-            for (long offset = 0; offset < length;)
-            {
-                var read = PositionalRead.ReadFull(from, buffer.AsSpan(0, (int)Math.Min(CopyChunk, length - offset)), offset);
-                if (read == 0)
-                {
-                    break; // shorter than logged: the verification says so
-                }
-
-                RandomAccess.Write(to, buffer.AsSpan(0, read), offset);
-                offset += read;
-            }
-        }
-        finally
-        {
-            Pooling.BufferPool.Shared.Return(buffer);
-        }
     }
 
     private static void SetWriteTime(FileStream copy, string path, long mtimeNs)
