@@ -1,0 +1,73 @@
+using Dedup.Core.Enumeration;
+
+namespace Dedup.Core.Catalog;
+
+/// <summary>
+/// A rescan's groups across machines from two reads: those of its unchanged files, read at its size barrier beside the
+/// comparison (the catalog then held its previous scan), and those of the contents it hashed since, read once its files
+/// and digests were stored. The later read is the whole truth for its contents; in the earlier one, this machine's files
+/// count only under a stamp the scan listed and whose digest it kept (unchanged since it was hashed: not a file deleted
+/// since, whose inode another file may have taken), and a group left with none of them is no longer this machine's.
+/// </summary>
+internal static class CatalogGroupMerge
+{
+    public static IReadOnlyList<CatalogGroup> Merge(string machine, IReadOnlyList<CatalogGroup> early, IReadOnlyList<CatalogGroup> late, Func<FileStamp, bool> kept)
+    {
+        var replaced = new HashSet<CatalogContent>();
+        foreach (var group in late)
+        {
+            replaced.Add(CatalogContent.Of(group));
+        }
+
+        var merged = new List<CatalogGroup>(early.Count + late.Count);
+        foreach (var group in early)
+        {
+            if (replaced.Contains(CatalogContent.Of(group)) || Kept(machine, group, kept) is not { } still)
+            {
+                continue;
+            }
+
+            merged.Add(still);
+        }
+
+        if (late.Count == 0)
+        {
+            return merged;
+        }
+
+        merged.AddRange(late);
+        // The catalog's order (largest size first, then by digest), as one read gives it.
+        merged.Sort(static (a, b) => a.Length != b.Length ? b.Length.CompareTo(a.Length) : a.Sha256.Span.SequenceCompareTo(b.Sha256.Span));
+        return merged;
+    }
+
+    /// <summary>The group with only the machine's files whose stamp kept its digest; <see langword="null"/> when none is left.</summary>
+    private static CatalogGroup? Kept(string machine, CatalogGroup group, Func<FileStamp, bool> kept)
+    {
+        var own = 0;
+        var stale = 0;
+        foreach (var file in group.Files)
+        {
+            if (string.Equals(file.Machine, machine, StringComparison.Ordinal))
+            {
+                if (kept(file.Stamp))
+                {
+                    own++;
+                }
+                else
+                {
+                    stale++;
+                }
+            }
+        }
+
+        if (own == 0)
+        {
+            return null;
+        }
+
+        return stale == 0
+            ? group
+            : group with { Files = group.Files.Where(file => !string.Equals(file.Machine, machine, StringComparison.Ordinal) || kept(file.Stamp)).ToList() };
+    }
+}

@@ -1,0 +1,116 @@
+using System.Security.Cryptography;
+using Dedup.Core.Catalog;
+using Dedup.Core.Tests.Infrastructure;
+
+namespace Dedup.Core.Tests.Catalog;
+
+/// <summary>
+/// A rescan reads the groups of its unchanged files at its size barrier, beside its comparison, and once its files and
+/// digests are stored only those of the contents it hashed (<see cref="FileCatalog.FindGroupsAcrossMachinesAsync(string, IReadOnlyCollection{CatalogDigest}, Action{string}, CancellationToken)"/>):
+/// the result is the one a single read after the scan gives, whether the catalog answers the read by contents itself
+/// (PostgreSQL) or by the default (every group, filtered).
+/// </summary>
+[Collection(PostgresCollection.Name)]
+public sealed class CatalogEarlyReadTests(PostgresFixture postgres)
+{
+    private static readonly byte[] P1 = TempTree.RandomBytes(3_000, 31);
+    private static readonly byte[] P2 = TempTree.RandomBytes(3_000, 32);
+    private static readonly byte[] K = TempTree.RandomBytes(5_000, 33);
+
+    [PostgresFact]
+    public Task A_file_changed_to_another_machines_content_moves_to_that_group_and_leaves_its_old_one() => ChangedFileAsync(defaultRead: false);
+
+    [PostgresFact]
+    public Task The_default_read_by_contents_gives_the_same_groups() => ChangedFileAsync(defaultRead: true);
+
+    private async Task ChangedFileAsync(bool defaultRead)
+    {
+        await using var store = postgres.NewCatalog(defaultRead ? "earlydefault" : "earlyoverride");
+        var catalog = new CountingCatalog(store, defaultRead);
+        using var alpha = new TempTree();
+        using var beta = new TempTree();
+        alpha.Write("p1.bin", P1);
+        alpha.Write("p2.bin", P2); // same size as p1: alpha hashes both
+        alpha.Write("k.bin", K);
+        beta.Write("f.bin", P1);
+        beta.Write("k.bin", K);
+        // Alpha, beta, alpha: alpha hashes k.bin (a size only it had at first) once beta asked for it.
+        await ScanAsync(catalog, "alpha", alpha);
+        await ScanAsync(catalog, "beta", beta);
+        await ScanAsync(catalog, "alpha", alpha); // alpha's rescan hashed k.bin: one read by contents
+        Assert.Equal(1, catalog.ByContents);
+        var (first, _) = await ScanAsync(catalog, "beta", beta); // an unchanged rescan: the early read alone
+        Assert.Equal(1, catalog.ByContents);
+        catalog.ContentsAsked.Clear();
+        Assert.Equal(
+            [$"alpha:{alpha.PathOf("k.bin")} beta:{beta.PathOf("k.bin")}", $"alpha:{alpha.PathOf("p1.bin")} beta:{beta.PathOf("f.bin")}"],
+            Describe(first));
+
+        beta.Write("f.bin", P2);
+        File.SetLastWriteTimeUtc(beta.PathOf("f.bin"), DateTime.UtcNow.AddMinutes(1));
+        var (groups, summary) = await ScanAsync(catalog, "beta", beta);
+
+        Assert.Null(summary.Catalog!.Error);
+        Assert.Equal(1, summary.Catalog.FilesHashed);
+        Assert.Equal(2, catalog.ByContents); // the changed file's content, read once its digest was stored
+        Assert.Equal([SHA256.HashData(P2)], catalog.ContentsAsked.Select(sha => sha.ToArray()));
+        Assert.Equal(
+            [$"alpha:{alpha.PathOf("k.bin")} beta:{beta.PathOf("k.bin")}", $"alpha:{alpha.PathOf("p2.bin")} beta:{beta.PathOf("f.bin")}"],
+            Describe(groups));
+        Assert.Equal(2, summary.Catalog.GroupsAcrossMachines);
+    }
+
+    [PostgresFact]
+    public async Task A_deleted_file_is_in_no_group_even_when_a_new_file_takes_its_inode()
+    {
+        await using var catalog = postgres.NewCatalog("earlydeleted");
+        using var alpha = new TempTree();
+        using var beta = new TempTree();
+        alpha.Write("p1.bin", P1);
+        alpha.Write("p2.bin", P2);
+        alpha.Write("k.bin", K);
+        beta.Write("f.bin", P1);
+        beta.Write("k.bin", K);
+        await ScanAsync(catalog, "alpha", alpha);
+        await ScanAsync(catalog, "beta", beta);
+        await ScanAsync(catalog, "alpha", alpha);
+
+        // The new file usually takes the freed inode (ext4, tmpfs): the early read's stale row of f.bin then names the
+        // identity of a file of beta's own group of K's size, which must not be joined to P1's group.
+        File.Delete(beta.PathOf("f.bin"));
+        beta.Write("g1.bin", TempTree.RandomBytes(3_000, 34));
+        beta.Write("g2.bin", File.ReadAllBytes(beta.PathOf("g1.bin")));
+        var (groups, summary) = await ScanAsync(catalog, "beta", beta);
+
+        Assert.Null(summary.Catalog!.Error);
+        Assert.Equal(
+            [$"alpha:{alpha.PathOf("k.bin")} beta:{beta.PathOf("k.bin")}", $"beta:{beta.PathOf("g1.bin")} beta:{beta.PathOf("g2.bin")}"],
+            Describe(groups));
+    }
+
+    private static List<string> Describe(List<DuplicateGroup> groups) =>
+        [.. groups.Select(group => string.Join(" ", group.Files.Select(file => $"{file.Machine}:{file.Path}").Order(StringComparer.Ordinal))).Order(StringComparer.Ordinal)];
+
+    private static Task<(List<DuplicateGroup> Groups, Reporting.ScanSummary Summary)> ScanAsync(FileCatalog catalog, string machine, TempTree tree) =>
+        Scan.RunAsync(b => b.AddRoot(tree.Root).UseCatalog(catalog, machine));
+
+    /// <summary>The real catalog, counting the reads by contents; with <c>defaultRead</c>, answering them by the base class's default.</summary>
+    private sealed class CountingCatalog(Dedup.Core.PostgreSql.PostgresCatalog catalog, bool defaultRead) : DelegatingCatalog(catalog)
+    {
+        public int ByContents { get; private set; }
+
+        public List<ReadOnlyMemory<byte>> ContentsAsked { get; } = [];
+
+        public override Task<IReadOnlyList<CatalogGroup>> FindGroupsAcrossMachinesAsync(string machine, Action<string> skipped, CancellationToken cancellationToken = default) =>
+            Store.FindGroupsAcrossMachinesAsync(machine, skipped, cancellationToken);
+
+        public override Task<IReadOnlyList<CatalogGroup>> FindGroupsAcrossMachinesAsync(string machine, IReadOnlyCollection<CatalogDigest> digests, Action<string> skipped, CancellationToken cancellationToken = default)
+        {
+            ByContents++;
+            ContentsAsked.AddRange(digests.Select(digest => digest.Sha256));
+            return defaultRead
+                ? base.FindGroupsAcrossMachinesAsync(machine, digests, skipped, cancellationToken)
+                : Store.FindGroupsAcrossMachinesAsync(machine, digests, skipped, cancellationToken);
+        }
+    }
+}
