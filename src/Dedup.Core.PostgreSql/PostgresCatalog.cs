@@ -212,6 +212,30 @@ public sealed partial class PostgresCatalog : FileCatalog, IAsyncDisposable, IDi
         return RunAsync("querying groups", (connection, token) => CatalogGroupReader.ReadAsync(connection, machine, acrossMachinesOnly: true, skipped, token), cancellationToken);
     }
 
+    /// <summary>
+    /// <see cref="FindGroupsAcrossMachinesAsync(string, Action{string}, CancellationToken)"/> for the contents of
+    /// <paramref name="digests"/> only: the server matches the other machines' digests against these instead of every
+    /// digest of the machine, so a rescan that hashed a few files reads a few groups.
+    /// </summary>
+    /// <param name="machine">The machine's name.</param>
+    /// <param name="digests">The contents wanted (size from each stamp, and SHA-256); repeats count once.</param>
+    /// <param name="skipped">Called once per machine id left out, after the read.</param>
+    /// <param name="cancellationToken">Cancels the query.</param>
+    /// <returns>The groups with one of those contents, largest size first; none for no digests.</returns>
+    public override Task<IReadOnlyList<CatalogGroup>> FindGroupsAcrossMachinesAsync(string machine, IReadOnlyCollection<CatalogDigest> digests, Action<string> skipped, CancellationToken cancellationToken = default)
+    {
+        ValidateMachine(machine);
+        ArgumentNullException.ThrowIfNull(digests);
+        ArgumentNullException.ThrowIfNull(skipped);
+        if (digests.Count == 0)
+        {
+            return Task.FromResult<IReadOnlyList<CatalogGroup>>([]);
+        }
+
+        var contents = CatalogGroupReader.Contents(digests);
+        return RunAsync("querying groups", (connection, token) => CatalogGroupReader.ReadAsync(connection, machine, acrossMachinesOnly: true, skipped, token, contents), cancellationToken);
+    }
+
     /// <summary>The machines the catalog holds, by name.</summary>
     /// <param name="cancellationToken">Cancels the query.</param>
     /// <returns>Each machine's name, row count and last scan time.</returns>

@@ -35,7 +35,7 @@ internal sealed class CatalogFeature(CatalogSession session) : ScanFeature
     public override Task ListedAsync(ScanContext context, Enumeration.FileTable table, CancellationToken cancellationToken)
         => session.ReplaceAsync(context, table, cancellationToken);
 
-    public override Task<IReadOnlyList<DuplicateGroup>> FinishAsync(ScanContext context, ScanThreads threads, Task compare, CancellationToken cancellationToken)
+    public override Task<IEnumerable<DuplicateGroup>> FinishAsync(ScanContext context, ScanThreads threads, Task compare, CancellationToken cancellationToken)
         => session.FinishAsync(context, threads, compare, cancellationToken);
 
     /// <summary>A group of a size another machine holds waits for the catalog's groups, to be reported once with them.</summary>

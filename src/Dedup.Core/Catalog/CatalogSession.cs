@@ -35,7 +35,13 @@ internal sealed class CatalogSession(FileCatalog catalog, string machine, Action
     private Exception? _error;
     private long _recorded;
     private long _hashed;
-    private int _groups;
+    private CatalogGroupJoin? _join;
+
+    // A rescan's groups of its unchanged files, read at the barrier beside the comparison; and the digests made since,
+    // whose groups are read once they are stored (CatalogGroupMerge). Null for a machine's first scan.
+    private Task<IReadOnlyList<CatalogGroup>>? _early;
+    private readonly List<CatalogDigest> _made = [];
+    private readonly HashSet<string> _skipped = new(StringComparer.Ordinal);
     private IReadOnlyDictionary<string, long> _pending = new Dictionary<string, long>();
     private long _hashedOnRequest;
 
@@ -56,7 +62,7 @@ internal sealed class CatalogSession(FileCatalog catalog, string machine, Action
         Machine = machine,
         FilesRecorded = Volatile.Read(ref _recorded),
         FilesHashed = Volatile.Read(ref _hashed),
-        GroupsAcrossMachines = Volatile.Read(ref _groups),
+        GroupsAcrossMachines = Volatile.Read(ref _join)?.AcrossMachines ?? 0,
         PendingMatches = Volatile.Read(ref _pending),
         FilesHashedOnRequest = Volatile.Read(ref _hashedOnRequest),
         Error = Volatile.Read(ref _error),
@@ -92,7 +98,7 @@ internal sealed class CatalogSession(FileCatalog catalog, string machine, Action
     /// </summary>
     public async Task ReplaceAsync(ScanContext context, FileTable table, CancellationToken cancellationToken)
     {
-        var rows = CatalogRows.Take(table);
+            var rows = CatalogRows.Take(table);
         _rows = rows;
         // Its own task: the rows are made as the server takes them, off the barrier's thread; the digests follow them
         // as the scan makes them, until FinishAsync ends the channel.
@@ -111,6 +117,14 @@ internal sealed class CatalogSession(FileCatalog catalog, string machine, Action
             var others = new HashSet<long>(otherSizes.Result);
             _known = known.Result;
             _uniqueShared = rows.UniqueSizes().FindAll(others.Contains);
+            if (_known.Count > 0 && others.Count > 0)
+            {
+                // A rescan: its unchanged files' groups are in the catalog already (their digests were kept), so they are
+                // read now, beside the comparison, not after it (measured at 250k files matched on another machine: 1.4 s
+                // of reading after the comparison otherwise).
+                _early = catalog.FindGroupsAcrossMachinesAsync(machine, message => Skipped(context, message), cancellationToken);
+            }
+
             lock (_held)
             {
                 _holding = true;
@@ -135,7 +149,7 @@ internal sealed class CatalogSession(FileCatalog catalog, string machine, Action
     /// The hashing blocks on reads: it runs on the scan's <paramref name="threads"/> beside the compare stage, never on
     /// the host's thread pool (#13); only the catalog's own awaits leave them.
     /// </remarks>
-    public async Task<IReadOnlyList<DuplicateGroup>> FinishAsync(ScanContext context, ScanThreads threads, Task compare, CancellationToken cancellationToken)
+    public async Task<IEnumerable<DuplicateGroup>> FinishAsync(ScanContext context, ScanThreads threads, Task compare, CancellationToken cancellationToken)
     {
         Task<CatalogDigestRequests>? exchange = null;
         try
@@ -144,6 +158,7 @@ internal sealed class CatalogSession(FileCatalog catalog, string machine, Action
             {
                 _digests.Writer.TryComplete();
                 await WaitQuietlyAsync(_replace).ConfigureAwait(false);
+                await WaitQuietlyAsync(_early).ConfigureAwait(false);
                 await Task.WhenAny(compare).ConfigureAwait(false);
                 return TakeHeld();
             }
@@ -164,6 +179,7 @@ internal sealed class CatalogSession(FileCatalog catalog, string machine, Action
 
             await threads.RunAsync(() => Hash(context, threads, leftovers, cancellationToken, null)).ConfigureAwait(false);
             var undigested = rows.UndigestedSizes(_known, _otherSizes!);
+            var kept = _known;
             _known = [];
             _rows = null;
 
@@ -173,23 +189,20 @@ internal sealed class CatalogSession(FileCatalog catalog, string machine, Action
 
             // Beside the group read (its own connection): which of this scan's files wait on other machines' digests.
             exchange = catalog.ExchangeDigestRequestsAsync(machine, undigested, cancellationToken);
-            // A row the catalog cannot use (a hand-edited catalog) is named and left out: an error of the scan (no path:
-            // the rows are the catalog's), which goes on with the other machines' groups.
-            var found = await catalog.FindGroupsAcrossMachinesAsync(
-                machine, message => context.Errors.Report(string.Empty, ScanErrorKind.IOError, message), cancellationToken).ConfigureAwait(false);
+            var found = await FindGroupsAsync(context, rows, kept, cancellationToken).ConfigureAwait(false);
             var requests = await exchange.ConfigureAwait(false);
             NoteRequests(requests, rows);
 
             var join = new CatalogGroupJoin(machine, rows, TakeHeld());
-            var groups = join.Join(found);
-            Volatile.Write(ref _groups, join.AcrossMachines);
-            return groups;
+            Volatile.Write(ref _join, join);
+            return join.Join(found);
         }
         catch (Exception error) when (error is not OperationCanceledException)
         {
             _digests.Writer.TryComplete();
             await WaitQuietlyAsync(_replace).ConfigureAwait(false);
             await WaitQuietlyAsync(exchange).ConfigureAwait(false);
+            await WaitQuietlyAsync(_early).ConfigureAwait(false);
             Fail(error, cancellationToken);
             // The scan's own groups held back are reported as they are, once the compare stage can hold no more.
             await Task.WhenAny(compare).ConfigureAwait(false);
@@ -200,6 +213,47 @@ internal sealed class CatalogSession(FileCatalog catalog, string machine, Action
             // A cancellation: the catalog's call ends too (rolled back), whatever it waits on.
             _digests.Writer.TryComplete();
         }
+    }
+
+    /// <summary>
+    /// The catalog's groups across machines: on a rescan, those read at the barrier with those of the contents hashed
+    /// since; else one read of them all, now that this scan's digests are stored.
+    /// </summary>
+    private async Task<IReadOnlyList<CatalogGroup>> FindGroupsAsync(ScanContext context, CatalogRows rows, IReadOnlyCollection<FileStamp> kept, CancellationToken cancellationToken)
+    {
+        if (_early is null)
+        {
+            return await catalog.FindGroupsAcrossMachinesAsync(machine, message => Skipped(context, message), cancellationToken).ConfigureAwait(false);
+        }
+
+        var early = await _early.ConfigureAwait(false);
+        CatalogDigest[] made;
+        lock (_made)
+        {
+            made = [.. _made];
+        }
+
+        var late = made.Length == 0
+            ? []
+            : await catalog.FindGroupsAcrossMachinesAsync(machine, made, message => Skipped(context, message), cancellationToken).ConfigureAwait(false);
+        return CatalogGroupMerge.Merge(machine, early, late, stamp => kept.Contains(stamp) && rows.Contains(stamp));
+    }
+
+    /// <summary>
+    /// A row the catalog cannot use (a hand-edited catalog) is named and left out: an error of the scan (no path: the
+    /// rows are the catalog's), once however many reads name it, which goes on with the other machines' groups.
+    /// </summary>
+    private void Skipped(ScanContext context, string message)
+    {
+        lock (_skipped)
+        {
+            if (!_skipped.Add(message))
+            {
+                return;
+            }
+        }
+
+        context.Errors.Report(string.Empty, ScanErrorKind.IOError, message);
     }
 
     /// <summary>The groups held back; none is held from now on.</summary>
@@ -238,6 +292,14 @@ internal sealed class CatalogSession(FileCatalog catalog, string machine, Action
     private void HandOn(CatalogDigest digest)
     {
         _digests.Writer.TryWrite(digest);
+        if (_early is not null)
+        {
+            lock (_made)
+            {
+                _made.Add(digest);
+            }
+        }
+
         Interlocked.Increment(ref _hashed);
     }
 

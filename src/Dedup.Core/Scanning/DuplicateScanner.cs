@@ -25,7 +25,7 @@ internal static class DuplicateScanner
         var token = scanCts.Token;
         var progressTask = run.Progress is null ? Task.CompletedTask : ReportProgressAsync(run, run.Progress, token);
         Task? compareTask = null;
-        var finishing = new Task<IReadOnlyList<DuplicateGroup>>?[run.Features.Length];
+        var finishing = new Task<IEnumerable<DuplicateGroup>>?[run.Features.Length];
         ScanThreads? threads = null;
         try
         {

@@ -139,7 +139,7 @@ public sealed class ScanFeatureTests
             return Task.CompletedTask;
         }
 
-        public override Task<IReadOnlyList<DuplicateGroup>>? FinishAsync(ScanContext context, ScanThreads threads, Task compare, CancellationToken cancellationToken)
+        public override Task<IEnumerable<DuplicateGroup>>? FinishAsync(ScanContext context, ScanThreads threads, Task compare, CancellationToken cancellationToken)
             => extra is null ? null : FinishAfterAsync(compare);
 
         public override void Settled(List<DuplicateFile> files)
@@ -157,7 +157,7 @@ public sealed class ScanFeatureTests
 
         public override void Dispose() => Record("disposed");
 
-        private async Task<IReadOnlyList<DuplicateGroup>> FinishAfterAsync(Task compare)
+        private async Task<IEnumerable<DuplicateGroup>> FinishAfterAsync(Task compare)
         {
             await compare.ConfigureAwait(false);
             Record("finished");

@@ -37,13 +37,14 @@ internal abstract class ScanFeature : IDisposable
 
     /// <summary>
     /// Started as the compare stage starts, on the scan's <paramref name="threads"/>; the groups it returns follow the
-    /// stage's own. <see langword="null"/>: nothing to do.
+    /// stage's own, enumerated once and each published as it is reached (a feature can make them one at a time, and a
+    /// consumer that keeps none lets each go). <see langword="null"/>: nothing to do.
     /// </summary>
     /// <param name="context">The scan.</param>
     /// <param name="threads">The scan's threads, for blocking work.</param>
     /// <param name="compare">The compare stage's task; its failure is the scan's, not the feature's.</param>
     /// <param name="cancellationToken">Cancels the scan.</param>
-    public virtual Task<IReadOnlyList<DuplicateGroup>>? FinishAsync(ScanContext context, ScanThreads threads, Task compare, CancellationToken cancellationToken) => null;
+    public virtual Task<IEnumerable<DuplicateGroup>>? FinishAsync(ScanContext context, ScanThreads threads, Task compare, CancellationToken cancellationToken) => null;
 
     /// <summary>A group's files, in path order, before the group is made and published (may replace items); any thread.</summary>
     public virtual void Settled(List<DuplicateFile> files)
