@@ -31,6 +31,11 @@ internal sealed class CatalogFeature(CatalogSession session) : ScanFeature
     /// <summary>The catalog's SHA-256s come from the compare stage's reads: each file is read once.</summary>
     public override IReadObserver ReadObserver => session.Observer;
 
+    /// <summary>The machine's stored stamps are asked for while the folders are listed.</summary>
+    public override void Started(ScanContext context, CancellationToken cancellationToken) => session.Start(cancellationToken);
+
+    public override void Dispose() => session.Dispose();
+
     /// <summary>Every file, unique sizes included: another machine may have one of the same size.</summary>
     public override Task ListedAsync(ScanContext context, Enumeration.FileTable table, CancellationToken cancellationToken)
         => session.ReplaceAsync(context, table, cancellationToken);

@@ -40,6 +40,7 @@ internal sealed class CatalogSession(FileCatalog catalog, string machine, Action
     // A rescan's groups of its unchanged files, read at the barrier beside the comparison; and the digests made since,
     // whose groups are read once they are stored (CatalogGroupMerge). Null for a machine's first scan.
     private Task<IReadOnlyList<CatalogGroup>>? _early;
+    private Task<IReadOnlyCollection<FileStamp>>? _knownTask;
     private readonly List<CatalogDigest> _made = [];
     private readonly HashSet<string> _skipped = new(StringComparer.Ordinal);
     private IReadOnlyDictionary<string, long> _pending = new Dictionary<string, long>();
@@ -92,6 +93,17 @@ internal sealed class CatalogSession(FileCatalog catalog, string machine, Action
     }
 
     /// <summary>
+    /// As the scan starts: asks for the stamps the machine's files had when their digests were stored, which need no
+    /// listing (measured at 250k files: 0.2 s at the barrier, every scan thread waiting, before this was asked first).
+    /// </summary>
+    public void Start(CancellationToken cancellationToken) =>
+        _knownTask = catalog.GetDigestedFilesAsync(machine, cancellationToken);
+
+    /// <summary>The scan ended: a stamps query it never awaited (a scan failed or cancelled before its barrier) is observed.</summary>
+    public void Dispose() =>
+        _knownTask?.ContinueWith(static task => _ = task.Exception, CancellationToken.None, TaskContinuationOptions.OnlyOnFaulted | TaskContinuationOptions.ExecuteSynchronously, TaskScheduler.Default);
+
+    /// <summary>
     /// At the size barrier: starts handing every row to the catalog (not awaited: the compare stage runs meanwhile) and
     /// waits only for the two small answers that say which files need a SHA-256, so the compare stage's reads hash
     /// exactly those.
@@ -107,7 +119,7 @@ internal sealed class CatalogSession(FileCatalog catalog, string machine, Action
             cancellationToken);
         try
         {
-            var known = catalog.GetDigestedFilesAsync(machine, cancellationToken);
+            var known = _knownTask ?? catalog.GetDigestedFilesAsync(machine, cancellationToken);
             // Every size, not only the unique ones: a group of a size another machine holds may hold its files too.
             var sizes = rows.DistinctSizes();
             var otherSizes = sizes.Count == 0

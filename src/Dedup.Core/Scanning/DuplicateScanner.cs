@@ -32,6 +32,11 @@ internal static class DuplicateScanner
             // What blocks (the key pass's and the compare stage's reads, device tokens): on the scan's own threads, not
             // the host's pool.
             threads = new ScanThreads(context.Options.MaxDegreeOfParallelism);
+            foreach (var feature in run.Features)
+            {
+                feature.Started(context, token);
+            }
+
             var candidates = await CollectCandidatesAsync(run, threads, token).ConfigureAwait(false);
             context.Compared.Start(candidates);
             run.Phase = ScanPhase.Comparing;

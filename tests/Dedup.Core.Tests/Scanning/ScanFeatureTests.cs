@@ -32,7 +32,7 @@ public sealed class ScanFeatureTests
             groups.Add(group);
         }
 
-        Assert.Equal(["listed 3", "settled a|b", "compared", "finished", "disposed"], feature.Calls);
+        Assert.Equal(["started", "listed 3", "settled a|b", "compared", "finished", "disposed"], feature.Calls);
         Assert.Equal(2, groups.Count);
         Assert.Equal([tree.PathOf("a"), tree.PathOf("b")], groups[0].Files.Select(f => f.Path.ToString()));
         Assert.All(groups[0].Files, f => Assert.Equal("seen", f.Machine)); // the feature's replacements are what is published
@@ -62,7 +62,7 @@ public sealed class ScanFeatureTests
             }
         });
 
-        Assert.Equal("listed 2", feature.Calls[0]);
+        Assert.Equal(["started", "listed 2"], feature.Calls.Take(2));
         Assert.DoesNotContain("compared", feature.Calls);
         Assert.Equal("disposed", feature.Calls[^1]);
         Assert.Single(feature.Calls, "disposed");
@@ -131,6 +131,8 @@ public sealed class ScanFeatureTests
     private sealed class Recorder(DuplicateGroup? extra, Action? onListed = null) : ScanFeature
     {
         public List<string> Calls { get; } = [];
+
+        public override void Started(ScanContext context, CancellationToken cancellationToken) => Record("started");
 
         public override Task ListedAsync(ScanContext context, FileTable table, CancellationToken cancellationToken)
         {

@@ -10,7 +10,7 @@ namespace Dedup.Core.Scanning.Features;
 /// type; each is registered in one line (<c>ScanComposition</c>) and lives in its own folder.
 /// </summary>
 /// <remarks>
-/// Phases, in order: <see cref="ListedAsync"/> once the folders are listed; <see cref="FinishAsync"/> started as the
+/// Phases, in order: <see cref="Started"/> as the scan starts; <see cref="ListedAsync"/> once the folders are listed; <see cref="FinishAsync"/> started as the
 /// compare stage starts; <see cref="Settled"/> for each group found; <see cref="Compared"/> when the compare stage
 /// completed; <see cref="Dispose"/> when the scan ends however it ends; <see cref="AddStatistics"/> for each summary.
 /// Declarations are read once, when the scan is composed.
@@ -31,6 +31,14 @@ internal abstract class ScanFeature : IDisposable
 
     /// <summary>Keeps the whole-content digests the comparer makes, for this feature to take; at most one per scan.</summary>
     public virtual ContentDigests? Digests => null;
+
+    /// <summary>
+    /// As the scan starts, before anything is listed: a feature may start work that needs no listing (the catalog's
+    /// query of the machine's stored stamps), to be awaited at a later phase. Must not block.
+    /// </summary>
+    public virtual void Started(ScanContext context, CancellationToken cancellationToken)
+    {
+    }
 
     /// <summary>Once the folders are listed, before the size barrier: <paramref name="table"/> is sealed and holds every listed file.</summary>
     public virtual Task ListedAsync(ScanContext context, FileTable table, CancellationToken cancellationToken) => Task.CompletedTask;
