@@ -31,8 +31,8 @@ internal sealed class CatalogFeature(CatalogSession session) : ScanFeature
     /// <summary>The catalog's SHA-256s come from the compare stage's reads: each file is read once.</summary>
     public override IReadObserver ReadObserver => session.Observer;
 
-    /// <summary>The machine's stored stamps are asked for while the folders are listed.</summary>
-    public override void Started(ScanContext context, CancellationToken cancellationToken) => session.Start(cancellationToken);
+    /// <summary>The machine's stored stamps, and on a rescan their groups, are asked for while the folders are listed.</summary>
+    public override void Started(ScanContext context, CancellationToken cancellationToken) => session.Start(context, cancellationToken);
 
     public override void Dispose() => session.Dispose();
 

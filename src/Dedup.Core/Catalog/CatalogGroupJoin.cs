@@ -44,7 +44,7 @@ internal sealed class CatalogGroupJoin(string machine, CatalogRows rows, List<Du
             {
                 alone.Add(group);
             }
-            else if (ToGroup(group, out var heldIndex) is { } files)
+            else if (ToGroup(group, mayBeHeld: true, out var heldIndex) is { } files)
             {
                 Debug.Assert(heldIndex == index, "The held group found first is the one ToGroup joins.");
                 var local = held[heldIndex];
@@ -64,7 +64,7 @@ internal sealed class CatalogGroupJoin(string machine, CatalogRows rows, List<Du
 
         foreach (var group in alone)
         {
-            if (ToGroup(group, out _) is { } files)
+            if (ToGroup(group, mayBeHeld: false, out _) is { } files)
             {
                 Interlocked.Increment(ref _acrossMachines);
                 // No roots: none of its files were compared here, so none is this machine's to act on.
@@ -97,7 +97,7 @@ internal sealed class CatalogGroupJoin(string machine, CatalogRows rows, List<Du
     /// every file. Names of one file (machine and identity) are folded as hard links; this machine's files are named from
     /// the scan's own rows, not from the paths the catalog sends (it need send none).
     /// </remarks>
-    private List<DuplicateFile>? ToGroup(CatalogGroup group, out int heldIndex)
+    private List<DuplicateFile>? ToGroup(CatalogGroup group, bool mayBeHeld, out int heldIndex)
     {
         heldIndex = -1;
         var matches = group.Files;
@@ -128,7 +128,8 @@ internal sealed class CatalogGroupJoin(string machine, CatalogRows rows, List<Du
                 // its listing by the whole stamp (the catalog need not send the paths it has from this scan), once per
                 // identity whatever the catalog sent.
                 var identity = match.Stamp.Identity;
-                if (HeldIndexOf(identity) is { } index)
+                // A group whose files no held group holds (checked by Join) is not looked up again file by file.
+                if (mayBeHeld && HeldIndexOf(identity) is { } index)
                 {
                     heldIndex = heldIndex < 0 ? index : heldIndex;
                     continue;
