@@ -3,20 +3,23 @@ using Dedup.Core.Enumeration;
 namespace Dedup.Core.Catalog;
 
 /// <summary>
-/// A rescan's groups across machines from two reads: those of its unchanged files, read at its size barrier beside the
-/// comparison (the catalog then held its previous scan), and those of the contents it hashed since, read once its files
-/// and digests were stored. The later read is the whole truth for its contents; in the earlier one, this machine's files
-/// count only under a stamp the scan listed and whose digest it kept (unchanged since it was hashed: not a file deleted
-/// since, whose inode another file may have taken), and a group left with none of them is no longer this machine's.
+/// A rescan's groups across machines from two reads: those of its unchanged files, read as the scan started (the
+/// catalog then held its previous scan, and the other machines as of their last scans then), and those of the contents
+/// it hashed, read once its files and digests were stored. The later read is the whole truth for the contents asked,
+/// found in a group or not. In the earlier one, this machine's files count only under a stamp the scan listed and whose
+/// digest it kept (unchanged since it was hashed: not a file deleted since, whose inode another file may have taken),
+/// and a group left with none of them is no longer this machine's.
 /// </summary>
 internal static class CatalogGroupMerge
 {
-    public static IReadOnlyList<CatalogGroup> Merge(string machine, IReadOnlyList<CatalogGroup> early, IReadOnlyList<CatalogGroup> late, Func<FileStamp, bool> kept)
+    public static IReadOnlyList<CatalogGroup> Merge(string machine, IReadOnlyList<CatalogGroup> early, IReadOnlyCollection<CatalogDigest> asked, IReadOnlyList<CatalogGroup> late, Func<FileStamp, bool> kept)
     {
+        // Every content asked of the later read, whether or not it found a group: another machine may have let go of its
+        // copy since the earlier read (then the content is in no group).
         var replaced = new HashSet<CatalogContent>();
-        foreach (var group in late)
+        foreach (var digest in asked)
         {
-            replaced.Add(CatalogContent.Of(group));
+            replaced.Add(CatalogContent.Of(digest));
         }
 
         var merged = new List<CatalogGroup>(early.Count + late.Count);

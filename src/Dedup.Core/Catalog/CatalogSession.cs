@@ -159,7 +159,7 @@ internal sealed class CatalogSession(FileCatalog catalog, string machine, Action
             Volatile.Write(ref _otherSizes, others);
             _hasher.Start(_known, context, HandOn);
         }
-        catch (Exception error) when (error is not OperationCanceledException)
+        catch (Exception error) when (error is not OperationCanceledException || !cancellationToken.IsCancellationRequested)
         {
             Fail(error, cancellationToken);
         }
@@ -223,7 +223,7 @@ internal sealed class CatalogSession(FileCatalog catalog, string machine, Action
             Volatile.Write(ref _join, join);
             return join.Join(found);
         }
-        catch (Exception error) when (error is not OperationCanceledException)
+        catch (Exception error) when (error is not OperationCanceledException || !cancellationToken.IsCancellationRequested)
         {
             _digests.Writer.TryComplete();
             await WaitQuietlyAsync(_replace).ConfigureAwait(false);
@@ -261,7 +261,7 @@ internal sealed class CatalogSession(FileCatalog catalog, string machine, Action
         var late = made.Length == 0
             ? []
             : await catalog.FindGroupsAcrossMachinesAsync(machine, made, message => Skipped(context, message), cancellationToken).ConfigureAwait(false);
-        return CatalogGroupMerge.Merge(machine, early, late, stamp => kept.Contains(stamp) && rows.Contains(stamp));
+        return CatalogGroupMerge.Merge(machine, early, made, late, stamp => kept.Contains(stamp) && rows.Contains(stamp));
     }
 
     /// <summary>
