@@ -9,16 +9,20 @@ namespace Dedup.Core.Catalog;
 /// Dedup.Core.PostgreSql package.
 /// </summary>
 /// <remarks>
-/// <para>A scan calls, once each: at its size barrier <see cref="ReplaceFilesAndRecordDigestsAsync"/> with every file it
-/// enumerated (unique sizes included) and the digests it will make, and meanwhile <see cref="GetDigestedFilesAsync"/>
-/// and <see cref="GetSizesOnOtherMachinesAsync"/> (with its files' sizes), from which it knows which
-/// files need a SHA-256: those whose size another file of the catalog (this machine's or another's) shares, and that
-/// have no digest under their unchanged stamp. It compares its files while the replacement runs, computing the SHA-256
-/// of those it reads whole from the same bytes and handing each on once checked; then
-/// <see cref="ExchangeDigestRequestsAsync"/> and <see cref="FindGroupsAcrossMachinesAsync(string, Action{string}, CancellationToken)"/>
-/// once its own groups are found (its groups of a size another machine holds are held back until then, to be reported
-/// once each, with the other machines' files of the same content). Files of different machines are
-/// matched by size and SHA-256 (a digest no client can craft a collision for), never byte by byte.</para>
+/// <para>A scan calls, once each: as it starts <see cref="GetDigestedFilesAsync"/>, and when that names some files (a
+/// rescan) <see cref="FindGroupsAcrossMachinesAsync(string, Action{string}, CancellationToken)"/> for their groups;
+/// at its size barrier <see cref="ReplaceFilesAndRecordDigestsAsync"/> with every file it enumerated (unique sizes
+/// included) and the digests it will make, and <see cref="GetSizesOnOtherMachinesAsync"/> (with its files' sizes),
+/// from which it knows which files need a SHA-256: those whose size another file of the catalog (this machine's or
+/// another's) shares, and that have no digest under their unchanged stamp. It compares its files while the replacement
+/// runs, computing the SHA-256 of those it reads whole from the same bytes and handing each on once checked; then, once
+/// its own groups are found and its files and digests stored, <see cref="ExchangeDigestRequestsAsync"/> and the groups:
+/// on a rescan only those of the contents it hashed
+/// (<see cref="FindGroupsAcrossMachinesAsync(string, IReadOnlyCollection{CatalogDigest}, Action{string}, CancellationToken)"/>),
+/// else all of them. Its groups of a size another machine holds are held back until then, to be reported once each,
+/// with the other machines' files of the same content. A rescan thus sees the other machines as they were when it
+/// started, for its unchanged files. Files of different machines are matched by size and SHA-256 (a digest no client
+/// can craft a collision for), never byte by byte.</para>
 /// <para>Any exception these throw (other than <see cref="OperationCanceledException"/>) ends the scan's use of the
 /// catalog: the scan still reports its own byte-verified groups, and the failure is in
 /// <see cref="Reporting.CatalogStatistics.Error"/>.</para>
