@@ -48,7 +48,12 @@ public sealed class CatalogEarlyReadRescanTests(PostgresFixture postgres)
     }
 
     [PostgresFact]
-    public async Task A_file_changed_to_the_content_of_another_file_of_the_machine_joins_that_group_and_leaves_its_own()
+    public Task A_file_changed_to_the_content_of_another_file_of_the_machine_joins_that_group_and_leaves_its_own() => SiblingAsync(storedFirst: false);
+
+    [PostgresFact]
+    public Task An_early_read_answered_after_the_files_were_stored_gives_the_same_groups_for_a_sibling_content() => SiblingAsync(storedFirst: true);
+
+    private async Task SiblingAsync(bool storedFirst)
     {
         await using var store = postgres.NewCatalog("earlysibling");
         var catalog = new EarlyReadCatalog(store, defaultRead: false);
@@ -60,7 +65,9 @@ public sealed class CatalogEarlyReadRescanTests(PostgresFixture postgres)
         await EarlyRead.ConvergeAsync(catalog, alpha, beta);
 
         EarlyRead.Rewrite(beta, "f2.bin", P1, minutes: 1);
+        catalog.EarlyAfterStore = storedFirst;
         var (groups, summary) = await EarlyRead.ScanAsync(catalog, "beta", beta);
+        catalog.EarlyAfterStore = false;
 
         Assert.Null(summary.Catalog!.Error);
         // P2's early group held f2.bin's old stamp only: alpha's p2.bin alone is no group of beta's.
@@ -133,7 +140,10 @@ public sealed class CatalogEarlyReadRescanTests(PostgresFixture postgres)
     [PostgresFact]
     public Task A_content_whose_early_group_lost_the_machines_file_comes_back_from_the_default_late_read() => LostAndFoundAsync(defaultRead: true);
 
-    private async Task LostAndFoundAsync(bool defaultRead)
+    [PostgresFact]
+    public Task An_early_read_answered_after_the_files_were_stored_gives_the_same_groups_for_a_lost_content() => LostAndFoundAsync(defaultRead: false, storedFirst: true);
+
+    private async Task LostAndFoundAsync(bool defaultRead, bool storedFirst = false)
     {
         await using var store = postgres.NewCatalog(defaultRead ? "earlylostdefault" : "earlylost");
         var catalog = new EarlyReadCatalog(store, defaultRead);
@@ -147,7 +157,9 @@ public sealed class CatalogEarlyReadRescanTests(PostgresFixture postgres)
         // none of beta's files, the late read has it again.
         EarlyRead.Rewrite(beta, "f.bin", P2, minutes: 1);
         beta.Write("g.bin", P1);
+        catalog.EarlyAfterStore = storedFirst;
         var (groups, summary) = await EarlyRead.ScanAsync(catalog, "beta", beta);
+        catalog.EarlyAfterStore = false;
 
         Assert.Null(summary.Catalog!.Error);
         Assert.Equal(2, summary.Catalog.FilesHashed);
@@ -159,13 +171,45 @@ public sealed class CatalogEarlyReadRescanTests(PostgresFixture postgres)
     }
 }
 
-/// <summary>The catalog, counting its reads by contents; with <c>defaultRead</c> those are answered by the base class's default.</summary>
+/// <summary>
+/// The catalog (its own streamed store of files and digests), counting its reads by contents; with <c>defaultRead</c>
+/// those are answered by the base class's default; with <see cref="EarlyAfterStore"/>, a read of all groups waits until
+/// the scan's files and digests are stored (a rescan's early read answered late: the catalog then holds this scan).
+/// </summary>
 internal sealed class EarlyReadCatalog(PostgresCatalog store, bool defaultRead) : DelegatingCatalog(store)
 {
+    private TaskCompletionSource? _stored;
+
     public int ByContents { get; private set; }
 
-    public override Task<IReadOnlyList<CatalogGroup>> FindGroupsAcrossMachinesAsync(string machine, Action<string> skipped, CancellationToken cancellationToken = default) =>
-        Store.FindGroupsAcrossMachinesAsync(machine, skipped, cancellationToken);
+    public bool EarlyAfterStore
+    {
+        get => _stored is not null;
+        set => _stored = value ? new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously) : null;
+    }
+
+    public override async Task<long> ReplaceFilesAndRecordDigestsAsync(string machine, IEnumerable<CatalogFile> files, IAsyncEnumerable<CatalogDigest> digests, CancellationToken cancellationToken = default)
+    {
+        var stored = _stored;
+        try
+        {
+            return await Store.ReplaceFilesAndRecordDigestsAsync(machine, files, digests, cancellationToken);
+        }
+        finally
+        {
+            stored?.TrySetResult();
+        }
+    }
+
+    public override async Task<IReadOnlyList<CatalogGroup>> FindGroupsAcrossMachinesAsync(string machine, Action<string> skipped, CancellationToken cancellationToken = default)
+    {
+        if (_stored is { } stored)
+        {
+            await stored.Task;
+        }
+
+        return await Store.FindGroupsAcrossMachinesAsync(machine, skipped, cancellationToken);
+    }
 
     public override Task<IReadOnlyList<CatalogGroup>> FindGroupsAcrossMachinesAsync(string machine, IReadOnlyCollection<CatalogDigest> digests, Action<string> skipped, CancellationToken cancellationToken = default)
     {
@@ -221,8 +265,12 @@ internal static class EarlyRead
         var (after, summary) = await ScanAsync(catalog, "beta", tree);
         Assert.Null(summary.Catalog!.Error);
         Assert.Equal(0, summary.Catalog.FilesHashed);
-        Assert.Equal(Describe(after), Describe(groups));
+        Assert.Equal(Ordered(after), Ordered(groups)); // the groups in the order one read gives them too
     }
+
+    /// <summary>Each group as its files (machine:path, sorted), in the order the scan reported the groups.</summary>
+    public static List<string> Ordered(IEnumerable<DuplicateGroup> groups) =>
+        [.. groups.Select(group => string.Join(" ", group.Files.Select(file => $"{file.Machine}:{file.Path}").Order(StringComparer.Ordinal)))];
 
     public static Task<(List<DuplicateGroup> Groups, Reporting.ScanSummary Summary)> ScanAsync(FileCatalog catalog, string machine, TempTree tree) =>
         Scan.RunAsync(b => b.AddRoot(tree.Root).UseCatalog(catalog, machine));
