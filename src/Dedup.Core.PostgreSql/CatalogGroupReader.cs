@@ -33,8 +33,13 @@ internal static class CatalogGroupReader
     // the machine's own files in them without their paths: the scan has their names (measured at 250k files matched
     // on one other machine: half the 487k rows sent were the scan's own, each joined to its file row for a path).
     // `theirs` is read twice, so it is materialised once.
-    private static readonly string AcrossSql = $"""
-        WITH mine AS (SELECT DISTINCT d.size, d.sha256 FROM dedup.digests d WHERE d.machine_id = $1),
+    private static readonly string AcrossSql = AcrossSqlFrom("SELECT DISTINCT d.size, d.sha256 FROM dedup.digests d WHERE d.machine_id = $1");
+
+    // The same for given contents only ($2 sizes, $3 digests): a rescan's files hashed since its barrier.
+    private static readonly string AcrossContentsSql = AcrossSqlFrom("SELECT DISTINCT u.size, u.sha256 FROM unnest($2::bigint[], $3::bytea[]) AS u(size, sha256)");
+
+    private static string AcrossSqlFrom(string mine) => $"""
+        WITH mine AS ({mine}),
         theirs AS MATERIALIZED (
           SELECT g.* FROM mine JOIN dedup.digests g ON g.size = mine.size AND g.sha256 = mine.sha256
           WHERE g.machine_id <> $1)
@@ -48,14 +53,16 @@ internal static class CatalogGroupReader
         """;
 
     /// <summary>The groups of a machine; rows of a machine id with no name (a hand-deleted machine row) are left out and named to <paramref name="skipped"/>.</summary>
-    public static async Task<IReadOnlyList<CatalogGroup>> ReadAsync(NpgsqlConnection connection, string machine, bool acrossMachinesOnly, Action<string>? skipped, CancellationToken cancellationToken)
+    public static async Task<IReadOnlyList<CatalogGroup>> ReadAsync(NpgsqlConnection connection, string machine, bool acrossMachinesOnly, Action<string>? skipped, CancellationToken cancellationToken, (long[] Sizes, byte[][] Digests)? contents = null)
     {
         // One snapshot for the machines' names and the rows that name them (a machine may be added meanwhile).
         await using var transaction = await connection.BeginTransactionAsync(System.Data.IsolationLevel.RepeatableRead, cancellationToken).ConfigureAwait(false);
         // The planner cannot tell how many digests share a (size, SHA-256) and guessed a few dozen rows: it looked each
         // file row up by index (measured at 250k files on each of two machines: 2.2 s of a 4.3 s query). One hash join
-        // of the candidates with the machines' rows, held in memory, took 0.4 s (the whole query 1.6 s).
-        await PostgresCatalog.ExecuteAsync(connection, "SET LOCAL work_mem = '128MB'; SET LOCAL enable_nestloop = off", cancellationToken).ConfigureAwait(false);
+        // of the candidates with the machines' rows, held in memory, took 0.4 s (the whole query 1.6 s). No parallel
+        // workers: each built the same hash of the machine's digests again (three times the CPU at 250k digests, for
+        // the same 0.8-0.9 s; the server is often the scanning machine's neighbour on few cores).
+        await PostgresCatalog.ExecuteAsync(connection, "SET LOCAL work_mem = '128MB'; SET LOCAL enable_nestloop = off; SET LOCAL max_parallel_workers_per_gather = 0", cancellationToken).ConfigureAwait(false);
         var names = new Dictionary<int, string>();
         int? id = null;
         await using (var command = new NpgsqlCommand("SELECT id, name FROM dedup.machines", connection))
@@ -76,75 +83,106 @@ internal static class CatalogGroupReader
             return [];
         }
 
-        // Keyed by size and the digest's two big-endian halves: no string or array per row, and the halves compare
-        // as the bytes do. A digest's bytes are copied out only for a group's first row.
-        var groups = new Dictionary<(long Size, UInt128 High, UInt128 Low), (byte[] Sha, List<CatalogMatch> Files)>();
+        // Rows as structs, grouped by content (size and digest as numbers: no string or array per row).
+        var matches = new CatalogMatchRows();
         // Rows of a machine id with no machines row, by id; and the groups they were in (those are checked again).
         Dictionary<int, long>? orphans = null;
-        HashSet<(long, UInt128, UInt128)>? touched = null;
+        HashSet<int>? touched = null;
         byte[] sha = new byte[CatalogDigest.Sha256Length];
-        await using (var command = PostgresCatalog.Command(connection, acrossMachinesOnly ? AcrossSql : AllSql, id.Value))
+        var paths = new PathChunks();
+        await using (var command = contents is { } wanted
+            ? PostgresCatalog.Command(connection, AcrossContentsSql, id.Value, wanted.Sizes, wanted.Digests)
+            : PostgresCatalog.Command(connection, acrossMachinesOnly ? AcrossSql : AllSql, id.Value))
         await using (var reader = await command.ExecuteReaderAsync(cancellationToken).ConfigureAwait(false))
         {
             while (await reader.ReadAsync(cancellationToken).ConfigureAwait(false))
             {
                 reader.GetBytes(5, 0, sha, 0, sha.Length);
-                var key = (reader.GetInt64(0), BinaryPrimitives.ReadUInt128BigEndian(sha), BinaryPrimitives.ReadUInt128BigEndian(sha.AsSpan(16)));
+                var group = matches.GroupOf(reader.GetInt64(0), sha);
                 if (!names.TryGetValue(reader.GetInt32(6), out var name))
                 {
                     orphans ??= [];
                     orphans[reader.GetInt32(6)] = orphans.GetValueOrDefault(reader.GetInt32(6)) + 1;
-                    (touched ??= []).Add(key);
+                    (touched ??= []).Add(group);
                     continue;
                 }
 
-                if (!groups.TryGetValue(key, out var group))
-                {
-                    group = (sha.ToArray(), []);
-                    groups.Add(key, group);
-                }
-
                 // No path: one of the machine's own files in a read of groups across machines.
-                var path = reader.IsDBNull(7) ? ReadOnlyMemory<byte>.Empty : reader.GetFieldValue<byte[]>(7);
-                group.Files.Add(new CatalogMatch(name, path, PostgresCatalog.ReadStamp(reader, 0)));
+                var path = reader.IsDBNull(7) ? ReadOnlyMemory<byte>.Empty : paths.Read(reader, 7);
+                matches.Add(group, name, path, PostgresCatalog.ReadStamp(reader, 0));
             }
         }
 
         await transaction.CommitAsync(cancellationToken).ConfigureAwait(false);
-        if (orphans is not null)
+        if (orphans is null)
         {
-            LeaveOut(groups, touched!, machine, acrossMachinesOnly);
-            foreach (var (orphan, rows) in orphans.OrderBy(entry => entry.Key))
+            return matches.ToGroups(keep: null);
+        }
+
+        foreach (var (orphan, rows) in orphans.OrderBy(entry => entry.Key))
+        {
+            skipped?.Invoke(OrphanMessage(orphan, rows));
+        }
+
+        // A group that held rows of unnamed machines is checked again without them (a group no row is left of is not made).
+        return matches.ToGroups((group, files) => !touched!.Contains(group) || StillAGroup(files, machine, acrossMachinesOnly));
+    }
+
+    /// <summary>The distinct contents of <paramref name="digests"/> as the two arrays of <see cref="AcrossContentsSql"/>.</summary>
+    public static (long[] Sizes, byte[][] Digests) Contents(IReadOnlyCollection<CatalogDigest> digests)
+    {
+        var seen = new HashSet<(long, UInt128, UInt128)>();
+        var sizes = new List<long>(digests.Count);
+        var shas = new List<byte[]>(digests.Count);
+        foreach (var digest in digests)
+        {
+            var sha = digest.Sha256.Span;
+            if (seen.Add((digest.Stamp.Length, BinaryPrimitives.ReadUInt128BigEndian(sha), BinaryPrimitives.ReadUInt128BigEndian(sha.Slice(16)))))
             {
-                skipped?.Invoke(OrphanMessage(orphan, rows));
+                sizes.Add(digest.Stamp.Length);
+                shas.Add(digest.Sha256.ToArray());
             }
         }
 
-        var sorted = new List<CatalogGroup>(groups.Count);
-        foreach (var entry in groups.OrderByDescending(entry => entry.Key.Size).ThenBy(entry => entry.Key.High).ThenBy(entry => entry.Key.Low))
-        {
-            var files = entry.Value.Files;
-            files.Sort(CatalogMatchOrder.Instance);
-            sorted.Add(new CatalogGroup(entry.Key.Size, entry.Value.Sha, files));
-        }
-
-        return sorted;
+        return (sizes.ToArray(), shas.ToArray());
     }
 
     /// <summary>
-    /// Drops the groups that, without their rows of unnamed machines, no longer hold two distinct files (machine and
-    /// identity), or, in a read across machines, no file of another machine.
+    /// Whether a group that lost its rows of unnamed machines still holds two distinct files (machine and identity) and,
+    /// in a read across machines, a file of another machine.
     /// </summary>
-    private static void LeaveOut(Dictionary<(long, UInt128, UInt128), (byte[] Sha, List<CatalogMatch> Files)> groups, HashSet<(long, UInt128, UInt128)> touched, string machine, bool acrossMachinesOnly)
+    private static bool StillAGroup(IReadOnlyList<CatalogMatch> files, string machine, bool acrossMachinesOnly) =>
+        files.Select(file => (file.Machine, file.Stamp.Identity)).Distinct().Count() >= 2
+        && !(acrossMachinesOnly && files.All(file => file.Machine == machine));
+
+    /// <summary>
+    /// Paths read into shared chunks, each a slice of one: a fleet's read sends a path for nearly every file of the
+    /// other machines, and an array each was a tenth of what the scan allocated after its compare stage, all of it kept
+    /// to the end (the garbage collector copied and marked it again and again).
+    /// </summary>
+    private sealed class PathChunks
     {
-        foreach (var key in touched)
+        private const int ChunkSize = 64 * 1024;
+        private byte[] _chunk = [];
+        private int _used;
+
+        public ReadOnlyMemory<byte> Read(NpgsqlDataReader reader, int ordinal)
         {
-            if (groups.TryGetValue(key, out var group)
-                && (group.Files.Select(file => (file.Machine, file.Stamp.Identity)).Distinct().Count() < 2
-                    || (acrossMachinesOnly && group.Files.TrueForAll(file => file.Machine == machine))))
+            var length = checked((int)reader.GetBytes(ordinal, 0, null, 0, 0));
+            if (length > ChunkSize / 4)
             {
-                groups.Remove(key);
+                return reader.GetFieldValue<byte[]>(ordinal);
             }
+
+            if (_chunk.Length - _used < length)
+            {
+                (_chunk, _used) = (new byte[ChunkSize], 0);
+            }
+
+            reader.GetBytes(ordinal, 0, _chunk, _used, length);
+            var path = new ReadOnlyMemory<byte>(_chunk, _used, length);
+            _used += length;
+            return path;
         }
     }
 

@@ -27,9 +27,20 @@ internal static class CatalogWriter
         ulong rows = await CopyFilesAsync(connection, "dedup_staging", id, files, sizes, null, cancellationToken).ConfigureAwait(false);
         await PostgresCatalog.ExecuteAsync(connection, "ANALYZE dedup_staging", cancellationToken).ConfigureAwait(false);
         string same = $"s.path = f.path AND {PostgresCatalog.SameStamp("s", "f")}";
+        // The stamps of the rows that go are kept for this transaction: only digests under one of them can turn stale
+        // (PostgresCatalog.DropStaleDigestsAsync), not every digest of the machine.
         await PostgresCatalog.ExecuteAsync(
             connection,
-            $"DELETE FROM dedup.files f WHERE f.machine_id = $1 AND NOT EXISTS (SELECT 1 FROM dedup_staging s WHERE {same})",
+            $"CREATE TEMP TABLE dedup_gone ({PostgresCatalog.FileColumnDefinitions}) ON COMMIT DROP",
+            cancellationToken).ConfigureAwait(false);
+        await PostgresCatalog.ExecuteAsync(
+            connection,
+            $"""
+            WITH gone AS (
+              DELETE FROM dedup.files f WHERE f.machine_id = $1 AND NOT EXISTS (SELECT 1 FROM dedup_staging s WHERE {same})
+              RETURNING {PostgresCatalog.Columns("f")})
+            INSERT INTO dedup_gone SELECT * FROM gone
+            """,
             cancellationToken,
             id).ConfigureAwait(false);
         await PostgresCatalog.ExecuteAsync(

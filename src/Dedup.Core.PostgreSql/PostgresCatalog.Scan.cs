@@ -60,7 +60,7 @@ public sealed partial class PostgresCatalog
             else
             {
                 rows = await CatalogWriter.ReplaceByDifferenceAsync(connection, id, files, token).ConfigureAwait(false);
-                await DropStaleDigestsAsync(connection, id, token).ConfigureAwait(false);
+                await DropStaleDigestsAsync(connection, id, afterDifference: true, token).ConfigureAwait(false);
                 var arrived = new List<CatalogDigest>();
                 await foreach (CatalogDigest digest in digests.WithCancellation(token).ConfigureAwait(false))
                 {

@@ -109,7 +109,7 @@ public sealed partial class PostgresCatalog : FileCatalog, IAsyncDisposable, IDi
                 ? await CatalogWriter.CopyFirstAsync(connection, id, files, stamps: null, token).ConfigureAwait(false)
                 : await CatalogWriter.ReplaceByDifferenceAsync(connection, id, files, token).ConfigureAwait(false);
 
-            await DropStaleDigestsAsync(connection, id, token).ConfigureAwait(false);
+            await DropStaleDigestsAsync(connection, id, afterDifference: previous != 0, token).ConfigureAwait(false);
             long kept = await ScalarAsync<long>(connection, "SELECT count(*) FROM dedup.digests WHERE machine_id = $1", token, id).ConfigureAwait(false);
             await ExecuteAsync(connection, "UPDATE dedup.machines SET scanned_at = now(), file_count = $2 WHERE id = $1", token, id, (long)rows).ConfigureAwait(false);
             await transaction.CommitAsync(token).ConfigureAwait(false);
@@ -212,6 +212,30 @@ public sealed partial class PostgresCatalog : FileCatalog, IAsyncDisposable, IDi
         return RunAsync("querying groups", (connection, token) => CatalogGroupReader.ReadAsync(connection, machine, acrossMachinesOnly: true, skipped, token), cancellationToken);
     }
 
+    /// <summary>
+    /// <see cref="FindGroupsAcrossMachinesAsync(string, Action{string}, CancellationToken)"/> for the contents of
+    /// <paramref name="digests"/> only: the server matches the other machines' digests against these instead of every
+    /// digest of the machine, so a rescan that hashed a few files reads a few groups.
+    /// </summary>
+    /// <param name="machine">The machine's name.</param>
+    /// <param name="digests">The contents wanted (size from each stamp, and SHA-256); repeats count once.</param>
+    /// <param name="skipped">Called once per machine id left out, after the read.</param>
+    /// <param name="cancellationToken">Cancels the query.</param>
+    /// <returns>The groups with one of those contents, largest size first; none for no digests.</returns>
+    public override Task<IReadOnlyList<CatalogGroup>> FindGroupsAcrossMachinesAsync(string machine, IReadOnlyCollection<CatalogDigest> digests, Action<string> skipped, CancellationToken cancellationToken = default)
+    {
+        ValidateMachine(machine);
+        ArgumentNullException.ThrowIfNull(digests);
+        ArgumentNullException.ThrowIfNull(skipped);
+        if (digests.Count == 0)
+        {
+            return Task.FromResult<IReadOnlyList<CatalogGroup>>([]);
+        }
+
+        var contents = CatalogGroupReader.Contents(digests);
+        return RunAsync("querying groups", (connection, token) => CatalogGroupReader.ReadAsync(connection, machine, acrossMachinesOnly: true, skipped, token, contents), cancellationToken);
+    }
+
     /// <summary>The machines the catalog holds, by name.</summary>
     /// <param name="cancellationToken">Cancels the query.</param>
     /// <returns>Each machine's name, row count and last scan time.</returns>
@@ -259,21 +283,40 @@ public sealed partial class PostgresCatalog : FileCatalog, IAsyncDisposable, IDi
     /// <inheritdoc />
     public void Dispose() => _dataSource.Dispose();
 
-    /// <summary>After a machine's files were replaced: digests stay valid only under an unchanged, complete stamp (a ctime of 0 is never trusted).</summary>
-    internal static async Task<int> DropStaleDigestsAsync(NpgsqlConnection connection, int id, CancellationToken token)
+    /// <summary>
+    /// After a machine's files were replaced: digests stay valid only under an unchanged, complete stamp (a ctime of 0 is
+    /// never trusted). After a difference (<paramref name="afterDifference"/>) only the digests under a stamp whose rows
+    /// went can have lost their file, so only those are looked up (measured at 250k unchanged files: 0.41 s for the
+    /// anti-join of every digest of the machine with its files); after a first copy, every digest is checked.
+    /// </summary>
+    internal static async Task<int> DropStaleDigestsAsync(NpgsqlConnection connection, int id, bool afterDifference, CancellationToken token)
     {
-        int dropped = await ExecuteAsync(
+        // A rescan's difference turned nested loops off for its anti-joins (CatalogWriter); the few stamps that went, and
+        // the digests recorded next, probe keys, which a nested loop does best.
+        await ExecuteAsync(connection, "SET LOCAL enable_nestloop = on", token).ConfigureAwait(false);
+        if (!afterDifference)
+        {
+            return await ExecuteAsync(
+                connection,
+                $"""
+                DELETE FROM dedup.digests d WHERE d.machine_id = $1 AND (d.ctime_ns = 0 OR NOT EXISTS (
+                  SELECT 1 FROM dedup.files f WHERE f.machine_id = $1 AND {SameStamp("f", "d")}))
+                """,
+                token,
+                id).ConfigureAwait(false);
+        }
+
+        await ExecuteAsync(connection, "ANALYZE dedup_gone", token).ConfigureAwait(false);
+        int gone = await ExecuteAsync(
             connection,
             $"""
-            DELETE FROM dedup.digests d WHERE d.machine_id = $1 AND (d.ctime_ns = 0 OR NOT EXISTS (
-              SELECT 1 FROM dedup.files f WHERE f.machine_id = $1 AND {SameStamp("f", "d")}))
+            DELETE FROM dedup.digests d USING dedup_gone g
+            WHERE d.machine_id = $1 AND {SameStamp("g", "d")}
+              AND NOT EXISTS (SELECT 1 FROM dedup.files f WHERE f.machine_id = $1 AND {SameStamp("f", "d")})
             """,
             token,
             id).ConfigureAwait(false);
-        // A rescan's difference turned nested loops off for its anti-joins and this one (CatalogWriter); the digests
-        // recorded next probe keys, which a nested loop does best.
-        await ExecuteAsync(connection, "SET LOCAL enable_nestloop = on", token).ConfigureAwait(false);
-        return dropped;
+        return gone + await ExecuteAsync(connection, "DELETE FROM dedup.digests d WHERE d.machine_id = $1 AND d.ctime_ns = 0", token, id).ConfigureAwait(false);
     }
 
     // This machine's sizes that another file shares: another identity on this machine (min/max differ) or any file of

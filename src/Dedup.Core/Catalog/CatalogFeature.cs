@@ -31,11 +31,16 @@ internal sealed class CatalogFeature(CatalogSession session) : ScanFeature
     /// <summary>The catalog's SHA-256s come from the compare stage's reads: each file is read once.</summary>
     public override IReadObserver ReadObserver => session.Observer;
 
+    /// <summary>The machine's stored stamps, and on a rescan their groups, are asked for while the folders are listed.</summary>
+    public override void Started(ScanContext context, CancellationToken cancellationToken) => session.Start(context, cancellationToken);
+
+    public override void Dispose() => session.Dispose();
+
     /// <summary>Every file, unique sizes included: another machine may have one of the same size.</summary>
     public override Task ListedAsync(ScanContext context, Enumeration.FileTable table, CancellationToken cancellationToken)
         => session.ReplaceAsync(context, table, cancellationToken);
 
-    public override Task<IReadOnlyList<DuplicateGroup>> FinishAsync(ScanContext context, ScanThreads threads, Task compare, CancellationToken cancellationToken)
+    public override Task<IEnumerable<DuplicateGroup>> FinishAsync(ScanContext context, ScanThreads threads, Task compare, CancellationToken cancellationToken)
         => session.FinishAsync(context, threads, compare, cancellationToken);
 
     /// <summary>A group of a size another machine holds waits for the catalog's groups, to be reported once with them.</summary>

@@ -1,3 +1,4 @@
+using System.Diagnostics.CodeAnalysis;
 using Dedup.Core.Enumeration;
 using Dedup.Core.Paths;
 
@@ -212,35 +213,67 @@ internal sealed class CatalogRows
     }
 
     /// <summary>
-    /// The paths of this scan's names of the file with <paramref name="stamp"/> (every name of a hard-linked file); none
-    /// when the scan listed no file with that whole stamp. The first call indexes the rows by identity.
+    /// The paths of this scan's names of the file with <paramref name="stamp"/> (every name of a hard-linked file): the
+    /// first in listing order, and a list of the others only when there are any; <see langword="false"/> when the scan
+    /// listed no file with that whole stamp. The first call indexes the rows by identity.
     /// </summary>
-    public List<AbsolutePath> NamesOf(FileStamp stamp)
+    public bool TryGetNames(FileStamp stamp, [NotNullWhen(true)] out AbsolutePath? first, out List<AbsolutePath>? others)
+    {
+        var (firstName, nextName) = NameIndex();
+        (first, others) = (null, null);
+        for (var i = firstName.TryGetValue(stamp.Identity, out var found) ? found : -1; i >= 0; i = nextName[i])
+        {
+            if (StampOf(in _rows[i]) != stamp)
+            {
+                continue;
+            }
+
+            if (first is null)
+            {
+                first = PathOf(in _rows[i]);
+            }
+            else
+            {
+                (others ??= []).Add(PathOf(in _rows[i]));
+            }
+        }
+
+        return first is not null;
+    }
+
+    /// <summary>Whether the scan listed a file with this whole stamp.</summary>
+    public bool Contains(FileStamp stamp)
+    {
+        var (firstName, nextName) = NameIndex();
+        for (var i = firstName.TryGetValue(stamp.Identity, out var found) ? found : -1; i >= 0; i = nextName[i])
+        {
+            if (StampOf(in _rows[i]) == stamp)
+            {
+                return true;
+            }
+        }
+
+        return false;
+    }
+
+    /// <summary>The rows by identity: the first row of each, and a chain through the rows of its other names. Made once; one thread at a time.</summary>
+    private (Dictionary<FileIdentity, int> First, int[] Next) NameIndex()
     {
         if (_firstName is null || _nextName is null)
         {
             // One entry per identity and a chain through the rows of its other names: no list per file.
-            var first = new Dictionary<FileIdentity, int>(_rows.Length);
+            var firstOf = new Dictionary<FileIdentity, int>(_rows.Length);
             var next = new int[_rows.Length];
             for (var i = _rows.Length - 1; i >= 0; i--)
             {
-                next[i] = first.TryGetValue(_rows[i].Identity, out var after) ? after : -1;
-                first[_rows[i].Identity] = i;
+                next[i] = firstOf.TryGetValue(_rows[i].Identity, out var after) ? after : -1;
+                firstOf[_rows[i].Identity] = i;
             }
 
-            (_firstName, _nextName) = (first, next);
+            (_firstName, _nextName) = (firstOf, next);
         }
 
-        var names = new List<AbsolutePath>(1);
-        for (var i = _firstName.TryGetValue(stamp.Identity, out var found) ? found : -1; i >= 0; i = _nextName[i])
-        {
-            if (StampOf(in _rows[i]) == stamp)
-            {
-                names.Add(PathOf(in _rows[i]));
-            }
-        }
-
-        return names;
+        return (_firstName, _nextName);
     }
 
     private static bool Contains(IReadOnlyCollection<FileStamp> known, FileStamp stamp) =>

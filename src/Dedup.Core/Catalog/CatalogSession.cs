@@ -35,7 +35,15 @@ internal sealed class CatalogSession(FileCatalog catalog, string machine, Action
     private Exception? _error;
     private long _recorded;
     private long _hashed;
-    private int _groups;
+    private CatalogGroupJoin? _join;
+
+    // A rescan's groups of its unchanged files, read at the barrier beside the comparison; and the digests made since,
+    // whose groups are read once they are stored (CatalogGroupMerge). Null for a machine's first scan.
+    private Task<IReadOnlyList<CatalogGroup>?>? _early;
+    private bool _rescan;
+    private Task<IReadOnlyCollection<FileStamp>>? _knownTask;
+    private readonly List<CatalogDigest> _made = [];
+    private readonly HashSet<string> _skipped = new(StringComparer.Ordinal);
     private IReadOnlyDictionary<string, long> _pending = new Dictionary<string, long>();
     private long _hashedOnRequest;
 
@@ -56,7 +64,7 @@ internal sealed class CatalogSession(FileCatalog catalog, string machine, Action
         Machine = machine,
         FilesRecorded = Volatile.Read(ref _recorded),
         FilesHashed = Volatile.Read(ref _hashed),
-        GroupsAcrossMachines = Volatile.Read(ref _groups),
+        GroupsAcrossMachines = Volatile.Read(ref _join)?.AcrossMachines ?? 0,
         PendingMatches = Volatile.Read(ref _pending),
         FilesHashedOnRequest = Volatile.Read(ref _hashedOnRequest),
         Error = Volatile.Read(ref _error),
@@ -86,6 +94,34 @@ internal sealed class CatalogSession(FileCatalog catalog, string machine, Action
     }
 
     /// <summary>
+    /// As the scan starts: asks for the stamps the machine's files had when their digests were stored, and on a rescan
+    /// (some are) reads the groups of those files, neither of which needs the listing. Measured at 250k files matched on
+    /// another machine: the stamps were 0.2 s at the barrier, every scan thread waiting; the groups' read, started at the
+    /// barrier, competed with the comparison for the CPU, while the listing leaves some of it idle.
+    /// </summary>
+    public void Start(ScanContext context, CancellationToken cancellationToken)
+    {
+        var known = catalog.GetDigestedFilesAsync(machine, cancellationToken);
+        _knownTask = known;
+        _early = ReadEarlyAsync(context, known, cancellationToken);
+    }
+
+    /// <summary>The scan ended: a query it never awaited (a scan failed or cancelled before its barrier) is observed.</summary>
+    public void Dispose()
+    {
+        foreach (Task? task in new Task?[] { _knownTask, _early })
+        {
+            task?.ContinueWith(static task => _ = task.Exception, CancellationToken.None, TaskContinuationOptions.OnlyOnFaulted | TaskContinuationOptions.ExecuteSynchronously, TaskScheduler.Default);
+        }
+    }
+
+    /// <summary>The groups of the machine's files with a stored digest, as the catalog holds them now; <see langword="null"/> for a first scan (none).</summary>
+    private async Task<IReadOnlyList<CatalogGroup>?> ReadEarlyAsync(ScanContext context, Task<IReadOnlyCollection<FileStamp>> known, CancellationToken cancellationToken) =>
+        (await known.ConfigureAwait(false)).Count == 0
+            ? null
+            : await catalog.FindGroupsAcrossMachinesAsync(machine, message => Skipped(context, message), cancellationToken).ConfigureAwait(false);
+
+    /// <summary>
     /// At the size barrier: starts handing every row to the catalog (not awaited: the compare stage runs meanwhile) and
     /// waits only for the two small answers that say which files need a SHA-256, so the compare stage's reads hash
     /// exactly those.
@@ -101,7 +137,7 @@ internal sealed class CatalogSession(FileCatalog catalog, string machine, Action
             cancellationToken);
         try
         {
-            var known = catalog.GetDigestedFilesAsync(machine, cancellationToken);
+            var known = _knownTask ?? catalog.GetDigestedFilesAsync(machine, cancellationToken);
             // Every size, not only the unique ones: a group of a size another machine holds may hold its files too.
             var sizes = rows.DistinctSizes();
             var otherSizes = sizes.Count == 0
@@ -111,6 +147,10 @@ internal sealed class CatalogSession(FileCatalog catalog, string machine, Action
             var others = new HashSet<long>(otherSizes.Result);
             _known = known.Result;
             _uniqueShared = rows.UniqueSizes().FindAll(others.Contains);
+            // A rescan: its unchanged files' groups are being read (Start); those of the contents it hashes are read once
+            // they are stored.
+            _rescan = _known.Count > 0;
+
             lock (_held)
             {
                 _holding = true;
@@ -135,7 +175,7 @@ internal sealed class CatalogSession(FileCatalog catalog, string machine, Action
     /// The hashing blocks on reads: it runs on the scan's <paramref name="threads"/> beside the compare stage, never on
     /// the host's thread pool (#13); only the catalog's own awaits leave them.
     /// </remarks>
-    public async Task<IReadOnlyList<DuplicateGroup>> FinishAsync(ScanContext context, ScanThreads threads, Task compare, CancellationToken cancellationToken)
+    public async Task<IEnumerable<DuplicateGroup>> FinishAsync(ScanContext context, ScanThreads threads, Task compare, CancellationToken cancellationToken)
     {
         Task<CatalogDigestRequests>? exchange = null;
         try
@@ -144,6 +184,7 @@ internal sealed class CatalogSession(FileCatalog catalog, string machine, Action
             {
                 _digests.Writer.TryComplete();
                 await WaitQuietlyAsync(_replace).ConfigureAwait(false);
+                await WaitQuietlyAsync(_early).ConfigureAwait(false);
                 await Task.WhenAny(compare).ConfigureAwait(false);
                 return TakeHeld();
             }
@@ -164,6 +205,7 @@ internal sealed class CatalogSession(FileCatalog catalog, string machine, Action
 
             await threads.RunAsync(() => Hash(context, threads, leftovers, cancellationToken, null)).ConfigureAwait(false);
             var undigested = rows.UndigestedSizes(_known, _otherSizes!);
+            var kept = _known;
             _known = [];
             _rows = null;
 
@@ -173,23 +215,20 @@ internal sealed class CatalogSession(FileCatalog catalog, string machine, Action
 
             // Beside the group read (its own connection): which of this scan's files wait on other machines' digests.
             exchange = catalog.ExchangeDigestRequestsAsync(machine, undigested, cancellationToken);
-            // A row the catalog cannot use (a hand-edited catalog) is named and left out: an error of the scan (no path:
-            // the rows are the catalog's), which goes on with the other machines' groups.
-            var found = await catalog.FindGroupsAcrossMachinesAsync(
-                machine, message => context.Errors.Report(string.Empty, ScanErrorKind.IOError, message), cancellationToken).ConfigureAwait(false);
+            var found = await FindGroupsAsync(context, rows, kept, cancellationToken).ConfigureAwait(false);
             var requests = await exchange.ConfigureAwait(false);
             NoteRequests(requests, rows);
 
             var join = new CatalogGroupJoin(machine, rows, TakeHeld());
-            var groups = join.Join(found);
-            Volatile.Write(ref _groups, join.AcrossMachines);
-            return groups;
+            Volatile.Write(ref _join, join);
+            return join.Join(found);
         }
         catch (Exception error) when (error is not OperationCanceledException)
         {
             _digests.Writer.TryComplete();
             await WaitQuietlyAsync(_replace).ConfigureAwait(false);
             await WaitQuietlyAsync(exchange).ConfigureAwait(false);
+            await WaitQuietlyAsync(_early).ConfigureAwait(false);
             Fail(error, cancellationToken);
             // The scan's own groups held back are reported as they are, once the compare stage can hold no more.
             await Task.WhenAny(compare).ConfigureAwait(false);
@@ -200,6 +239,46 @@ internal sealed class CatalogSession(FileCatalog catalog, string machine, Action
             // A cancellation: the catalog's call ends too (rolled back), whatever it waits on.
             _digests.Writer.TryComplete();
         }
+    }
+
+    /// <summary>
+    /// The catalog's groups across machines: on a rescan, those read at the barrier with those of the contents hashed
+    /// since; else one read of them all, now that this scan's digests are stored.
+    /// </summary>
+    private async Task<IReadOnlyList<CatalogGroup>> FindGroupsAsync(ScanContext context, CatalogRows rows, IReadOnlyCollection<FileStamp> kept, CancellationToken cancellationToken)
+    {
+        if ((_early is null ? null : await _early.ConfigureAwait(false)) is not { } early)
+        {
+            return await catalog.FindGroupsAcrossMachinesAsync(machine, message => Skipped(context, message), cancellationToken).ConfigureAwait(false);
+        }
+
+        CatalogDigest[] made;
+        lock (_made)
+        {
+            made = [.. _made];
+        }
+
+        var late = made.Length == 0
+            ? []
+            : await catalog.FindGroupsAcrossMachinesAsync(machine, made, message => Skipped(context, message), cancellationToken).ConfigureAwait(false);
+        return CatalogGroupMerge.Merge(machine, early, late, stamp => kept.Contains(stamp) && rows.Contains(stamp));
+    }
+
+    /// <summary>
+    /// A row the catalog cannot use (a hand-edited catalog) is named and left out: an error of the scan (no path: the
+    /// rows are the catalog's), once however many reads name it, which goes on with the other machines' groups.
+    /// </summary>
+    private void Skipped(ScanContext context, string message)
+    {
+        lock (_skipped)
+        {
+            if (!_skipped.Add(message))
+            {
+                return;
+            }
+        }
+
+        context.Errors.Report(string.Empty, ScanErrorKind.IOError, message);
     }
 
     /// <summary>The groups held back; none is held from now on.</summary>
@@ -238,6 +317,14 @@ internal sealed class CatalogSession(FileCatalog catalog, string machine, Action
     private void HandOn(CatalogDigest digest)
     {
         _digests.Writer.TryWrite(digest);
+        if (_rescan)
+        {
+            lock (_made)
+            {
+                _made.Add(digest);
+            }
+        }
+
         Interlocked.Increment(ref _hashed);
     }
 

@@ -135,4 +135,32 @@ public abstract class FileCatalog
     /// <returns>The groups, without the rows left out; a group with fewer than two files left, or with none of another machine, is left out too.</returns>
     public virtual Task<IReadOnlyList<CatalogGroup>> FindGroupsAcrossMachinesAsync(string machine, Action<string> skipped, CancellationToken cancellationToken = default) =>
         FindGroupsAcrossMachinesAsync(machine, cancellationToken);
+
+    /// <summary>
+    /// The groups of <see cref="FindGroupsAcrossMachinesAsync(string, Action{string}, CancellationToken)"/> whose content
+    /// (size and SHA-256) is that of one of <paramref name="digests"/>, as the catalog holds them now. A rescan reads
+    /// the groups of its unchanged files at its size barrier, beside its comparison, and once its files and digests are
+    /// stored only those of the contents it hashed, with this. The default reads every group and keeps those.
+    /// </summary>
+    /// <param name="machine">The scanning machine's name.</param>
+    /// <param name="digests">The contents wanted, as digests of the machine's files (their stamps give the sizes); repeats count once.</param>
+    /// <param name="skipped">Called with a sentence for each set of rows left out, as by the overload without <paramref name="digests"/>.</param>
+    /// <param name="cancellationToken">Cancels the query.</param>
+    /// <returns>The groups with one of those contents; none for no digests.</returns>
+    public virtual async Task<IReadOnlyList<CatalogGroup>> FindGroupsAcrossMachinesAsync(string machine, IReadOnlyCollection<CatalogDigest> digests, Action<string> skipped, CancellationToken cancellationToken = default)
+    {
+        if (digests is null)
+        {
+            throw new ArgumentNullException(nameof(digests));
+        }
+
+        var wanted = new HashSet<CatalogContent>(digests.Select(CatalogContent.Of));
+        if (wanted.Count == 0)
+        {
+            return [];
+        }
+
+        var groups = await FindGroupsAcrossMachinesAsync(machine, skipped, cancellationToken).ConfigureAwait(false);
+        return groups.Where(group => wanted.Contains(CatalogContent.Of(group))).ToList();
+    }
 }

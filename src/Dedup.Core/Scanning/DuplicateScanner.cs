@@ -25,13 +25,18 @@ internal static class DuplicateScanner
         var token = scanCts.Token;
         var progressTask = run.Progress is null ? Task.CompletedTask : ReportProgressAsync(run, run.Progress, token);
         Task? compareTask = null;
-        var finishing = new Task<IReadOnlyList<DuplicateGroup>>?[run.Features.Length];
+        var finishing = new Task<IEnumerable<DuplicateGroup>>?[run.Features.Length];
         ScanThreads? threads = null;
         try
         {
             // What blocks (the key pass's and the compare stage's reads, device tokens): on the scan's own threads, not
             // the host's pool.
             threads = new ScanThreads(context.Options.MaxDegreeOfParallelism);
+            foreach (var feature in run.Features)
+            {
+                feature.Started(context, token);
+            }
+
             var candidates = await CollectCandidatesAsync(run, threads, token).ConfigureAwait(false);
             context.Compared.Start(candidates);
             run.Phase = ScanPhase.Comparing;

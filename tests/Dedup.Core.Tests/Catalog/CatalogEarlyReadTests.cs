@@ -88,6 +88,21 @@ public sealed class CatalogEarlyReadTests(PostgresFixture postgres)
             Describe(groups));
     }
 
+    [PostgresFact]
+    public async Task The_stored_stamps_are_asked_for_before_the_folders_are_listed()
+    {
+        await using var store = postgres.NewCatalog("earlystamps");
+        using var tree = new TempTree();
+        tree.Write("a.bin", P1);
+        tree.Write("b.bin", P2);
+
+        // The query writes a file into the tree as it is made: listed only when the query came before the listing.
+        var (_, summary) = await ScanAsync(new WritingOnStampQuery(store, tree.PathOf("c.bin")), "alpha", tree);
+
+        Assert.Null(summary.Catalog!.Error);
+        Assert.Equal(3, summary.FilesScanned);
+    }
+
     private static List<string> Describe(List<DuplicateGroup> groups) =>
         [.. groups.Select(group => string.Join(" ", group.Files.Select(file => $"{file.Machine}:{file.Path}").Order(StringComparer.Ordinal))).Order(StringComparer.Ordinal)];
 
@@ -111,6 +126,16 @@ public sealed class CatalogEarlyReadTests(PostgresFixture postgres)
             return defaultRead
                 ? base.FindGroupsAcrossMachinesAsync(machine, digests, skipped, cancellationToken)
                 : Store.FindGroupsAcrossMachinesAsync(machine, digests, skipped, cancellationToken);
+        }
+    }
+
+    /// <summary>The real catalog; asking for the stored stamps writes a file first.</summary>
+    private sealed class WritingOnStampQuery(Dedup.Core.PostgreSql.PostgresCatalog catalog, string path) : DelegatingCatalog(catalog)
+    {
+        public override Task<IReadOnlyCollection<Core.Enumeration.FileStamp>> GetDigestedFilesAsync(string machine, CancellationToken cancellationToken = default)
+        {
+            File.WriteAllBytes(path, K);
+            return Store.GetDigestedFilesAsync(machine, cancellationToken);
         }
     }
 }

@@ -195,13 +195,15 @@ public sealed class CatalogHashingTests(PostgresFixture postgres)
     {
         public bool Rewritten { get; private set; }
 
-        public override async Task<IReadOnlyCollection<Core.Enumeration.FileStamp>> GetDigestedFilesAsync(string machine, CancellationToken cancellationToken = default)
+        // The sizes of other machines are asked at the barrier, once the folders are listed (the stamps are asked as the
+        // scan starts, before the listing).
+        public override async Task<IReadOnlyCollection<long>> GetSizesOnOtherMachinesAsync(string machine, IReadOnlyCollection<long> sizes, CancellationToken cancellationToken = default)
         {
             if (content is null)
             {
                 File.Delete(path);
                 Rewritten = true;
-                return await Store.GetDigestedFilesAsync(machine, cancellationToken);
+                return await Store.GetSizesOnOtherMachinesAsync(machine, sizes, cancellationToken);
             }
 
             var written = File.GetLastWriteTimeUtc(path);
@@ -209,7 +211,7 @@ public sealed class CatalogHashingTests(PostgresFixture postgres)
             await File.WriteAllBytesAsync(path, content, cancellationToken);
             File.SetLastWriteTimeUtc(path, written);
             Rewritten = true;
-            return await Store.GetDigestedFilesAsync(machine, cancellationToken);
+            return await Store.GetSizesOnOtherMachinesAsync(machine, sizes, cancellationToken);
         }
     }
 }

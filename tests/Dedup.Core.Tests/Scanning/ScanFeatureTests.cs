@@ -32,7 +32,7 @@ public sealed class ScanFeatureTests
             groups.Add(group);
         }
 
-        Assert.Equal(["listed 3", "settled a|b", "compared", "finished", "disposed"], feature.Calls);
+        Assert.Equal(["started", "listed 3", "settled a|b", "compared", "finished", "disposed"], feature.Calls);
         Assert.Equal(2, groups.Count);
         Assert.Equal([tree.PathOf("a"), tree.PathOf("b")], groups[0].Files.Select(f => f.Path.ToString()));
         Assert.All(groups[0].Files, f => Assert.Equal("seen", f.Machine)); // the feature's replacements are what is published
@@ -62,7 +62,7 @@ public sealed class ScanFeatureTests
             }
         });
 
-        Assert.Equal("listed 2", feature.Calls[0]);
+        Assert.Equal(["started", "listed 2"], feature.Calls.Take(2));
         Assert.DoesNotContain("compared", feature.Calls);
         Assert.Equal("disposed", feature.Calls[^1]);
         Assert.Single(feature.Calls, "disposed");
@@ -132,6 +132,8 @@ public sealed class ScanFeatureTests
     {
         public List<string> Calls { get; } = [];
 
+        public override void Started(ScanContext context, CancellationToken cancellationToken) => Record("started");
+
         public override Task ListedAsync(ScanContext context, FileTable table, CancellationToken cancellationToken)
         {
             Record($"listed {table.Count}");
@@ -139,7 +141,7 @@ public sealed class ScanFeatureTests
             return Task.CompletedTask;
         }
 
-        public override Task<IReadOnlyList<DuplicateGroup>>? FinishAsync(ScanContext context, ScanThreads threads, Task compare, CancellationToken cancellationToken)
+        public override Task<IEnumerable<DuplicateGroup>>? FinishAsync(ScanContext context, ScanThreads threads, Task compare, CancellationToken cancellationToken)
             => extra is null ? null : FinishAfterAsync(compare);
 
         public override void Settled(List<DuplicateFile> files)
@@ -157,7 +159,7 @@ public sealed class ScanFeatureTests
 
         public override void Dispose() => Record("disposed");
 
-        private async Task<IReadOnlyList<DuplicateGroup>> FinishAfterAsync(Task compare)
+        private async Task<IEnumerable<DuplicateGroup>> FinishAfterAsync(Task compare)
         {
             await compare.ConfigureAwait(false);
             Record("finished");

@@ -10,7 +10,7 @@ namespace Dedup.Core.Scanning.Features;
 /// type; each is registered in one line (<c>ScanComposition</c>) and lives in its own folder.
 /// </summary>
 /// <remarks>
-/// Phases, in order: <see cref="ListedAsync"/> once the folders are listed; <see cref="FinishAsync"/> started as the
+/// Phases, in order: <see cref="Started"/> as the scan starts; <see cref="ListedAsync"/> once the folders are listed; <see cref="FinishAsync"/> started as the
 /// compare stage starts; <see cref="Settled"/> for each group found; <see cref="Compared"/> when the compare stage
 /// completed; <see cref="Dispose"/> when the scan ends however it ends; <see cref="AddStatistics"/> for each summary.
 /// Declarations are read once, when the scan is composed.
@@ -32,18 +32,27 @@ internal abstract class ScanFeature : IDisposable
     /// <summary>Keeps the whole-content digests the comparer makes, for this feature to take; at most one per scan.</summary>
     public virtual ContentDigests? Digests => null;
 
+    /// <summary>
+    /// As the scan starts, before anything is listed: a feature may start work that needs no listing (the catalog's
+    /// query of the machine's stored stamps), to be awaited at a later phase. Must not block.
+    /// </summary>
+    public virtual void Started(ScanContext context, CancellationToken cancellationToken)
+    {
+    }
+
     /// <summary>Once the folders are listed, before the size barrier: <paramref name="table"/> is sealed and holds every listed file.</summary>
     public virtual Task ListedAsync(ScanContext context, FileTable table, CancellationToken cancellationToken) => Task.CompletedTask;
 
     /// <summary>
     /// Started as the compare stage starts, on the scan's <paramref name="threads"/>; the groups it returns follow the
-    /// stage's own. <see langword="null"/>: nothing to do.
+    /// stage's own, enumerated once and each published as it is reached (a feature can make them one at a time, and a
+    /// consumer that keeps none lets each go). <see langword="null"/>: nothing to do.
     /// </summary>
     /// <param name="context">The scan.</param>
     /// <param name="threads">The scan's threads, for blocking work.</param>
     /// <param name="compare">The compare stage's task; its failure is the scan's, not the feature's.</param>
     /// <param name="cancellationToken">Cancels the scan.</param>
-    public virtual Task<IReadOnlyList<DuplicateGroup>>? FinishAsync(ScanContext context, ScanThreads threads, Task compare, CancellationToken cancellationToken) => null;
+    public virtual Task<IEnumerable<DuplicateGroup>>? FinishAsync(ScanContext context, ScanThreads threads, Task compare, CancellationToken cancellationToken) => null;
 
     /// <summary>A group's files, in path order, before the group is made and published (may replace items); any thread.</summary>
     public virtual void Settled(List<DuplicateFile> files)
