@@ -1,0 +1,277 @@
+using Dedup.Core.Catalog;
+using Dedup.Core.PostgreSql;
+using Dedup.Core.Tests.Infrastructure;
+
+namespace Dedup.Core.Tests.Catalog;
+
+/// <summary>
+/// A rescan's groups across machines come from two reads (its unchanged files' groups at the size barrier, the groups
+/// of the contents it hashed once they are stored): after each change a file can go through between two scans, the
+/// scan reports what one read of the catalog after it gives, which an unchanged rescan right after it reports too.
+/// </summary>
+[Collection(PostgresCollection.Name)]
+public sealed class CatalogEarlyReadRescanTests(PostgresFixture postgres)
+{
+    private static readonly byte[] P1 = TempTree.RandomBytes(3_000, 41);
+    private static readonly byte[] P2 = TempTree.RandomBytes(3_000, 42);
+    private static readonly byte[] K = TempTree.RandomBytes(5_000, 43);
+
+    [PostgresFact]
+    public Task A_file_changed_to_another_content_and_back_rejoins_its_old_group() => ChangedBackAsync(defaultRead: false);
+
+    [PostgresFact]
+    public Task A_file_changed_to_another_content_and_back_rejoins_its_old_group_by_the_default_read() => ChangedBackAsync(defaultRead: true);
+
+    private async Task ChangedBackAsync(bool defaultRead)
+    {
+        await using var store = postgres.NewCatalog("earlyback");
+        var catalog = new EarlyReadCatalog(store, defaultRead);
+        using var alpha = EarlyRead.Alpha(P1, P2, K);
+        using var beta = new TempTree();
+        beta.Write("f.bin", P1);
+        beta.Write("k.bin", K);
+        await EarlyRead.ConvergeAsync(catalog, alpha, beta);
+
+        EarlyRead.Rewrite(beta, "f.bin", P2, minutes: 1);
+        var (changed, _) = await EarlyRead.ScanAsync(catalog, "beta", beta);
+        Assert.Equal([EarlyRead.K(alpha, beta), $"alpha:{alpha.PathOf("p2.bin")} beta:{beta.PathOf("f.bin")}"], EarlyRead.Describe(changed));
+
+        EarlyRead.Rewrite(beta, "f.bin", P1, minutes: 2);
+        var (groups, summary) = await EarlyRead.ScanAsync(catalog, "beta", beta);
+
+        Assert.Null(summary.Catalog!.Error);
+        Assert.Equal(1, summary.Catalog.FilesHashed);
+        Assert.Equal(3, catalog.ByContents); // alpha's k.bin, then each change, by contents
+        Assert.Equal([EarlyRead.K(alpha, beta), $"alpha:{alpha.PathOf("p1.bin")} beta:{beta.PathOf("f.bin")}"], EarlyRead.Describe(groups));
+        Assert.Equal(2, summary.Catalog.GroupsAcrossMachines);
+        await EarlyRead.SameAfterAsync(catalog, beta, groups);
+    }
+
+    [PostgresFact]
+    public Task A_file_changed_to_the_content_of_another_file_of_the_machine_joins_that_group_and_leaves_its_own() => SiblingAsync(storedFirst: false);
+
+    [PostgresFact]
+    public Task An_early_read_answered_after_the_files_were_stored_gives_the_same_groups_for_a_sibling_content() => SiblingAsync(storedFirst: true);
+
+    private async Task SiblingAsync(bool storedFirst)
+    {
+        await using var store = postgres.NewCatalog("earlysibling");
+        var catalog = new EarlyReadCatalog(store, defaultRead: false);
+        using var alpha = EarlyRead.Alpha(P1, P2, K);
+        using var beta = new TempTree();
+        beta.Write("f1.bin", P1);
+        beta.Write("f2.bin", P2);
+        beta.Write("k.bin", K);
+        await EarlyRead.ConvergeAsync(catalog, alpha, beta);
+
+        EarlyRead.Rewrite(beta, "f2.bin", P1, minutes: 1);
+        catalog.EarlyAfterStore = storedFirst;
+        var (groups, summary) = await EarlyRead.ScanAsync(catalog, "beta", beta);
+        catalog.EarlyAfterStore = false;
+
+        Assert.Null(summary.Catalog!.Error);
+        // P2's early group held f2.bin's old stamp only: alpha's p2.bin alone is no group of beta's.
+        Assert.Equal(
+            [EarlyRead.K(alpha, beta), $"alpha:{alpha.PathOf("p1.bin")} beta:{beta.PathOf("f1.bin")} beta:{beta.PathOf("f2.bin")}"],
+            EarlyRead.Describe(groups));
+        var p1 = Assert.Single(groups, group => group.Size == P1.Length);
+        Assert.True(p1.VerifiedByBytes); // beta's two files, compared here, joined with alpha's
+        Assert.Equal(2, summary.Catalog.GroupsAcrossMachines);
+        await EarlyRead.SameAfterAsync(catalog, beta, groups);
+    }
+
+    [PostgresFact]
+    public async Task Files_of_swapped_folders_keep_their_stamps_and_are_named_by_their_new_paths()
+    {
+        await using var store = postgres.NewCatalog("earlyswap");
+        var catalog = new EarlyReadCatalog(store, defaultRead: false);
+        using var alpha = EarlyRead.Alpha(P1, P2, K);
+        using var beta = new TempTree();
+        beta.Write("d1/f.bin", P1);
+        beta.Write("d2/f.bin", P2);
+        beta.Write("k.bin", K);
+        await EarlyRead.ConvergeAsync(catalog, alpha, beta);
+        var before = catalog.ByContents;
+
+        // A folder's rename changes no stamp of the files in it: the catalog's rows name the old paths.
+        Directory.Move(beta.PathOf("d1"), beta.PathOf("tmp"));
+        Directory.Move(beta.PathOf("d2"), beta.PathOf("d1"));
+        Directory.Move(beta.PathOf("tmp"), beta.PathOf("d2"));
+        var (groups, summary) = await EarlyRead.ScanAsync(catalog, "beta", beta);
+
+        Assert.Null(summary.Catalog!.Error);
+        Assert.Equal(0, summary.Catalog.FilesHashed);
+        Assert.Equal(before, catalog.ByContents); // the early read alone
+        Assert.Equal(
+            [EarlyRead.K(alpha, beta), $"alpha:{alpha.PathOf("p1.bin")} beta:{beta.PathOf("d2/f.bin")}", $"alpha:{alpha.PathOf("p2.bin")} beta:{beta.PathOf("d1/f.bin")}"],
+            EarlyRead.Describe(groups));
+        await EarlyRead.SameAfterAsync(catalog, beta, groups);
+    }
+
+    [PostgresFact]
+    public async Task A_hard_link_added_then_the_first_name_removed_names_the_file_as_it_is_now()
+    {
+        await using var store = postgres.NewCatalog("earlylink");
+        var catalog = new EarlyReadCatalog(store, defaultRead: false);
+        using var alpha = EarlyRead.Alpha(P1, P2, K);
+        using var beta = new TempTree();
+        beta.Write("f.bin", P1);
+        beta.Write("k.bin", K);
+        await EarlyRead.ConvergeAsync(catalog, alpha, beta);
+
+        beta.HardLink("f.bin", "l/g.bin");
+        var (linked, linkedSummary) = await EarlyRead.ScanAsync(catalog, "beta", beta);
+        Assert.Null(linkedSummary.Catalog!.Error);
+        Assert.Equal(
+            [EarlyRead.K(alpha, beta), $"alpha:{alpha.PathOf("p1.bin")} beta:{beta.PathOf("f.bin")}={beta.PathOf("l/g.bin")}"],
+            EarlyRead.Describe(linked));
+
+        File.Delete(beta.PathOf("f.bin"));
+        var (groups, summary) = await EarlyRead.ScanAsync(catalog, "beta", beta);
+
+        Assert.Null(summary.Catalog!.Error);
+        Assert.Equal([EarlyRead.K(alpha, beta), $"alpha:{alpha.PathOf("p1.bin")} beta:{beta.PathOf("l/g.bin")}"], EarlyRead.Describe(groups));
+        await EarlyRead.SameAfterAsync(catalog, beta, groups);
+    }
+
+    [PostgresFact]
+    public Task A_content_whose_early_group_lost_the_machines_file_comes_back_from_the_late_read() => LostAndFoundAsync(defaultRead: false);
+
+    [PostgresFact]
+    public Task A_content_whose_early_group_lost_the_machines_file_comes_back_from_the_default_late_read() => LostAndFoundAsync(defaultRead: true);
+
+    [PostgresFact]
+    public Task An_early_read_answered_after_the_files_were_stored_gives_the_same_groups_for_a_lost_content() => LostAndFoundAsync(defaultRead: false, storedFirst: true);
+
+    private async Task LostAndFoundAsync(bool defaultRead, bool storedFirst = false)
+    {
+        await using var store = postgres.NewCatalog(defaultRead ? "earlylostdefault" : "earlylost");
+        var catalog = new EarlyReadCatalog(store, defaultRead);
+        using var alpha = EarlyRead.Alpha(P1, P2, K);
+        using var beta = new TempTree();
+        beta.Write("f.bin", P1);
+        beta.Write("k.bin", K);
+        await EarlyRead.ConvergeAsync(catalog, alpha, beta);
+
+        // f.bin leaves P1 for P2, and a new file (another inode) takes P1: the early read's P1 group is left with
+        // none of beta's files, the late read has it again.
+        EarlyRead.Rewrite(beta, "f.bin", P2, minutes: 1);
+        beta.Write("g.bin", P1);
+        catalog.EarlyAfterStore = storedFirst;
+        var (groups, summary) = await EarlyRead.ScanAsync(catalog, "beta", beta);
+        catalog.EarlyAfterStore = false;
+
+        Assert.Null(summary.Catalog!.Error);
+        Assert.Equal(2, summary.Catalog.FilesHashed);
+        Assert.Equal(
+            [EarlyRead.K(alpha, beta), $"alpha:{alpha.PathOf("p1.bin")} beta:{beta.PathOf("g.bin")}", $"alpha:{alpha.PathOf("p2.bin")} beta:{beta.PathOf("f.bin")}"],
+            EarlyRead.Describe(groups));
+        Assert.Equal(3, summary.Catalog.GroupsAcrossMachines);
+        await EarlyRead.SameAfterAsync(catalog, beta, groups);
+    }
+}
+
+/// <summary>
+/// The catalog (its own streamed store of files and digests), counting its reads by contents; with <c>defaultRead</c>
+/// those are answered by the base class's default; with <see cref="EarlyAfterStore"/>, a read of all groups waits until
+/// the scan's files and digests are stored (a rescan's early read answered late: the catalog then holds this scan).
+/// </summary>
+internal sealed class EarlyReadCatalog(PostgresCatalog store, bool defaultRead) : DelegatingCatalog(store)
+{
+    private TaskCompletionSource? _stored;
+
+    public int ByContents { get; private set; }
+
+    public bool EarlyAfterStore
+    {
+        get => _stored is not null;
+        set => _stored = value ? new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously) : null;
+    }
+
+    public override async Task<long> ReplaceFilesAndRecordDigestsAsync(string machine, IEnumerable<CatalogFile> files, IAsyncEnumerable<CatalogDigest> digests, CancellationToken cancellationToken = default)
+    {
+        var stored = _stored;
+        try
+        {
+            return await Store.ReplaceFilesAndRecordDigestsAsync(machine, files, digests, cancellationToken);
+        }
+        finally
+        {
+            stored?.TrySetResult();
+        }
+    }
+
+    public override async Task<IReadOnlyList<CatalogGroup>> FindGroupsAcrossMachinesAsync(string machine, Action<string> skipped, CancellationToken cancellationToken = default)
+    {
+        if (_stored is { } stored)
+        {
+            await stored.Task;
+        }
+
+        return await Store.FindGroupsAcrossMachinesAsync(machine, skipped, cancellationToken);
+    }
+
+    public override Task<IReadOnlyList<CatalogGroup>> FindGroupsAcrossMachinesAsync(string machine, IReadOnlyCollection<CatalogDigest> digests, Action<string> skipped, CancellationToken cancellationToken = default)
+    {
+        ByContents++;
+        return defaultRead
+            ? base.FindGroupsAcrossMachinesAsync(machine, digests, skipped, cancellationToken)
+            : Store.FindGroupsAcrossMachinesAsync(machine, digests, skipped, cancellationToken);
+    }
+}
+
+/// <summary>The two machines of the early-read tests and what their scans report.</summary>
+internal static class EarlyRead
+{
+    /// <summary>Alpha's tree: two contents of one size (so alpha hashes both) and one of another.</summary>
+    public static TempTree Alpha(byte[] p1, byte[] p2, byte[] k)
+    {
+        var alpha = new TempTree();
+        alpha.Write("p1.bin", p1);
+        alpha.Write("p2.bin", p2);
+        alpha.Write("k.bin", k);
+        return alpha;
+    }
+
+    /// <summary>Alpha, beta, alpha, beta: every file hashed, and beta's next scan a rescan with an early read.</summary>
+    public static async Task ConvergeAsync(FileCatalog catalog, TempTree alpha, TempTree beta)
+    {
+        foreach (var (machine, tree) in new[] { ("alpha", alpha), ("beta", beta), ("alpha", alpha), ("beta", beta) })
+        {
+            var (_, summary) = await ScanAsync(catalog, machine, tree);
+            Assert.Null(summary.Catalog!.Error);
+        }
+    }
+
+    /// <summary>New content and a later modification time, as an edit leaves them.</summary>
+    public static void Rewrite(TempTree tree, string relative, byte[] content, int minutes)
+    {
+        tree.Write(relative, content);
+        File.SetLastWriteTimeUtc(tree.PathOf(relative), DateTime.UtcNow.AddMinutes(minutes));
+    }
+
+    public static string K(TempTree alpha, TempTree beta) => $"alpha:{alpha.PathOf("k.bin")} beta:{beta.PathOf("k.bin")}";
+
+    /// <summary>Each group as its files (machine:path, then =link for each other name), sorted; the groups sorted.</summary>
+    public static List<string> Describe(IEnumerable<DuplicateGroup> groups) =>
+        [.. groups.Select(group => string.Join(" ", group.Files.Select(file => $"{file.Machine}:{file.Path}" + string.Concat(file.OtherLinks.Select(link => $"={link}"))).Order(StringComparer.Ordinal))).Order(StringComparer.Ordinal)];
+
+    /// <summary>
+    /// An unchanged rescan right after: its early read is of the catalog as the scan left it, with no late read, so
+    /// it reports what one read after the scan gives.
+    /// </summary>
+    public static async Task SameAfterAsync(FileCatalog catalog, TempTree tree, List<DuplicateGroup> groups)
+    {
+        var (after, summary) = await ScanAsync(catalog, "beta", tree);
+        Assert.Null(summary.Catalog!.Error);
+        Assert.Equal(0, summary.Catalog.FilesHashed);
+        Assert.Equal(Ordered(after), Ordered(groups)); // the groups in the order one read gives them too
+    }
+
+    /// <summary>Each group as its files (machine:path, sorted), in the order the scan reported the groups.</summary>
+    public static List<string> Ordered(IEnumerable<DuplicateGroup> groups) =>
+        [.. groups.Select(group => string.Join(" ", group.Files.Select(file => $"{file.Machine}:{file.Path}").Order(StringComparer.Ordinal)))];
+
+    public static Task<(List<DuplicateGroup> Groups, Reporting.ScanSummary Summary)> ScanAsync(FileCatalog catalog, string machine, TempTree tree) =>
+        Scan.RunAsync(b => b.AddRoot(tree.Root).UseCatalog(catalog, machine));
+}
