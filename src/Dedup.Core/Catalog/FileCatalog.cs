@@ -23,7 +23,7 @@ namespace Dedup.Core.Catalog;
 /// with the other machines' files of the same content. A rescan thus sees the other machines as they were when it
 /// started, for its unchanged files. Files of different machines are matched by size and SHA-256 (a digest no client
 /// can craft a collision for), never byte by byte.</para>
-/// <para>Any exception these throw (other than <see cref="OperationCanceledException"/>) ends the scan's use of the
+/// <para>Any exception these throw (other than the scan's own cancellation) ends the scan's use of the
 /// catalog: the scan still reports its own byte-verified groups, and the failure is in
 /// <see cref="Reporting.CatalogStatistics.Error"/>.</para>
 /// </remarks>
