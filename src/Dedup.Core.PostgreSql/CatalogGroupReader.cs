@@ -1,5 +1,4 @@
 using Dedup.Core.Catalog;
-using System.Buffers.Binary;
 using Npgsql;
 
 namespace Dedup.Core.PostgreSql;
@@ -136,8 +135,7 @@ internal static class CatalogGroupReader
         var shas = new List<byte[]>(digests.Count);
         foreach (var digest in digests)
         {
-            var sha = digest.Sha256.Span;
-            if (seen.Add((digest.Stamp.Length, BinaryPrimitives.ReadUInt128BigEndian(sha), BinaryPrimitives.ReadUInt128BigEndian(sha.Slice(16)))))
+            if (seen.Add(CatalogMatchRows.Key(digest.Stamp.Length, digest.Sha256.Span)))
             {
                 sizes.Add(digest.Stamp.Length);
                 shas.Add(digest.Sha256.ToArray());

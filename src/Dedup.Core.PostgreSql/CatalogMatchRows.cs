@@ -25,10 +25,14 @@ internal sealed class CatalogMatchRows
     /// <summary>One file of some machine: its name shared with every row of that machine.</summary>
     private readonly record struct Row(string Machine, ReadOnlyMemory<byte> Path, FileStamp Stamp);
 
+    /// <summary>A content as a key: the size and the digest's two big-endian halves (they compare as the bytes do).</summary>
+    public static (long Size, UInt128 High, UInt128 Low) Key(long size, ReadOnlySpan<byte> sha256) =>
+        (size, BinaryPrimitives.ReadUInt128BigEndian(sha256), BinaryPrimitives.ReadUInt128BigEndian(sha256.Slice(16)));
+
     /// <summary>The content's group number, made on first sight.</summary>
     public int GroupOf(long size, ReadOnlySpan<byte> sha256)
     {
-        var key = (size, BinaryPrimitives.ReadUInt128BigEndian(sha256), BinaryPrimitives.ReadUInt128BigEndian(sha256.Slice(16)));
+        var key = Key(size, sha256);
         if (!_groupOf.TryGetValue(key, out var group))
         {
             group = _keys.Count;

@@ -37,8 +37,8 @@ internal sealed class CatalogSession(FileCatalog catalog, string machine, Action
     private long _hashed;
     private CatalogGroupJoin? _join;
 
-    // A rescan's groups of its unchanged files, read at the barrier beside the comparison; and the digests made since,
-    // whose groups are read once they are stored (CatalogGroupMerge). Null for a machine's first scan.
+    // Asked as the scan starts (Start): the stamps with a stored digest, and a rescan's groups of those files (null for a
+    // first scan); on a rescan, the digests it makes, whose groups are read once they are stored (CatalogGroupMerge).
     private Task<IReadOnlyList<CatalogGroup>?>? _early;
     private bool _rescan;
     private Task<IReadOnlyCollection<FileStamp>>? _knownTask;
@@ -137,7 +137,7 @@ internal sealed class CatalogSession(FileCatalog catalog, string machine, Action
             cancellationToken);
         try
         {
-            var known = _knownTask ?? catalog.GetDigestedFilesAsync(machine, cancellationToken);
+            var known = _knownTask ?? throw new InvalidOperationException("The catalog's session was not started.");
             // Every size, not only the unique ones: a group of a size another machine holds may hold its files too.
             var sizes = rows.DistinctSizes();
             var otherSizes = sizes.Count == 0

@@ -26,37 +26,33 @@ public sealed class CatalogEarlyReadTests(PostgresFixture postgres)
     private async Task ChangedFileAsync(bool defaultRead)
     {
         await using var store = postgres.NewCatalog(defaultRead ? "earlydefault" : "earlyoverride");
-        var catalog = new CountingCatalog(store, defaultRead);
-        using var alpha = new TempTree();
+        var catalog = new EarlyReadCatalog(store, defaultRead);
+        using var alpha = EarlyRead.Alpha(P1, P2, K); // p1 and p2 of one size: alpha hashes both
         using var beta = new TempTree();
-        alpha.Write("p1.bin", P1);
-        alpha.Write("p2.bin", P2); // same size as p1: alpha hashes both
-        alpha.Write("k.bin", K);
         beta.Write("f.bin", P1);
         beta.Write("k.bin", K);
         // Alpha, beta, alpha: alpha hashes k.bin (a size only it had at first) once beta asked for it.
-        await ScanAsync(catalog, "alpha", alpha);
-        await ScanAsync(catalog, "beta", beta);
-        await ScanAsync(catalog, "alpha", alpha); // alpha's rescan hashed k.bin: one read by contents
+        await EarlyRead.ScanAsync(catalog, "alpha", alpha);
+        await EarlyRead.ScanAsync(catalog, "beta", beta);
+        await EarlyRead.ScanAsync(catalog, "alpha", alpha); // alpha's rescan hashed k.bin: one read by contents
         Assert.Equal(1, catalog.ByContents);
-        var (first, _) = await ScanAsync(catalog, "beta", beta); // an unchanged rescan: the early read alone
+        var (first, _) = await EarlyRead.ScanAsync(catalog, "beta", beta); // an unchanged rescan: the early read alone
         Assert.Equal(1, catalog.ByContents);
         catalog.ContentsAsked.Clear();
         Assert.Equal(
-            [$"alpha:{alpha.PathOf("k.bin")} beta:{beta.PathOf("k.bin")}", $"alpha:{alpha.PathOf("p1.bin")} beta:{beta.PathOf("f.bin")}"],
-            Describe(first));
+            [EarlyRead.K(alpha, beta), $"alpha:{alpha.PathOf("p1.bin")} beta:{beta.PathOf("f.bin")}"],
+            EarlyRead.Describe(first));
 
-        beta.Write("f.bin", P2);
-        File.SetLastWriteTimeUtc(beta.PathOf("f.bin"), DateTime.UtcNow.AddMinutes(1));
-        var (groups, summary) = await ScanAsync(catalog, "beta", beta);
+        EarlyRead.Rewrite(beta, "f.bin", P2, minutes: 1);
+        var (groups, summary) = await EarlyRead.ScanAsync(catalog, "beta", beta);
 
         Assert.Null(summary.Catalog!.Error);
         Assert.Equal(1, summary.Catalog.FilesHashed);
         Assert.Equal(2, catalog.ByContents); // the changed file's content, read once its digest was stored
         Assert.Equal([SHA256.HashData(P2)], catalog.ContentsAsked.Select(sha => sha.ToArray()));
         Assert.Equal(
-            [$"alpha:{alpha.PathOf("k.bin")} beta:{beta.PathOf("k.bin")}", $"alpha:{alpha.PathOf("p2.bin")} beta:{beta.PathOf("f.bin")}"],
-            Describe(groups));
+            [EarlyRead.K(alpha, beta), $"alpha:{alpha.PathOf("p2.bin")} beta:{beta.PathOf("f.bin")}"],
+            EarlyRead.Describe(groups));
         Assert.Equal(2, summary.Catalog.GroupsAcrossMachines);
     }
 
@@ -64,28 +60,25 @@ public sealed class CatalogEarlyReadTests(PostgresFixture postgres)
     public async Task A_deleted_file_is_in_no_group_even_when_a_new_file_takes_its_inode()
     {
         await using var catalog = postgres.NewCatalog("earlydeleted");
-        using var alpha = new TempTree();
+        using var alpha = EarlyRead.Alpha(P1, P2, K);
         using var beta = new TempTree();
-        alpha.Write("p1.bin", P1);
-        alpha.Write("p2.bin", P2);
-        alpha.Write("k.bin", K);
         beta.Write("f.bin", P1);
         beta.Write("k.bin", K);
-        await ScanAsync(catalog, "alpha", alpha);
-        await ScanAsync(catalog, "beta", beta);
-        await ScanAsync(catalog, "alpha", alpha);
+        await EarlyRead.ScanAsync(catalog, "alpha", alpha);
+        await EarlyRead.ScanAsync(catalog, "beta", beta);
+        await EarlyRead.ScanAsync(catalog, "alpha", alpha);
 
         // The new file usually takes the freed inode (ext4, tmpfs): the early read's stale row of f.bin then names the
         // identity of a file of beta's own group of K's size, which must not be joined to P1's group.
         File.Delete(beta.PathOf("f.bin"));
         beta.Write("g1.bin", TempTree.RandomBytes(3_000, 34));
         beta.Write("g2.bin", File.ReadAllBytes(beta.PathOf("g1.bin")));
-        var (groups, summary) = await ScanAsync(catalog, "beta", beta);
+        var (groups, summary) = await EarlyRead.ScanAsync(catalog, "beta", beta);
 
         Assert.Null(summary.Catalog!.Error);
         Assert.Equal(
-            [$"alpha:{alpha.PathOf("k.bin")} beta:{beta.PathOf("k.bin")}", $"beta:{beta.PathOf("g1.bin")} beta:{beta.PathOf("g2.bin")}"],
-            Describe(groups));
+            [EarlyRead.K(alpha, beta), $"beta:{beta.PathOf("g1.bin")} beta:{beta.PathOf("g2.bin")}"],
+            EarlyRead.Describe(groups));
     }
 
     [PostgresFact]
@@ -97,36 +90,10 @@ public sealed class CatalogEarlyReadTests(PostgresFixture postgres)
         tree.Write("b.bin", P2);
 
         // The query writes a file into the tree as it is made: listed only when the query came before the listing.
-        var (_, summary) = await ScanAsync(new WritingOnStampQuery(store, tree.PathOf("c.bin")), "alpha", tree);
+        var (_, summary) = await EarlyRead.ScanAsync(new WritingOnStampQuery(store, tree.PathOf("c.bin")), "alpha", tree);
 
         Assert.Null(summary.Catalog!.Error);
         Assert.Equal(3, summary.FilesScanned);
-    }
-
-    private static List<string> Describe(List<DuplicateGroup> groups) =>
-        [.. groups.Select(group => string.Join(" ", group.Files.Select(file => $"{file.Machine}:{file.Path}").Order(StringComparer.Ordinal))).Order(StringComparer.Ordinal)];
-
-    private static Task<(List<DuplicateGroup> Groups, Reporting.ScanSummary Summary)> ScanAsync(FileCatalog catalog, string machine, TempTree tree) =>
-        Scan.RunAsync(b => b.AddRoot(tree.Root).UseCatalog(catalog, machine));
-
-    /// <summary>The real catalog, counting the reads by contents; with <c>defaultRead</c>, answering them by the base class's default.</summary>
-    private sealed class CountingCatalog(Dedup.Core.PostgreSql.PostgresCatalog catalog, bool defaultRead) : DelegatingCatalog(catalog)
-    {
-        public int ByContents { get; private set; }
-
-        public List<ReadOnlyMemory<byte>> ContentsAsked { get; } = [];
-
-        public override Task<IReadOnlyList<CatalogGroup>> FindGroupsAcrossMachinesAsync(string machine, Action<string> skipped, CancellationToken cancellationToken = default) =>
-            Store.FindGroupsAcrossMachinesAsync(machine, skipped, cancellationToken);
-
-        public override Task<IReadOnlyList<CatalogGroup>> FindGroupsAcrossMachinesAsync(string machine, IReadOnlyCollection<CatalogDigest> digests, Action<string> skipped, CancellationToken cancellationToken = default)
-        {
-            ByContents++;
-            ContentsAsked.AddRange(digests.Select(digest => digest.Sha256));
-            return defaultRead
-                ? base.FindGroupsAcrossMachinesAsync(machine, digests, skipped, cancellationToken)
-                : Store.FindGroupsAcrossMachinesAsync(machine, digests, skipped, cancellationToken);
-        }
     }
 
     /// <summary>The real catalog; asking for the stored stamps writes a file first.</summary>
