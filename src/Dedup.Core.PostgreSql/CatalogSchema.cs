@@ -92,6 +92,11 @@ internal static class CatalogSchema
         );
         CREATE INDEX IF NOT EXISTS digest_requests_by ON dedup.digest_requests (requested_by);
         """,
+        // 5: a machine's rows as one fingerprint (#40, CatalogFingerprint), written with them: a rescan whose rows have it
+        // writes none. NULL until the machine's next scan (rows written before this step): that scan writes by difference.
+        """
+        ALTER TABLE dedup.machines ADD COLUMN IF NOT EXISTS rows_fingerprint bytea CHECK (octet_length(rows_fingerprint) = 32);
+        """,
     ];
 
     /// <summary>The version this library writes.</summary>

@@ -9,9 +9,21 @@ internal static class CatalogWriter
 {
     // A rescan: the new scan goes to a temporary staging table (no WAL), then only the rows that differ are deleted
     // and inserted. Measured at a million unchanged files: rewriting every row (delete all, COPY all) cost 10-17 s
-    // and left a million dead rows for vacuum; most files of a rescan are unchanged.
-    public static async Task<ulong> ReplaceByDifferenceAsync(NpgsqlConnection connection, int id, IEnumerable<CatalogFile> files, CancellationToken cancellationToken)
+    // and left a million dead rows for vacuum; most files of a rescan are unchanged. Rows with the machine's stored
+    // fingerprint are not written at all (CatalogFingerprint): a collection of files is fingerprinted first, before
+    // any is sent; other files are copied to the staging table, and the difference is skipped when they match.
+    public static async Task<Replaced> ReplaceByDifferenceAsync(NpgsqlConnection connection, MachineRow machine, IEnumerable<CatalogFile> files, CancellationToken cancellationToken)
     {
+        if (machine.Fingerprint is not null && files is IReadOnlyCollection<CatalogFile>)
+        {
+            var before = CatalogFingerprint.Of(files);
+            if (before.Matches(machine.Fingerprint, machine.PreviousFiles))
+            {
+                return new Replaced((ulong)before.Rows, machine.Fingerprint, Changed: false);
+            }
+        }
+
+        var id = machine.Id;
         // The two anti-joins below and the stale digests' (DropStaleDigestsAsync, which turns nested loops back on) hash
         // a machine's rows. Never a nested loop: right after a machine's first scan the statistics can still be those of
         // another machine's rows alone (autoanalyze had not run), the planner then expects no row of this machine and
@@ -24,7 +36,13 @@ internal static class CatalogWriter
             $"CREATE TEMP TABLE dedup_staging ({PostgresCatalog.FileColumnDefinitions}, machine_id int, path bytea) ON COMMIT DROP",
             cancellationToken).ConfigureAwait(false);
         var sizes = new HashSet<long>();
-        ulong rows = await CopyFilesAsync(connection, "dedup_staging", id, files, sizes, null, cancellationToken).ConfigureAwait(false);
+        var fingerprint = new CatalogFingerprint();
+        ulong rows = await CopyFilesAsync(connection, "dedup_staging", id, files, sizes, null, fingerprint, cancellationToken).ConfigureAwait(false);
+        if (fingerprint.Matches(machine.Fingerprint, machine.PreviousFiles))
+        {
+            return new Replaced(rows, machine.Fingerprint!, Changed: false);
+        }
+
         await PostgresCatalog.ExecuteAsync(connection, "ANALYZE dedup_staging", cancellationToken).ConfigureAwait(false);
         string same = $"s.path = f.path AND {PostgresCatalog.SameStamp("s", "f")}";
         // The stamps of the rows that go are kept for this transaction: only digests under one of them can turn stale
@@ -53,17 +71,28 @@ internal static class CatalogWriter
             cancellationToken,
             id).ConfigureAwait(false);
         await ReplaceSizesAsync(connection, id, sizes, cancellationToken).ConfigureAwait(false);
-        return rows;
+        return new Replaced(rows, fingerprint.ToArray(), Changed: true);
     }
 
     /// <summary>A machine's first scan: its rows copied straight into the catalog, and its sizes.</summary>
-    public static async Task<ulong> CopyFirstAsync(NpgsqlConnection connection, int id, IEnumerable<CatalogFile> files, CopiedStamps? stamps, CancellationToken cancellationToken)
+    public static async Task<Replaced> CopyFirstAsync(NpgsqlConnection connection, int id, IEnumerable<CatalogFile> files, CopiedStamps? stamps, CancellationToken cancellationToken)
     {
         var sizes = new HashSet<long>();
-        ulong rows = await CopyFilesAsync(connection, "dedup.files", id, files, sizes, stamps, cancellationToken).ConfigureAwait(false);
+        var fingerprint = new CatalogFingerprint();
+        ulong rows = await CopyFilesAsync(connection, "dedup.files", id, files, sizes, stamps, fingerprint, cancellationToken).ConfigureAwait(false);
         await ReplaceSizesAsync(connection, id, sizes, cancellationToken).ConfigureAwait(false);
-        return rows;
+        return new Replaced(rows, fingerprint.ToArray(), Changed: true);
     }
+
+    /// <summary>Stores what a replacement made of the machine's row: its file count and its rows' fingerprint.</summary>
+    public static Task FinishAsync(NpgsqlConnection connection, int id, Replaced replaced, CancellationToken cancellationToken) =>
+        PostgresCatalog.ExecuteAsync(
+            connection,
+            "UPDATE dedup.machines SET scanned_at = now(), file_count = $2, rows_fingerprint = $3 WHERE id = $1",
+            cancellationToken,
+            id,
+            (long)replaced.Rows,
+            replaced.Fingerprint);
 
     /// <summary>
     /// Makes the machine's rows of <c>dedup.machine_sizes</c> its scan's distinct sizes: only the sizes that come or go
@@ -96,10 +125,10 @@ internal static class CatalogWriter
     }
 
     /// <summary>
-    /// Copies the rows into <paramref name="table"/>; their distinct sizes are added to <paramref name="sizes"/>, and
-    /// their stamps to <paramref name="stamps"/> when given.
+    /// Copies the rows into <paramref name="table"/>; their distinct sizes are added to <paramref name="sizes"/>, their
+    /// stamps to <paramref name="stamps"/> when given, and each row to <paramref name="fingerprint"/>.
     /// </summary>
-    private static async Task<ulong> CopyFilesAsync(NpgsqlConnection connection, string table, int id, IEnumerable<CatalogFile> files, HashSet<long> sizes, CopiedStamps? stamps, CancellationToken cancellationToken)
+    private static async Task<ulong> CopyFilesAsync(NpgsqlConnection connection, string table, int id, IEnumerable<CatalogFile> files, HashSet<long> sizes, CopiedStamps? stamps, CatalogFingerprint fingerprint, CancellationToken cancellationToken)
     {
         var copy = await BinaryCopyWriter.BeginAsync(
             connection, $"COPY {table} ({PostgresCatalog.FileColumns}, machine_id, path) FROM STDIN (FORMAT BINARY)", cancellationToken).ConfigureAwait(false);
@@ -112,6 +141,7 @@ internal static class CatalogWriter
                 WriteStamp(copy, file.Stamp);
                 sizes.Add(file.Stamp.Length);
                 stamps?.Add(file.Stamp);
+                fingerprint.Add(file);
                 copy.WriteInt32(id);
                 copy.WriteBytes(file.Path.Span);
             }
@@ -120,16 +150,23 @@ internal static class CatalogWriter
         }
     }
 
-    public static async Task<(int Id, long PreviousFiles)> MachineRowAsync(NpgsqlConnection connection, string machine, CancellationToken cancellationToken)
+    /// <summary>The machine's row, made if new and locked until the transaction ends: a second scan of it waits.</summary>
+    public static async Task<MachineRow> MachineRowAsync(NpgsqlConnection connection, string machine, CancellationToken cancellationToken)
     {
         await using var command = PostgresCatalog.Command(
             connection,
-            "INSERT INTO dedup.machines (name) VALUES ($1) ON CONFLICT (name) DO UPDATE SET scanned_at = now() RETURNING id, file_count",
+            "INSERT INTO dedup.machines (name) VALUES ($1) ON CONFLICT (name) DO UPDATE SET scanned_at = now() RETURNING id, file_count, rows_fingerprint",
             machine);
         await using var reader = await command.ExecuteReaderAsync(cancellationToken).ConfigureAwait(false);
         await reader.ReadAsync(cancellationToken).ConfigureAwait(false);
-        return (reader.GetInt32(0), reader.GetInt64(1));
+        return new MachineRow(reader.GetInt32(0), reader.GetInt64(1), reader.IsDBNull(2) ? null : reader.GetFieldValue<byte[]>(2));
     }
+
+    /// <summary>A machine's row as a replacement found it: its id, its previous scan's file count and rows' fingerprint (none: unknown).</summary>
+    public readonly record struct MachineRow(int Id, long PreviousFiles, byte[]? Fingerprint);
+
+    /// <summary>What a replacement stored: the rows, their fingerprint, and whether any row was written.</summary>
+    public readonly record struct Replaced(ulong Rows, byte[] Fingerprint, bool Changed);
 
     /// <summary>The encoded length of the stamp's five <c>bigint</c> fields in a binary COPY row.</summary>
     public const int StampBytes = 5 * (sizeof(int) + sizeof(long));

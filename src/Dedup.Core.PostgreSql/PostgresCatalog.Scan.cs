@@ -15,10 +15,12 @@ public sealed partial class PostgresCatalog
     /// the previous scan or this one. A file whose complete stamp (identity, size, times) is unchanged keeps its
     /// digest, whatever its path; the digests of other files are dropped. A machine's first scan is copied straight
     /// into the catalog (binary COPY); a rescan is copied into a temporary table and only the rows that changed are
-    /// deleted and inserted, so an unchanged tree costs no writes to the catalog's tables. Paths are unique per scan.
+    /// deleted and inserted, so an unchanged tree costs no writes to the catalog's tables. The machine keeps a
+    /// fingerprint of its rows (their count and the sum of their SHA-256s): a rescan whose files have it writes nothing,
+    /// and one given as a collection sends nothing either. Paths are unique per scan.
     /// </summary>
     /// <param name="machine">The machine's name.</param>
-    /// <param name="files">Every file of the scan; enumerated once, streamed to the server.</param>
+    /// <param name="files">Every file of the scan, streamed to the server; an <see cref="IReadOnlyCollection{T}"/> is enumerated twice when the catalog has its machine's rows fingerprint (first to compare it), anything else once.</param>
     /// <param name="cancellationToken">Cancels the replacement (rolled back: the previous scan stays).</param>
     /// <returns>How many rows were stored.</returns>
     /// <exception cref="CatalogException">The server could not be reached or used.</exception>
@@ -33,7 +35,7 @@ public sealed partial class PostgresCatalog
     /// none of <paramref name="files"/> has is ignored; of several for one file, the first counts.
     /// </summary>
     /// <param name="machine">The machine's name.</param>
-    /// <param name="files">Every file of the scan; enumerated once, streamed to the server.</param>
+    /// <param name="files">Every file of the scan, streamed to the server; an <see cref="IReadOnlyCollection{T}"/> is enumerated twice when the catalog has its machine's rows fingerprint (first to compare it), anything else once.</param>
     /// <param name="digests">The digests, enumerated once after <paramref name="files"/>; the transaction stays open until they end.</param>
     /// <param name="cancellationToken">Cancels the replacement (rolled back: the previous scan stays).</param>
     /// <returns>How many rows were stored.</returns>
@@ -47,20 +49,21 @@ public sealed partial class PostgresCatalog
         {
             await using var transaction = await connection.BeginTransactionAsync(token).ConfigureAwait(false);
             // Locks this machine's row until the digests are in: a second scan or recording of the machine waits.
-            var (id, previous) = await CatalogWriter.MachineRowAsync(connection, machine, token).ConfigureAwait(false);
-            ulong rows;
-            if (previous == 0)
+            var machineRow = await CatalogWriter.MachineRowAsync(connection, machine, token).ConfigureAwait(false);
+            var id = machineRow.Id;
+            CatalogWriter.Replaced replaced;
+            if (machineRow.PreviousFiles == 0)
             {
                 var stamps = new CopiedStamps();
-                rows = await CatalogWriter.CopyFirstAsync(connection, id, files, stamps, token).ConfigureAwait(false);
+                replaced = await CatalogWriter.CopyFirstAsync(connection, id, files, stamps, token).ConfigureAwait(false);
                 // None is expected (a machine without files has no digests); deleted so the COPY below cannot collide.
                 await ExecuteAsync(connection, "DELETE FROM dedup.digests WHERE machine_id = $1", token, id).ConfigureAwait(false);
                 await CatalogDigestWriter.CopyAsync(connection, id, digests, stamps, token).ConfigureAwait(false);
             }
             else
             {
-                rows = await CatalogWriter.ReplaceByDifferenceAsync(connection, id, files, token).ConfigureAwait(false);
-                await DropStaleDigestsAsync(connection, id, afterDifference: true, token).ConfigureAwait(false);
+                replaced = await CatalogWriter.ReplaceByDifferenceAsync(connection, machineRow, files, token).ConfigureAwait(false);
+                await DropStaleDigestsAsync(connection, id, replaced.Changed ? StaleDigests.UnderGoneRows : StaleDigests.Untrusted, token).ConfigureAwait(false);
                 var arrived = new List<CatalogDigest>();
                 await foreach (CatalogDigest digest in digests.WithCancellation(token).ConfigureAwait(false))
                 {
@@ -73,9 +76,9 @@ public sealed partial class PostgresCatalog
                 }
             }
 
-            await ExecuteAsync(connection, "UPDATE dedup.machines SET scanned_at = now(), file_count = $2 WHERE id = $1", token, id, (long)rows).ConfigureAwait(false);
+            await CatalogWriter.FinishAsync(connection, id, replaced, token).ConfigureAwait(false);
             await transaction.CommitAsync(token).ConfigureAwait(false);
-            return (long)rows;
+            return (long)replaced.Rows;
         }, cancellationToken);
     }
 

@@ -92,7 +92,7 @@ public sealed partial class PostgresCatalog : FileCatalog, IAsyncDisposable, IDi
     /// <see cref="FileCatalog"/> API.
     /// </summary>
     /// <param name="machine">The machine's name.</param>
-    /// <param name="files">Every file of the scan; enumerated once, streamed to the server.</param>
+    /// <param name="files">Every file of the scan, streamed to the server; an <see cref="IReadOnlyCollection{T}"/> is enumerated twice when the catalog has its machine's rows fingerprint (first to compare it), anything else once.</param>
     /// <param name="cancellationToken">Cancels the replacement (rolled back: the previous scan stays).</param>
     /// <returns>How many rows were stored and how many kept their digest.</returns>
     internal Task<CatalogReplaceResult> ReplaceMachineFilesAsync(string machine, IEnumerable<CatalogFile> files, CancellationToken cancellationToken = default)
@@ -104,16 +104,18 @@ public sealed partial class PostgresCatalog : FileCatalog, IAsyncDisposable, IDi
             await using var transaction = await connection.BeginTransactionAsync(token).ConfigureAwait(false);
             // Locks this machine's row: a second scan of the same machine waits here; other machines do not.
             // file_count is the previous scan's: the update below leaves it alone.
-            var (id, previous) = await CatalogWriter.MachineRowAsync(connection, machine, token).ConfigureAwait(false);
-            ulong rows = previous == 0
+            var machineRow = await CatalogWriter.MachineRowAsync(connection, machine, token).ConfigureAwait(false);
+            var id = machineRow.Id;
+            var replaced = machineRow.PreviousFiles == 0
                 ? await CatalogWriter.CopyFirstAsync(connection, id, files, stamps: null, token).ConfigureAwait(false)
-                : await CatalogWriter.ReplaceByDifferenceAsync(connection, id, files, token).ConfigureAwait(false);
+                : await CatalogWriter.ReplaceByDifferenceAsync(connection, machineRow, files, token).ConfigureAwait(false);
 
-            await DropStaleDigestsAsync(connection, id, afterDifference: previous != 0, token).ConfigureAwait(false);
+            var stale = machineRow.PreviousFiles == 0 ? StaleDigests.All : replaced.Changed ? StaleDigests.UnderGoneRows : StaleDigests.Untrusted;
+            await DropStaleDigestsAsync(connection, id, stale, token).ConfigureAwait(false);
             long kept = await ScalarAsync<long>(connection, "SELECT count(*) FROM dedup.digests WHERE machine_id = $1", token, id).ConfigureAwait(false);
-            await ExecuteAsync(connection, "UPDATE dedup.machines SET scanned_at = now(), file_count = $2 WHERE id = $1", token, id, (long)rows).ConfigureAwait(false);
+            await CatalogWriter.FinishAsync(connection, id, replaced, token).ConfigureAwait(false);
             await transaction.CommitAsync(token).ConfigureAwait(false);
-            return new CatalogReplaceResult((long)rows, kept);
+            return new CatalogReplaceResult((long)replaced.Rows, kept);
         }, cancellationToken);
     }
 
@@ -283,18 +285,31 @@ public sealed partial class PostgresCatalog : FileCatalog, IAsyncDisposable, IDi
     /// <inheritdoc />
     public void Dispose() => _dataSource.Dispose();
 
+    /// <summary>Which digests a replacement of a machine's files may have left without their file (<see cref="DropStaleDigestsAsync"/>).</summary>
+    internal enum StaleDigests
+    {
+        /// <summary>After a first copy: every digest is checked against the files.</summary>
+        All,
+
+        /// <summary>After a difference: only the digests under a stamp whose rows went (<c>dedup_gone</c>).</summary>
+        UnderGoneRows,
+
+        /// <summary>No row was written (the rows had the stored fingerprint): only the untrusted ones.</summary>
+        Untrusted,
+    }
+
     /// <summary>
     /// After a machine's files were replaced: digests stay valid only under an unchanged, complete stamp (a ctime of 0 is
-    /// never trusted). After a difference (<paramref name="afterDifference"/>) only the digests under a stamp whose rows
-    /// went can have lost their file, so only those are looked up (measured at 250k unchanged files: 0.41 s for the
-    /// anti-join of every digest of the machine with its files); after a first copy, every digest is checked.
+    /// never trusted). After a difference only the digests under a stamp whose rows went can have lost their file, so
+    /// only those are looked up (measured at 250k unchanged files: 0.41 s for the anti-join of every digest of the
+    /// machine with its files); after a first copy, every digest is checked; when no row was written, none lost its file.
     /// </summary>
-    internal static async Task<int> DropStaleDigestsAsync(NpgsqlConnection connection, int id, bool afterDifference, CancellationToken token)
+    internal static async Task<int> DropStaleDigestsAsync(NpgsqlConnection connection, int id, StaleDigests which, CancellationToken token)
     {
         // A rescan's difference turned nested loops off for its anti-joins (CatalogWriter); the few stamps that went, and
         // the digests recorded next, probe keys, which a nested loop does best.
         await ExecuteAsync(connection, "SET LOCAL enable_nestloop = on", token).ConfigureAwait(false);
-        if (!afterDifference)
+        if (which == StaleDigests.All)
         {
             return await ExecuteAsync(
                 connection,
@@ -306,16 +321,21 @@ public sealed partial class PostgresCatalog : FileCatalog, IAsyncDisposable, IDi
                 id).ConfigureAwait(false);
         }
 
-        await ExecuteAsync(connection, "ANALYZE dedup_gone", token).ConfigureAwait(false);
-        int gone = await ExecuteAsync(
-            connection,
-            $"""
-            DELETE FROM dedup.digests d USING dedup_gone g
-            WHERE d.machine_id = $1 AND {SameStamp("g", "d")}
-              AND NOT EXISTS (SELECT 1 FROM dedup.files f WHERE f.machine_id = $1 AND {SameStamp("f", "d")})
-            """,
-            token,
-            id).ConfigureAwait(false);
+        var gone = 0;
+        if (which == StaleDigests.UnderGoneRows)
+        {
+            await ExecuteAsync(connection, "ANALYZE dedup_gone", token).ConfigureAwait(false);
+            gone = await ExecuteAsync(
+                connection,
+                $"""
+                DELETE FROM dedup.digests d USING dedup_gone g
+                WHERE d.machine_id = $1 AND {SameStamp("g", "d")}
+                  AND NOT EXISTS (SELECT 1 FROM dedup.files f WHERE f.machine_id = $1 AND {SameStamp("f", "d")})
+                """,
+                token,
+                id).ConfigureAwait(false);
+        }
+
         return gone + await ExecuteAsync(connection, "DELETE FROM dedup.digests d WHERE d.machine_id = $1 AND d.ctime_ns = 0", token, id).ConfigureAwait(false);
     }
 

@@ -1,4 +1,4 @@
-using System.Diagnostics;
+using System.Collections.Concurrent;
 using Dedup.Core.Enumeration;
 using Dedup.Core.Paths;
 
@@ -13,12 +13,11 @@ namespace Dedup.Core.Catalog;
 /// <param name="machine">The scanning machine.</param>
 /// <param name="rows">The scan's rows: its own files of a catalog group are named from them.</param>
 /// <param name="held">The scan's own groups held back; each one joined is replaced in place.</param>
-internal sealed class CatalogGroupJoin(string machine, CatalogRows rows, List<DuplicateGroup> held)
+/// <param name="degree">How many threads make the groups (the scan's degree of parallelism).</param>
+internal sealed partial class CatalogGroupJoin(string machine, CatalogRows rows, List<DuplicateGroup> held, int degree)
 {
-    private readonly Dictionary<ReadOnlyMemory<byte>, AbsolutePath?> _folders = new(SameBytes.Instance);
-
-    // One group's files while it is made (machine and identity: its first name, a list only for more), reused.
-    private readonly List<(CatalogMatch First, AbsolutePath Name, List<AbsolutePath>? More)> _files = [];
+    // One per thread making groups: its folders and the files of the group it makes (ParallelInOrder).
+    private readonly ConcurrentBag<Maker> _makers = [];
     private Dictionary<FileIdentity, int>? _heldByIdentity;
     private int _acrossMachines;
 
@@ -29,24 +28,29 @@ internal sealed class CatalogGroupJoin(string machine, CatalogRows rows, List<Du
     /// The held groups (joined where the catalog had their content), then the catalog's other groups; enumerate once.
     /// </summary>
     /// <remarks>
-    /// The catalog's other groups are made as they are reached: a fleet's read holds a group for nearly every file, and
-    /// a consumer that keeps none (the CLI keeps its own compact copy) lets each go young instead of the scan holding
-    /// all of them (measured at 250k files matched on one other machine: the garbage collector's marking and copying of
-    /// every group made was a third of the time after the compare stage).
+    /// The catalog's other groups are made as they are reached, a window at a time on the scan's degree of parallelism
+    /// (<see cref="ParallelInOrder"/>): a fleet's read holds a group for nearly every file, and a consumer that keeps none
+    /// (the CLI keeps its own compact copy) lets each go young instead of the scan holding all of them (measured at 250k
+    /// files matched on one other machine: the garbage collector's marking and copying of every group made was a third of
+    /// the time after the compare stage).
     /// </remarks>
     public IEnumerable<DuplicateGroup> Join(IReadOnlyList<CatalogGroup> found)
     {
+        // Both indexes are made before the threads read them.
+        IndexHeld();
+        rows.IndexNames();
         var alone = new List<CatalogGroup>();
         var joined = new bool[held.Count];
-        foreach (var group in found)
+        var index = 0;
+        foreach (var (files, heldIndex) in ParallelInOrder.Map(found, degree, _makers, () => new Maker(machine, rows, this), static (maker, group) => maker.JoinHeld(group)))
         {
-            if (HeldIndexOf(group) is not { } index)
+            var group = found[index++];
+            if (heldIndex == Alone)
             {
                 alone.Add(group);
             }
-            else if (ToGroup(group, mayBeHeld: true, out var heldIndex) is { } files)
+            else if (files is not null)
             {
-                Debug.Assert(heldIndex == index, "The held group found first is the one ToGroup joins.");
                 var local = held[heldIndex];
                 files.AddRange(local.Files);
                 SortFiles(files);
@@ -62,9 +66,11 @@ internal sealed class CatalogGroupJoin(string machine, CatalogRows rows, List<Du
             yield return group;
         }
 
-        foreach (var group in alone)
+        index = 0;
+        foreach (var files in ParallelInOrder.Map(alone, degree, _makers, () => new Maker(machine, rows, this), static (maker, group) => maker.ToGroup(group, mayBeHeld: false, out _)))
         {
-            if (ToGroup(group, mayBeHeld: false, out _) is { } files)
+            var group = alone[index++];
+            if (files is not null)
             {
                 Interlocked.Increment(ref _acrossMachines);
                 // No roots: none of its files were compared here, so none is this machine's to act on.
@@ -73,174 +79,30 @@ internal sealed class CatalogGroupJoin(string machine, CatalogRows rows, List<Du
         }
     }
 
-    /// <summary>The held group holding the first of this machine's files in <paramref name="group"/> that one holds, if any.</summary>
-    private int? HeldIndexOf(CatalogGroup group)
+    /// <summary>Marks a catalog group none of whose files a held group holds.</summary>
+    private const int Alone = -2;
+
+    /// <summary>Indexes the held groups by their files' identities (read by every thread making groups).</summary>
+    private void IndexHeld()
     {
-        foreach (var match in group.Files)
+        if (_heldByIdentity is not null || held.Count == 0)
         {
-            if (string.Equals(match.Machine, machine, StringComparison.Ordinal) && HeldIndexOf(match.Stamp.Identity) is { } index)
-            {
-                return index;
-            }
+            return;
         }
 
-        return null;
+        _heldByIdentity = [];
+        for (var i = 0; i < held.Count; i++)
+        {
+            foreach (var file in held[i].Files)
+            {
+                _heldByIdentity[file.Identity] = i;
+            }
+        }
     }
 
-    /// <summary>
-    /// The files a catalog group adds (all <see cref="DuplicateFile.MatchedBySha256"/>), and the held group holding its
-    /// content on this machine (<paramref name="heldIndex"/>, -1 for none); <see langword="null"/> when it adds no file
-    /// of another machine, or is fewer than two files without a held group.
-    /// </summary>
-    /// <remarks>
-    /// One pass over the files (sorted by machine, then path), no LINQ: a fleet's group read holds a group for nearly
-    /// every file. Names of one file (machine and identity) are folded as hard links; this machine's files are named from
-    /// the scan's own rows, not from the paths the catalog sends (it need send none).
-    /// </remarks>
-    private List<DuplicateFile>? ToGroup(CatalogGroup group, bool mayBeHeld, out int heldIndex)
-    {
-        heldIndex = -1;
-        var matches = group.Files;
-        var others = false;
-        for (var i = 0; i < matches.Count && !others; i++)
-        {
-            others = !string.Equals(matches[i].Machine, machine, StringComparison.Ordinal);
-        }
-
-        if (!others || matches.Count < 2)
-        {
-            return null;
-        }
-
-        // This machine's identities in the group: one in most groups, so a set only from the second on (a set kept
-        // across groups would clear its largest group's buckets for every group after it).
-        HashSet<FileIdentity>? own = null;
-        FileIdentity? firstOwn = null;
-        // One entry per file (machine and identity): its first name, and a list only for a second one (hard links are
-        // rare; a list per file was a fifth of what the join allocated).
-        var files = _files;
-        files.Clear();
-        foreach (var match in matches)
-        {
-            if (string.Equals(match.Machine, machine, StringComparison.Ordinal))
-            {
-                // This scan's own file: in a group it found itself (compared there, so not added again), or named from
-                // its listing by the whole stamp (the catalog need not send the paths it has from this scan), once per
-                // identity whatever the catalog sent.
-                var identity = match.Stamp.Identity;
-                // A group whose files no held group holds (checked by Join) is not looked up again file by file.
-                if (mayBeHeld && HeldIndexOf(identity) is { } index)
-                {
-                    heldIndex = heldIndex < 0 ? index : heldIndex;
-                    continue;
-                }
-
-                bool fresh;
-                if (firstOwn is not { } seen)
-                {
-                    (firstOwn, fresh) = (identity, true);
-                }
-                else
-                {
-                    fresh = (own ??= [seen]).Add(identity);
-                }
-
-                if (fresh && rows.TryGetNames(match.Stamp, out var first, out var more))
-                {
-                    files.Add((match, first, more));
-                }
-
-                continue;
-            }
-
-            if (TryParse(match.Path, _folders) is not { } path)
-            {
-                continue;
-            }
-
-            var same = -1;
-            for (var k = files.Count - 1; k >= 0 && same < 0 && string.Equals(files[k].First.Machine, match.Machine, StringComparison.Ordinal); k--)
-            {
-                same = files[k].First.Stamp.Identity == match.Stamp.Identity ? k : -1;
-            }
-
-            if (same >= 0)
-            {
-                var entry = files[same];
-                (entry.More ??= []).Add(path);
-                files[same] = entry;
-            }
-            else
-            {
-                files.Add((match, path, null));
-            }
-        }
-
-        var mine = heldIndex >= 0;
-        for (var i = 0; i < files.Count && !mine; i++)
-        {
-            mine = string.Equals(files[i].First.Machine, machine, StringComparison.Ordinal);
-        }
-
-        if (!mine)
-        {
-            // None of this machine's files is in it (any more: a rescan's early read): not this scan's to report.
-            return null;
-        }
-
-        var reported = new List<DuplicateFile>(files.Count + 1);
-        var ownOnly = true;
-        foreach (var (first, name, more) in files)
-        {
-            var (path, links) = (name, (IReadOnlyList<AbsolutePath>)[]);
-            if (more is not null)
-            {
-                more.Add(name);
-                more.Sort();
-                (path, links) = (more[0], more.GetRange(1, more.Count - 1));
-            }
-
-            var stamp = first.Stamp;
-            reported.Add(new DuplicateFile(path, links, stamp.Identity, stamp.Length, links.Count + 1, FileTable.ToDateTime(stamp.LastWriteTimeNs))
-            {
-                LastChangeTimeUtc = stamp.ChangeTimeNs == 0 ? DateTime.MinValue : FileTable.ToDateTime(stamp.ChangeTimeNs),
-                Machine = first.Machine,
-                MatchedBySha256 = true,
-            });
-            ownOnly &= string.Equals(first.Machine, machine, StringComparison.Ordinal);
-        }
-
-        if (ownOnly || (heldIndex < 0 && reported.Count < 2))
-        {
-            return null;
-        }
-
-        SortFiles(reported);
-        return reported;
-    }
-
-    /// <summary>The held group holding the file, if any; the first call indexes them.</summary>
-    private int? HeldIndexOf(FileIdentity identity)
-    {
-        if (held.Count == 0)
-        {
-            return null;
-        }
-
-        if (_heldByIdentity is null)
-        {
-            _heldByIdentity = [];
-            for (var i = 0; i < held.Count; i++)
-            {
-                foreach (var file in held[i].Files)
-                {
-                    _heldByIdentity[file.Identity] = i;
-                }
-            }
-        }
-
-        return _heldByIdentity.TryGetValue(identity, out var index) ? index : null;
-    }
+    /// <summary>The held group holding the file, if any (<see cref="IndexHeld"/> ran).</summary>
+    private int? HeldIndexOf(FileIdentity identity) =>
+        _heldByIdentity is { } index && index.TryGetValue(identity, out var i) ? i : null;
 
     /// <summary>By path, then machine: the order of a scan's groups.</summary>
     private static void SortFiles(List<DuplicateFile> files) =>
@@ -249,102 +111,4 @@ internal sealed class CatalogGroupJoin(string machine, CatalogRows rows, List<Du
             var byPath = a.Path.CompareTo(b.Path);
             return byPath != 0 ? byPath : string.CompareOrdinal(a.Machine, b.Machine);
         });
-
-    /// <summary>
-    /// A path of some machine as this platform's path; <see langword="null"/> when it is not one (another platform's).
-    /// Folders are parsed once and shared (a group read can hold every file of several machines).
-    /// </summary>
-    /// <remarks>
-    /// Split at the last separator byte and looked up by the folder's bytes: only a folder seen for the first time is
-    /// turned into text, and per file only its name is (measured in a fleet scan of 250k files matched on another
-    /// machine: the whole path's text and the folder's substring per file were a third of the groups' making). A
-    /// separator byte is always the separator character and the names' text is made byte by byte (UTF-8 sequences and
-    /// escaped bytes never span a separator), so the parts are those the whole path's text splits into.
-    /// </remarks>
-    private static AbsolutePath? TryParse(ReadOnlyMemory<byte> path, Dictionary<ReadOnlyMemory<byte>, AbsolutePath?> folders)
-    {
-        var bytes = path.Span;
-        var slash = bytes.LastIndexOf((byte)Path.DirectorySeparatorChar);
-        if (slash < 0 || slash == bytes.Length - 1)
-        {
-            return null; // e.g. a Windows path seen on Linux: Parse would resolve it against the current folder
-        }
-
-        if (FolderOf(path.Slice(0, Math.Max(slash, 1)), folders) is not { } folder) // a file at the root: the folder "/"
-        {
-            return null;
-        }
-
-        var name = KernelNames.GetString(bytes.Slice(slash + 1));
-        return name is "." or ".." ? null : folder.Child(name);
-    }
-
-    /// <summary>
-    /// A folder's path (<see langword="null"/>: none on this platform), made once: as its parent's child when the
-    /// parent is known or can be made so and its own name is a plain one, else parsed whole as before. Parsing each new
-    /// folder whole made every ancestor's node and name again (measured on a fleet scan of 250k files: a tenth of all it
-    /// allocated).
-    /// </summary>
-    private static AbsolutePath? FolderOf(ReadOnlyMemory<byte> folderBytes, Dictionary<ReadOnlyMemory<byte>, AbsolutePath?> folders)
-    {
-        if (folders.TryGetValue(folderBytes, out var folder))
-        {
-            return folder;
-        }
-
-        var bytes = folderBytes.Span;
-        var slash = bytes.LastIndexOf((byte)Path.DirectorySeparatorChar);
-        folder = null;
-        // Only where a folder's parent is its path up to the last separator ("/" at the top): not a Windows drive's.
-        if (Path.DirectorySeparatorChar == '/' && slash >= 0 && slash < bytes.Length - 1
-            && FolderOf(folderBytes.Slice(0, Math.Max(slash, 1)), folders) is { } parent
-            && KernelNames.GetString(bytes.Slice(slash + 1)) is not ("." or "..") and var name)
-        {
-            folder = parent.Child(name);
-        }
-        else
-        {
-            var folderText = KernelNames.GetString(bytes);
-            if (Path.IsPathRooted(folderText))
-            {
-                try
-                {
-                    folder = AbsolutePath.Parse(folderText);
-                }
-                catch (ArgumentException)
-                {
-                    folder = null;
-                }
-            }
-        }
-
-        folders[folderBytes] = folder;
-        return folder;
-    }
-
-    /// <summary>Byte strings compared by content.</summary>
-    private sealed class SameBytes : IEqualityComparer<ReadOnlyMemory<byte>>
-    {
-        public static readonly SameBytes Instance = new();
-
-        public bool Equals(ReadOnlyMemory<byte> x, ReadOnlyMemory<byte> y) => x.Span.SequenceEqual(y.Span);
-
-        public int GetHashCode(ReadOnlyMemory<byte> obj)
-        {
-#if NET
-            var hash = new HashCode();
-            hash.AddBytes(obj.Span);
-            return hash.ToHashCode();
-#else
-            // FNV-1a
-            var hash = 2166136261u;
-            foreach (var b in obj.Span)
-            {
-                hash = unchecked((hash ^ b) * 16777619u);
-            }
-
-            return unchecked((int)hash);
-#endif
-        }
-    }
 }

@@ -25,7 +25,7 @@ internal sealed class CatalogRows
         _rows = rows;
     }
 
-    /// <summary>Rows handed to the catalog so far (all of them once <see cref="Rows"/> was read to the end).</summary>
+    /// <summary>Rows handed to the catalog so far by the latest reading of <see cref="Rows"/> (all of them once it was read to the end).</summary>
     public long Recorded => Volatile.Read(ref _recorded);
 
     /// <summary>Copies the sealed table's rows.</summary>
@@ -41,7 +41,10 @@ internal sealed class CatalogRows
         return new CatalogRows(table, rows);
     }
 
-    /// <summary>The rows as catalog files in identity order, made one at a time as the catalog reads them (nothing kept).</summary>
+    /// <summary>
+    /// The rows as catalog files in identity order, made one at a time as the catalog reads them (nothing kept); a
+    /// collection, so a catalog may read them twice (PostgreSQL fingerprints them before it sends any).
+    /// </summary>
     /// <remarks>
     /// <para>Paths are the kernel's bytes (<see cref="AbsolutePath.WriteUtf8(Span{byte}, ReadOnlySpan{byte})"/>); a path past
     /// the buffer, or a name the table keeps as text, takes its exact bytes from the path's text. A name with no byte
@@ -51,8 +54,11 @@ internal sealed class CatalogRows
     /// PostgreSQL 15 with 250,841 rows into a table with both of the catalog's file indexes: 1.56-1.81 s against
     /// 1.92-2.12 s in listing order).</para>
     /// </remarks>
-    public IEnumerable<CatalogFile> Rows()
+    public IReadOnlyCollection<CatalogFile> Rows() => new RowList(this);
+
+    private IEnumerable<CatalogFile> MakeRows()
     {
+        var handed = 0L;
         var buffer = new byte[PathBufferSize];
         // Each folder's bytes (with the separator) once, not its every ancestor encoded again per row (#19 session 13).
         var prefixes = new byte[]?[_table.FolderCount];
@@ -90,9 +96,43 @@ internal sealed class CatalogRows
                 continue;
             }
 
-            Interlocked.Increment(ref _recorded);
+            // Rows handed out by this reading (a second one counts from 0 again).
+            Volatile.Write(ref _recorded, ++handed);
             yield return new CatalogFile(path, StampOf(in row));
         }
+    }
+
+    /// <summary>The rows as a collection: each enumeration makes them again.</summary>
+    private sealed class RowList(CatalogRows rows) : IReadOnlyCollection<CatalogFile>
+    {
+        private int _count = -1;
+
+        /// <summary>The rows a reading hands out (a name with no byte form is left out): counted by one reading.</summary>
+        public int Count
+        {
+            get
+            {
+                if (_count < 0)
+                {
+                    var count = 0;
+                    using (var files = rows.MakeRows().GetEnumerator())
+                    {
+                        while (files.MoveNext())
+                        {
+                            count++;
+                        }
+                    }
+
+                    _count = count;
+                }
+
+                return _count;
+            }
+        }
+
+        public IEnumerator<CatalogFile> GetEnumerator() => rows.MakeRows().GetEnumerator();
+
+        System.Collections.IEnumerator System.Collections.IEnumerable.GetEnumerator() => GetEnumerator();
     }
 
     private const int PathBufferSize = 4096;
@@ -270,6 +310,9 @@ internal sealed class CatalogRows
 
         return false;
     }
+
+    /// <summary>Makes the index <see cref="TryGetNames"/> and <see cref="Contains(FileStamp)"/> read: once it is made, they may be called on several threads.</summary>
+    public void IndexNames() => NameIndex();
 
     /// <summary>The rows by identity: the first row of each, and a chain through the rows of its other names. Made once; one thread at a time.</summary>
     private (Dictionary<FileIdentity, int> First, int[] Next) NameIndex()

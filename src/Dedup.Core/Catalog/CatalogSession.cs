@@ -219,7 +219,7 @@ internal sealed class CatalogSession(FileCatalog catalog, string machine, Action
             var requests = await exchange.ConfigureAwait(false);
             NoteRequests(requests, rows);
 
-            var join = new CatalogGroupJoin(machine, rows, TakeHeld());
+            var join = new CatalogGroupJoin(machine, rows, TakeHeld(), context.Options.MaxDegreeOfParallelism);
             Volatile.Write(ref _join, join);
             return join.Join(found);
         }

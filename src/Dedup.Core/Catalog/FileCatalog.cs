@@ -31,7 +31,7 @@ public abstract class FileCatalog
 {
     /// <summary>Replaces all of <paramref name="machine"/>'s files with <paramref name="files"/>.</summary>
     /// <param name="machine">The scanning machine's name.</param>
-    /// <param name="files">Every file of the scan; enumerated once (made as they are read, so stream them).</param>
+    /// <param name="files">Every file of the scan, made as they are read (stream them); enumerated once, or more when it is an <see cref="IReadOnlyCollection{T}"/> (a scan passes one).</param>
     /// <param name="cancellationToken">Cancels the replacement.</param>
     /// <returns>How many files were stored.</returns>
     public abstract Task<long> ReplaceFilesAsync(string machine, IEnumerable<CatalogFile> files, CancellationToken cancellationToken = default);
@@ -72,7 +72,7 @@ public abstract class FileCatalog
     /// comparison. The default makes the two calls, collecting the digests in between.
     /// </summary>
     /// <param name="machine">The scanning machine's name.</param>
-    /// <param name="files">Every file of the scan; enumerated once, before <paramref name="digests"/>.</param>
+    /// <param name="files">Every file of the scan, enumerated before <paramref name="digests"/>: once, or more when it is an <see cref="IReadOnlyCollection{T}"/> (a scan passes one).</param>
     /// <param name="digests">SHA-256s of some of those files, each under the stamp the file had when it was read; ends when the scan has no more.</param>
     /// <param name="cancellationToken">Cancels the replacement and the recording.</param>
     /// <returns>How many files were stored.</returns>

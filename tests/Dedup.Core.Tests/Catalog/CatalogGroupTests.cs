@@ -261,7 +261,7 @@ public sealed class CatalogGroupTests(PostgresFixture postgres)
         }
 
         // Back to version 1 as an older library left it: its content index and size index, no step 2 or later.
-        await ExecuteAsync(database, "CREATE INDEX digests_content ON dedup.digests (size, sha256); DROP TABLE dedup.machine_sizes; DROP TABLE dedup.digest_requests; CREATE INDEX files_size ON dedup.files (size, machine_id); DELETE FROM dedup.schema_version WHERE version > 1");
+        await ExecuteAsync(database, "ALTER TABLE dedup.machines DROP COLUMN rows_fingerprint; CREATE INDEX digests_content ON dedup.digests (size, sha256); DROP TABLE dedup.machine_sizes; DROP TABLE dedup.digest_requests; CREATE INDEX files_size ON dedup.files (size, machine_id); DELETE FROM dedup.schema_version WHERE version > 1");
         Assert.Equal(1L, await ScalarAsync(database, "SELECT count(*) FROM pg_indexes WHERE schemaname = 'dedup' AND indexname = 'digests_content'"));
 
         await using (var catalog = new PostgresCatalog(database))
@@ -286,12 +286,12 @@ public sealed class CatalogGroupTests(PostgresFixture postgres)
         }
 
         // Back to version 2 as the previous library left it: the size index on the files, no sizes table.
-        await ExecuteAsync(database, "DROP TABLE dedup.machine_sizes; DROP TABLE dedup.digest_requests; CREATE INDEX files_size ON dedup.files (size, machine_id); DELETE FROM dedup.schema_version WHERE version > 2");
+        await ExecuteAsync(database, "ALTER TABLE dedup.machines DROP COLUMN rows_fingerprint; DROP TABLE dedup.machine_sizes; DROP TABLE dedup.digest_requests; CREATE INDEX files_size ON dedup.files (size, machine_id); DELETE FROM dedup.schema_version WHERE version > 2");
 
         await using (var catalog = new PostgresCatalog(database))
         {
             Assert.Equal(2, await catalog.MigrateAsync());
-            Assert.Equal(4, PostgresCatalog.SchemaVersion);
+            Assert.Equal(5, PostgresCatalog.SchemaVersion);
             Assert.Equal(0L, await ScalarAsync(database, "SELECT count(*) FROM pg_indexes WHERE schemaname = 'dedup' AND indexname = 'files_size'"));
             // One row per (size, machine) of the files: a's 20 once though two files have it.
             Assert.Equal(4L, await ScalarAsync(database, "SELECT count(*) FROM dedup.machine_sizes"));

@@ -1,0 +1,280 @@
+using System.Diagnostics;
+using Dedup.Core.Enumeration;
+using Dedup.Core.Paths;
+
+namespace Dedup.Core.Catalog;
+
+internal sealed partial class CatalogGroupJoin
+{
+    /// <summary>
+    /// Makes groups on one thread at a time: the folders it has parsed and the files of the group it makes are its own
+    /// (the scan's rows and the held groups' index are only read).
+    /// </summary>
+    private sealed class Maker(string machine, CatalogRows rows, CatalogGroupJoin join)
+    {
+        private readonly Dictionary<ReadOnlyMemory<byte>, AbsolutePath?> _folders = new(SameBytes.Instance);
+
+        // One group's files while it is made (machine and identity: its first name, a list only for more), reused.
+        private readonly List<(CatalogMatch First, AbsolutePath Name, List<AbsolutePath>? More)> _files = [];
+
+        /// <summary>
+        /// A catalog group joined with the held group holding its content here: the files it adds and that group's
+        /// index, or (<see langword="null"/>, <see cref="Alone"/>) when no held group holds any of its files.
+        /// </summary>
+        public (List<DuplicateFile>? Files, int HeldIndex) JoinHeld(CatalogGroup group)
+        {
+            if (HeldIndexOf(group) is not { } index)
+            {
+                return (null, Alone);
+            }
+
+            var files = ToGroup(group, mayBeHeld: true, out var heldIndex);
+            Debug.Assert(heldIndex == index, "The held group found first is the one ToGroup joins.");
+            return (files, heldIndex);
+        }
+
+        /// <summary>The held group holding the first of this machine's files in <paramref name="group"/> that one holds, if any.</summary>
+        private int? HeldIndexOf(CatalogGroup group)
+        {
+            foreach (var match in group.Files)
+            {
+                if (string.Equals(match.Machine, machine, StringComparison.Ordinal) && join.HeldIndexOf(match.Stamp.Identity) is { } index)
+                {
+                    return index;
+                }
+            }
+
+            return null;
+        }
+
+        /// <summary>
+        /// The files a catalog group adds (all <see cref="DuplicateFile.MatchedBySha256"/>), and the held group holding its
+        /// content on this machine (<paramref name="heldIndex"/>, -1 for none); <see langword="null"/> when it adds no file
+        /// of another machine, or is fewer than two files without a held group.
+        /// </summary>
+        /// <remarks>
+        /// One pass over the files (sorted by machine, then path), no LINQ: a fleet's group read holds a group for nearly
+        /// every file. Names of one file (machine and identity) are folded as hard links; this machine's files are named from
+        /// the scan's own rows, not from the paths the catalog sends (it need send none).
+        /// </remarks>
+        public List<DuplicateFile>? ToGroup(CatalogGroup group, bool mayBeHeld, out int heldIndex)
+        {
+            heldIndex = -1;
+            var matches = group.Files;
+            var others = false;
+            for (var i = 0; i < matches.Count && !others; i++)
+            {
+                others = !string.Equals(matches[i].Machine, machine, StringComparison.Ordinal);
+            }
+
+            if (!others || matches.Count < 2)
+            {
+                return null;
+            }
+
+            // This machine's identities in the group: one in most groups, so a set only from the second on (a set kept
+            // across groups would clear its largest group's buckets for every group after it).
+            HashSet<FileIdentity>? own = null;
+            FileIdentity? firstOwn = null;
+            // One entry per file (machine and identity): its first name, and a list only for a second one (hard links are
+            // rare; a list per file was a fifth of what the join allocated).
+            var files = _files;
+            files.Clear();
+            foreach (var match in matches)
+            {
+                if (string.Equals(match.Machine, machine, StringComparison.Ordinal))
+                {
+                    // This scan's own file: in a group it found itself (compared there, so not added again), or named from
+                    // its listing by the whole stamp (the catalog need not send the paths it has from this scan), once per
+                    // identity whatever the catalog sent.
+                    var identity = match.Stamp.Identity;
+                    // A group whose files no held group holds (checked by Join) is not looked up again file by file.
+                    if (mayBeHeld && join.HeldIndexOf(identity) is { } index)
+                    {
+                        heldIndex = heldIndex < 0 ? index : heldIndex;
+                        continue;
+                    }
+
+                    bool fresh;
+                    if (firstOwn is not { } seen)
+                    {
+                        (firstOwn, fresh) = (identity, true);
+                    }
+                    else
+                    {
+                        fresh = (own ??= [seen]).Add(identity);
+                    }
+
+                    if (fresh && rows.TryGetNames(match.Stamp, out var first, out var more))
+                    {
+                        files.Add((match, first, more));
+                    }
+
+                    continue;
+                }
+
+                if (TryParse(match.Path) is not { } path)
+                {
+                    continue;
+                }
+
+                var same = -1;
+                for (var k = files.Count - 1; k >= 0 && same < 0 && string.Equals(files[k].First.Machine, match.Machine, StringComparison.Ordinal); k--)
+                {
+                    same = files[k].First.Stamp.Identity == match.Stamp.Identity ? k : -1;
+                }
+
+                if (same >= 0)
+                {
+                    var entry = files[same];
+                    (entry.More ??= []).Add(path);
+                    files[same] = entry;
+                }
+                else
+                {
+                    files.Add((match, path, null));
+                }
+            }
+
+            var mine = heldIndex >= 0;
+            for (var i = 0; i < files.Count && !mine; i++)
+            {
+                mine = string.Equals(files[i].First.Machine, machine, StringComparison.Ordinal);
+            }
+
+            if (!mine)
+            {
+                // None of this machine's files is in it (any more: a rescan's early read): not this scan's to report.
+                return null;
+            }
+
+            var reported = new List<DuplicateFile>(files.Count + 1);
+            var ownOnly = true;
+            foreach (var (first, name, more) in files)
+            {
+                var (path, links) = (name, (IReadOnlyList<AbsolutePath>)[]);
+                if (more is not null)
+                {
+                    more.Add(name);
+                    more.Sort();
+                    (path, links) = (more[0], more.GetRange(1, more.Count - 1));
+                }
+
+                var stamp = first.Stamp;
+                reported.Add(new DuplicateFile(path, links, stamp.Identity, stamp.Length, links.Count + 1, FileTable.ToDateTime(stamp.LastWriteTimeNs))
+                {
+                    LastChangeTimeUtc = stamp.ChangeTimeNs == 0 ? DateTime.MinValue : FileTable.ToDateTime(stamp.ChangeTimeNs),
+                    Machine = first.Machine,
+                    MatchedBySha256 = true,
+                });
+                ownOnly &= string.Equals(first.Machine, machine, StringComparison.Ordinal);
+            }
+
+            if (ownOnly || (heldIndex < 0 && reported.Count < 2))
+            {
+                return null;
+            }
+
+            SortFiles(reported);
+            return reported;
+        }
+
+        /// <summary>
+        /// A path of some machine as this platform's path; <see langword="null"/> when it is not one (another platform's).
+        /// Folders are parsed once and shared (a group read can hold every file of several machines).
+        /// </summary>
+        /// <remarks>
+        /// Split at the last separator byte and looked up by the folder's bytes: only a folder seen for the first time is
+        /// turned into text, and per file only its name is (measured in a fleet scan of 250k files matched on another
+        /// machine: the whole path's text and the folder's substring per file were a third of the groups' making). A
+        /// separator byte is always the separator character and the names' text is made byte by byte (UTF-8 sequences and
+        /// escaped bytes never span a separator), so the parts are those the whole path's text splits into.
+        /// </remarks>
+        private AbsolutePath? TryParse(ReadOnlyMemory<byte> path)
+        {
+            var bytes = path.Span;
+            var slash = bytes.LastIndexOf((byte)Path.DirectorySeparatorChar);
+            if (slash < 0 || slash == bytes.Length - 1)
+            {
+                return null; // e.g. a Windows path seen on Linux: Parse would resolve it against the current folder
+            }
+
+            if (FolderOf(path.Slice(0, Math.Max(slash, 1))) is not { } folder) // a file at the root: the folder "/"
+            {
+                return null;
+            }
+
+            var name = KernelNames.GetString(bytes.Slice(slash + 1));
+            return name is "." or ".." ? null : folder.Child(name);
+        }
+
+        /// <summary>
+        /// A folder's path (<see langword="null"/>: none on this platform), made once: as its parent's child when the
+        /// parent is known or can be made so and its own name is a plain one, else parsed whole as before. Parsing each new
+        /// folder whole made every ancestor's node and name again (measured on a fleet scan of 250k files: a tenth of all it
+        /// allocated).
+        /// </summary>
+        private AbsolutePath? FolderOf(ReadOnlyMemory<byte> folderBytes)
+        {
+            if (_folders.TryGetValue(folderBytes, out var folder))
+            {
+                return folder;
+            }
+
+            var bytes = folderBytes.Span;
+            var slash = bytes.LastIndexOf((byte)Path.DirectorySeparatorChar);
+            folder = null;
+            // Only where a folder's parent is its path up to the last separator ("/" at the top): not a Windows drive's.
+            if (Path.DirectorySeparatorChar == '/' && slash >= 0 && slash < bytes.Length - 1
+                && FolderOf(folderBytes.Slice(0, Math.Max(slash, 1))) is { } parent
+                && KernelNames.GetString(bytes.Slice(slash + 1)) is not ("." or "..") and var name)
+            {
+                folder = parent.Child(name);
+            }
+            else
+            {
+                var folderText = KernelNames.GetString(bytes);
+                if (Path.IsPathRooted(folderText))
+                {
+                    try
+                    {
+                        folder = AbsolutePath.Parse(folderText);
+                    }
+                    catch (ArgumentException)
+                    {
+                        folder = null;
+                    }
+                }
+            }
+
+            _folders[folderBytes] = folder;
+            return folder;
+        }
+
+        /// <summary>Byte strings compared by content.</summary>
+        private sealed class SameBytes : IEqualityComparer<ReadOnlyMemory<byte>>
+        {
+            public static readonly SameBytes Instance = new();
+
+            public bool Equals(ReadOnlyMemory<byte> x, ReadOnlyMemory<byte> y) => x.Span.SequenceEqual(y.Span);
+
+            public int GetHashCode(ReadOnlyMemory<byte> obj)
+            {
+    #if NET
+                var hash = new HashCode();
+                hash.AddBytes(obj.Span);
+                return hash.ToHashCode();
+    #else
+                // FNV-1a
+                var hash = 2166136261u;
+                foreach (var b in obj.Span)
+                {
+                    hash = unchecked((hash ^ b) * 16777619u);
+                }
+
+                return unchecked((int)hash);
+    #endif
+            }
+        }
+    }
+}
