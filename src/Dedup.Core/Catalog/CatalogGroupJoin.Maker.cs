@@ -17,26 +17,48 @@ internal sealed partial class CatalogGroupJoin
         // One group's files while it is made (machine and identity: its first name, a list only for more), reused.
         private readonly List<(CatalogMatch First, AbsolutePath Name, List<AbsolutePath>? More)> _files = [];
 
+        // The group's matches, each asked of the catalog's group once: a read's group makes a match each time one is
+        // asked for (CatalogMatchRows), and the passes below read each file two or three times.
+        private readonly List<CatalogMatch> _matches = [];
+
         /// <summary>
         /// A catalog group joined with the held group holding its content here: the files it adds and that group's
         /// index, or (<see langword="null"/>, <see cref="Alone"/>) when no held group holds any of its files.
         /// </summary>
         public (List<DuplicateFile>? Files, int HeldIndex) JoinHeld(CatalogGroup group)
         {
-            if (HeldIndexOf(group) is not { } index)
+            Load(group);
+            if (HeldIndexOf() is not { } index)
             {
                 return (null, Alone);
             }
 
-            var files = ToGroup(group, mayBeHeld: true, out var heldIndex);
-            Debug.Assert(heldIndex == index, "The held group found first is the one ToGroup joins.");
+            var files = Make(mayBeHeld: true, out var heldIndex);
+            Debug.Assert(heldIndex == index, "The held group found first is the one Make joins.");
             return (files, heldIndex);
         }
 
-        /// <summary>The held group holding the first of this machine's files in <paramref name="group"/> that one holds, if any.</summary>
-        private int? HeldIndexOf(CatalogGroup group)
+        /// <summary>A catalog group no held group holds a file of (see <see cref="Make"/>).</summary>
+        public List<DuplicateFile>? ToGroup(CatalogGroup group)
         {
-            foreach (var match in group.Files)
+            Load(group);
+            return Make(mayBeHeld: false, out _);
+        }
+
+        private void Load(CatalogGroup group)
+        {
+            var files = group.Files;
+            _matches.Clear();
+            for (var i = 0; i < files.Count; i++)
+            {
+                _matches.Add(files[i]);
+            }
+        }
+
+        /// <summary>The held group holding the first of this machine's files in the loaded group that one holds, if any.</summary>
+        private int? HeldIndexOf()
+        {
+            foreach (var match in _matches)
             {
                 if (string.Equals(match.Machine, machine, StringComparison.Ordinal) && join.HeldIndexOf(match.Stamp.Identity) is { } index)
                 {
@@ -48,7 +70,7 @@ internal sealed partial class CatalogGroupJoin
         }
 
         /// <summary>
-        /// The files a catalog group adds (all <see cref="DuplicateFile.MatchedBySha256"/>), and the held group holding its
+        /// The files the loaded catalog group adds (all <see cref="DuplicateFile.MatchedBySha256"/>), and the held group holding its
         /// content on this machine (<paramref name="heldIndex"/>, -1 for none); <see langword="null"/> when it adds no file
         /// of another machine, or is fewer than two files without a held group.
         /// </summary>
@@ -57,10 +79,10 @@ internal sealed partial class CatalogGroupJoin
         /// every file. Names of one file (machine and identity) are folded as hard links; this machine's files are named from
         /// the scan's own rows, not from the paths the catalog sends (it need send none).
         /// </remarks>
-        public List<DuplicateFile>? ToGroup(CatalogGroup group, bool mayBeHeld, out int heldIndex)
+        private List<DuplicateFile>? Make(bool mayBeHeld, out int heldIndex)
         {
             heldIndex = -1;
-            var matches = group.Files;
+            var matches = _matches;
             var others = false;
             for (var i = 0; i < matches.Count && !others; i++)
             {

@@ -67,7 +67,7 @@ internal sealed partial class CatalogGroupJoin(string machine, CatalogRows rows,
         }
 
         index = 0;
-        foreach (var files in ParallelInOrder.Map(alone, degree, _makers, () => new Maker(machine, rows, this), static (maker, group) => maker.ToGroup(group, mayBeHeld: false, out _)))
+        foreach (var files in ParallelInOrder.Map(alone, degree, _makers, () => new Maker(machine, rows, this), static (maker, group) => maker.ToGroup(group)))
         {
             var group = alone[index++];
             if (files is not null)
