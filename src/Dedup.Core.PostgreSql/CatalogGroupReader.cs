@@ -1,4 +1,6 @@
+using System.Globalization;
 using Dedup.Core.Catalog;
+using Dedup.Core.Enumeration;
 using Npgsql;
 
 namespace Dedup.Core.PostgreSql;
@@ -87,28 +89,49 @@ internal static class CatalogGroupReader
         // Rows of a machine id with no machines row, by id; and the groups they were in (those are checked again).
         Dictionary<int, long>? orphans = null;
         HashSet<int>? touched = null;
-        byte[] sha = new byte[CatalogDigest.Sha256Length];
         var paths = new PathChunks();
-        await using (var command = contents is { } wanted
-            ? PostgresCatalog.Command(connection, AcrossContentsSql, id.Value, wanted.Sizes, wanted.Digests)
-            : PostgresCatalog.Command(connection, acrossMachinesOnly ? AcrossSql : AllSql, id.Value))
-        await using (var reader = await command.ExecuteReaderAsync(cancellationToken).ConfigureAwait(false))
+        void Add(long size, ReadOnlySpan<byte> sha, int machineId, ReadOnlySpan<byte> path, bool pathIsNull, FileStamp stamp)
         {
+            var group = matches.GroupOf(size, sha);
+            if (!names.TryGetValue(machineId, out var name))
+            {
+                orphans ??= [];
+                orphans[machineId] = orphans.GetValueOrDefault(machineId) + 1;
+                (touched ??= []).Add(group);
+                return;
+            }
+
+            // No path: one of the machine's own files in a read of groups across machines.
+            matches.Add(group, name, pathIsNull ? ReadOnlyMemory<byte>.Empty : paths.Add(path), stamp);
+        }
+
+        if (contents is { } wanted)
+        {
+            // Parameters (the contents' arrays), which a COPY cannot take; a rescan's few hashed contents.
+            byte[] sha = new byte[CatalogDigest.Sha256Length];
+            await using var command = PostgresCatalog.Command(connection, AcrossContentsSql, id.Value, wanted.Sizes, wanted.Digests);
+            await using var reader = await command.ExecuteReaderAsync(cancellationToken).ConfigureAwait(false);
             while (await reader.ReadAsync(cancellationToken).ConfigureAwait(false))
             {
                 reader.GetBytes(5, 0, sha, 0, sha.Length);
-                var group = matches.GroupOf(reader.GetInt64(0), sha);
-                if (!names.TryGetValue(reader.GetInt32(6), out var name))
-                {
-                    orphans ??= [];
-                    orphans[reader.GetInt32(6)] = orphans.GetValueOrDefault(reader.GetInt32(6)) + 1;
-                    (touched ??= []).Add(group);
-                    continue;
-                }
-
-                // No path: one of the machine's own files in a read of groups across machines.
-                var path = reader.IsDBNull(7) ? ReadOnlyMemory<byte>.Empty : paths.Read(reader, 7);
-                matches.Add(group, name, path, PostgresCatalog.ReadStamp(reader, 0));
+                var pathIsNull = reader.IsDBNull(7);
+                Add(reader.GetInt64(0), sha, reader.GetInt32(6), pathIsNull ? [] : reader.GetFieldValue<byte[]>(7), pathIsNull, PostgresCatalog.ReadStamp(reader, 0));
+            }
+        }
+        else
+        {
+            // The machine is a number, written into the statement (a COPY takes no parameters).
+            var sql = (acrossMachinesOnly ? AcrossSql : AllSql).Replace("$1", id.Value.ToString(CultureInfo.InvariantCulture), StringComparison.Ordinal);
+            await using var copy = await BinaryCopyReader.BeginAsync(connection, $"COPY ({sql}) TO STDOUT (FORMAT BINARY)", cancellationToken).ConfigureAwait(false);
+            while (await copy.ReadAsync(cancellationToken).ConfigureAwait(false))
+            {
+                var stamp = new FileStamp(
+                    new FileIdentity(unchecked((ulong)copy.GetInt64(1)), unchecked((ulong)copy.GetInt64(2))),
+                    copy.GetInt64(0),
+                    copy.GetInt64(3),
+                    copy.GetInt64(4));
+                var pathIsNull = copy.IsNull(7);
+                Add(stamp.Length, copy.GetBytes(5), copy.GetInt32(6), pathIsNull ? [] : copy.GetBytes(7), pathIsNull, stamp);
             }
         }
 
@@ -164,23 +187,22 @@ internal static class CatalogGroupReader
         private byte[] _chunk = [];
         private int _used;
 
-        public ReadOnlyMemory<byte> Read(NpgsqlDataReader reader, int ordinal)
+        public ReadOnlyMemory<byte> Add(ReadOnlySpan<byte> path)
         {
-            var length = checked((int)reader.GetBytes(ordinal, 0, null, 0, 0));
-            if (length > ChunkSize / 4)
+            if (path.Length > ChunkSize / 4)
             {
-                return reader.GetFieldValue<byte[]>(ordinal);
+                return path.ToArray();
             }
 
-            if (_chunk.Length - _used < length)
+            if (_chunk.Length - _used < path.Length)
             {
                 (_chunk, _used) = (new byte[ChunkSize], 0);
             }
 
-            reader.GetBytes(ordinal, 0, _chunk, _used, length);
-            var path = new ReadOnlyMemory<byte>(_chunk, _used, length);
-            _used += length;
-            return path;
+            path.CopyTo(_chunk.AsSpan(_used));
+            var copy = new ReadOnlyMemory<byte>(_chunk, _used, path.Length);
+            _used += path.Length;
+            return copy;
         }
     }
 
