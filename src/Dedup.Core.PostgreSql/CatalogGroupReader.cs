@@ -33,17 +33,17 @@ internal static class CatalogGroupReader
     // Only the groups with files of other machines (a scan's local groups are byte-verified by the scan itself), and
     // the machine's own files in them without their paths: the scan has their names (measured at 250k files matched
     // on one other machine: half the 487k rows sent were the scan's own, each joined to its file row for a path).
-    // `theirs` is read twice, so it is materialised once.
-    private static readonly string AcrossSql = AcrossSqlFrom("SELECT DISTINCT d.size, d.sha256 FROM dedup.digests d WHERE d.machine_id = $1");
+    // `theirs` is read twice, so it is materialised once. The other machines' digests of this machine's contents are a
+    // semi-join, not a join with the distinct contents: the planner sorted this machine's digests to make them distinct
+    // (measured at 250k digests on each of two machines: the query 1.06-1.11 s, as a semi-join 0.92-0.96 s).
+    private static readonly string AcrossSql = AcrossSqlFrom("SELECT 1 FROM dedup.digests d WHERE d.machine_id = $1 AND d.size = g.size AND d.sha256 = g.sha256");
 
     // The same for given contents only ($2 sizes, $3 digests): a rescan's files hashed since its barrier.
-    private static readonly string AcrossContentsSql = AcrossSqlFrom("SELECT DISTINCT u.size, u.sha256 FROM unnest($2::bigint[], $3::bytea[]) AS u(size, sha256)");
+    private static readonly string AcrossContentsSql = AcrossSqlFrom("SELECT 1 FROM unnest($2::bigint[], $3::bytea[]) AS u(size, sha256) WHERE u.size = g.size AND u.sha256 = g.sha256");
 
     private static string AcrossSqlFrom(string mine) => $"""
-        WITH mine AS ({mine}),
-        theirs AS MATERIALIZED (
-          SELECT g.* FROM mine JOIN dedup.digests g ON g.size = mine.size AND g.sha256 = mine.sha256
-          WHERE g.machine_id <> $1)
+        WITH theirs AS MATERIALIZED (
+          SELECT g.* FROM dedup.digests g WHERE g.machine_id <> $1 AND EXISTS ({mine}))
         SELECT {PostgresCatalog.Columns("o")}, t.sha256, o.machine_id, o.path
         FROM theirs t
         JOIN dedup.files o ON o.machine_id = t.machine_id AND {PostgresCatalog.SameStamp("o", "t")}
