@@ -70,7 +70,15 @@ public sealed partial class PostgresCatalog : FileCatalog, IAsyncDisposable, IDi
         // The slim builder: no reflection-based type mappings, so NativeAOT builds (the CLI) publish without warnings.
         // TLS stays available for connection strings that ask for it; arrays carry the sizes a scan asks about.
         _dataSource = new NpgsqlSlimDataSourceBuilder(builder.ConnectionString).EnableTransportSecurity().EnableArrays().Build();
+        // A read in two halves holds two connections while a scan's other calls hold theirs: only with room in the pool
+        // (a pool of two could wait for a connection that a call waiting on the scan holds).
+        _halvedReads = !builder.Pooling || builder.MaxPoolSize >= MinPoolForHalvedReads;
     }
+
+    // The pool a read in two halves needs: a scan holds up to four connections at once besides it.
+    private const int MinPoolForHalvedReads = 8;
+
+    private readonly bool _halvedReads;
 
     /// <summary>The command timeout used when the connection string leaves Npgsql's default (30 s), in seconds.</summary>
     public const int DefaultCommandTimeoutSeconds = 600;
@@ -211,7 +219,10 @@ public sealed partial class PostgresCatalog : FileCatalog, IAsyncDisposable, IDi
     {
         ValidateMachine(machine);
         ArgumentNullException.ThrowIfNull(skipped);
-        return RunAsync("querying groups", (connection, token) => CatalogGroupReader.ReadAsync(connection, machine, acrossMachinesOnly: true, skipped, token), cancellationToken);
+        return RunAsync(
+            "querying groups",
+            (connection, token) => CatalogGroupReader.ReadAsync(connection, machine, acrossMachinesOnly: true, skipped, token, openSecond: _halvedReads ? _dataSource.OpenConnectionAsync : null),
+            cancellationToken);
     }
 
     /// <summary>
