@@ -189,11 +189,7 @@ internal static class CatalogGroupReader
             await using var copy = await BinaryCopyReader.BeginAsync(connection, statement, cancellationToken).ConfigureAwait(false);
             while (await copy.ReadAsync(cancellationToken).ConfigureAwait(false))
             {
-                var stamp = new FileStamp(
-                    new FileIdentity(unchecked((ulong)copy.GetInt64(1)), unchecked((ulong)copy.GetInt64(2))),
-                    copy.GetInt64(0),
-                    copy.GetInt64(3),
-                    copy.GetInt64(4));
+                var stamp = PostgresCatalog.ReadStamp(copy, 0);
                 var pathIsNull = copy.IsNull(7);
                 Add(stamp.Length, copy.GetBytes(5), copy.GetInt32(6), pathIsNull ? [] : copy.GetBytes(7), pathIsNull, stamp);
             }

@@ -126,15 +126,22 @@ public sealed partial class PostgresCatalog
         return RunAsync<IReadOnlyCollection<FileStamp>>("querying stored digests", async (connection, token) =>
         {
             var stamps = new HashSet<FileStamp>();
-            // A ctime of 0 is never trusted: the rescan drops such a digest.
-            await using var command = Command(
-                connection,
-                $"SELECT {Columns("d")} FROM dedup.digests d JOIN dedup.machines m ON m.id = d.machine_id WHERE m.name = $1 AND d.ctime_ns <> 0",
-                machine);
-            await using var reader = await command.ExecuteReaderAsync(token).ConfigureAwait(false);
-            while (await reader.ReadAsync(token).ConfigureAwait(false))
+            int? id = await ScalarAsync<int?>(connection, "SELECT id FROM dedup.machines WHERE name = $1", token, machine).ConfigureAwait(false);
+            if (id is null)
             {
-                stamps.Add(ReadStamp(reader, 0));
+                return stamps;
+            }
+
+            // By binary COPY (the id written in: a COPY takes no parameters): a rescan asks for every stamp as it starts,
+            // while it lists, and reading 250k of them value by value through a data reader was ~0.15 s of its CPU. A
+            // ctime of 0 is never trusted: the rescan drops such a digest.
+            await using var copy = await BinaryCopyReader.BeginAsync(
+                connection,
+                $"COPY (SELECT {Columns("d")} FROM dedup.digests d WHERE d.machine_id = {id.Value.ToString(System.Globalization.CultureInfo.InvariantCulture)} AND d.ctime_ns <> 0) TO STDOUT (FORMAT BINARY)",
+                token).ConfigureAwait(false);
+            while (await copy.ReadAsync(token).ConfigureAwait(false))
+            {
+                stamps.Add(ReadStamp(copy, 0));
             }
 
             return stamps;

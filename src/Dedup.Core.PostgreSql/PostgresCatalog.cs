@@ -23,7 +23,7 @@ public sealed partial class PostgresCatalog : FileCatalog, IAsyncDisposable, IDi
     /// <summary>The longest machine name accepted, in characters.</summary>
     public const int MaxMachineNameLength = 255;
 
-    /// <summary>The stamp's columns, in the order <see cref="ReadStamp"/> and <see cref="CatalogWriter.WriteStamp"/> use.</summary>
+    /// <summary>The stamp's columns, in the order <see cref="ReadStamp(NpgsqlDataReader, int)"/> and <see cref="CatalogWriter.WriteStamp"/> use.</summary>
     internal const string FileColumns = "size, device, inode, mtime_ns, ctime_ns";
 
     /// <summary>The stamp's columns as a temporary table's column definitions.</summary>
@@ -378,6 +378,10 @@ public sealed partial class PostgresCatalog : FileCatalog, IAsyncDisposable, IDi
     /// <summary>The SQL condition that two rows carry the same stamp (identity, size and both times).</summary>
     internal static string SameStamp(string a, string b) =>
         $"{a}.device = {b}.device AND {a}.inode = {b}.inode AND {a}.size = {b}.size AND {a}.mtime_ns = {b}.mtime_ns AND {a}.ctime_ns = {b}.ctime_ns";
+
+    internal static FileStamp ReadStamp(BinaryCopyReader copy, int first) =>
+        new(new FileIdentity(unchecked((ulong)copy.GetInt64(first + 1)), unchecked((ulong)copy.GetInt64(first + 2))),
+            copy.GetInt64(first), copy.GetInt64(first + 3), copy.GetInt64(first + 4));
 
     internal static FileStamp ReadStamp(NpgsqlDataReader reader, int first) =>
         new(new FileIdentity(unchecked((ulong)reader.GetInt64(first + 1)), unchecked((ulong)reader.GetInt64(first + 2))),

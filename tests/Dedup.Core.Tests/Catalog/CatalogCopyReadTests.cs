@@ -150,6 +150,23 @@ public sealed class CatalogCopyReadTests(PostgresFixture postgres)
         Assert.Equal(whole, halved);
     }
 
+    [PostgresFact]
+    public async Task The_stored_stamps_come_whole_and_only_the_machines_trusted_ones()
+    {
+        await using var catalog = postgres.NewCatalog("copystamps");
+        var high = new CatalogFile(File("/a/high", 10, 1).Path, new Enumeration.FileStamp(new Enumeration.FileIdentity(ulong.MaxValue - 1, (1UL << 63) + 5), 10, -7, 3));
+        CatalogFile[] mine = [high, File("/a/zero", 20, 2, ctime: 0), File("/a/plain", 30, 3)];
+        CatalogFile[] theirs = [File("/b/x", 40, 4)];
+        await catalog.ReplaceFilesAndRecordDigestsAsync("a", mine, Digests(Digest(mine[0], "X"), Digest(mine[1], "Y"), Digest(mine[2], "Z")));
+        await catalog.ReplaceFilesAndRecordDigestsAsync("b", theirs, Digests(Digest(theirs[0], "W")));
+
+        // A ctime of 0 is never trusted; another machine's stamps are not this one's.
+        Assert.Equal(
+            new[] { high.Stamp, mine[2].Stamp }.OrderBy(stamp => stamp.Length),
+            (await catalog.GetDigestedFilesAsync("a")).OrderBy(stamp => stamp.Length));
+        Assert.Empty(await catalog.GetDigestedFilesAsync("nobody"));
+    }
+
     /// <summary>A group as "machine:path" per file by machine name descending (this machine's files have no path).</summary>
     private static string Describe(CatalogGroup group) =>
         string.Join(' ', group.Files.OrderByDescending(file => file.Machine, StringComparer.Ordinal).Select(file => $"{file.Machine}:{PathOf(file)}"));
