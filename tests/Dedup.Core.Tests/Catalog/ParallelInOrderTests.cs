@@ -1,0 +1,109 @@
+using System.Collections.Concurrent;
+using Dedup.Core.Catalog;
+
+namespace Dedup.Core.Tests.Catalog;
+
+/// <summary>The catalog's ordered parallel map: results in the list's order, a state per thread at a time, failures as thrown.</summary>
+public sealed class ParallelInOrderTests
+{
+    [Theory]
+    [InlineData(1, 10_000)]
+    [InlineData(2, 10_000)]
+    [InlineData(4, 10_001)]
+    [InlineData(2, 100)]
+    [InlineData(3, 0)]
+    public void Results_come_in_the_lists_order_each_once(int degree, int count)
+    {
+        var items = Enumerable.Range(0, count).ToArray();
+        var states = new ConcurrentBag<State>();
+
+        var results = ParallelInOrder.Map(items, degree, states, () => new State(), static (state, item) => state.Map(item)).ToList();
+
+        Assert.Equal(items.Select(item => item * 3), results);
+        // Every state is back in the bag, and no state ever mapped on two threads at once.
+        Assert.All(states, state => Assert.False(state.Overlapped));
+        Assert.Equal(count, states.Sum(state => state.Mapped));
+        Assert.InRange(states.Count, 1, Math.Max(1, degree));
+    }
+
+    [Fact]
+    public void Several_threads_map_a_long_list_and_reuse_their_states_across_windows()
+    {
+        var items = Enumerable.Range(0, 50_000).ToArray();
+        var states = new ConcurrentBag<State>();
+        var made = 0;
+
+        var sum = ParallelInOrder.Map(items, 2, states, () => { Interlocked.Increment(ref made); return new State(slow: true); }, static (state, item) => state.Map(item)).Sum(value => (long)value);
+
+        Assert.Equal(items.Sum(item => item * 3L), sum);
+        Assert.InRange(made, 1, 2);
+        Assert.Contains(states, state => state.Threads.Count >= 1);
+    }
+
+    [Fact]
+    public void A_result_is_let_go_once_taken_even_in_the_middle_of_a_window()
+    {
+        var items = Enumerable.Range(0, 4_000).ToArray();
+        var taken = new List<WeakReference>();
+        var stillHeld = new List<int>();
+        foreach (var result in ParallelInOrder.Map(items, 2, new ConcurrentBag<object>(), () => new object(), static (_, item) => new byte[1000 + item]))
+        {
+            if (taken.Count is 1_000 or 2_000 or 3_000)
+            {
+                GC.Collect();
+                GC.WaitForPendingFinalizers();
+                GC.Collect();
+                stillHeld.Add(taken.Count(reference => reference.IsAlive));
+            }
+
+            taken.Add(new WeakReference(result));
+        }
+
+        // The results the consumer took and dropped are garbage, whatever the window still maps.
+        Assert.Equal([0, 0, 0], stillHeld);
+    }
+
+    [Theory]
+    [InlineData(1)]
+    [InlineData(2)]
+    public void A_failure_comes_out_as_thrown_and_the_state_goes_back(int degree)
+    {
+        var items = Enumerable.Range(0, 5_000).ToArray();
+        var states = new ConcurrentBag<State>();
+
+        var error = Assert.Throws<InvalidOperationException>(() =>
+            ParallelInOrder.Map(items, degree, states, () => new State(), static (state, item) => item == 3_333 ? throw new InvalidOperationException("item 3333") : state.Map(item)).ToList());
+
+        Assert.Equal("item 3333", error.Message);
+        Assert.NotEmpty(states);
+    }
+
+    private sealed class State(bool slow = false)
+    {
+        private int _inUse;
+
+        public bool Overlapped { get; private set; }
+
+        public int Mapped { get; private set; }
+
+        public HashSet<int> Threads { get; } = [];
+
+        public int Map(int item)
+        {
+            if (Interlocked.Exchange(ref _inUse, 1) != 0)
+            {
+                Overlapped = true;
+            }
+
+            Threads.Add(Environment.CurrentManagedThreadId);
+            if (slow && item % 1000 == 0)
+            {
+                Thread.SpinWait(1000);
+            }
+
+            Mapped++;
+            Volatile.Write(ref _inUse, 0);
+            return item * 3;
+        }
+    }
+}
