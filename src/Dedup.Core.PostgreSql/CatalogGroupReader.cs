@@ -38,21 +38,12 @@ internal static class CatalogGroupReader
     // (measured at 250k digests on each of two machines: the query 1.06-1.11 s, as a semi-join 0.92-0.96 s).
     private static readonly string AcrossSql = AcrossSqlFrom("SELECT 1 FROM dedup.digests d WHERE d.machine_id = $1 AND d.size = g.size AND d.sha256 = g.sha256");
 
-    // The same read in two halves by the digests' first byte, each on its own connection in one exported snapshot: a
-    // scan waits for this read once its digests are stored, and one statement is one server process on one core
-    // (measured at 250k digests on each of two machines: the read 1.34-1.65 s whole, 0.94-0.99 s as two halves at once).
-    private static readonly string[] AcrossHalvesSql =
-    [
-        AcrossSqlFrom("SELECT 1 FROM dedup.digests d WHERE d.machine_id = $1 AND d.size = g.size AND d.sha256 = g.sha256", "get_byte(g.sha256, 0) < 128"),
-        AcrossSqlFrom("SELECT 1 FROM dedup.digests d WHERE d.machine_id = $1 AND d.size = g.size AND d.sha256 = g.sha256", "get_byte(g.sha256, 0) >= 128"),
-    ];
-
     // The same for given contents only ($2 sizes, $3 digests): a rescan's files hashed since its barrier.
     private static readonly string AcrossContentsSql = AcrossSqlFrom("SELECT 1 FROM unnest($2::bigint[], $3::bytea[]) AS u(size, sha256) WHERE u.size = g.size AND u.sha256 = g.sha256");
 
-    private static string AcrossSqlFrom(string mine, string half = "true") => $"""
+    private static string AcrossSqlFrom(string mine) => $"""
         WITH theirs AS MATERIALIZED (
-          SELECT g.* FROM dedup.digests g WHERE g.machine_id <> $1 AND {half} AND EXISTS ({mine}))
+          SELECT g.* FROM dedup.digests g WHERE g.machine_id <> $1 AND EXISTS ({mine}))
         SELECT {PostgresCatalog.Columns("o")}, t.sha256, o.machine_id, o.path
         FROM theirs t
         JOIN dedup.files o ON o.machine_id = t.machine_id AND {PostgresCatalog.SameStamp("o", "t")}
@@ -62,12 +53,8 @@ internal static class CatalogGroupReader
         WHERE d.machine_id = $1 AND EXISTS (SELECT 1 FROM theirs t WHERE t.size = d.size AND t.sha256 = d.sha256)
         """;
 
-    /// <summary>
-    /// The groups of a machine; rows of a machine id with no name (a hand-deleted machine row) are left out and named to
-    /// <paramref name="skipped"/>. Given <paramref name="openSecond"/>, a read of every group across machines is made in
-    /// two halves at once, the second on a connection it opens.
-    /// </summary>
-    public static async Task<IReadOnlyList<CatalogGroup>> ReadAsync(NpgsqlConnection connection, string machine, bool acrossMachinesOnly, Action<string>? skipped, CancellationToken cancellationToken, (long[] Sizes, byte[][] Digests)? contents = null, Func<CancellationToken, ValueTask<NpgsqlConnection>>? openSecond = null)
+    /// <summary>The groups of a machine; rows of a machine id with no name (a hand-deleted machine row) are left out and named to <paramref name="skipped"/>.</summary>
+    public static async Task<IReadOnlyList<CatalogGroup>> ReadAsync(NpgsqlConnection connection, string machine, bool acrossMachinesOnly, Action<string>? skipped, CancellationToken cancellationToken, (long[] Sizes, byte[][] Digests)? contents = null)
     {
         // One snapshot for the machines' names and the rows that name them (a machine may be added meanwhile).
         await using var transaction = await connection.BeginTransactionAsync(System.Data.IsolationLevel.RepeatableRead, cancellationToken).ConfigureAwait(false);
@@ -92,53 +79,23 @@ internal static class CatalogGroupReader
             return [];
         }
 
-        Part[] parts;
+        var read = new GroupRows(names);
         if (contents is { } wanted)
         {
-            parts = [new Part(names)];
-            await parts[0].ReadAsync(connection, id.Value, wanted, cancellationToken).ConfigureAwait(false);
-        }
-        else if (acrossMachinesOnly && openSecond is not null)
-        {
-            parts = [new Part(names), new Part(names)];
-            var snapshot = await PostgresCatalog.ScalarAsync<string>(connection, "SELECT pg_export_snapshot()", cancellationToken).ConfigureAwait(false);
-            var second = await openSecond(cancellationToken).ConfigureAwait(false);
-            await using (second.ConfigureAwait(false))
-            {
-                await using var secondTransaction = await second.BeginTransactionAsync(System.Data.IsolationLevel.RepeatableRead, cancellationToken).ConfigureAwait(false);
-                // The first statement of its transaction: the second half sees exactly what the first does.
-                await PostgresCatalog.ExecuteAsync(second, $"SET TRANSACTION SNAPSHOT '{snapshot}'", cancellationToken).ConfigureAwait(false);
-                await SetUpAsync(second, cancellationToken).ConfigureAwait(false);
-                await Task.WhenAll(
-                    parts[0].CopyAsync(connection, AcrossHalvesSql[0], id.Value, cancellationToken),
-                    parts[1].CopyAsync(second, AcrossHalvesSql[1], id.Value, cancellationToken)).ConfigureAwait(false);
-                await secondTransaction.CommitAsync(cancellationToken).ConfigureAwait(false);
-            }
+            await read.ReadAsync(connection, id.Value, wanted, cancellationToken).ConfigureAwait(false);
         }
         else
         {
-            parts = [new Part(names)];
-            await parts[0].CopyAsync(connection, acrossMachinesOnly ? AcrossSql : AllSql, id.Value, cancellationToken).ConfigureAwait(false);
+            await read.CopyAsync(connection, acrossMachinesOnly ? AcrossSql : AllSql, id.Value, cancellationToken).ConfigureAwait(false);
         }
 
         await transaction.CommitAsync(cancellationToken).ConfigureAwait(false);
-
-        var orphans = new SortedDictionary<int, long>();
-        foreach (var part in parts)
-        {
-            foreach (var (orphan, rows) in part.Orphans ?? [])
-            {
-                orphans[orphan] = orphans.GetValueOrDefault(orphan) + rows;
-            }
-        }
-
-        foreach (var (orphan, rows) in orphans)
+        foreach (var (orphan, rows) in (read.Orphans ?? []).OrderBy(entry => entry.Key))
         {
             skipped?.Invoke(OrphanMessage(orphan, rows));
         }
 
-        var groups = parts[0].ToGroups(machine, acrossMachinesOnly);
-        return parts.Length == 1 ? groups : Merge(groups, parts[1].ToGroups(machine, acrossMachinesOnly));
+        return read.ToGroups(machine, acrossMachinesOnly);
     }
 
     /// <summary>
@@ -151,29 +108,11 @@ internal static class CatalogGroupReader
     private static Task SetUpAsync(NpgsqlConnection connection, CancellationToken cancellationToken) =>
         PostgresCatalog.ExecuteAsync(connection, "SET LOCAL work_mem = '128MB'; SET LOCAL enable_nestloop = off; SET LOCAL max_parallel_workers_per_gather = 0", cancellationToken);
 
-    /// <summary>Two lists of groups in the catalog's order (largest size first, then by digest) as one.</summary>
-    private static List<CatalogGroup> Merge(List<CatalogGroup> first, List<CatalogGroup> second)
-    {
-        var merged = new List<CatalogGroup>(first.Count + second.Count);
-        int i = 0, j = 0;
-        while (i < first.Count && j < second.Count)
-        {
-            merged.Add(CatalogOrder(first[i], second[j]) <= 0 ? first[i++] : second[j++]);
-        }
-
-        merged.AddRange(first.Skip(i));
-        merged.AddRange(second.Skip(j));
-        return merged;
-    }
-
-    private static int CatalogOrder(CatalogGroup x, CatalogGroup y) =>
-        x.Length != y.Length ? y.Length.CompareTo(x.Length) : x.Sha256.Span.SequenceCompareTo(y.Sha256.Span);
-
     /// <summary>
-    /// The rows of one read (or one half of it) as structs, grouped by content (size and digest as numbers: no string or
+    /// The rows of one read as structs, grouped by content (size and digest as numbers: no string or
     /// array per row), with the rows of machine ids that have no name counted apart.
     /// </summary>
-    private sealed class Part(Dictionary<int, string> names)
+    private sealed class GroupRows(Dictionary<int, string> names)
     {
         private readonly CatalogMatchRows _matches = new();
         private readonly PathChunks _paths = new();

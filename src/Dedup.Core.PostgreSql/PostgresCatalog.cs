@@ -70,15 +70,7 @@ public sealed partial class PostgresCatalog : FileCatalog, IAsyncDisposable, IDi
         // The slim builder: no reflection-based type mappings, so NativeAOT builds (the CLI) publish without warnings.
         // TLS stays available for connection strings that ask for it; arrays carry the sizes a scan asks about.
         _dataSource = new NpgsqlSlimDataSourceBuilder(builder.ConnectionString).EnableTransportSecurity().EnableArrays().Build();
-        // A read in two halves holds two connections while a scan's other calls hold theirs: only with room in the pool
-        // (a pool of two could wait for a connection that a call waiting on the scan holds).
-        _halvedReads = !builder.Pooling || builder.MaxPoolSize >= MinPoolForHalvedReads;
     }
-
-    // The pool a read in two halves needs: a scan holds up to four connections at once besides it.
-    private const int MinPoolForHalvedReads = 8;
-
-    private readonly bool _halvedReads;
 
     /// <summary>The command timeout used when the connection string leaves Npgsql's default (30 s), in seconds.</summary>
     public const int DefaultCommandTimeoutSeconds = 600;
@@ -209,8 +201,7 @@ public sealed partial class PostgresCatalog : FileCatalog, IAsyncDisposable, IDi
     /// <summary>
     /// <see cref="FindGroupsAcrossMachinesAsync(string, CancellationToken)"/>, naming the rows left out: those of a
     /// machine id with no row in <c>dedup.machines</c> (deleted by hand: the schema has no foreign keys), once per id
-    /// with how many of its rows matched and the statements that remove them. With a connection pool of at least 8 (the
-    /// default is 100), the read runs as two statements at once on two connections, in one snapshot.
+    /// with how many of its rows matched and the statements that remove them.
     /// </summary>
     /// <param name="machine">The machine's name.</param>
     /// <param name="skipped">Called once per machine id left out, after the read.</param>
@@ -220,10 +211,7 @@ public sealed partial class PostgresCatalog : FileCatalog, IAsyncDisposable, IDi
     {
         ValidateMachine(machine);
         ArgumentNullException.ThrowIfNull(skipped);
-        return RunAsync(
-            "querying groups",
-            (connection, token) => CatalogGroupReader.ReadAsync(connection, machine, acrossMachinesOnly: true, skipped, token, openSecond: _halvedReads ? _dataSource.OpenConnectionAsync : null),
-            cancellationToken);
+        return RunAsync("querying groups", (connection, token) => CatalogGroupReader.ReadAsync(connection, machine, acrossMachinesOnly: true, skipped, token), cancellationToken);
     }
 
     /// <summary>

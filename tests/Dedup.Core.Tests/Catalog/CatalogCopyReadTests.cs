@@ -108,49 +108,6 @@ public sealed class CatalogCopyReadTests(PostgresFixture postgres)
     }
 
     [PostgresFact]
-    public async Task A_read_in_two_halves_gives_the_groups_and_the_orphan_counts_of_one_read()
-    {
-        var database = postgres.NewDatabase("copyhalves");
-        // Contents whose digests start below and above 0x80: both halves hold groups.
-        var contents = Enumerable.Range(0, 40).Select(i => $"content {i}").ToArray();
-        Assert.Contains(contents, content => Sha(content)[0] < 128);
-        Assert.Contains(contents, content => Sha(content)[0] >= 128);
-        await using (var catalog = new PostgresCatalog(database))
-        {
-            foreach (var machine in new[] { "a", "b", "gone" })
-            {
-                var files = contents.Select((content, i) => File($"/{machine}/{i}", 100 + (i % 3), (ulong)(i + 1))).ToArray();
-                await catalog.ReplaceFilesAndRecordDigestsAsync(machine, files, Digests(files.Select((file, i) => Digest(file, contents[i])).ToArray()));
-            }
-        }
-
-        await ExecuteAsync(database, "DELETE FROM dedup.machines WHERE name = 'gone'");
-        var halved = new List<string>();
-        var whole = new List<string>();
-        IReadOnlyList<CatalogGroup> byHalves;
-        IReadOnlyList<CatalogGroup> byOne;
-        await using (var catalog = new PostgresCatalog(database))
-        {
-            byHalves = await catalog.FindGroupsAcrossMachinesAsync("a", halved.Add);
-        }
-
-        // A pool too small for two connections at once reads in one statement.
-        await using (var catalog = new PostgresCatalog(database + ";Maximum Pool Size=2"))
-        {
-            byOne = await catalog.FindGroupsAcrossMachinesAsync("a", whole.Add);
-        }
-
-        Assert.Equal(40, byOne.Count);
-        Assert.Equal(byOne.Select(Describe), byHalves.Select(Describe));
-        Assert.Equal(byOne.Select(group => Convert.ToHexString(group.Sha256.Span)), byHalves.Select(group => Convert.ToHexString(group.Sha256.Span)));
-        Assert.Equal(byOne.Select(group => group.Length), byHalves.Select(group => group.Length));
-        // The deleted machine's 40 rows are named once, counted across both halves.
-        var message = Assert.Single(halved);
-        Assert.StartsWith("The catalog's 40 rows of machine id ", message);
-        Assert.Equal(whole, halved);
-    }
-
-    [PostgresFact]
     public async Task The_stored_stamps_come_whole_and_only_the_machines_trusted_ones()
     {
         await using var catalog = postgres.NewCatalog("copystamps");
@@ -170,14 +127,6 @@ public sealed class CatalogCopyReadTests(PostgresFixture postgres)
     /// <summary>A group as "machine:path" per file by machine name descending (this machine's files have no path).</summary>
     private static string Describe(CatalogGroup group) =>
         string.Join(' ', group.Files.OrderByDescending(file => file.Machine, StringComparer.Ordinal).Select(file => $"{file.Machine}:{PathOf(file)}"));
-
-    private static async Task ExecuteAsync(string database, string sql)
-    {
-        await using var connection = new NpgsqlConnection(database);
-        await connection.OpenAsync();
-        await using var command = new NpgsqlCommand(sql, connection);
-        await command.ExecuteNonQueryAsync();
-    }
 
     private async Task<NpgsqlConnection> OpenAsync(string prefix)
     {
