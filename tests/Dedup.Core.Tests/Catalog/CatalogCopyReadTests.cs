@@ -45,6 +45,37 @@ public sealed class CatalogCopyReadTests(PostgresFixture postgres)
     }
 
     [PostgresFact]
+    public async Task Rows_of_no_field_and_of_many_fields_are_read_and_a_refusal_names_the_field()
+    {
+        await using var connection = await OpenAsync("copyshapes");
+        await using (var empty = await BinaryCopyReader.BeginAsync(connection, "COPY (SELECT FROM generate_series(1, 3)) TO STDOUT (FORMAT BINARY)", CancellationToken.None))
+        {
+            for (var i = 0; i < 3; i++)
+            {
+                Assert.True(await empty.ReadAsync(CancellationToken.None));
+                Assert.Equal(0, empty.FieldCount);
+            }
+
+            Assert.False(await empty.ReadAsync(CancellationToken.None));
+        }
+
+        await using var wide = await BinaryCopyReader.BeginAsync(
+            connection,
+            "COPY (SELECT i::bigint, i + 1, i + 2, i + 3, i + 4, i + 5, i + 6, i + 7, i + 8, i + 9, NULL::bytea, i + 11 FROM generate_series(1::bigint, 2) i) TO STDOUT (FORMAT BINARY)",
+            CancellationToken.None);
+        Assert.True(await wide.ReadAsync(CancellationToken.None));
+        Assert.Equal(12, wide.FieldCount);
+        Assert.Equal(Enumerable.Range(1, 10).Select(i => (long)i), Enumerable.Range(0, 10).Select(wide.GetInt64));
+        Assert.Equal(12L, wide.GetInt64(11));
+        Assert.Equal("Field 10 of the server's COPY output is NULL.", Assert.Throws<InvalidDataException>(() => wide.GetBytes(10).Length).Message);
+        Assert.Equal("Field 0 of the server's COPY output is 8 bytes, not 4.", Assert.Throws<InvalidDataException>(() => wide.GetInt32(0)).Message);
+        Assert.StartsWith("The row has 12 fields.", Assert.Throws<ArgumentOutOfRangeException>(() => wide.IsNull(12)).Message);
+        Assert.True(await wide.ReadAsync(CancellationToken.None));
+        Assert.Equal(2L, wide.GetInt64(0));
+        Assert.False(await wide.ReadAsync(CancellationToken.None));
+    }
+
+    [PostgresFact]
     public async Task Rows_across_many_buffers_and_one_larger_than_the_buffer_come_whole()
     {
         await using var connection = await OpenAsync("copylarge");

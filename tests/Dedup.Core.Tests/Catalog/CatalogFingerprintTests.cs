@@ -40,6 +40,22 @@ public sealed class CatalogFingerprintTests(PostgresFixture postgres)
     }
 
     [Fact]
+    public void Each_of_the_four_lanes_holds_its_own_quarter_of_the_rows_hashes_and_a_null_row_is_refused()
+    {
+        var fingerprint = CatalogFingerprint.Of(Tree).ToArray();
+        var lanes = Enumerable.Range(0, 4).Select(i => Convert.ToHexString(fingerprint, i * 8, 8)).ToArray();
+        Assert.Equal(4, lanes.Distinct().Count());
+        Assert.DoesNotContain(new string('0', 16), lanes);
+
+        // A path longer than the row buffer (512 bytes at first) is hashed whole: its last byte counts.
+        var longPath = "/a/" + new string('p', 2000);
+        Assert.NotEqual(
+            CatalogFingerprint.Of([File(longPath + "1", 10, 1)]).ToArray(),
+            CatalogFingerprint.Of([File(longPath + "2", 10, 1)]).ToArray());
+        Assert.Throws<ArgumentNullException>(() => CatalogFingerprint.Of([Tree[0], null!]));
+    }
+
+    [Fact]
     public void Rows_match_only_a_stored_fingerprint_of_the_same_count_and_bytes()
     {
         var fingerprint = CatalogFingerprint.Of(Tree);
