@@ -165,14 +165,4 @@ public sealed class CatalogCopyReadTests(PostgresFixture postgres)
         await connection.OpenAsync();
         return connection;
     }
-
-#pragma warning disable CS1998 // an async stream of digests already made
-    private static async IAsyncEnumerable<CatalogDigest> Digests(params CatalogDigest[] digests)
-#pragma warning restore CS1998
-    {
-        foreach (var digest in digests)
-        {
-            yield return digest;
-        }
-    }
 }

@@ -35,4 +35,33 @@ internal static class CatalogData
         var files = await catalog.GetFilesToHashAsync(machine);
         return await catalog.RecordDigestsAsync(machine, files.Select(file => Digest(file, contentByPath[PathOf(file)])));
     }
+
+    /// <summary>Digests already made, as the async stream a scan hands the catalog.</summary>
+#pragma warning disable CS1998 // nothing to await: the digests are made
+    public static async IAsyncEnumerable<CatalogDigest> Digests(params CatalogDigest[] digests)
+#pragma warning restore CS1998
+    {
+        foreach (var digest in digests)
+        {
+            yield return digest;
+        }
+    }
+
+    /// <summary>Runs <paramref name="sql"/> on the test database (a hand edit of the catalog).</summary>
+    public static async Task ExecuteSqlAsync(string database, string sql)
+    {
+        await using var connection = new Npgsql.NpgsqlConnection(database);
+        await connection.OpenAsync();
+        await using var command = new Npgsql.NpgsqlCommand(sql, connection);
+        await command.ExecuteNonQueryAsync();
+    }
+
+    /// <summary>The <c>bigint</c> that <paramref name="sql"/> returns from the test database.</summary>
+    public static async Task<long> ScalarSqlAsync(string database, string sql)
+    {
+        await using var connection = new Npgsql.NpgsqlConnection(database);
+        await connection.OpenAsync();
+        await using var command = new Npgsql.NpgsqlCommand(sql, connection);
+        return (long)(await command.ExecuteScalarAsync())!;
+    }
 }

@@ -85,7 +85,7 @@ public sealed class CatalogFingerprintTests(PostgresFixture postgres)
         // One reading, to fingerprint them: none was copied.
         Assert.Equal(1, again.Readings);
         Assert.Equal(before, await RowsAsync(database));
-        Assert.Equal(2L, await ScalarAsync(database, "SELECT count(*) FROM dedup.digests"));
+        Assert.Equal(2L, await ScalarSqlAsync(database, "SELECT count(*) FROM dedup.digests"));
         Assert.Equal(["a:/a/y", "a:/a/z"], Names(Assert.Single(await catalog.FindGroupsAsync("a"))));
     }
 
@@ -105,7 +105,7 @@ public sealed class CatalogFingerprintTests(PostgresFixture postgres)
             ["/a/renamed 10 1700000000000000000", "/a/y 20 1700000000000000000", "/a/z 20 42"],
             await RowsAsync(database));
         // The edited file's digest went with its stamp; the renamed file kept none (it had none).
-        Assert.Equal(1L, await ScalarAsync(database, "SELECT count(*) FROM dedup.digests"));
+        Assert.Equal(1L, await ScalarSqlAsync(database, "SELECT count(*) FROM dedup.digests"));
         Assert.Empty(await catalog.FindGroupsAsync("a"));
 
         // Its fingerprint is the new rows': the same rescan again sends nothing.
@@ -126,12 +126,12 @@ public sealed class CatalogFingerprintTests(PostgresFixture postgres)
         Assert.Equal(3, await catalog.ReplaceFilesAndRecordDigestsAsync("a", Stream(Tree, () => readings++), Digests()));
         Assert.Equal(1, readings);
         Assert.Equal(before, await RowsAsync(database));
-        Assert.Equal(2L, await ScalarAsync(database, "SELECT count(*) FROM dedup.digests"));
+        Assert.Equal(2L, await ScalarSqlAsync(database, "SELECT count(*) FROM dedup.digests"));
 
         // A row gone: written by difference (the fingerprint was computed while copying, and differed).
         Assert.Equal(2, await catalog.ReplaceFilesAndRecordDigestsAsync("a", Stream(Tree[..2]), Digests()));
         Assert.Equal(["/a/x 10 1700000000000000000", "/a/y 20 1700000000000000000"], await RowsAsync(database));
-        Assert.Equal(1L, await ScalarAsync(database, "SELECT count(*) FROM dedup.digests"));
+        Assert.Equal(1L, await ScalarSqlAsync(database, "SELECT count(*) FROM dedup.digests"));
     }
 
     [PostgresFact]
@@ -144,19 +144,19 @@ public sealed class CatalogFingerprintTests(PostgresFixture postgres)
 
         // A hand edit of the rows must clear or change the fingerprint (the rows are trusted to be the library's): a
         // fingerprint that differs makes the rescan write by difference, which puts the deleted row back.
-        await ExecuteAsync(database, "DELETE FROM dedup.files WHERE path = convert_to('/a/x', 'UTF8')");
-        await ExecuteAsync(database, "UPDATE dedup.machines SET rows_fingerprint = decode(repeat('00', 32), 'hex')");
+        await ExecuteSqlAsync(database, "DELETE FROM dedup.files WHERE path = convert_to('/a/x', 'UTF8')");
+        await ExecuteSqlAsync(database, "UPDATE dedup.machines SET rows_fingerprint = decode(repeat('00', 32), 'hex')");
         var again = new Files(Tree);
         await catalog.ReplaceFilesAsync("a", again);
         Assert.Equal(2, again.Readings);
         Assert.Equal(before, await RowsAsync(database));
 
         // No fingerprint at all (rows an older library wrote): compared with nothing, copied once, then stored.
-        await ExecuteAsync(database, "UPDATE dedup.machines SET rows_fingerprint = NULL");
+        await ExecuteSqlAsync(database, "UPDATE dedup.machines SET rows_fingerprint = NULL");
         var unknown = new Files(Tree);
         await catalog.ReplaceFilesAsync("a", unknown);
         Assert.Equal(1, unknown.Readings);
-        Assert.Equal(1L, await ScalarAsync(database, "SELECT count(*) FROM dedup.machines WHERE octet_length(rows_fingerprint) = 32"));
+        Assert.Equal(1L, await ScalarSqlAsync(database, "SELECT count(*) FROM dedup.machines WHERE octet_length(rows_fingerprint) = 32"));
         var known = new Files(Tree);
         await catalog.ReplaceFilesAsync("a", known);
         Assert.Equal(1, known.Readings);
@@ -172,17 +172,17 @@ public sealed class CatalogFingerprintTests(PostgresFixture postgres)
             await catalog.ReplaceFilesAndRecordDigestsAsync("a", new Files(Tree), Digests(Digest(Tree[1], "Y"), Digest(Tree[2], "Y")));
         }
 
-        await ExecuteAsync(database, "ALTER TABLE dedup.machines DROP COLUMN rows_fingerprint; DELETE FROM dedup.schema_version WHERE version > 4");
+        await ExecuteSqlAsync(database, "ALTER TABLE dedup.machines DROP COLUMN rows_fingerprint; DELETE FROM dedup.schema_version WHERE version > 4");
         await using (var catalog = new PostgresCatalog(database))
         {
             Assert.Equal(4, await catalog.MigrateAsync());
             Assert.Equal(5, PostgresCatalog.SchemaVersion);
-            Assert.Equal(1L, await ScalarAsync(database, "SELECT count(*) FROM dedup.machines WHERE rows_fingerprint IS NULL"));
+            Assert.Equal(1L, await ScalarSqlAsync(database, "SELECT count(*) FROM dedup.machines WHERE rows_fingerprint IS NULL"));
             var edited = new Files([Tree[0], Tree[1], File("/a/z", 20, 3, mtime: 42)]);
             await catalog.ReplaceFilesAndRecordDigestsAsync("a", edited, Digests());
             Assert.Equal(1, edited.Readings);
             Assert.Equal("/a/z 20 42", (await RowsAsync(database))[2]);
-            Assert.Equal(1L, await ScalarAsync(database, "SELECT count(*) FROM dedup.digests"));
+            Assert.Equal(1L, await ScalarSqlAsync(database, "SELECT count(*) FROM dedup.digests"));
         }
     }
 
@@ -213,16 +213,6 @@ public sealed class CatalogFingerprintTests(PostgresFixture postgres)
         }
     }
 
-#pragma warning disable CS1998 // an async stream of digests already made
-    private static async IAsyncEnumerable<CatalogDigest> Digests(params CatalogDigest[] digests)
-#pragma warning restore CS1998
-    {
-        foreach (var digest in digests)
-        {
-            yield return digest;
-        }
-    }
-
     /// <summary>The stored rows as "path size mtime", by path.</summary>
     private static async Task<List<string>> RowsAsync(string database)
     {
@@ -237,21 +227,5 @@ public sealed class CatalogFingerprintTests(PostgresFixture postgres)
         }
 
         return rows;
-    }
-
-    private static async Task ExecuteAsync(string database, string sql)
-    {
-        await using var connection = new Npgsql.NpgsqlConnection(database);
-        await connection.OpenAsync();
-        await using var command = new Npgsql.NpgsqlCommand(sql, connection);
-        await command.ExecuteNonQueryAsync();
-    }
-
-    private static async Task<long> ScalarAsync(string database, string sql)
-    {
-        await using var connection = new Npgsql.NpgsqlConnection(database);
-        await connection.OpenAsync();
-        await using var command = new Npgsql.NpgsqlCommand(sql, connection);
-        return (long)(await command.ExecuteScalarAsync())!;
     }
 }

@@ -261,13 +261,13 @@ public sealed class CatalogGroupTests(PostgresFixture postgres)
         }
 
         // Back to version 1 as an older library left it: its content index and size index, no step 2 or later.
-        await ExecuteAsync(database, "ALTER TABLE dedup.machines DROP COLUMN rows_fingerprint; CREATE INDEX digests_content ON dedup.digests (size, sha256); DROP TABLE dedup.machine_sizes; DROP TABLE dedup.digest_requests; CREATE INDEX files_size ON dedup.files (size, machine_id); DELETE FROM dedup.schema_version WHERE version > 1");
-        Assert.Equal(1L, await ScalarAsync(database, "SELECT count(*) FROM pg_indexes WHERE schemaname = 'dedup' AND indexname = 'digests_content'"));
+        await ExecuteSqlAsync(database, "ALTER TABLE dedup.machines DROP COLUMN rows_fingerprint; CREATE INDEX digests_content ON dedup.digests (size, sha256); DROP TABLE dedup.machine_sizes; DROP TABLE dedup.digest_requests; CREATE INDEX files_size ON dedup.files (size, machine_id); DELETE FROM dedup.schema_version WHERE version > 1");
+        Assert.Equal(1L, await ScalarSqlAsync(database, "SELECT count(*) FROM pg_indexes WHERE schemaname = 'dedup' AND indexname = 'digests_content'"));
 
         await using (var catalog = new PostgresCatalog(database))
         {
             Assert.Equal(1, await catalog.MigrateAsync());
-            Assert.Equal(0L, await ScalarAsync(database, "SELECT count(*) FROM pg_indexes WHERE schemaname = 'dedup' AND indexname = 'digests_content'"));
+            Assert.Equal(0L, await ScalarSqlAsync(database, "SELECT count(*) FROM pg_indexes WHERE schemaname = 'dedup' AND indexname = 'digests_content'"));
             var group = Assert.Single(await catalog.FindGroupsAsync("a"));
             Assert.Equal(["a", "b"], group.Files.Select(file => file.Machine));
         }
@@ -286,16 +286,16 @@ public sealed class CatalogGroupTests(PostgresFixture postgres)
         }
 
         // Back to version 2 as the previous library left it: the size index on the files, no sizes table.
-        await ExecuteAsync(database, "ALTER TABLE dedup.machines DROP COLUMN rows_fingerprint; DROP TABLE dedup.machine_sizes; DROP TABLE dedup.digest_requests; CREATE INDEX files_size ON dedup.files (size, machine_id); DELETE FROM dedup.schema_version WHERE version > 2");
+        await ExecuteSqlAsync(database, "ALTER TABLE dedup.machines DROP COLUMN rows_fingerprint; DROP TABLE dedup.machine_sizes; DROP TABLE dedup.digest_requests; CREATE INDEX files_size ON dedup.files (size, machine_id); DELETE FROM dedup.schema_version WHERE version > 2");
 
         await using (var catalog = new PostgresCatalog(database))
         {
             Assert.Equal(2, await catalog.MigrateAsync());
             Assert.Equal(5, PostgresCatalog.SchemaVersion);
-            Assert.Equal(0L, await ScalarAsync(database, "SELECT count(*) FROM pg_indexes WHERE schemaname = 'dedup' AND indexname = 'files_size'"));
+            Assert.Equal(0L, await ScalarSqlAsync(database, "SELECT count(*) FROM pg_indexes WHERE schemaname = 'dedup' AND indexname = 'files_size'"));
             // One row per (size, machine) of the files: a's 20 once though two files have it.
-            Assert.Equal(4L, await ScalarAsync(database, "SELECT count(*) FROM dedup.machine_sizes"));
-            Assert.Equal(0L, await ScalarAsync(database, SizesMismatchSql));
+            Assert.Equal(4L, await ScalarSqlAsync(database, "SELECT count(*) FROM dedup.machine_sizes"));
+            Assert.Equal(0L, await ScalarSqlAsync(database, SizesMismatchSql));
             var group = Assert.Single(await catalog.FindGroupsAsync("a"));
             Assert.Equal(["a", "b"], group.Files.Select(file => file.Machine));
             Assert.Equal([10L, 30L], (await catalog.GetSizesOnOtherMachinesAsync("a", [10, 20, 30])).Order());
@@ -319,22 +319,22 @@ public sealed class CatalogGroupTests(PostgresFixture postgres)
         Assert.Equal([10L, 30L], (await catalog.GetSizesOnOtherMachinesAsync("b", [10, 20, 30])).Order());
         Assert.Equal([10L, 30L], (await catalog.GetSizesOnOtherMachinesAsync("c", [10, 20, 30])).Order());
         Assert.Equal(kept, await TextAsync(database, "SELECT ctid::text FROM dedup.machine_sizes WHERE size = 10 AND machine_id = (SELECT id FROM dedup.machines WHERE name = 'a')"));
-        Assert.Equal(0L, await ScalarAsync(database, SizesMismatchSql));
+        Assert.Equal(0L, await ScalarSqlAsync(database, SizesMismatchSql));
 
         // Through the scan's own call too, first scan and rescan.
         await catalog.ReplaceFilesAndRecordDigestsAsync("c", [File("/c/x", 40, 1)], Empty());
         Assert.Equal([40L], await catalog.GetSizesOnOtherMachinesAsync("a", [40, 50]));
         await catalog.ReplaceFilesAndRecordDigestsAsync("c", [File("/c/y", 50, 2)], Empty());
         Assert.Equal([50L], await catalog.GetSizesOnOtherMachinesAsync("a", [40, 50]));
-        Assert.Equal(0L, await ScalarAsync(database, SizesMismatchSql));
+        Assert.Equal(0L, await ScalarSqlAsync(database, SizesMismatchSql));
 
         // An empty rescan leaves the machine no sizes; a deleted machine leaves none behind.
         await catalog.ReplaceMachineFilesAsync("c", []);
         Assert.Empty(await catalog.GetSizesOnOtherMachinesAsync("a", [40, 50]));
         Assert.True(await catalog.DeleteMachineAsync("a"));
         Assert.Empty(await catalog.GetSizesOnOtherMachinesAsync("b", [10, 20, 30]));
-        Assert.Equal(0L, await ScalarAsync(database, SizesMismatchSql));
-        Assert.Equal(1L, await ScalarAsync(database, "SELECT count(*) FROM dedup.machine_sizes"));
+        Assert.Equal(0L, await ScalarSqlAsync(database, SizesMismatchSql));
+        Assert.Equal(1L, await ScalarSqlAsync(database, "SELECT count(*) FROM dedup.machine_sizes"));
 
         static async IAsyncEnumerable<CatalogDigest> Empty()
         {
@@ -356,21 +356,5 @@ public sealed class CatalogGroupTests(PostgresFixture postgres)
         await connection.OpenAsync();
         await using var command = new Npgsql.NpgsqlCommand(sql, connection);
         return (string)(await command.ExecuteScalarAsync())!;
-    }
-
-    private static async Task ExecuteAsync(string database, string sql)
-    {
-        await using var connection = new Npgsql.NpgsqlConnection(database);
-        await connection.OpenAsync();
-        await using var command = new Npgsql.NpgsqlCommand(sql, connection);
-        await command.ExecuteNonQueryAsync();
-    }
-
-    private static async Task<long> ScalarAsync(string database, string sql)
-    {
-        await using var connection = new Npgsql.NpgsqlConnection(database);
-        await connection.OpenAsync();
-        await using var command = new Npgsql.NpgsqlCommand(sql, connection);
-        return (long)(await command.ExecuteScalarAsync())!;
     }
 }
