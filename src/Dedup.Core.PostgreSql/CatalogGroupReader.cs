@@ -41,6 +41,20 @@ internal static class CatalogGroupReader
     // The same for given contents only ($2 sizes, $3 digests): a rescan's files hashed since its barrier.
     private static readonly string AcrossContentsSql = AcrossSqlFrom("SELECT 1 FROM unnest($2::bigint[], $3::bytea[]) AS u(size, sha256) WHERE u.size = g.size AND u.sha256 = g.sha256");
 
+    // Only the other machines' files, for a scan that names its own from its digests (FileCatalog.GetDigestsAsync):
+    // measured at 250k digests on each of two machines, 0.65 s of the server against 1.2 s for AcrossSql. Their file
+    // rows only are hashed for the join (all machines' rows were, twice the memory and time), and no CTE is read twice.
+    private static readonly string OthersSql = OthersSqlFrom("SELECT 1 FROM dedup.digests d WHERE d.machine_id = $1 AND d.size = g.size AND d.sha256 = g.sha256");
+
+    private static readonly string OthersContentsSql = OthersSqlFrom("SELECT 1 FROM unnest($2::bigint[], $3::bytea[]) AS u(size, sha256) WHERE u.size = g.size AND u.sha256 = g.sha256");
+
+    private static string OthersSqlFrom(string mine) => $"""
+        SELECT {PostgresCatalog.Columns("o")}, g.sha256, o.machine_id, o.path
+        FROM dedup.digests g
+        JOIN dedup.files o ON o.machine_id = g.machine_id AND {PostgresCatalog.SameStamp("o", "g")}
+        WHERE g.machine_id <> $1 AND o.machine_id <> $1 AND EXISTS ({mine})
+        """;
+
     private static string AcrossSqlFrom(string mine) => $"""
         WITH theirs AS MATERIALIZED (
           SELECT g.* FROM dedup.digests g WHERE g.machine_id <> $1 AND EXISTS ({mine}))
@@ -54,7 +68,7 @@ internal static class CatalogGroupReader
         """;
 
     /// <summary>The groups of a machine; rows of a machine id with no name (a hand-deleted machine row) are left out and named to <paramref name="skipped"/>.</summary>
-    public static async Task<IReadOnlyList<CatalogGroup>> ReadAsync(NpgsqlConnection connection, string machine, bool acrossMachinesOnly, Action<string>? skipped, CancellationToken cancellationToken, (long[] Sizes, byte[][] Digests)? contents = null)
+    public static async Task<IReadOnlyList<CatalogGroup>> ReadAsync(NpgsqlConnection connection, string machine, GroupRead kind, Action<string>? skipped, CancellationToken cancellationToken, (long[] Sizes, byte[][] Digests)? contents = null)
     {
         // One snapshot for the machines' names and the rows that name them (a machine may be added meanwhile).
         await using var transaction = await connection.BeginTransactionAsync(System.Data.IsolationLevel.RepeatableRead, cancellationToken).ConfigureAwait(false);
@@ -82,11 +96,12 @@ internal static class CatalogGroupReader
         var read = new GroupRows(names);
         if (contents is { } wanted)
         {
-            await read.ReadAsync(connection, id.Value, wanted, cancellationToken).ConfigureAwait(false);
+            await read.ReadAsync(connection, kind == GroupRead.OtherMachines ? OthersContentsSql : AcrossContentsSql, id.Value, wanted, cancellationToken).ConfigureAwait(false);
         }
         else
         {
-            await read.CopyAsync(connection, acrossMachinesOnly ? AcrossSql : AllSql, id.Value, cancellationToken).ConfigureAwait(false);
+            var sql = kind switch { GroupRead.All => AllSql, GroupRead.AcrossMachines => AcrossSql, _ => OthersSql };
+            await read.CopyAsync(connection, sql, id.Value, cancellationToken).ConfigureAwait(false);
         }
 
         await transaction.CommitAsync(cancellationToken).ConfigureAwait(false);
@@ -95,7 +110,7 @@ internal static class CatalogGroupReader
             skipped?.Invoke(OrphanMessage(orphan, rows));
         }
 
-        return read.ToGroups(machine, acrossMachinesOnly);
+        return read.ToGroups(machine, kind);
     }
 
     /// <summary>
@@ -135,10 +150,10 @@ internal static class CatalogGroupReader
         }
 
         /// <summary>Reads the groups of given contents: parameters, which a COPY cannot take (a rescan's few hashed contents).</summary>
-        public async Task ReadAsync(NpgsqlConnection connection, int id, (long[] Sizes, byte[][] Digests) contents, CancellationToken cancellationToken)
+        public async Task ReadAsync(NpgsqlConnection connection, string sql, int id, (long[] Sizes, byte[][] Digests) contents, CancellationToken cancellationToken)
         {
             byte[] sha = new byte[CatalogDigest.Sha256Length];
-            await using var command = PostgresCatalog.Command(connection, AcrossContentsSql, id, contents.Sizes, contents.Digests);
+            await using var command = PostgresCatalog.Command(connection, sql, id, contents.Sizes, contents.Digests);
             await using var reader = await command.ExecuteReaderAsync(cancellationToken).ConfigureAwait(false);
             while (await reader.ReadAsync(cancellationToken).ConfigureAwait(false))
             {
@@ -149,10 +164,10 @@ internal static class CatalogGroupReader
         }
 
         /// <summary>The groups; one that held rows of unnamed machines is checked again without them (a group no row is left of is not made).</summary>
-        public List<CatalogGroup> ToGroups(string machine, bool acrossMachinesOnly) =>
+        public List<CatalogGroup> ToGroups(string machine, GroupRead kind) =>
             _touched is not { } touched
                 ? _matches.ToGroups(keep: null)
-                : _matches.ToGroups((group, files) => !touched.Contains(group) || StillAGroup(files, machine, acrossMachinesOnly));
+                : _matches.ToGroups((group, files) => !touched.Contains(group) || StillAGroup(files, machine, kind));
 
         private void Add(long size, ReadOnlySpan<byte> sha, int machineId, ReadOnlySpan<byte> path, bool pathIsNull, FileStamp stamp)
         {
@@ -190,11 +205,13 @@ internal static class CatalogGroupReader
 
     /// <summary>
     /// Whether a group that lost its rows of unnamed machines still holds two distinct files (machine and identity) and,
-    /// in a read across machines, a file of another machine.
+    /// in a read across machines, a file of another machine; in a read of other machines' files only, any file.
     /// </summary>
-    private static bool StillAGroup(IReadOnlyList<CatalogMatch> files, string machine, bool acrossMachinesOnly) =>
-        files.Select(file => (file.Machine, file.Stamp.Identity)).Distinct().Count() >= 2
-        && !(acrossMachinesOnly && files.All(file => file.Machine == machine));
+    private static bool StillAGroup(IReadOnlyList<CatalogMatch> files, string machine, GroupRead kind) =>
+        kind == GroupRead.OtherMachines
+            ? files.Count > 0
+            : files.Select(file => (file.Machine, file.Stamp.Identity)).Distinct().Count() >= 2
+              && !(kind == GroupRead.AcrossMachines && files.All(file => file.Machine == machine));
 
     /// <summary>
     /// Paths read into shared chunks, each a slice of one: a fleet's read sends a path for nearly every file of the
@@ -229,4 +246,17 @@ internal static class CatalogGroupReader
     private static string OrphanMessage(int id, long rows) =>
         $"The catalog's {rows} {(rows == 1 ? "row" : "rows")} of machine id {id} matching these files {(rows == 1 ? "was" : "were")} left out: "
         + CatalogOrphans.Advice(id);
+}
+
+/// <summary>What a group read returns.</summary>
+internal enum GroupRead
+{
+    /// <summary>Every group of the machine's contents, its own files with their paths.</summary>
+    All,
+
+    /// <summary>The groups holding files of other machines, the machine's own files without paths.</summary>
+    AcrossMachines,
+
+    /// <summary>Only the other machines' files of the machine's contents.</summary>
+    OtherMachines,
 }

@@ -149,6 +149,56 @@ public sealed partial class PostgresCatalog
     }
 
     /// <summary>
+    /// The digests stored for a machine's files, stamps with their SHA-256s: what a scan asks as it starts, so that the
+    /// groups it reads need not hold its own files (<see cref="FindFilesOnOtherMachinesAsync"/>). A digest under a ctime
+    /// of 0 is left out, as by <see cref="GetDigestedFilesAsync"/>.
+    /// </summary>
+    /// <param name="machine">The machine's name.</param>
+    /// <param name="cancellationToken">Cancels the query.</param>
+    /// <returns>The digests; empty for a machine the catalog does not know.</returns>
+    /// <exception cref="CatalogException">The server could not be reached or used.</exception>
+    public override Task<IReadOnlyCollection<CatalogDigest>?> GetDigestsAsync(string machine, CancellationToken cancellationToken = default)
+    {
+        ValidateMachine(machine);
+        return RunAsync<IReadOnlyCollection<CatalogDigest>?>("querying stored digests", async (connection, token) =>
+        {
+            var digests = new List<CatalogDigest>();
+            int? id = await ScalarAsync<int?>(connection, "SELECT id FROM dedup.machines WHERE name = $1", token, machine).ConfigureAwait(false);
+            if (id is null)
+            {
+                return digests;
+            }
+
+            await using var copy = await BinaryCopyReader.BeginAsync(
+                connection,
+                $"COPY (SELECT {Columns("d")}, d.sha256 FROM dedup.digests d WHERE d.machine_id = {id.Value.ToString(System.Globalization.CultureInfo.InvariantCulture)} AND d.ctime_ns <> 0) TO STDOUT (FORMAT BINARY)",
+                token).ConfigureAwait(false);
+            // The digests' bytes in shared arrays, each a slice of one: no array per digest.
+            var chunk = Array.Empty<byte>();
+            var used = 0;
+            while (await copy.ReadAsync(token).ConfigureAwait(false))
+            {
+                var sha = copy.GetBytes(5);
+                if (sha.Length != CatalogDigest.Sha256Length)
+                {
+                    continue; // refused by the table's check: never stored
+                }
+
+                if (chunk.Length - used < sha.Length)
+                {
+                    (chunk, used) = (new byte[2048 * CatalogDigest.Sha256Length], 0);
+                }
+
+                sha.CopyTo(chunk.AsSpan(used));
+                digests.Add(new CatalogDigest(ReadStamp(copy, 0), chunk.AsMemory(used, sha.Length)));
+                used += sha.Length;
+            }
+
+            return digests;
+        }, cancellationToken);
+    }
+
+    /// <summary>
     /// Stores digests for a machine's files whose stamp equals the digest's (one per identity: every name of a
     /// hard-linked file has it). A digest whose stamp no file row has (the file changed after the scan stored it)
     /// is ignored. A digest stays stored across rescans while the file's stamp is unchanged and complete; one given

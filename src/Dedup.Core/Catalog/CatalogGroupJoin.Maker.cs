@@ -10,9 +10,10 @@ internal sealed partial class CatalogGroupJoin
     /// Makes groups on one thread at a time: the folders it has parsed and the files of the group it makes are its own
     /// (the scan's rows and the held groups' index are only read).
     /// </summary>
-    private sealed class Maker(string machine, CatalogRows rows, CatalogGroupJoin join)
+    private sealed class Maker(string machine, CatalogRows rows, CatalogOwnFiles? own, CatalogGroupJoin join)
     {
         private readonly Dictionary<ReadOnlyMemory<byte>, AbsolutePath?> _folders = new(SameBytes.Instance);
+        private readonly Func<FileStamp, bool> _listed = rows.Contains;
 
         // One group's files while it is made (machine and identity: its first name, a list only for more), reused.
         private readonly List<(CatalogMatch First, AbsolutePath Name, List<AbsolutePath>? More)> _files = [];
@@ -53,6 +54,9 @@ internal sealed partial class CatalogGroupJoin
             {
                 _matches.Add(files[i]);
             }
+
+            // A group of other machines' files only: this machine's of its content are named from the scan's own digests.
+            own?.AppendTo(group, machine, _listed, _matches);
         }
 
         /// <summary>The held group holding the first of this machine's files in the loaded group that one holds, if any.</summary>

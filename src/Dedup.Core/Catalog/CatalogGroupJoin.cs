@@ -14,7 +14,8 @@ namespace Dedup.Core.Catalog;
 /// <param name="rows">The scan's rows: its own files of a catalog group are named from them.</param>
 /// <param name="held">The scan's own groups held back; each one joined is replaced in place.</param>
 /// <param name="degree">How many threads make the groups (the scan's degree of parallelism).</param>
-internal sealed partial class CatalogGroupJoin(string machine, CatalogRows rows, List<DuplicateGroup> held, int degree)
+/// <param name="own">This machine's files by content, when the catalog's groups hold only other machines' files; <see langword="null"/>: they hold this machine's too.</param>
+internal sealed partial class CatalogGroupJoin(string machine, CatalogRows rows, List<DuplicateGroup> held, int degree, CatalogOwnFiles? own = null)
 {
     // One per thread making groups: its folders and the files of the group it makes (ParallelInOrder).
     private readonly ConcurrentBag<Maker> _makers = [];
@@ -42,7 +43,7 @@ internal sealed partial class CatalogGroupJoin(string machine, CatalogRows rows,
         var alone = new List<CatalogGroup>();
         var joined = new bool[held.Count];
         var index = 0;
-        foreach (var (files, heldIndex) in ParallelInOrder.Map(found, degree, _makers, () => new Maker(machine, rows, this), static (maker, group) => maker.JoinHeld(group)))
+        foreach (var (files, heldIndex) in ParallelInOrder.Map(found, degree, _makers, () => new Maker(machine, rows, own, this), static (maker, group) => maker.JoinHeld(group)))
         {
             var group = found[index++];
             if (heldIndex == Alone)
@@ -67,7 +68,7 @@ internal sealed partial class CatalogGroupJoin(string machine, CatalogRows rows,
         }
 
         index = 0;
-        foreach (var files in ParallelInOrder.Map(alone, degree, _makers, () => new Maker(machine, rows, this), static (maker, group) => maker.ToGroup(group)))
+        foreach (var files in ParallelInOrder.Map(alone, degree, _makers, () => new Maker(machine, rows, own, this), static (maker, group) => maker.ToGroup(group)))
         {
             var group = alone[index++];
             if (files is not null)

@@ -12,7 +12,7 @@ namespace Dedup.Core.Catalog;
 /// </summary>
 internal static class CatalogGroupMerge
 {
-    public static IReadOnlyList<CatalogGroup> Merge(string machine, IReadOnlyList<CatalogGroup> early, IReadOnlyCollection<CatalogDigest> asked, IReadOnlyList<CatalogGroup> late, Func<FileStamp, bool> kept)
+    public static IReadOnlyList<CatalogGroup> Merge(string machine, IReadOnlyList<CatalogGroup> early, IReadOnlyCollection<CatalogDigest> asked, IReadOnlyList<CatalogGroup> late, Func<FileStamp, bool>? kept)
     {
         // Every content asked of the later read, whether or not it found a group: another machine may have let go of its
         // copy since the earlier read (then the content is in no group).
@@ -25,7 +25,7 @@ internal static class CatalogGroupMerge
         var merged = new List<CatalogGroup>(early.Count + late.Count);
         foreach (var group in early)
         {
-            if (replaced.Contains(CatalogContent.Of(group)) || Kept(machine, group, kept) is not { } still)
+            if (replaced.Contains(CatalogContent.Of(group)) || (kept is null ? group : Kept(machine, group, kept)) is not { } still)
             {
                 continue;
             }

@@ -47,6 +47,11 @@ internal sealed class CatalogSession(FileCatalog catalog, string machine, Action
     private IReadOnlyDictionary<string, long> _pending = new Dictionary<string, long>();
     private long _hashedOnRequest;
 
+    // The machine's files by content, when the catalog gave its stored digests (GetDigestsAsync): the scan then names its
+    // own files in the groups itself and reads only the other machines' files. Set before the barrier, read after it.
+    private readonly CatalogOwnFiles _own = new();
+    private bool _byContent;
+
     // The scan's groups held back until the catalog's groups are read (under their own lock); none once taken.
     private readonly List<DuplicateGroup> _held = [];
     private bool _holding;
@@ -101,7 +106,7 @@ internal sealed class CatalogSession(FileCatalog catalog, string machine, Action
     /// </summary>
     public void Start(ScanContext context, CancellationToken cancellationToken)
     {
-        var known = catalog.GetDigestedFilesAsync(machine, cancellationToken);
+        var known = KnownAsync(cancellationToken);
         _knownTask = known;
         _early = ReadEarlyAsync(context, known, cancellationToken);
     }
@@ -115,11 +120,45 @@ internal sealed class CatalogSession(FileCatalog catalog, string machine, Action
         }
     }
 
+    /// <summary>
+    /// The stamps with a stored digest: from the digests themselves when the catalog gives them (their contents are kept
+    /// to name this machine's files in the groups), else from <see cref="FileCatalog.GetDigestedFilesAsync"/>.
+    /// </summary>
+    private async Task<IReadOnlyCollection<FileStamp>> KnownAsync(CancellationToken cancellationToken)
+    {
+        if (await catalog.GetDigestsAsync(machine, cancellationToken).ConfigureAwait(false) is not { } digests)
+        {
+            return await catalog.GetDigestedFilesAsync(machine, cancellationToken).ConfigureAwait(false);
+        }
+
+        var stamps = new HashSet<FileStamp>();
+        foreach (var digest in digests)
+        {
+            stamps.Add(digest.Stamp);
+            _own.AddStored(digest);
+        }
+
+        Volatile.Write(ref _byContent, true);
+        return stamps;
+    }
+
     /// <summary>The groups of the machine's files with a stored digest, as the catalog holds them now; <see langword="null"/> for a first scan (none).</summary>
     private async Task<IReadOnlyList<CatalogGroup>?> ReadEarlyAsync(ScanContext context, Task<IReadOnlyCollection<FileStamp>> known, CancellationToken cancellationToken) =>
         (await known.ConfigureAwait(false)).Count == 0
             ? null
-            : await catalog.FindGroupsAcrossMachinesAsync(machine, message => Skipped(context, message), cancellationToken).ConfigureAwait(false);
+            : await ReadAsync(context, contents: null, cancellationToken).ConfigureAwait(false);
+
+    /// <summary>
+    /// The catalog's groups of the machine's stored contents, or of <paramref name="contents"/>: only the other machines'
+    /// files when the scan names its own (<see cref="CatalogOwnFiles"/>).
+    /// </summary>
+    private Task<IReadOnlyList<CatalogGroup>> ReadAsync(ScanContext context, IReadOnlyCollection<CatalogDigest>? contents, CancellationToken cancellationToken)
+    {
+        Action<string> skipped = message => Skipped(context, message);
+        return Volatile.Read(ref _byContent) ? catalog.FindFilesOnOtherMachinesAsync(machine, contents, skipped, cancellationToken)
+            : contents is null ? catalog.FindGroupsAcrossMachinesAsync(machine, skipped, cancellationToken)
+            : catalog.FindGroupsAcrossMachinesAsync(machine, contents, skipped, cancellationToken);
+    }
 
     /// <summary>
     /// At the size barrier: starts handing every row to the catalog (not awaited: the compare stage runs meanwhile) and
@@ -219,7 +258,7 @@ internal sealed class CatalogSession(FileCatalog catalog, string machine, Action
             var requests = await exchange.ConfigureAwait(false);
             NoteRequests(requests, rows);
 
-            var join = new CatalogGroupJoin(machine, rows, TakeHeld(), context.Options.MaxDegreeOfParallelism);
+            var join = new CatalogGroupJoin(machine, rows, TakeHeld(), context.Options.MaxDegreeOfParallelism, _byContent ? _own : null);
             Volatile.Write(ref _join, join);
             return join.Join(found);
         }
@@ -249,7 +288,7 @@ internal sealed class CatalogSession(FileCatalog catalog, string machine, Action
     {
         if ((_early is null ? null : await _early.ConfigureAwait(false)) is not { } early)
         {
-            return await catalog.FindGroupsAcrossMachinesAsync(machine, message => Skipped(context, message), cancellationToken).ConfigureAwait(false);
+            return await ReadAsync(context, contents: null, cancellationToken).ConfigureAwait(false);
         }
 
         CatalogDigest[] made;
@@ -258,10 +297,9 @@ internal sealed class CatalogSession(FileCatalog catalog, string machine, Action
             made = [.. _made];
         }
 
-        var late = made.Length == 0
-            ? []
-            : await catalog.FindGroupsAcrossMachinesAsync(machine, made, message => Skipped(context, message), cancellationToken).ConfigureAwait(false);
-        return CatalogGroupMerge.Merge(machine, early, made, late, stamp => kept.Contains(stamp) && rows.Contains(stamp));
+        var late = made.Length == 0 ? [] : await ReadAsync(context, made, cancellationToken).ConfigureAwait(false);
+        // Read by content, the groups hold no file of this machine: the join names them (CatalogOwnFiles).
+        return CatalogGroupMerge.Merge(machine, early, made, late, _byContent ? null : stamp => kept.Contains(stamp) && rows.Contains(stamp));
     }
 
     /// <summary>
@@ -317,6 +355,11 @@ internal sealed class CatalogSession(FileCatalog catalog, string machine, Action
     private void HandOn(CatalogDigest digest)
     {
         _digests.Writer.TryWrite(digest);
+        if (_byContent)
+        {
+            _own.AddMade(digest);
+        }
+
         if (_rescan)
         {
             lock (_made)

@@ -9,8 +9,10 @@ namespace Dedup.Core.Catalog;
 /// Dedup.Core.PostgreSql package.
 /// </summary>
 /// <remarks>
-/// <para>A scan calls, once each: as it starts <see cref="GetDigestedFilesAsync"/>, and when that names some files (a
-/// rescan) <see cref="FindGroupsAcrossMachinesAsync(string, Action{string}, CancellationToken)"/> for their groups;
+/// <para>A scan calls, once each: as it starts <see cref="GetDigestsAsync"/> (when that gives <see langword="null"/>,
+/// <see cref="GetDigestedFilesAsync"/>), and when that names some files (a rescan) the groups of their contents
+/// (<see cref="FindFilesOnOtherMachinesAsync"/> when it has the digests, which leaves out the machine's own files, the
+/// scan naming them by content; else <see cref="FindGroupsAcrossMachinesAsync(string, Action{string}, CancellationToken)"/>);
 /// at its size barrier <see cref="ReplaceFilesAndRecordDigestsAsync"/> with every file it enumerated (unique sizes
 /// included) and the digests it will make, and <see cref="GetSizesOnOtherMachinesAsync"/> (with its files' sizes),
 /// from which it knows which files need a SHA-256: those whose size another file of the catalog (this machine's or
@@ -18,8 +20,8 @@ namespace Dedup.Core.Catalog;
 /// runs, computing the SHA-256 of those it reads whole from the same bytes and handing each on once checked; then, once
 /// its own groups are found and its files and digests stored, <see cref="ExchangeDigestRequestsAsync"/> and the groups:
 /// on a rescan only those of the contents it hashed
-/// (<see cref="FindGroupsAcrossMachinesAsync(string, IReadOnlyCollection{CatalogDigest}, Action{string}, CancellationToken)"/>),
-/// else all of them. Its groups of a size another machine holds are held back until then, to be reported once each,
+/// (<see cref="FindGroupsAcrossMachinesAsync(string, IReadOnlyCollection{CatalogDigest}, Action{string}, CancellationToken)"/>,
+/// or the read by contents of <see cref="FindFilesOnOtherMachinesAsync"/>), else all of them. Its groups of a size another machine holds are held back until then, to be reported once each,
 /// with the other machines' files of the same content. A rescan thus sees the other machines as they were when it
 /// started, for its unchanged files. Files of different machines are matched by size and SHA-256 (a digest no client
 /// can craft a collision for), never byte by byte.</para>
@@ -45,6 +47,52 @@ public abstract class FileCatalog
     /// <param name="cancellationToken">Cancels the query.</param>
     /// <returns>The stamps; empty for a machine the catalog does not know.</returns>
     public abstract Task<IReadOnlyCollection<FileStamp>> GetDigestedFilesAsync(string machine, CancellationToken cancellationToken = default);
+
+    /// <summary>
+    /// The digests stored for <paramref name="machine"/>'s files (from its previous scans), each under the stamp the file
+    /// had when it was read: <see cref="GetDigestedFilesAsync"/> with the SHA-256s. A scan asks for these first as it
+    /// starts; given them, it names its own files in the groups across machines itself, by content, and reads only the
+    /// other machines' files (<see cref="FindFilesOnOtherMachinesAsync"/>), so the catalog need not send the machine's
+    /// own rows back. The default gives <see langword="null"/>: the scan then asks <see cref="GetDigestedFilesAsync"/>,
+    /// and reads the groups with the machine's files in them (<see cref="FindGroupsAcrossMachinesAsync(string, Action{string}, CancellationToken)"/>).
+    /// </summary>
+    /// <param name="machine">The scanning machine's name.</param>
+    /// <param name="cancellationToken">Cancels the query.</param>
+    /// <returns>The digests (empty for a machine the catalog does not know); <see langword="null"/> when this catalog does not give them.</returns>
+    public virtual Task<IReadOnlyCollection<CatalogDigest>?> GetDigestsAsync(string machine, CancellationToken cancellationToken = default) =>
+        Task.FromResult<IReadOnlyCollection<CatalogDigest>?>(null);
+
+    /// <summary>
+    /// The files of other machines than <paramref name="machine"/> (as of their last scans) whose content (size and
+    /// SHA-256) is that of a digest stored for one of <paramref name="machine"/>'s files, or, given
+    /// <paramref name="contents"/>, that of one of those: grouped by content, without <paramref name="machine"/>'s own
+    /// files (a group may then hold a single file). What a scan calls once <see cref="GetDigestsAsync"/> gave it the
+    /// machine's digests: it adds its own files to each group itself. The default reads
+    /// <see cref="FindGroupsAcrossMachinesAsync(string, Action{string}, CancellationToken)"/> (or its overload by
+    /// contents) and leaves out <paramref name="machine"/>'s files.
+    /// </summary>
+    /// <param name="machine">The scanning machine's name.</param>
+    /// <param name="contents">The contents wanted, as digests of the machine's files (their stamps give the sizes); <see langword="null"/>: those of every digest stored for the machine.</param>
+    /// <param name="skipped">Called with a sentence for each set of rows left out, as by <see cref="FindGroupsAcrossMachinesAsync(string, Action{string}, CancellationToken)"/>.</param>
+    /// <param name="cancellationToken">Cancels the query.</param>
+    /// <returns>The groups of other machines' files; none for no contents.</returns>
+    public virtual async Task<IReadOnlyList<CatalogGroup>> FindFilesOnOtherMachinesAsync(string machine, IReadOnlyCollection<CatalogDigest>? contents, Action<string> skipped, CancellationToken cancellationToken = default)
+    {
+        var groups = contents is null
+            ? await FindGroupsAcrossMachinesAsync(machine, skipped, cancellationToken).ConfigureAwait(false)
+            : await FindGroupsAcrossMachinesAsync(machine, contents, skipped, cancellationToken).ConfigureAwait(false);
+        var others = new List<CatalogGroup>(groups.Count);
+        foreach (var group in groups)
+        {
+            var files = group.Files.Where(file => !string.Equals(file.Machine, machine, StringComparison.Ordinal)).ToList();
+            if (files.Count > 0)
+            {
+                others.Add(group with { Files = files });
+            }
+        }
+
+        return others;
+    }
 
     /// <summary>
     /// Which of <paramref name="sizes"/> a file of another machine than <paramref name="machine"/> has (as of that

@@ -15,10 +15,15 @@ public sealed class CatalogEarlyReadJoinTests(PostgresFixture postgres)
     private static readonly byte[] K = TempTree.RandomBytes(5_000, 73);
 
     [PostgresFact]
-    public async Task A_file_that_left_a_local_pair_for_another_pairs_content_leaves_its_old_group_and_joins_the_new_one()
+    public Task A_file_that_left_a_local_pair_for_another_pairs_content_leaves_its_old_group_and_joins_the_new_one() => LeftPairAsync(byContent: false);
+
+    [PostgresFact]
+    public Task A_file_that_left_a_local_pair_joins_the_new_one_named_from_the_scans_digests() => LeftPairAsync(byContent: true);
+
+    private async Task LeftPairAsync(bool byContent)
     {
         await using var store = postgres.NewCatalog("earlyjoinpair");
-        var catalog = new EarlyReadCatalog(store, defaultRead: false);
+        var catalog = new EarlyReadCatalog(store, defaultRead: false, byContent);
         using var alpha = EarlyRead.Alpha(P1, P2, K);
         using var beta = new TempTree();
         beta.Write("x.bin", P1);

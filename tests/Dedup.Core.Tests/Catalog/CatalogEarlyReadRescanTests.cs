@@ -22,10 +22,16 @@ public sealed class CatalogEarlyReadRescanTests(PostgresFixture postgres)
     [PostgresFact]
     public Task A_file_changed_to_another_content_and_back_rejoins_its_old_group_by_the_default_read() => ChangedBackAsync(defaultRead: true);
 
-    private async Task ChangedBackAsync(bool defaultRead)
+    [PostgresFact]
+    public Task A_file_changed_to_another_content_and_back_rejoins_its_old_group_named_from_the_scans_digests() => ChangedBackAsync(defaultRead: false, byContent: true);
+
+    [PostgresFact]
+    public Task A_file_changed_to_another_content_and_back_rejoins_its_old_group_named_from_the_scans_digests_by_the_default_read() => ChangedBackAsync(defaultRead: true, byContent: true);
+
+    private async Task ChangedBackAsync(bool defaultRead, bool byContent = false)
     {
         await using var store = postgres.NewCatalog("earlyback");
-        var catalog = new EarlyReadCatalog(store, defaultRead);
+        var catalog = new EarlyReadCatalog(store, defaultRead, byContent);
         using var alpha = EarlyRead.Alpha(P1, P2, K);
         using var beta = new TempTree();
         beta.Write("f.bin", P1);
@@ -53,10 +59,16 @@ public sealed class CatalogEarlyReadRescanTests(PostgresFixture postgres)
     [PostgresFact]
     public Task An_early_read_answered_after_the_files_were_stored_gives_the_same_groups_for_a_sibling_content() => SiblingAsync(storedFirst: true);
 
-    private async Task SiblingAsync(bool storedFirst)
+    [PostgresFact]
+    public Task A_file_changed_to_the_content_of_another_file_of_the_machine_joins_that_group_named_from_the_scans_digests() => SiblingAsync(storedFirst: false, byContent: true);
+
+    [PostgresFact]
+    public Task An_early_read_of_other_machines_files_answered_after_the_files_were_stored_gives_the_same_groups_for_a_sibling_content() => SiblingAsync(storedFirst: true, byContent: true);
+
+    private async Task SiblingAsync(bool storedFirst, bool byContent = false)
     {
         await using var store = postgres.NewCatalog("earlysibling");
-        var catalog = new EarlyReadCatalog(store, defaultRead: false);
+        var catalog = new EarlyReadCatalog(store, defaultRead: false, byContent);
         using var alpha = EarlyRead.Alpha(P1, P2, K);
         using var beta = new TempTree();
         beta.Write("f1.bin", P1);
@@ -143,10 +155,19 @@ public sealed class CatalogEarlyReadRescanTests(PostgresFixture postgres)
     [PostgresFact]
     public Task An_early_read_answered_after_the_files_were_stored_gives_the_same_groups_for_a_lost_content() => LostAndFoundAsync(defaultRead: false, storedFirst: true);
 
-    private async Task LostAndFoundAsync(bool defaultRead, bool storedFirst = false)
+    [PostgresFact]
+    public Task A_content_whose_early_group_lost_the_machines_file_comes_back_named_from_the_scans_digests() => LostAndFoundAsync(defaultRead: false, byContent: true);
+
+    [PostgresFact]
+    public Task A_content_whose_early_group_lost_the_machines_file_comes_back_named_from_the_scans_digests_by_the_default_read() => LostAndFoundAsync(defaultRead: true, byContent: true);
+
+    [PostgresFact]
+    public Task An_early_read_of_other_machines_files_answered_after_the_files_were_stored_gives_the_same_groups_for_a_lost_content() => LostAndFoundAsync(defaultRead: false, storedFirst: true, byContent: true);
+
+    private async Task LostAndFoundAsync(bool defaultRead, bool storedFirst = false, bool byContent = false)
     {
         await using var store = postgres.NewCatalog(defaultRead ? "earlylostdefault" : "earlylost");
-        var catalog = new EarlyReadCatalog(store, defaultRead);
+        var catalog = new EarlyReadCatalog(store, defaultRead, byContent);
         using var alpha = EarlyRead.Alpha(P1, P2, K);
         using var beta = new TempTree();
         beta.Write("f.bin", P1);

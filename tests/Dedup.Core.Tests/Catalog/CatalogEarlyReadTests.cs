@@ -23,10 +23,16 @@ public sealed class CatalogEarlyReadTests(PostgresFixture postgres)
     [PostgresFact]
     public Task The_default_read_by_contents_gives_the_same_groups() => ChangedFileAsync(defaultRead: true);
 
-    private async Task ChangedFileAsync(bool defaultRead)
+    [PostgresFact]
+    public Task A_file_changed_to_another_machines_content_moves_to_that_group_named_from_the_scans_digests() => ChangedFileAsync(defaultRead: false, byContent: true);
+
+    [PostgresFact]
+    public Task The_default_read_of_other_machines_files_gives_the_same_groups() => ChangedFileAsync(defaultRead: true, byContent: true);
+
+    private async Task ChangedFileAsync(bool defaultRead, bool byContent = false)
     {
         await using var store = postgres.NewCatalog(defaultRead ? "earlydefault" : "earlyoverride");
-        var catalog = new EarlyReadCatalog(store, defaultRead);
+        var catalog = new EarlyReadCatalog(store, defaultRead, byContent);
         using var alpha = EarlyRead.Alpha(P1, P2, K); // p1 and p2 of one size: alpha hashes both
         using var beta = new TempTree();
         beta.Write("f.bin", P1);

@@ -8,8 +8,10 @@ namespace Dedup.Core.Tests.Catalog;
 /// The catalog (its own streamed store of files and digests), counting its reads by contents; with <c>defaultRead</c>
 /// those are answered by the base class's default; with <see cref="EarlyAfterStore"/>, a read of all groups waits until
 /// the scan's files and digests are stored (a rescan's early read answered late: the catalog then holds this scan).
+/// With <c>byContent</c> it gives the machine's stored digests (<see cref="FileCatalog.GetDigestsAsync"/>), so a scan
+/// reads only the other machines' files and names its own from its digests; else the groups hold the machine's files.
 /// </summary>
-internal sealed class EarlyReadCatalog(PostgresCatalog store, bool defaultRead) : DelegatingCatalog(store)
+internal sealed class EarlyReadCatalog(PostgresCatalog store, bool defaultRead, bool byContent = false) : DelegatingCatalog(store)
 {
     private TaskCompletionSource? _stored;
 
@@ -45,6 +47,32 @@ internal sealed class EarlyReadCatalog(PostgresCatalog store, bool defaultRead) 
         }
 
         return await Store.FindGroupsAcrossMachinesAsync(machine, skipped, cancellationToken);
+    }
+
+    public override Task<IReadOnlyCollection<CatalogDigest>?> GetDigestsAsync(string machine, CancellationToken cancellationToken = default) =>
+        byContent ? Store.GetDigestsAsync(machine, cancellationToken) : base.GetDigestsAsync(machine, cancellationToken);
+
+    public override async Task<IReadOnlyList<CatalogGroup>> FindFilesOnOtherMachinesAsync(string machine, IReadOnlyCollection<CatalogDigest>? contents, Action<string> skipped, CancellationToken cancellationToken = default)
+    {
+        Assert.True(byContent, "a scan reads other machines' files only once the catalog gave it the machine's digests");
+        if (defaultRead)
+        {
+            // The base class's default, through the two reads above (they wait and count).
+            return await base.FindFilesOnOtherMachinesAsync(machine, contents, skipped, cancellationToken);
+        }
+
+        if (contents is null && _stored is { } stored)
+        {
+            await stored.Task;
+        }
+
+        if (contents is not null)
+        {
+            ByContents++;
+            ContentsAsked.AddRange(contents.Select(digest => digest.Sha256));
+        }
+
+        return await Store.FindFilesOnOtherMachinesAsync(machine, contents, skipped, cancellationToken);
     }
 
     public override Task<IReadOnlyList<CatalogGroup>> FindGroupsAcrossMachinesAsync(string machine, IReadOnlyCollection<CatalogDigest> digests, Action<string> skipped, CancellationToken cancellationToken = default)

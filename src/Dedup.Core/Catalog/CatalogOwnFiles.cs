@@ -1,0 +1,95 @@
+using Dedup.Core.Enumeration;
+
+namespace Dedup.Core.Catalog;
+
+/// <summary>
+/// A scan's own files by content (size and SHA-256): the digests it made, and on a rescan those the catalog had stored
+/// for its files (<see cref="FileCatalog.GetDigestsAsync"/>), from which it names its own files in the groups across
+/// machines, so the catalog sends only the other machines' files (measured at 250k files matched on another machine:
+/// half the 485k rows a fleet read sent were the scan's own, ~0.25 s of the server's CPU in one serial step after the
+/// comparison, and parsing them ~0.15 s of the client's).
+/// </summary>
+/// <remarks>
+/// Structs in arrays chained by content, no object per file (a first scan holds a digest for every file to the end).
+/// Adds take a lock (the scan's threads hand digests on at once); reads come after the last add.
+/// </remarks>
+internal sealed class CatalogOwnFiles
+{
+    private readonly Dictionary<CatalogContent, int> _last = [];
+    private Entry[] _entries = new Entry[1024];
+    private int _count;
+
+    /// <summary>One file: its stamp, whether the catalog stored it (not made by this scan), and the previous file of its content.</summary>
+    private readonly record struct Entry(FileStamp Stamp, bool Stored, int Previous);
+
+    /// <summary>How many digests were added.</summary>
+    public int Count
+    {
+        get
+        {
+            lock (_last)
+            {
+                return _count;
+            }
+        }
+    }
+
+    /// <summary>A digest this scan made (checked against the file's listed stamp).</summary>
+    public void AddMade(CatalogDigest digest) => Add(digest, stored: false);
+
+    /// <summary>A digest the catalog had stored: it counts only for a stamp the scan listed (<see cref="AppendTo"/>).</summary>
+    public void AddStored(CatalogDigest digest) => Add(digest, stored: true);
+
+    /// <summary>
+    /// Adds to <paramref name="matches"/> a match (no path: the scan names it from its rows) for each of this machine's
+    /// files with the content of <paramref name="group"/>: every digest made, and every stored one whose stamp
+    /// <paramref name="listed"/> (the scan listed it unchanged); a file (identity) once.
+    /// </summary>
+    public void AppendTo(CatalogGroup group, string machine, Func<FileStamp, bool> listed, List<CatalogMatch> matches)
+    {
+        if (!_last.TryGetValue(CatalogContent.Of(group), out var i))
+        {
+            return;
+        }
+
+        var first = matches.Count;
+        for (; i >= 0; i = _entries[i].Previous)
+        {
+            ref readonly var entry = ref _entries[i];
+            if ((entry.Stored && !listed(entry.Stamp)) || Holds(matches, first, entry.Stamp.Identity))
+            {
+                continue;
+            }
+
+            matches.Add(new CatalogMatch(machine, ReadOnlyMemory<byte>.Empty, entry.Stamp));
+        }
+    }
+
+    private static bool Holds(List<CatalogMatch> matches, int first, FileIdentity identity)
+    {
+        for (var k = first; k < matches.Count; k++)
+        {
+            if (matches[k].Stamp.Identity == identity)
+            {
+                return true;
+            }
+        }
+
+        return false;
+    }
+
+    private void Add(CatalogDigest digest, bool stored)
+    {
+        var content = CatalogContent.Of(digest);
+        lock (_last)
+        {
+            if (_count == _entries.Length)
+            {
+                Array.Resize(ref _entries, _count * 2);
+            }
+
+            _entries[_count] = new Entry(digest.Stamp, stored, _last.TryGetValue(content, out var previous) ? previous : -1);
+            _last[content] = _count++;
+        }
+    }
+}

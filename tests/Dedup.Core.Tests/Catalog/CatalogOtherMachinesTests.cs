@@ -1,0 +1,101 @@
+using Dedup.Core.Catalog;
+using Dedup.Core.Tests.Infrastructure;
+using static Dedup.Core.Tests.Catalog.CatalogData;
+
+namespace Dedup.Core.Tests.Catalog;
+
+/// <summary>
+/// A scan given its machine's stored digests (<see cref="FileCatalog.GetDigestsAsync"/>) reads only the other
+/// machines' files (<see cref="FileCatalog.FindFilesOnOtherMachinesAsync"/>) and names its own from its digests: the
+/// two calls on the real server, the base class's defaults, and scans through either way reporting the same groups.
+/// </summary>
+[Collection(PostgresCollection.Name)]
+public sealed class CatalogOtherMachinesTests(PostgresFixture postgres)
+{
+    [PostgresFact]
+    public async Task The_stored_digests_come_with_their_stamps_and_SHA256s_and_a_ctime_of_0_is_left_out()
+    {
+        await using var catalog = postgres.NewCatalog("otherdigests");
+        var (a, b, zero) = (File("/a", 10, 1), File("/b", 20, 2), File("/z", 30, 3, ctime: 0));
+        await catalog.ReplaceFilesAndRecordDigestsAsync("alpha", [a, b, zero], Digests(Digest(a, "A"), Digest(b, "B"), Digest(zero, "Z")));
+
+        var digests = await catalog.GetDigestsAsync("alpha");
+
+        Assert.NotNull(digests);
+        Assert.Equal(
+            [(a.Stamp, Convert.ToHexString(Sha("A"))), (b.Stamp, Convert.ToHexString(Sha("B")))],
+            digests.Select(digest => (digest.Stamp, Convert.ToHexString(digest.Sha256.Span))).OrderBy(pair => pair.Stamp.Length));
+        Assert.Equal((await catalog.GetDigestedFilesAsync("alpha")).ToHashSet(), digests.Select(digest => digest.Stamp).ToHashSet());
+        Assert.Empty((await catalog.GetDigestsAsync("nobody"))!);
+    }
+
+    [PostgresFact]
+    public async Task Only_other_machines_files_of_the_machines_contents_are_read_and_a_group_may_be_one_file()
+    {
+        await using var catalog = postgres.NewCatalog("otherfiles");
+        var (a1, a2, a3) = (File("/a/1", 10, 1), File("/a/2", 10, 2), File("/a/3", 30, 3));
+        await catalog.ReplaceFilesAndRecordDigestsAsync("alpha", [a1, a2, a3], Digests(Digest(a1, "X"), Digest(a2, "X"), Digest(a3, "Y")));
+        var (b1, b2, b3) = (File("/b/1", 10, 1), File("/b/2", 30, 2), File("/b/3", 40, 3));
+        await catalog.ReplaceFilesAndRecordDigestsAsync("beta", [b1, b2, b3], Digests(Digest(b1, "X"), Digest(b2, "Y"), Digest(b3, "W")));
+        var (c1, c2) = (File("/c/1", 30, 1), File("/c/2", 30, 2));
+        await catalog.ReplaceFilesAndRecordDigestsAsync("gamma", [c1, c2], Digests(Digest(c1, "Y"), Digest(c2, "V")));
+
+        var all = await catalog.FindFilesOnOtherMachinesAsync("alpha", contents: null, static _ => { });
+        var some = await catalog.FindFilesOnOtherMachinesAsync("alpha", [Digest(a3, "Y"), Digest(a3, "Y")], static _ => { });
+        var none = await catalog.FindFilesOnOtherMachinesAsync("alpha", [], static _ => { });
+
+        // Largest first; beta's /b/3 (a content alpha lacks) and gamma's /c/2 are in none; alpha's own files in none.
+        Assert.Equal([["beta:/b/2", "gamma:/c/1"], ["beta:/b/1"]], all.Select(Names));
+        Assert.Equal([30L, 10L], all.Select(group => group.Length));
+        Assert.Equal(Sha("Y"), all[0].Sha256.ToArray());
+        Assert.Equal([["beta:/b/2", "gamma:/c/1"]], some.Select(Names));
+        Assert.Empty(none);
+        // The same as the groups across machines without alpha's files, and as the base class's default.
+        var across = await catalog.FindGroupsAcrossMachinesAsync("alpha", static _ => { });
+        Assert.Equal(across.Select(group => Names(group).Where(name => !name.StartsWith("alpha:", StringComparison.Ordinal))), all.Select(Names));
+        var byDefault = await new DelegatingCatalog(catalog).FindFilesOnOtherMachinesAsync("alpha", contents: null, static _ => { });
+        Assert.Equal(all.Select(Names), byDefault.Select(Names));
+        Assert.Equal(all.Select(group => group.Files.Select(file => file.Stamp)), byDefault.Select(group => group.Files.Select(file => file.Stamp)));
+        var someByDefault = await new DelegatingCatalog(catalog).FindFilesOnOtherMachinesAsync("alpha", [Digest(a3, "Y")], static _ => { });
+        Assert.Equal(some.Select(Names), someByDefault.Select(Names));
+    }
+
+    [PostgresFact]
+    public async Task A_catalog_without_digests_gives_none_and_a_scan_through_it_reports_the_same_groups()
+    {
+        await using var store = postgres.NewCatalog("otherscan");
+        var fallback = new DelegatingCatalog(store);
+        Assert.Null(await fallback.GetDigestsAsync("alpha"));
+        var p = TempTree.RandomBytes(3_000, 91);
+        var q = TempTree.RandomBytes(3_000, 92);
+        var k = TempTree.RandomBytes(5_000, 93);
+        using var alpha = new TempTree();
+        alpha.Write("p.bin", p);
+        alpha.Write("q.bin", q);
+        alpha.Write("k.bin", k);
+        alpha.Write("k2.bin", k);
+        using var beta = new TempTree();
+        beta.Write("p.bin", p);
+        beta.Write("k.bin", k);
+        beta.Write("one/k.bin", k);
+        beta.HardLink("one/k.bin", "one/k-link.bin");
+        await EarlyRead.ConvergeAsync(store, alpha, beta);
+
+        // Beta's rescans: one change (q's content), through the catalog's digests and through the fallback.
+        EarlyRead.Rewrite(beta, "p.bin", q, minutes: 1);
+        var (byContent, summary) = await EarlyRead.ScanAsync(store, "beta", beta);
+        var (byGroups, fallbackSummary) = await EarlyRead.ScanAsync(fallback, "beta", beta);
+
+        Assert.Null(summary.Catalog!.Error);
+        Assert.Null(fallbackSummary.Catalog!.Error);
+        Assert.Equal(1, summary.Catalog.FilesHashed);
+        Assert.Equal(EarlyRead.Describe(byGroups), EarlyRead.Describe(byContent));
+        Assert.Equal(
+            [
+                $"alpha:{alpha.PathOf("k.bin")} alpha:{alpha.PathOf("k2.bin")} beta:{beta.PathOf("k.bin")} beta:{beta.PathOf("one/k-link.bin")}={beta.PathOf("one/k.bin")}",
+                $"alpha:{alpha.PathOf("q.bin")} beta:{beta.PathOf("p.bin")}",
+            ],
+            EarlyRead.Describe(byContent));
+        Assert.Equal(summary.Catalog.GroupsAcrossMachines, fallbackSummary.Catalog.GroupsAcrossMachines);
+    }
+}
