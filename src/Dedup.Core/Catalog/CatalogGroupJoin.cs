@@ -40,6 +40,7 @@ internal sealed partial class CatalogGroupJoin(string machine, CatalogRows rows,
         // Both indexes are made before the threads read them.
         IndexHeld();
         rows.IndexNames();
+        own?.Seal(rows.Contains);
         var alone = new List<CatalogGroup>();
         var joined = new bool[held.Count];
         var index = 0;

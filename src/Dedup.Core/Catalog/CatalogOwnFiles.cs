@@ -11,13 +11,15 @@ namespace Dedup.Core.Catalog;
 /// </summary>
 /// <remarks>
 /// Structs in arrays chained by content, no object per file (a first scan holds a digest for every file to the end).
-/// Adds take a lock (the scan's threads hand digests on at once); reads come after the last add.
+/// Adds take a lock (the scan's threads hand digests on at once); <see cref="Seal"/> follows the last add, and reads
+/// follow it, from any thread.
 /// </remarks>
 internal sealed class CatalogOwnFiles
 {
     private readonly Dictionary<CatalogContent, int> _last = [];
     private Entry[] _entries = new Entry[1024];
     private int _count;
+    private bool[]? _unlisted;
 
     /// <summary>One file: its stamp, whether the catalog stored it (not made by this scan), and the previous file of its content.</summary>
     private readonly record struct Entry(FileStamp Stamp, bool Stored, int Previous);
@@ -37,16 +39,32 @@ internal sealed class CatalogOwnFiles
     /// <summary>A digest this scan made (checked against the file's listed stamp).</summary>
     public void AddMade(CatalogDigest digest) => Add(digest, stored: false);
 
-    /// <summary>A digest the catalog had stored: it counts only for a stamp the scan listed (<see cref="AppendTo"/>).</summary>
+    /// <summary>A digest the catalog had stored: it counts only for a stamp the scan listed (<see cref="Seal"/>).</summary>
     public void AddStored(CatalogDigest digest) => Add(digest, stored: true);
 
     /// <summary>
-    /// Adds to <paramref name="matches"/> a match (no path: the scan names it from its rows) for each of this machine's
-    /// files with the content of <paramref name="group"/>: every digest made, and every stored one whose stamp
-    /// <paramref name="listed"/> (the scan listed it unchanged); a file (identity) once.
+    /// After the last add: leaves out the stored digests whose stamp the scan did not list unchanged (the file changed
+    /// or went; its inode may be another file's now), each looked up once here rather than once per read of its group.
     /// </summary>
-    public void AppendTo(CatalogGroup group, string machine, Func<FileStamp, bool> listed, List<CatalogMatch> matches)
+    public void Seal(Func<FileStamp, bool> listed)
     {
+        var unlisted = new bool[_count];
+        for (var i = 0; i < unlisted.Length; i++)
+        {
+            unlisted[i] = _entries[i].Stored && !listed(_entries[i].Stamp);
+        }
+
+        _unlisted = unlisted;
+    }
+
+    /// <summary>
+    /// Adds to <paramref name="matches"/> a match (no path: the scan names it from its rows) for each of this machine's
+    /// files with the content of <paramref name="group"/>: every digest made, and every stored one the scan listed
+    /// (<see cref="Seal"/>); a file (identity) once.
+    /// </summary>
+    public void AppendTo(CatalogGroup group, string machine, List<CatalogMatch> matches)
+    {
+        var unlisted = _unlisted ?? throw new InvalidOperationException("Read before it was sealed.");
         if (!_last.TryGetValue(CatalogContent.Of(group), out var i))
         {
             return;
@@ -56,13 +74,37 @@ internal sealed class CatalogOwnFiles
         for (; i >= 0; i = _entries[i].Previous)
         {
             ref readonly var entry = ref _entries[i];
-            if ((entry.Stored && !listed(entry.Stamp)) || Holds(matches, first, entry.Stamp.Identity))
+            if (unlisted[i] || Holds(matches, first, entry.Stamp.Identity))
             {
                 continue;
             }
 
             matches.Add(new CatalogMatch(machine, ReadOnlyMemory<byte>.Empty, entry.Stamp));
         }
+    }
+
+    /// <summary>
+    /// The first result of <paramref name="held"/> for the files <see cref="AppendTo"/> would add for
+    /// <paramref name="group"/>, in the same order, without making their matches; <see langword="null"/> when none has one.
+    /// </summary>
+    public int? FirstHeld(CatalogGroup group, Func<FileIdentity, int?> held)
+    {
+        var unlisted = _unlisted ?? throw new InvalidOperationException("Read before it was sealed.");
+        if (!_last.TryGetValue(CatalogContent.Of(group), out var i))
+        {
+            return null;
+        }
+
+        for (; i >= 0; i = _entries[i].Previous)
+        {
+            ref readonly var entry = ref _entries[i];
+            if (!unlisted[i] && held(entry.Stamp.Identity) is { } index)
+            {
+                return index;
+            }
+        }
+
+        return null;
     }
 
     private static bool Holds(List<CatalogMatch> matches, int first, FileIdentity identity)
