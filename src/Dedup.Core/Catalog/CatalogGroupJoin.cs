@@ -20,6 +20,7 @@ internal sealed partial class CatalogGroupJoin(string machine, CatalogRows rows,
     // One per thread making groups: its folders and the files of the group it makes (ParallelInOrder).
     private readonly ConcurrentBag<Maker> _makers = [];
     private Dictionary<FileIdentity, int>? _heldByIdentity;
+    private IReadOnlyList<DuplicateFile>[]? _heldFiles;
     private int _acrossMachines;
 
     /// <summary>Groups joined with files of other machines, and catalog groups reported alone, so far.</summary>
@@ -54,10 +55,17 @@ internal sealed partial class CatalogGroupJoin(string machine, CatalogRows rows,
             else if (files is not null)
             {
                 var local = held[heldIndex];
-                files.AddRange(local.Files);
-                SortFiles(files);
-                // The local files stay as compared (verified or not, the scan's roots: local actions act on them alone).
-                held[heldIndex] = local with { Files = files, Sha256 = group.Sha256 };
+                var all = files;
+                if (joined[heldIndex])
+                {
+                    // A second catalog group for one held group (one content: not expected), every file kept once.
+                    all = [.. local.Files.Union(files)];
+                    SortFiles(all);
+                }
+
+                // The local files stay as compared (verified or not, the scan's roots: local actions act on them alone);
+                // the maker added them and sorted the group.
+                held[heldIndex] = local with { Files = all, Sha256 = group.Sha256 };
                 joined[heldIndex] = true;
             }
         }
@@ -68,15 +76,15 @@ internal sealed partial class CatalogGroupJoin(string machine, CatalogRows rows,
             yield return group;
         }
 
-        index = 0;
-        foreach (var files in ParallelInOrder.Map(alone, degree, _makers, () => new Maker(machine, rows, own, this), static (maker, group) => maker.ToGroup(group)))
+        // No roots: none of its files were compared here, so none is this machine's to act on. Made on the threads making
+        // the groups, not on this one, which hands each on.
+        foreach (var group in ParallelInOrder.Map(alone, degree, _makers, () => new Maker(machine, rows, own, this), static (maker, group) =>
+            maker.ToGroup(group) is { } files ? new DuplicateGroup(group.Length, files, verifiedByBytes: false) { Sha256 = group.Sha256 } : null))
         {
-            var group = alone[index++];
-            if (files is not null)
+            if (group is not null)
             {
                 Interlocked.Increment(ref _acrossMachines);
-                // No roots: none of its files were compared here, so none is this machine's to act on.
-                yield return new DuplicateGroup(group.Length, files, verifiedByBytes: false) { Sha256 = group.Sha256 };
+                yield return group;
             }
         }
     }
@@ -93,14 +101,19 @@ internal sealed partial class CatalogGroupJoin(string machine, CatalogRows rows,
         }
 
         _heldByIdentity = [];
+        _heldFiles = new IReadOnlyList<DuplicateFile>[held.Count];
         for (var i = 0; i < held.Count; i++)
         {
+            _heldFiles[i] = held[i].Files;
             foreach (var file in held[i].Files)
             {
                 _heldByIdentity[file.Identity] = i;
             }
         }
     }
+
+    /// <summary>The files of a held group as the scan found it (read by the threads making groups, while this one replaces the group).</summary>
+    private IReadOnlyList<DuplicateFile> HeldFiles(int index) => _heldFiles![index];
 
     /// <summary>The held group holding the file, if any (<see cref="IndexHeld"/> ran).</summary>
     private int? HeldIndexOf(FileIdentity identity) =>
