@@ -149,6 +149,31 @@ public sealed partial class PostgresCatalog
     }
 
     /// <summary>
+    /// The other machines' files of <paramref name="machine"/>'s stored contents (or of <paramref name="contents"/>),
+    /// grouped by content, without <paramref name="machine"/>'s own files: the read of
+    /// <see cref="FindGroupsAcrossMachinesAsync(string, Action{string}, CancellationToken)"/> without its half that sends
+    /// the machine's rows back, which a scan given <see cref="GetDigestsAsync"/> does not need.
+    /// </summary>
+    /// <param name="machine">The machine's name.</param>
+    /// <param name="contents">The contents wanted (size from each stamp, and SHA-256; repeats count once); <see langword="null"/>: every content stored for the machine.</param>
+    /// <param name="skipped">Called once per machine id left out, after the read.</param>
+    /// <param name="cancellationToken">Cancels the query.</param>
+    /// <returns>The groups, largest size first, each one's files by machine name, then path bytes; none for no contents.</returns>
+    /// <exception cref="CatalogException">The server could not be reached or used.</exception>
+    public override Task<IReadOnlyList<CatalogGroup>> FindFilesOnOtherMachinesAsync(string machine, IReadOnlyCollection<CatalogDigest>? contents, Action<string> skipped, CancellationToken cancellationToken = default)
+    {
+        ValidateMachine(machine);
+        ArgumentNullException.ThrowIfNull(skipped);
+        if (contents is { Count: 0 })
+        {
+            return Task.FromResult<IReadOnlyList<CatalogGroup>>([]);
+        }
+
+        var wanted = contents is null ? ((long[], byte[][])?)null : CatalogGroupReader.Contents(contents);
+        return RunAsync("querying groups", (connection, token) => CatalogGroupReader.ReadAsync(connection, machine, GroupRead.OtherMachines, skipped, token, wanted), cancellationToken);
+    }
+
+    /// <summary>
     /// The digests stored for a machine's files, stamps with their SHA-256s: what a scan asks as it starts, so that the
     /// groups it reads need not hold its own files (<see cref="FindFilesOnOtherMachinesAsync"/>). A digest under a ctime
     /// of 0 is left out, as by <see cref="GetDigestedFilesAsync"/>.
