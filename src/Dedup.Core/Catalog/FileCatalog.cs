@@ -78,6 +78,11 @@ public abstract class FileCatalog
     /// <returns>The groups of other machines' files; none for no contents.</returns>
     public virtual async Task<IReadOnlyList<CatalogGroup>> FindFilesOnOtherMachinesAsync(string machine, IReadOnlyCollection<CatalogDigest>? contents, Action<string> skipped, CancellationToken cancellationToken = default)
     {
+        if (skipped is null)
+        {
+            throw new ArgumentNullException(nameof(skipped));
+        }
+
         var groups = contents is null
             ? await FindGroupsAcrossMachinesAsync(machine, skipped, cancellationToken).ConfigureAwait(false)
             : await FindGroupsAcrossMachinesAsync(machine, contents, skipped, cancellationToken).ConfigureAwait(false);

@@ -58,6 +58,8 @@ public sealed class CatalogOtherMachinesTests(PostgresFixture postgres)
         Assert.Equal(all.Select(group => group.Files.Select(file => file.Stamp)), byDefault.Select(group => group.Files.Select(file => file.Stamp)));
         var someByDefault = await new DelegatingCatalog(catalog).FindFilesOnOtherMachinesAsync("alpha", [Digest(a3, "Y")], static _ => { });
         Assert.Equal(some.Select(Names), someByDefault.Select(Names));
+        await Assert.ThrowsAsync<ArgumentNullException>(() => catalog.FindFilesOnOtherMachinesAsync("alpha", null, null!));
+        await Assert.ThrowsAsync<ArgumentNullException>(() => new DelegatingCatalog(catalog).FindFilesOnOtherMachinesAsync("alpha", null, null!));
     }
 
     [PostgresFact]
