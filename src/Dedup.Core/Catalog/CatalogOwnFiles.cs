@@ -24,18 +24,6 @@ internal sealed class CatalogOwnFiles
     /// <summary>One file: its stamp, whether the catalog stored it (not made by this scan), and the previous file of its content.</summary>
     private readonly record struct Entry(FileStamp Stamp, bool Stored, int Previous);
 
-    /// <summary>How many digests were added.</summary>
-    public int Count
-    {
-        get
-        {
-            lock (_last)
-            {
-                return _count;
-            }
-        }
-    }
-
     /// <summary>A digest this scan made (checked against the file's listed stamp).</summary>
     public void AddMade(CatalogDigest digest) => Add(digest, stored: false);
 
