@@ -93,7 +93,7 @@ public sealed class CatalogOwnFilesTests
         var own = new CatalogOwnFiles();
         own.AddMade(new CatalogDigest(Stamp(10, 1), Sha("X")));
 
-        Assert.Throws<InvalidOperationException>(() => own.AppendTo(GroupOf(10, "X"), "me", []));
-        Assert.Throws<InvalidOperationException>(() => own.FirstHeld(GroupOf(10, "X"), static _ => 0));
+        Assert.Contains("sealed", Assert.Throws<InvalidOperationException>(() => own.AppendTo(GroupOf(10, "X"), "me", [])).Message, StringComparison.Ordinal);
+        Assert.Contains("sealed", Assert.Throws<InvalidOperationException>(() => own.FirstHeld(GroupOf(10, "X"), static _ => 0)).Message, StringComparison.Ordinal);
     }
 }

@@ -41,6 +41,7 @@ internal sealed class EarlyReadCatalog(PostgresCatalog store, bool defaultRead, 
 
     public override async Task<IReadOnlyList<CatalogGroup>> FindGroupsAcrossMachinesAsync(string machine, Action<string> skipped, CancellationToken cancellationToken = default)
     {
+        Assert.True(!byContent || defaultRead, "given the machine's digests, a scan reads only other machines' files");
         if (_stored is { } stored)
         {
             await stored.Task;
@@ -77,6 +78,7 @@ internal sealed class EarlyReadCatalog(PostgresCatalog store, bool defaultRead, 
 
     public override Task<IReadOnlyList<CatalogGroup>> FindGroupsAcrossMachinesAsync(string machine, IReadOnlyCollection<CatalogDigest> digests, Action<string> skipped, CancellationToken cancellationToken = default)
     {
+        Assert.True(!byContent || defaultRead, "given the machine's digests, a scan reads only other machines' files");
         ByContents++;
         ContentsAsked.AddRange(digests.Select(digest => digest.Sha256));
         return defaultRead
