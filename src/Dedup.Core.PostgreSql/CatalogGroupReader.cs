@@ -130,7 +130,7 @@ internal static class CatalogGroupReader
     private sealed class GroupRows(Dictionary<int, string> names)
     {
         private readonly CatalogMatchRows _matches = new();
-        private readonly PathChunks _paths = new();
+        private readonly ByteChunks _paths = new();
         private HashSet<int>? _touched;
 
         /// <summary>Rows of a machine id with no machines row, by id.</summary>
@@ -212,36 +212,6 @@ internal static class CatalogGroupReader
             ? files.Count > 0
             : files.Select(file => (file.Machine, file.Stamp.Identity)).Distinct().Count() >= 2
               && !(kind == GroupRead.AcrossMachines && files.All(file => file.Machine == machine));
-
-    /// <summary>
-    /// Paths read into shared chunks, each a slice of one: a fleet's read sends a path for nearly every file of the
-    /// other machines, and an array each was a tenth of what the scan allocated after its compare stage, all of it kept
-    /// to the end (the garbage collector copied and marked it again and again).
-    /// </summary>
-    private sealed class PathChunks
-    {
-        private const int ChunkSize = 64 * 1024;
-        private byte[] _chunk = [];
-        private int _used;
-
-        public ReadOnlyMemory<byte> Add(ReadOnlySpan<byte> path)
-        {
-            if (path.Length > ChunkSize / 4)
-            {
-                return path.ToArray();
-            }
-
-            if (_chunk.Length - _used < path.Length)
-            {
-                (_chunk, _used) = (new byte[ChunkSize], 0);
-            }
-
-            path.CopyTo(_chunk.AsSpan(_used));
-            var copy = new ReadOnlyMemory<byte>(_chunk, _used, path.Length);
-            _used += path.Length;
-            return copy;
-        }
-    }
 
     private static string OrphanMessage(int id, long rows) =>
         $"The catalog's {rows} {(rows == 1 ? "row" : "rows")} of machine id {id} matching these files {(rows == 1 ? "was" : "were")} left out: "

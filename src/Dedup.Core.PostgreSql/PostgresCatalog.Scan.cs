@@ -126,26 +126,33 @@ public sealed partial class PostgresCatalog
         return RunAsync<IReadOnlyCollection<FileStamp>>("querying stored digests", async (connection, token) =>
         {
             var stamps = new HashSet<FileStamp>();
-            int? id = await ScalarAsync<int?>(connection, "SELECT id FROM dedup.machines WHERE name = $1", token, machine).ConfigureAwait(false);
-            if (id is null)
-            {
-                return stamps;
-            }
-
-            // By binary COPY (the id written in: a COPY takes no parameters): a rescan asks for every stamp as it starts,
-            // while it lists, and reading 250k of them value by value through a data reader was ~0.15 s of its CPU. A
-            // ctime of 0 is never trusted: the rescan drops such a digest.
-            await using var copy = await BinaryCopyReader.BeginAsync(
-                connection,
-                $"COPY (SELECT {Columns("d")} FROM dedup.digests d WHERE d.machine_id = {id.Value.ToString(System.Globalization.CultureInfo.InvariantCulture)} AND d.ctime_ns <> 0) TO STDOUT (FORMAT BINARY)",
-                token).ConfigureAwait(false);
-            while (await copy.ReadAsync(token).ConfigureAwait(false))
-            {
-                stamps.Add(ReadStamp(copy, 0));
-            }
-
+            await ReadStoredDigestsAsync(connection, machine, withSha256: false, copy => stamps.Add(ReadStamp(copy, 0)), token).ConfigureAwait(false);
             return stamps;
         }, cancellationToken);
+    }
+
+    /// <summary>
+    /// Reads the stored digests of a machine's files (nothing for a machine the catalog does not know) by binary COPY,
+    /// the id written in (a COPY takes no parameters): a rescan asks for every one as it starts, while it lists, and
+    /// reading 250k of them value by value through a data reader was ~0.15 s of its CPU. A ctime of 0 is never trusted:
+    /// the rescan drops such a digest. Each row is the stamp's five columns, then the SHA-256 when asked for.
+    /// </summary>
+    private static async Task ReadStoredDigestsAsync(NpgsqlConnection connection, string machine, bool withSha256, Action<BinaryCopyReader> row, CancellationToken cancellationToken)
+    {
+        int? id = await ScalarAsync<int?>(connection, "SELECT id FROM dedup.machines WHERE name = $1", cancellationToken, machine).ConfigureAwait(false);
+        if (id is null)
+        {
+            return;
+        }
+
+        await using var copy = await BinaryCopyReader.BeginAsync(
+            connection,
+            $"COPY (SELECT {Columns("d")}{(withSha256 ? ", d.sha256" : "")} FROM dedup.digests d WHERE d.machine_id = {id.Value.ToString(System.Globalization.CultureInfo.InvariantCulture)} AND d.ctime_ns <> 0) TO STDOUT (FORMAT BINARY)",
+            cancellationToken).ConfigureAwait(false);
+        while (await copy.ReadAsync(cancellationToken).ConfigureAwait(false))
+        {
+            row(copy);
+        }
     }
 
     /// <summary>
@@ -188,37 +195,9 @@ public sealed partial class PostgresCatalog
         return RunAsync<IReadOnlyCollection<CatalogDigest>?>("querying stored digests", async (connection, token) =>
         {
             var digests = new List<CatalogDigest>();
-            int? id = await ScalarAsync<int?>(connection, "SELECT id FROM dedup.machines WHERE name = $1", token, machine).ConfigureAwait(false);
-            if (id is null)
-            {
-                return digests;
-            }
-
-            await using var copy = await BinaryCopyReader.BeginAsync(
-                connection,
-                $"COPY (SELECT {Columns("d")}, d.sha256 FROM dedup.digests d WHERE d.machine_id = {id.Value.ToString(System.Globalization.CultureInfo.InvariantCulture)} AND d.ctime_ns <> 0) TO STDOUT (FORMAT BINARY)",
-                token).ConfigureAwait(false);
-            // The digests' bytes in shared arrays, each a slice of one: no array per digest.
-            var chunk = Array.Empty<byte>();
-            var used = 0;
-            while (await copy.ReadAsync(token).ConfigureAwait(false))
-            {
-                var sha = copy.GetBytes(5);
-                if (sha.Length != CatalogDigest.Sha256Length)
-                {
-                    continue; // refused by the table's check: never stored
-                }
-
-                if (chunk.Length - used < sha.Length)
-                {
-                    (chunk, used) = (new byte[2048 * CatalogDigest.Sha256Length], 0);
-                }
-
-                sha.CopyTo(chunk.AsSpan(used));
-                digests.Add(new CatalogDigest(ReadStamp(copy, 0), chunk.AsMemory(used, sha.Length)));
-                used += sha.Length;
-            }
-
+            // The digests' bytes in shared chunks: no array per digest.
+            var bytes = new ByteChunks();
+            await ReadStoredDigestsAsync(connection, machine, withSha256: true, copy => digests.Add(new CatalogDigest(ReadStamp(copy, 0), bytes.Add(copy.GetBytes(5)))), token).ConfigureAwait(false);
             return digests;
         }, cancellationToken);
     }

@@ -6,8 +6,8 @@ namespace Dedup.Core.Catalog;
 /// A scan's own files by content (size and SHA-256): the digests it made, and on a rescan those the catalog had stored
 /// for its files (<see cref="FileCatalog.GetDigestsAsync"/>), from which it names its own files in the groups across
 /// machines, so the catalog sends only the other machines' files (measured at 250k files matched on another machine:
-/// half the 485k rows a fleet read sent were the scan's own, ~0.25 s of the server's CPU in one serial step after the
-/// comparison, and parsing them ~0.15 s of the client's).
+/// half the 485k rows a fleet read sent were the scan's own, 0.26 s of the 1.2 s query in <c>EXPLAIN ANALYZE</c>; the
+/// read without them, which also hashes only the other machines' file rows, took 0.61–0.65 s).
 /// </summary>
 /// <remarks>
 /// Structs in arrays chained by content, no object per file (a first scan holds a digest for every file to the end).
@@ -48,7 +48,8 @@ internal sealed class CatalogOwnFiles
     /// <summary>
     /// Adds to <paramref name="matches"/> a match (no path: the scan names it from its rows) for each of this machine's
     /// files with the content of <paramref name="group"/>: every digest made, and every stored one the scan listed
-    /// (<see cref="Seal"/>); a file (identity) once.
+    /// (<see cref="Seal"/>). A file has one listed stamp, and a digest is made only for a stamp with none stored, so no
+    /// file comes twice (the join would name it once anyway).
     /// </summary>
     public void AppendTo(CatalogGroup group, string machine, List<CatalogMatch> matches)
     {
@@ -58,16 +59,12 @@ internal sealed class CatalogOwnFiles
             return;
         }
 
-        var first = matches.Count;
         for (; i >= 0; i = _entries[i].Previous)
         {
-            ref readonly var entry = ref _entries[i];
-            if (unlisted[i] || Holds(matches, first, entry.Stamp.Identity))
+            if (!unlisted[i])
             {
-                continue;
+                matches.Add(new CatalogMatch(machine, ReadOnlyMemory<byte>.Empty, _entries[i].Stamp));
             }
-
-            matches.Add(new CatalogMatch(machine, ReadOnlyMemory<byte>.Empty, entry.Stamp));
         }
     }
 
@@ -93,19 +90,6 @@ internal sealed class CatalogOwnFiles
         }
 
         return null;
-    }
-
-    private static bool Holds(List<CatalogMatch> matches, int first, FileIdentity identity)
-    {
-        for (var k = first; k < matches.Count; k++)
-        {
-            if (matches[k].Stamp.Identity == identity)
-            {
-                return true;
-            }
-        }
-
-        return false;
     }
 
     private void Add(CatalogDigest digest, bool stored)
