@@ -1,3 +1,4 @@
+using System.Collections.Concurrent;
 using System.Diagnostics;
 using Dedup.Core.Enumeration;
 using Dedup.Core.Paths;
@@ -12,7 +13,7 @@ internal sealed partial class CatalogGroupJoin
     /// </summary>
     private sealed class Maker(string machine, CatalogRows rows, CatalogOwnFiles? own, CatalogGroupJoin join)
     {
-        private readonly Dictionary<ReadOnlyMemory<byte>, AbsolutePath?> _folders = new(SameBytes.Instance);
+        private readonly ConcurrentDictionary<ReadOnlyMemory<byte>, AbsolutePath?> _folders = join._folders;
         private readonly Func<FileIdentity, int?> _heldOf = join.HeldIndexOf;
 
         // One group's files while it is made (machine and identity: its first name, a list only for more), reused.
@@ -23,24 +24,18 @@ internal sealed partial class CatalogGroupJoin
         private readonly List<CatalogMatch> _matches = [];
 
         /// <summary>
-        /// A catalog group joined with the held group holding its content here: the files it adds and that group's
-        /// index, or (<see langword="null"/>, <see cref="Alone"/>) when no held group holds any of its files.
+        /// The group a catalog group makes: joined with the held group holding its content here (that group's index), or
+        /// alone (-1, no roots: none of its files was compared here, so none is this machine's to act on);
+        /// <see langword="null"/> when it is not this scan's to report.
         /// </summary>
-        public (List<DuplicateFile>? Files, int HeldIndex) JoinHeld(CatalogGroup group)
+        public (DuplicateGroup? Group, int HeldIndex) Make(CatalogGroup group)
         {
             int? held;
             if (own is not null)
             {
                 // Read by content, the group holds only other machines' files: whether a held group holds one of this
-                // machine's files of its content is told from the scan's digests, without making the group's matches
-                // (most groups are alone, and made in the second pass: measured at 250k files matched on another
-                // machine, 107k of 140k groups were loaded twice).
+                // machine's files of its content is told from the scan's digests, before its matches are made.
                 held = own.FirstHeld(group, _heldOf);
-                if (held is null)
-                {
-                    return (null, Alone);
-                }
-
                 Load(group);
             }
             else
@@ -49,30 +44,22 @@ internal sealed partial class CatalogGroupJoin
                 held = HeldIndexOf();
             }
 
-            if (held is not { } index)
+            if (held is null)
             {
-                return (null, Alone);
+                return (MakeFiles(mayBeHeld: false, out _) is { } alone ? new DuplicateGroup(group.Length, alone, verifiedByBytes: false) { Sha256 = group.Sha256 } : null, -1);
             }
 
-            var files = Make(mayBeHeld: true, out var heldIndex);
-            Debug.Assert(heldIndex == index, "The held group found first is the one Make joins.");
-            if (files is not null)
+            if (MakeFiles(mayBeHeld: true, out var heldIndex) is not { } files)
             {
-                // Here, not on the thread taking the results in order: that one also hands each group on (measured at
-                // 250k files matched on another machine: it was busy three quarters of the groups' making, the others
-                // a third).
-                files.AddRange(join.HeldFiles(heldIndex));
-                SortFiles(files);
+                return (null, -1);
             }
 
-            return (files, heldIndex);
-        }
-
-        /// <summary>A catalog group no held group holds a file of (see <see cref="Make"/>).</summary>
-        public List<DuplicateFile>? ToGroup(CatalogGroup group)
-        {
-            Load(group);
-            return Make(mayBeHeld: false, out _);
+            Debug.Assert(heldIndex == held, "The held group found first is the one MakeFiles joins.");
+            // The local files stay as compared (verified or not, the scan's roots: local actions act on them alone).
+            var local = join.Held(heldIndex);
+            files.AddRange(local.Files);
+            SortFiles(files);
+            return (local with { Files = files, Sha256 = group.Sha256 }, heldIndex);
         }
 
         private void Load(CatalogGroup group)
@@ -112,7 +99,7 @@ internal sealed partial class CatalogGroupJoin
         /// every file. Names of one file (machine and identity) are folded as hard links; this machine's files are named from
         /// the scan's own rows, not from the paths the catalog sends (it need send none).
         /// </remarks>
-        private List<DuplicateFile>? Make(bool mayBeHeld, out int heldIndex)
+        private List<DuplicateFile>? MakeFiles(bool mayBeHeld, out int heldIndex)
         {
             heldIndex = -1;
             var matches = _matches;
@@ -302,12 +289,12 @@ internal sealed partial class CatalogGroupJoin
                 }
             }
 
-            _folders[folderBytes] = folder;
-            return folder;
+            // Another thread may have made it meanwhile: one path per folder is kept.
+            return _folders.GetOrAdd(folderBytes, folder);
         }
 
         /// <summary>Byte strings compared by content.</summary>
-        private sealed class SameBytes : IEqualityComparer<ReadOnlyMemory<byte>>
+        internal sealed class SameBytes : IEqualityComparer<ReadOnlyMemory<byte>>
         {
             public static readonly SameBytes Instance = new();
 
