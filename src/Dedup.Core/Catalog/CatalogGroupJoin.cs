@@ -31,8 +31,9 @@ internal sealed partial class CatalogGroupJoin(string machine, CatalogRows rows,
     public int AcrossMachines => Volatile.Read(ref _acrossMachines);
 
     /// <summary>
-    /// The catalog's groups as they are made, a held group in the place of the catalog group of its content (joined
-    /// with the other machines' files), then the held groups the catalog had no content of; enumerate once.
+    /// The catalog's groups (one per content: <see cref="CatalogGroupMerge.OnePerContent"/>) as they are made, a held
+    /// group in the place of the catalog group of its content (joined with the other machines' files), then the held
+    /// groups the catalog had no content of; enumerate once.
     /// </summary>
     /// <remarks>
     /// One pass, a window at a time on as many threads as there are processors (<see cref="ParallelInOrder"/>: the
@@ -49,7 +50,7 @@ internal sealed partial class CatalogGroupJoin(string machine, CatalogRows rows,
         own?.Seal(rows.Contains);
         var joined = new bool[held.Count];
         var threads = Math.Max(1, Math.Min(degree, Environment.ProcessorCount));
-        foreach (var (group, heldIndex) in ParallelInOrder.Map(OnePerContent(found), threads, _makers, () => new Maker(machine, rows, own, this), static (maker, group) => maker.Make(group)))
+        foreach (var (group, heldIndex) in ParallelInOrder.Map(found, threads, _makers, () => new Maker(machine, rows, own, this), static (maker, group) => maker.Make(group)))
         {
             if (group is null)
             {
@@ -72,31 +73,6 @@ internal sealed partial class CatalogGroupJoin(string machine, CatalogRows rows,
                 yield return held[i];
             }
         }
-    }
-
-    /// <summary>
-    /// The catalog's groups with one group per content: a held group is joined with the one catalog group of its
-    /// content, and handed on at once. A catalog's reads give one (a custom catalog may give several: they are united).
-    /// </summary>
-    private static IReadOnlyList<CatalogGroup> OnePerContent(IReadOnlyList<CatalogGroup> found)
-    {
-        var first = new Dictionary<CatalogContent, int>(found.Count);
-        List<CatalogGroup>? united = null;
-        for (var i = 0; i < found.Count; i++)
-        {
-            var content = CatalogContent.Of(found[i]);
-            if (!first.TryGetValue(content, out var at))
-            {
-                first[content] = united?.Count ?? i;
-                united?.Add(found[i]);
-                continue;
-            }
-
-            united ??= [.. found.Take(i)];
-            united[at] = united[at] with { Files = [.. united[at].Files, .. found[i].Files] };
-        }
-
-        return united ?? found;
     }
 
     /// <summary>Indexes the held groups by their files' identities (read by every thread making groups).</summary>

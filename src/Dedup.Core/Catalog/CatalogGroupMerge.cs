@@ -73,4 +73,30 @@ internal static class CatalogGroupMerge
             ? group
             : group with { Files = group.Files.Where(file => !string.Equals(file.Machine, machine, StringComparison.Ordinal) || kept(file.Stamp)).ToList() };
     }
+
+    /// <summary>
+    /// A read's groups with one group per content, in the order of each content's first group: the scan reports one
+    /// group per content, and joins a held group with the one catalog group of its content. A catalog's reads give one
+    /// (a custom catalog may give several: their files are united).
+    /// </summary>
+    public static IReadOnlyList<CatalogGroup> OnePerContent(IReadOnlyList<CatalogGroup> found)
+    {
+        var first = new Dictionary<CatalogContent, int>(found.Count);
+        List<CatalogGroup>? united = null;
+        for (var i = 0; i < found.Count; i++)
+        {
+            var content = CatalogContent.Of(found[i]);
+            if (!first.TryGetValue(content, out var at))
+            {
+                first[content] = united?.Count ?? i;
+                united?.Add(found[i]);
+                continue;
+            }
+
+            united ??= [.. found.Take(i)];
+            united[at] = united[at] with { Files = [.. united[at].Files, .. found[i].Files] };
+        }
+
+        return united ?? found;
+    }
 }

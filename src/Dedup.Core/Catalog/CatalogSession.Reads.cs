@@ -39,12 +39,13 @@ internal sealed partial class CatalogSession
     /// The catalog's groups of the machine's stored contents, or of <paramref name="contents"/>: only the other machines'
     /// files when the scan names its own (<see cref="CatalogOwnFiles"/>).
     /// </summary>
-    private Task<IReadOnlyList<CatalogGroup>> ReadAsync(ScanContext context, IReadOnlyCollection<CatalogDigest>? contents, CancellationToken cancellationToken)
+    private async Task<IReadOnlyList<CatalogGroup>> ReadAsync(ScanContext context, IReadOnlyCollection<CatalogDigest>? contents, CancellationToken cancellationToken)
     {
         Action<string> skipped = message => Skipped(context, message);
-        return Volatile.Read(ref _byContent) ? catalog.FindFilesOnOtherMachinesAsync(machine, contents, skipped, cancellationToken)
+        var read = Volatile.Read(ref _byContent) ? catalog.FindFilesOnOtherMachinesAsync(machine, contents, skipped, cancellationToken)
             : contents is null ? catalog.FindGroupsAcrossMachinesAsync(machine, skipped, cancellationToken)
             : catalog.FindGroupsAcrossMachinesAsync(machine, contents, skipped, cancellationToken);
+        return CatalogGroupMerge.OnePerContent(await read.ConfigureAwait(false));
     }
 
     /// <summary>

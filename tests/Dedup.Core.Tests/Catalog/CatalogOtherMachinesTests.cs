@@ -1,4 +1,5 @@
 using Dedup.Core.Catalog;
+using Dedup.Core.PostgreSql;
 using Dedup.Core.Tests.Infrastructure;
 using static Dedup.Core.Tests.Catalog.CatalogData;
 
@@ -99,5 +100,67 @@ public sealed class CatalogOtherMachinesTests(PostgresFixture postgres)
             ],
             EarlyRead.Describe(byContent));
         Assert.Equal(summary.Catalog.GroupsAcrossMachines, fallbackSummary.Catalog.GroupsAcrossMachines);
+    }
+
+    [PostgresFact]
+    public async Task A_catalog_giving_one_content_in_several_groups_is_reported_as_one_group_per_content()
+    {
+        await using var store = postgres.NewCatalog("othersplit");
+        var p = TempTree.RandomBytes(3_000, 94);
+        var k = TempTree.RandomBytes(5_000, 95);
+        using var alpha = new TempTree();
+        alpha.Write("p.bin", p);
+        alpha.Write("k.bin", k);
+        alpha.Write("k2.bin", k);
+        using var beta = new TempTree();
+        beta.Write("p.bin", p);
+        beta.Write("k.bin", k);
+        beta.Write("one/k.bin", k);
+        await EarlyRead.ConvergeAsync(store, alpha, beta);
+
+        var (whole, _) = await EarlyRead.ScanAsync(store, "beta", beta);
+        var splitByContent = new SplitCatalog(store, byContent: true);
+        var (byContent, summary) = await EarlyRead.ScanAsync(splitByContent, "beta", beta);
+        var splitGroups = new SplitCatalog(store, byContent: false);
+        var (byGroups, fallbackSummary) = await EarlyRead.ScanAsync(splitGroups, "beta", beta);
+
+        Assert.Equal(
+            [
+                $"alpha:{alpha.PathOf("k.bin")} alpha:{alpha.PathOf("k2.bin")} beta:{beta.PathOf("k.bin")} beta:{beta.PathOf("one/k.bin")}",
+                $"alpha:{alpha.PathOf("p.bin")} beta:{beta.PathOf("p.bin")}",
+            ],
+            EarlyRead.Describe(whole));
+        Assert.Equal(EarlyRead.Describe(whole), EarlyRead.Describe(byContent));
+        Assert.Equal(EarlyRead.Describe(whole), EarlyRead.Describe(byGroups));
+        Assert.Equal(2, summary.Catalog!.GroupsAcrossMachines);
+        Assert.Equal(2, fallbackSummary.Catalog!.GroupsAcrossMachines);
+        Assert.Equal(1, splitByContent.Splits); // alpha's two files of k in two groups
+        Assert.Equal(4, splitGroups.Splits); // with beta's two of k and one of p: six groups for two
+    }
+
+    /// <summary>A custom catalog that gives each file of a group as a group of its own (one content in several groups).</summary>
+    private sealed class SplitCatalog(PostgresCatalog store, bool byContent) : DelegatingCatalog(store)
+    {
+        public override Task<IReadOnlyCollection<CatalogDigest>?> GetDigestsAsync(string machine, CancellationToken cancellationToken = default) =>
+            byContent ? Store.GetDigestsAsync(machine, cancellationToken) : base.GetDigestsAsync(machine, cancellationToken);
+
+        public override async Task<IReadOnlyList<CatalogGroup>> FindFilesOnOtherMachinesAsync(string machine, IReadOnlyCollection<CatalogDigest>? contents, Action<string> skipped, CancellationToken cancellationToken = default) =>
+            Split(await Store.FindFilesOnOtherMachinesAsync(machine, contents, skipped, cancellationToken));
+
+        public override async Task<IReadOnlyList<CatalogGroup>> FindGroupsAcrossMachinesAsync(string machine, Action<string> skipped, CancellationToken cancellationToken = default) =>
+            Split(await Store.FindGroupsAcrossMachinesAsync(machine, skipped, cancellationToken));
+
+        public override async Task<IReadOnlyList<CatalogGroup>> FindGroupsAcrossMachinesAsync(string machine, IReadOnlyCollection<CatalogDigest> digests, Action<string> skipped, CancellationToken cancellationToken = default) =>
+            Split(await Store.FindGroupsAcrossMachinesAsync(machine, digests, skipped, cancellationToken));
+
+        /// <summary>How many groups more the reads gave than the catalog's.</summary>
+        public int Splits { get; private set; }
+
+        private List<CatalogGroup> Split(IReadOnlyList<CatalogGroup> groups)
+        {
+            var split = groups.SelectMany(group => group.Files.Select(file => group with { Files = [file] })).ToList();
+            Splits += split.Count - groups.Count;
+            return split;
+        }
     }
 }
