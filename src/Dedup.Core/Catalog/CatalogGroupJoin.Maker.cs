@@ -8,8 +8,8 @@ namespace Dedup.Core.Catalog;
 internal sealed partial class CatalogGroupJoin
 {
     /// <summary>
-    /// Makes groups on one thread at a time: the folders it has parsed and the files of the group it makes are its own
-    /// (the scan's rows and the held groups' index are only read).
+    /// Makes groups on one thread at a time: the files of the group it makes are its own (the scan's rows and the held
+    /// groups' index are only read; the folders parsed are shared, each made once).
     /// </summary>
     private sealed class Maker(string machine, CatalogRows rows, CatalogOwnFiles? own, CatalogGroupJoin join)
     {

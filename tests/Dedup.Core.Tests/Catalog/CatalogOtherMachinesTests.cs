@@ -134,6 +134,19 @@ public sealed class CatalogOtherMachinesTests(PostgresFixture postgres)
         Assert.Equal(EarlyRead.Describe(whole), EarlyRead.Describe(byGroups));
         Assert.Equal(2, summary.Catalog!.GroupsAcrossMachines);
         Assert.Equal(2, fallbackSummary.Catalog!.GroupsAcrossMachines);
+        foreach (var groups in new[] { whole, byContent, byGroups })
+        {
+            // p is one file here, so its group is the catalog's alone: nothing in it was compared, nothing is this scan's
+            // to act on; k's is beta's byte-compared pair with alpha's copies.
+            var alone = groups.Single(group => group.Files.Any(file => file.Path.ToString() == beta.PathOf("p.bin")));
+            Assert.False(alone.VerifiedByBytes);
+            Assert.Empty(alone.Roots);
+            Assert.All(alone.Files, file => Assert.True(file.MatchedBySha256));
+            var joined = groups.Single(group => group.Files.Count == 4);
+            Assert.True(joined.VerifiedByBytes);
+            Assert.Equal(["alpha", "alpha"], joined.Files.Where(file => file.MatchedBySha256).Select(file => file.Machine));
+        }
+
         Assert.Equal(1, splitByContent.Splits); // alpha's two files of k in two groups
         Assert.Equal(4, splitGroups.Splits); // with beta's two of k and one of p: six groups for two
     }
