@@ -40,8 +40,26 @@ internal static class CatalogGroupMerge
 
         merged.AddRange(late);
         // The catalog's order (largest size first, then by digest), as one read gives it.
-        merged.Sort(static (a, b) => a.Length != b.Length ? b.Length.CompareTo(a.Length) : a.Sha256.Span.SequenceCompareTo(b.Sha256.Span));
+        merged.Sort(CatalogOrder);
         return merged;
+    }
+
+    /// <summary>The catalog's order of groups: largest size first, then by digest.</summary>
+    private static int CatalogOrder(CatalogGroup a, CatalogGroup b) =>
+        a.Length != b.Length ? b.Length.CompareTo(a.Length) : a.Sha256.Span.SequenceCompareTo(b.Sha256.Span);
+
+    /// <summary>Whether each group comes strictly after the one before it in <see cref="CatalogOrder"/> (no content twice).</summary>
+    private static bool InCatalogOrder(IReadOnlyList<CatalogGroup> groups)
+    {
+        for (var i = 1; i < groups.Count; i++)
+        {
+            if (CatalogOrder(groups[i - 1], groups[i]) >= 0)
+            {
+                return false;
+            }
+        }
+
+        return true;
     }
 
     /// <summary>The group with only the machine's files whose stamp kept its digest; <see langword="null"/> when none is left.</summary>
@@ -81,6 +99,12 @@ internal static class CatalogGroupMerge
     /// </summary>
     public static IReadOnlyList<CatalogGroup> OnePerContent(IReadOnlyList<CatalogGroup> found)
     {
+        if (InCatalogOrder(found))
+        {
+            // Strictly in the catalog's order (PostgresCatalog's reads, this merge): a content's groups would be neighbours.
+            return found;
+        }
+
         var first = new Dictionary<CatalogContent, int>(found.Count);
         List<CatalogGroup>? united = null;
         for (var i = 0; i < found.Count; i++)

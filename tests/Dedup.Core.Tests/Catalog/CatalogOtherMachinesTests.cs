@@ -69,18 +69,11 @@ public sealed class CatalogOtherMachinesTests(PostgresFixture postgres)
         await using var store = postgres.NewCatalog("otherscan");
         var fallback = new DelegatingCatalog(store);
         Assert.Null(await fallback.GetDigestsAsync("alpha"));
-        var p = TempTree.RandomBytes(3_000, 91);
         var q = TempTree.RandomBytes(3_000, 92);
-        var k = TempTree.RandomBytes(5_000, 93);
-        using var alpha = new TempTree();
-        alpha.Write("p.bin", p);
+        var (alpha, beta) = PAndK();
+        using var _ = alpha;
+        using var __ = beta;
         alpha.Write("q.bin", q);
-        alpha.Write("k.bin", k);
-        alpha.Write("k2.bin", k);
-        using var beta = new TempTree();
-        beta.Write("p.bin", p);
-        beta.Write("k.bin", k);
-        beta.Write("one/k.bin", k);
         beta.HardLink("one/k.bin", "one/k-link.bin");
         await EarlyRead.ConvergeAsync(store, alpha, beta);
 
@@ -106,16 +99,9 @@ public sealed class CatalogOtherMachinesTests(PostgresFixture postgres)
     public async Task A_catalog_giving_one_content_in_several_groups_is_reported_as_one_group_per_content()
     {
         await using var store = postgres.NewCatalog("othersplit");
-        var p = TempTree.RandomBytes(3_000, 94);
-        var k = TempTree.RandomBytes(5_000, 95);
-        using var alpha = new TempTree();
-        alpha.Write("p.bin", p);
-        alpha.Write("k.bin", k);
-        alpha.Write("k2.bin", k);
-        using var beta = new TempTree();
-        beta.Write("p.bin", p);
-        beta.Write("k.bin", k);
-        beta.Write("one/k.bin", k);
+        var (alpha, beta) = PAndK();
+        using var _ = alpha;
+        using var __ = beta;
         await EarlyRead.ConvergeAsync(store, alpha, beta);
 
         var (whole, _) = await EarlyRead.ScanAsync(store, "beta", beta);
@@ -149,6 +135,24 @@ public sealed class CatalogOtherMachinesTests(PostgresFixture postgres)
 
         Assert.Equal(1, splitByContent.Splits); // alpha's two files of k in two groups
         Assert.Equal(4, splitGroups.Splits); // with beta's two of k and one of p: six groups for two
+    }
+
+    /// <summary>
+    /// Two machines' trees: p on both (one file each), k twice on alpha and as beta's own pair (k.bin, one/k.bin).
+    /// </summary>
+    private static (TempTree Alpha, TempTree Beta) PAndK()
+    {
+        var p = TempTree.RandomBytes(3_000, 91);
+        var k = TempTree.RandomBytes(5_000, 93);
+        var alpha = new TempTree();
+        alpha.Write("p.bin", p);
+        alpha.Write("k.bin", k);
+        alpha.Write("k2.bin", k);
+        var beta = new TempTree();
+        beta.Write("p.bin", p);
+        beta.Write("k.bin", k);
+        beta.Write("one/k.bin", k);
+        return (alpha, beta);
     }
 
     /// <summary>A custom catalog that gives each file of a group as a group of its own (one content in several groups).</summary>
