@@ -4,26 +4,29 @@ using System.Runtime.ExceptionServices;
 namespace Dedup.Core.Catalog;
 
 /// <summary>
-/// Maps a list on several threads and yields the results in the list's order, a window at a time: the caller's thread
-/// maps too (no thread of the pool is waited on for a start), and only a window's results are held at once, so what
-/// the consumer lets go of dies young.
+/// Maps a list on several threads and yields the results in the list's order: workers map batches a few ahead of the
+/// consumer while it takes the results, and the consumer maps batches too while its next results are not ready (so
+/// it never waits for a thread of the pool to start). Only a few batches' results are held at once, so what the consumer
+/// lets go of dies young.
 /// </summary>
 /// <remarks>
 /// Made for the catalog's groups across machines, which a scan makes after its compare stage while nothing else runs:
 /// on one thread they were most of a fleet scan's time after it (measured at 250k files matched on another machine:
-/// 1.0–1.2 s of a 1.8–2.0 s tail on two cores, one idle).
+/// 1.0–1.2 s of a 1.8–2.0 s tail on two cores, one idle). Mapped a window at a time with the consumer taking each
+/// window's results alone, the second core was idle ~45 % of that tail (perf, per thread): the consumer's part, and
+/// each window's start and end, ran on one thread.
 /// </remarks>
 internal static class ParallelInOrder
 {
-    // Small: a window's results are alive until the consumer takes them, and the collector marks and copies them at every
-    // collection meanwhile (a window of 2,048 groups, ~2 MB, made the collections after a fleet scan's compare stage
-    // slower than the second thread made the groups faster).
+    // Small: the results mapped ahead are alive until the consumer takes them, and the collector marks and copies them at
+    // every collection meanwhile (a window of 2,048 groups, ~2 MB, made the collections after a fleet scan's compare
+    // stage slower than the second thread made the groups faster).
     private const int Batch = 64;
 
     /// <summary>
     /// <paramref name="map"/> of each item, in order. Each thread maps with a state of its own, taken from
-    /// <paramref name="states"/> (made by <paramref name="make"/> when none is free) and put back when its part of a
-    /// window is done: a state is never used by two threads at once.
+    /// <paramref name="states"/> (made by <paramref name="make"/> when none is free) and put back when it stops: a
+    /// state is never used by two threads at once, and at most <paramref name="degree"/> are in use.
     /// </summary>
     public static IEnumerable<TOut> Map<TIn, TOut, TState>(IReadOnlyList<TIn> items, int degree, ConcurrentBag<TState> states, Func<TState> make, Func<TState, TIn, TOut> map)
     {
@@ -45,46 +48,211 @@ internal static class ParallelInOrder
             yield break;
         }
 
-        var window = Batch * degree * 2;
-        var results = new TOut[Math.Min(window, items.Count)];
-        var options = new ParallelOptions { MaxDegreeOfParallelism = degree };
-        for (var start = 0; start < items.Count; start += window)
+        var run = new Run<TIn, TOut, TState>(items, degree, states, make, map);
+        try
         {
-            var count = Math.Min(window, items.Count - start);
-            var first = start;
-            try
+            for (var batch = 0; batch < run.Batches; batch++)
             {
-                Parallel.For(
-                    0,
-                    (count + Batch - 1) / Batch,
-                    options,
-                    () => Take(states, make),
-                    (batch, _, state) =>
-                    {
-                        var end = Math.Min(count, (batch + 1) * Batch);
-                        for (var i = batch * Batch; i < end; i++)
-                        {
-                            results[i] = map(state, items[first + i]);
-                        }
+                var slot = run.Await(batch);
+                var end = Math.Min(Batch, items.Count - (batch * Batch));
+                for (var i = 0; i < end; i++)
+                {
+                    var result = slot[i];
+                    slot[i] = default!;
+                    yield return result;
+                }
 
-                        return state;
-                    },
-                    states.Add);
+                run.Consumed(batch);
             }
-            catch (AggregateException error) when (error.InnerExceptions.Count == 1)
-            {
-                ExceptionDispatchInfo.Capture(error.InnerExceptions[0]).Throw();
-            }
-
-            for (var i = 0; i < count; i++)
-            {
-                var result = results[i];
-                results[i] = default!;
-                yield return result;
-            }
+        }
+        finally
+        {
+            run.Stop();
         }
     }
 
     private static TState Take<TState>(ConcurrentBag<TState> states, Func<TState> make) =>
         states.TryTake(out var state) ? state : make();
+
+    /// <summary>One mapping: batches claimed in order by the workers and the consumer, results in a ring of slots.</summary>
+    private sealed class Run<TIn, TOut, TState>
+    {
+        private readonly IReadOnlyList<TIn> _items;
+        private readonly ConcurrentBag<TState> _states;
+        private readonly Func<TState> _make;
+        private readonly Func<TState, TIn, TOut> _map;
+        private readonly TOut[][] _slots;
+        private readonly int[] _ready; // the batch whose results a slot holds, -1 for none
+        private readonly Task[] _workers;
+        private readonly object _gate = new();
+        private int _next; // the next batch to claim
+        private int _consumed; // batches the consumer is done with
+        private bool _stopped;
+        private ExceptionDispatchInfo? _failure;
+        private TState? _consumerState;
+        private bool _hasConsumerState;
+
+        public Run(IReadOnlyList<TIn> items, int degree, ConcurrentBag<TState> states, Func<TState> make, Func<TState, TIn, TOut> map)
+        {
+            (_items, _states, _make, _map) = (items, states, make, map);
+            Batches = (items.Count + Batch - 1) / Batch;
+
+            // Two batches ahead per thread: a worker that finished one finds the next free while the consumer takes results.
+            var ahead = Math.Min(Batches, degree * 2);
+            _slots = new TOut[ahead][];
+            _ready = new int[ahead];
+            for (var i = 0; i < ahead; i++)
+            {
+                (_slots[i], _ready[i]) = (new TOut[Batch], -1);
+            }
+
+            // The consumer maps too while its next results are not ready: one worker fewer than the degree.
+            _workers = new Task[degree - 1];
+            for (var i = 0; i < _workers.Length; i++)
+            {
+                _workers[i] = Task.Run(Work);
+            }
+        }
+
+        public int Batches { get; }
+
+        /// <summary>
+        /// The slot holding <paramref name="batch"/>'s results. While they are not ready the consumer maps the next
+        /// unclaimed batch itself, as a worker would (waiting instead left it idle while one worker mapped every batch).
+        /// </summary>
+        public TOut[] Await(int batch)
+        {
+            var slot = batch % _slots.Length;
+            while (true)
+            {
+                int claimed;
+                lock (_gate)
+                {
+                    while (true)
+                    {
+                        _failure?.Throw();
+                        if (_ready[slot] == batch)
+                        {
+                            return _slots[slot];
+                        }
+
+                        if (_next < Batches && _next < _consumed + _slots.Length)
+                        {
+                            claimed = _next++;
+                            break;
+                        }
+
+                        Monitor.Wait(_gate);
+                    }
+                }
+
+                if (!_hasConsumerState)
+                {
+                    (_consumerState, _hasConsumerState) = (Take(_states, _make), true);
+                }
+
+                Fill(_consumerState!, claimed);
+            }
+        }
+
+        /// <summary>The consumer took <paramref name="batch"/>'s results: its slot is free for a later batch.</summary>
+        public void Consumed(int batch)
+        {
+            lock (_gate)
+            {
+                _ready[batch % _slots.Length] = -1;
+                _consumed = batch + 1;
+                Monitor.PulseAll(_gate);
+            }
+        }
+
+        /// <summary>Stops the workers (at the end, or when the consumer stops early or failed) and waits for them: their states are back.</summary>
+        public void Stop()
+        {
+            lock (_gate)
+            {
+                _stopped = true;
+                Monitor.PulseAll(_gate);
+            }
+
+            try
+            {
+                Task.WaitAll(_workers);
+            }
+            catch (AggregateException)
+            {
+                // A worker's failure was recorded and thrown to the consumer; a worker never fails elsewhere.
+            }
+
+            if (_hasConsumerState)
+            {
+                _states.Add(_consumerState!);
+                _hasConsumerState = false;
+            }
+        }
+
+        private void Work()
+        {
+            var state = Take(_states, _make);
+            try
+            {
+                while (true)
+                {
+                    int batch;
+                    lock (_gate)
+                    {
+                        while (!_stopped && _failure is null && _next < Batches && _next >= _consumed + _slots.Length)
+                        {
+                            Monitor.Wait(_gate);
+                        }
+
+                        if (_stopped || _failure is not null || _next >= Batches)
+                        {
+                            return;
+                        }
+
+                        batch = _next++;
+                    }
+
+                    try
+                    {
+                        Fill(state, batch);
+                    }
+                    catch (Exception error)
+                    {
+                        lock (_gate)
+                        {
+                            _failure ??= ExceptionDispatchInfo.Capture(error);
+                            Monitor.PulseAll(_gate);
+                        }
+
+                        return;
+                    }
+                }
+            }
+            finally
+            {
+                _states.Add(state);
+            }
+        }
+
+        /// <summary>Maps <paramref name="batch"/> into its slot and marks it ready.</summary>
+        private void Fill(TState state, int batch)
+        {
+            var slot = batch % _slots.Length;
+            var results = _slots[slot];
+            var first = batch * Batch;
+            var end = Math.Min(Batch, _items.Count - first);
+            for (var i = 0; i < end; i++)
+            {
+                results[i] = _map(state, _items[first + i]);
+            }
+
+            lock (_gate)
+            {
+                _ready[slot] = batch;
+                Monitor.PulseAll(_gate);
+            }
+        }
+    }
 }

@@ -79,6 +79,23 @@ public sealed class ParallelInOrderTests
         Assert.NotEmpty(states);
     }
 
+    [Fact]
+    public void A_consumer_stopping_early_stops_the_workers_and_gets_every_state_back()
+    {
+        var items = Enumerable.Range(0, 100_000).ToArray();
+        var states = new ConcurrentBag<State>();
+        var made = 0;
+
+        var first = ParallelInOrder.Map(items, 3, states, () => { Interlocked.Increment(ref made); return new State(); }, static (state, item) => state.Map(item)).Take(1_000).ToList();
+
+        Assert.Equal(items.Take(1_000).Select(item => item * 3), first);
+        // Every state made is back once the enumeration was disposed (no worker still holds one), and the workers
+        // stopped near the consumer: a few batches of 64 ahead, not the whole list.
+        Assert.Equal(made, states.Count);
+        Assert.InRange(states.Sum(state => state.Mapped), 1_000, 1_000 + (3 * 2 * 64));
+        Assert.All(states, state => Assert.False(state.Overlapped));
+    }
+
     private sealed class State(bool slow = false)
     {
         private int _inUse;
