@@ -17,11 +17,12 @@ internal sealed partial class CatalogGroupJoin
         private readonly Func<FileIdentity, int?> _heldOf = join.HeldIndexOf;
 
         // One group's files while it is made (machine and identity: its first name, a list only for more), reused.
-        private readonly List<(CatalogMatch First, AbsolutePath Name, List<AbsolutePath>? More)> _files = [];
+        private readonly List<(CatalogMatchRow First, AbsolutePath Name, List<AbsolutePath>? More)> _files = [];
 
         // The group's matches, each asked of the catalog's group once: a read's group makes a match each time one is
-        // asked for (CatalogMatchRows), and the passes below read each file two or three times.
-        private readonly List<CatalogMatch> _matches = [];
+        // asked for (CatalogMatchRows), and the passes below read each file two or three times. Structs: this machine's
+        // are made here (CatalogOwnFiles.AppendTo), one for nearly every file of a fleet's read.
+        private readonly List<CatalogMatchRow> _matches = [];
 
         /// <summary>
         /// The group a catalog group makes: joined with the held group holding its content here (that group's index), or
@@ -68,7 +69,7 @@ internal sealed partial class CatalogGroupJoin
             _matches.Clear();
             for (var i = 0; i < files.Count; i++)
             {
-                _matches.Add(files[i]);
+                _matches.Add(CatalogMatchRow.Of(files[i]));
             }
 
             // A group of other machines' files only: this machine's of its content are named from the scan's own digests.
@@ -190,7 +191,8 @@ internal sealed partial class CatalogGroupJoin
                 return null;
             }
 
-            var reported = new List<DuplicateFile>(files.Count + 1);
+            // Room for the held group's files, added by Make: growing the list for them was ~3 MiB of the making.
+            var reported = new List<DuplicateFile>(files.Count + (heldIndex >= 0 ? join.Held(heldIndex).Files.Count : 0));
             var ownOnly = true;
             foreach (var (first, name, more) in files)
             {

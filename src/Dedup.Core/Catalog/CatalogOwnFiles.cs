@@ -46,12 +46,12 @@ internal sealed class CatalogOwnFiles
     }
 
     /// <summary>
-    /// Adds to <paramref name="matches"/> a match (no path: the scan names it from its rows) for each of this machine's
+    /// Adds to <paramref name="matches"/> a row (no path: the scan names it from its rows) for each of this machine's
     /// files with the content of <paramref name="group"/>: every digest made, and every stored one the scan listed
     /// (<see cref="Seal"/>). A file has one listed stamp, and a digest is made only for a stamp with none stored, so no
     /// file comes twice (the join would name it once anyway).
     /// </summary>
-    public void AppendTo(CatalogGroup group, string machine, List<CatalogMatch> matches)
+    public void AppendTo(CatalogGroup group, string machine, List<CatalogMatchRow> matches)
     {
         var unlisted = _unlisted ?? throw new InvalidOperationException("Read before it was sealed.");
         if (!_last.TryGetValue(CatalogContent.Of(group), out var i))
@@ -63,7 +63,7 @@ internal sealed class CatalogOwnFiles
         {
             if (!unlisted[i])
             {
-                matches.Add(new CatalogMatch(machine, ReadOnlyMemory<byte>.Empty, _entries[i].Stamp));
+                matches.Add(new CatalogMatchRow(machine, ReadOnlyMemory<byte>.Empty, _entries[i].Stamp));
             }
         }
     }
@@ -106,4 +106,14 @@ internal sealed class CatalogOwnFiles
             _last[content] = _count++;
         }
     }
+}
+
+/// <summary>
+/// A <see cref="CatalogMatch"/> as a struct, for the groups' making: a fleet's groups hold a file of this machine for
+/// nearly every file, and an object each was an eighth of what the making allocated (measured at 250k files matched on
+/// another machine: ~19 MiB of ~152 MiB, uprobe on the allocator).
+/// </summary>
+internal readonly record struct CatalogMatchRow(string Machine, ReadOnlyMemory<byte> Path, FileStamp Stamp)
+{
+    public static CatalogMatchRow Of(CatalogMatch match) => new(match.Machine, match.Path, match.Stamp);
 }

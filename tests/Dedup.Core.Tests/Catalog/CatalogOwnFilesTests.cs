@@ -16,7 +16,7 @@ public sealed class CatalogOwnFilesTests
 
     private static List<FileStamp> Own(CatalogOwnFiles own, CatalogGroup group)
     {
-        var matches = new List<CatalogMatch> { Other };
+        var matches = new List<CatalogMatchRow> { CatalogMatchRow.Of(Other) };
         own.AppendTo(group, "me", matches);
         Assert.All(matches.Skip(1), match => Assert.Equal(("me", 0), (match.Machine, match.Path.Length)));
         return matches.Skip(1).Select(match => match.Stamp).ToList();
