@@ -14,6 +14,7 @@ internal sealed partial class CatalogGroupJoin
     private sealed class Maker(string machine, CatalogRows rows, CatalogOwnFiles? own, CatalogGroupJoin join)
     {
         private readonly ConcurrentDictionary<ReadOnlyMemory<byte>, AbsolutePath?> _folders = join._folders;
+        private readonly Dictionary<AbsolutePath, AbsolutePath> _localFolders = join._localFolders;
         private readonly Func<FileIdentity, int?> _heldOf = join.HeldIndexOf;
 
         // One group's files while it is made (machine and identity: its first name, a list only for more), reused.
@@ -291,7 +292,13 @@ internal sealed partial class CatalogGroupJoin
                 }
             }
 
-            // Another thread may have made it meanwhile: one path per folder is kept.
+            // This scan's node for the same folder, if it listed one; another thread may have made it meanwhile: one path
+            // per folder is kept.
+            if (folder is not null && _localFolders.TryGetValue(folder, out var local))
+            {
+                folder = local;
+            }
+
             return _folders.GetOrAdd(folderBytes, folder);
         }
 

@@ -311,6 +311,22 @@ internal sealed class CatalogRows
         return false;
     }
 
+    /// <summary>
+    /// The scan's folders, each mapped to itself: another machine's folder at the same path is then this scan's node
+    /// (<see cref="CatalogGroupJoin"/>), whose paths compare by reference where they meet this scan's.
+    /// </summary>
+    public Dictionary<AbsolutePath, AbsolutePath> Folders()
+    {
+        var folders = new Dictionary<AbsolutePath, AbsolutePath>(_table.FolderCount);
+        for (var i = 0; i < _table.FolderCount; i++)
+        {
+            var folder = _table.GetFolder(i);
+            folders[folder] = folder;
+        }
+
+        return folders;
+    }
+
     /// <summary>Makes the index <see cref="TryGetNames"/> and <see cref="Contains(FileStamp)"/> read: once it is made, they may be called on several threads.</summary>
     public void IndexNames() => NameIndex();
 

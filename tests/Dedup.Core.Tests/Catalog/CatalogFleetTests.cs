@@ -140,6 +140,34 @@ public sealed class CatalogFleetTests(PostgresFixture postgres)
         Assert.Equal(0, summary.Catalog.GroupsAcrossMachines);
     }
 
+    [PostgresFact]
+    public async Task Machines_of_one_layout_share_their_folders_in_the_groups_across_them()
+    {
+        // The same paths on two machines (one tree scanned as each, a fleet cloned from one image): the other machine's
+        // files are named in this scan's own folders, one node per folder, and sorted beside them as their paths say.
+        await using var catalog = postgres.NewCatalog("fleetlayout");
+        using var tree = new TempTree();
+        tree.Write("a/x.bin", X);
+        tree.Write("c/d/x.bin", X);
+        tree.Write("a/b/y.bin", Y);
+        tree.Write("a/b/y2.bin", Y);
+        await ScanAsync(catalog, "peer", tree);
+
+        var (groups, summary) = await ScanAsync(catalog, "bench", tree);
+
+        Assert.Null(summary.Catalog!.Error);
+        Assert.Equal([4, 4], groups.Select(group => group.Files.Count));
+        foreach (var group in groups)
+        {
+            var mine = group.Files.Where(file => file.Machine == "bench").ToList();
+            var theirs = group.Files.Where(file => file.Machine == "peer").ToList();
+            Assert.Equal(mine.Select(file => file.Path), theirs.Select(file => file.Path));
+            Assert.All(mine.Zip(theirs), pair => Assert.Same(pair.First.Path.Parent, pair.Second.Path.Parent));
+            // By path, then machine: each of this machine's files before the other machine's at the same path.
+            Assert.Equal(group.Files.SelectMany(_ => new[] { "bench", "peer" }).Take(group.Files.Count), group.Files.Select(file => file.Machine));
+        }
+    }
+
     /// <summary>The real catalog, but the exchange of digest requests fails.</summary>
     private sealed class FailingExchange(Dedup.Core.PostgreSql.PostgresCatalog store) : DelegatingCatalog(store)
     {
