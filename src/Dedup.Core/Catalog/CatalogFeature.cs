@@ -46,12 +46,18 @@ internal sealed class CatalogFeature(CatalogSession session) : ScanFeature
     /// <summary>A group of a size another machine holds waits for the catalog's groups, to be reported once with them.</summary>
     public override bool Holds(DuplicateGroup group) => session.Hold(group);
 
-    /// <summary>Names this machine in each of the scan's own files (the catalog's groups name each file's).</summary>
+    /// <summary>Named in each of the scan's own files as the whole-file stage makes them (the catalog's groups name each file's).</summary>
+    public override string Machine => session.Machine;
+
+    /// <summary>Names this machine in each of the scan's own files not named yet (made by another stage).</summary>
     public override void Settled(List<DuplicateFile> files)
     {
         for (var i = 0; i < files.Count; i++)
         {
-            files[i] = files[i] with { Machine = session.Machine };
+            if (!string.Equals(files[i].Machine, session.Machine, StringComparison.Ordinal))
+            {
+                files[i] = files[i] with { Machine = session.Machine };
+            }
         }
     }
 

@@ -39,17 +39,17 @@ internal sealed class FileNode
     /// <summary>Owner, group and permission bits as that check saw them (Linux), for <see cref="DuplicateFile.OwnerId"/>; <see langword="null"/> until then.</summary>
     public (uint Owner, uint Group, int Mode)? Access { get; set; }
 
-    public DuplicateFile ToDuplicateFile()
+    public DuplicateFile ToDuplicateFile(string? machine = null)
     {
         var file = Primary;
         if (OtherNames is null)
         {
-            return new DuplicateFile(file.Path, [], file.Identity, file.Length, file.LinkCount, file.LastWriteTimeUtc) { LastChangeTimeUtc = LastChangeTimeUtc, OwnerId = Access?.Owner, GroupId = Access?.Group, Mode = Access?.Mode };
+            return new DuplicateFile(file.Path, [], file.Identity, file.Length, file.LinkCount, file.LastWriteTimeUtc) { LastChangeTimeUtc = LastChangeTimeUtc, OwnerId = Access?.Owner, GroupId = Access?.Group, Mode = Access?.Mode, Machine = machine };
         }
 
         var names = new List<AbsolutePath>(OtherNames.Count + 1) { file.Path };
         names.AddRange(OtherNames);
         names.Sort();
-        return new DuplicateFile(names[0], names.GetRange(1, names.Count - 1), file.Identity, file.Length, file.LinkCount, file.LastWriteTimeUtc) { LastChangeTimeUtc = LastChangeTimeUtc, OwnerId = Access?.Owner, GroupId = Access?.Group, Mode = Access?.Mode };
+        return new DuplicateFile(names[0], names.GetRange(1, names.Count - 1), file.Identity, file.Length, file.LinkCount, file.LastWriteTimeUtc) { LastChangeTimeUtc = LastChangeTimeUtc, OwnerId = Access?.Owner, GroupId = Access?.Group, Mode = Access?.Mode, Machine = machine };
     }
 }

@@ -38,7 +38,7 @@ internal sealed class ScanOutput(ScanRun run, ChannelWriter<DuplicateGroup> writ
         var files = new List<DuplicateFile>(group.Members.Length);
         foreach (var member in group.Members)
         {
-            files.Add(member.ToDuplicateFile());
+            files.Add(member.ToDuplicateFile(run.Machine));
         }
 
         Publish(size, files, group.Verified, ContentMatch.WholeFile);

@@ -39,6 +39,7 @@ internal sealed class ScanRun
 
             settler = Single(settler, feature.Settler);
             digests = Single(digests, feature.Digests);
+            Machine = Single(Machine, feature.Machine);
         }
 
         Context = new ScanContext(options, new ScanErrorSink(callbacks?.Errors ?? options.ErrorCallback, options.Logger), observer, settler, digests);
@@ -49,6 +50,9 @@ internal sealed class ScanRun
     public ICompareStage Stage { get; }
 
     public ScanFeature[] Features { get; }
+
+    /// <summary>The machine the scan's own files are named on (<see cref="ScanFeature.Machine"/>), or <see langword="null"/>.</summary>
+    public string? Machine { get; }
 
     /// <summary>What the stage found beside its groups: <see cref="ICompareStage.Unfinished"/> until it returns.</summary>
     public StageOutcome Outcome { get; set; }

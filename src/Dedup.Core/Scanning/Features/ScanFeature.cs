@@ -54,6 +54,13 @@ internal abstract class ScanFeature : IDisposable
     /// <param name="cancellationToken">Cancels the scan.</param>
     public virtual Task<IEnumerable<DuplicateGroup>>? FinishAsync(ScanContext context, ScanThreads threads, Task compare, CancellationToken cancellationToken) => null;
 
+    /// <summary>
+    /// The machine the scan's own files are on (a catalog's), set on each file as the whole-file stage makes it: a copy of
+    /// every file of every group renamed at <see cref="Settled"/> was ~14 MiB more garbage in a 250k-file fleet scan.
+    /// <see langword="null"/> for none; at most one feature per scan has one.
+    /// </summary>
+    public virtual string? Machine => null;
+
     /// <summary>A group's files, in path order, before the group is made and published (may replace items); any thread.</summary>
     public virtual void Settled(List<DuplicateFile> files)
     {
