@@ -52,7 +52,8 @@ internal sealed partial class CatalogSession
     /// The catalog's groups across machines: on a rescan, those read at the barrier with those of the contents hashed
     /// since; else one read of them all, now that this scan's digests are stored.
     /// </summary>
-    private async Task<IReadOnlyList<CatalogGroup>> FindGroupsAsync(ScanContext context, CatalogRows rows, IReadOnlyCollection<FileStamp> kept, CancellationToken cancellationToken)
+    /// <remarks>The rows' index is read (the merge's stamp check) only once <c>prepared</c>, the join's indexes being made (<see cref="CatalogGroupJoin.Prepare"/>), is done.</remarks>
+    private async Task<IReadOnlyList<CatalogGroup>> FindGroupsAsync(ScanContext context, CatalogRows rows, IReadOnlyCollection<FileStamp> kept, Task prepared, CancellationToken cancellationToken)
     {
         if ((_early is null ? null : await _early.ConfigureAwait(false)) is not { } early)
         {
@@ -66,6 +67,7 @@ internal sealed partial class CatalogSession
         }
 
         var late = made.Length == 0 ? [] : await ReadAsync(context, made, cancellationToken).ConfigureAwait(false);
+        await prepared.ConfigureAwait(false);
         // Read by content, the groups hold no file of this machine: the join names them (CatalogOwnFiles).
         return CatalogGroupMerge.Merge(machine, early, made, late, _byContent ? null : stamp => kept.Contains(stamp) && rows.Contains(stamp));
     }

@@ -177,6 +177,8 @@ internal sealed partial class CatalogSession(FileCatalog catalog, string machine
     public async Task<IEnumerable<DuplicateGroup>> FinishAsync(ScanContext context, ScanThreads threads, Task compare, CancellationToken cancellationToken)
     {
         Task<CatalogDigestRequests>? exchange = null;
+        Task? prepared = null;
+        List<DuplicateGroup>? held = null;
         try
         {
             if (Volatile.Read(ref _error) is not null || _replace is null || _rows is not { } rows)
@@ -212,13 +214,17 @@ internal sealed partial class CatalogSession(FileCatalog catalog, string machine
             await _replace.ConfigureAwait(false);
             Volatile.Write(ref _recorded, rows.Recorded);
 
-            // Beside the group read (its own connection): which of this scan's files wait on other machines' digests.
+            // Beside the group read (its own connection): which of this scan's files wait on other machines' digests; and
+            // the join's indexes, made while the server reads (the compare stage ended: no group is held any more).
             exchange = catalog.ExchangeDigestRequestsAsync(machine, undigested, cancellationToken);
-            var found = await FindGroupsAsync(context, rows, kept, cancellationToken).ConfigureAwait(false);
+            held = TakeHeld();
+            var join = new CatalogGroupJoin(machine, rows, held, context.Options.MaxDegreeOfParallelism, _byContent ? _own : null);
+            prepared = Task.Run(join.Prepare, CancellationToken.None);
+            var found = await FindGroupsAsync(context, rows, kept, prepared, cancellationToken).ConfigureAwait(false);
             var requests = await exchange.ConfigureAwait(false);
             NoteRequests(requests, rows);
+            await prepared.ConfigureAwait(false);
 
-            var join = new CatalogGroupJoin(machine, rows, TakeHeld(), context.Options.MaxDegreeOfParallelism, _byContent ? _own : null);
             Volatile.Write(ref _join, join);
             return join.Join(found);
         }
@@ -227,11 +233,12 @@ internal sealed partial class CatalogSession(FileCatalog catalog, string machine
             _digests.Writer.TryComplete();
             await WaitQuietlyAsync(_replace).ConfigureAwait(false);
             await WaitQuietlyAsync(exchange).ConfigureAwait(false);
+            await WaitQuietlyAsync(prepared).ConfigureAwait(false);
             await WaitQuietlyAsync(_early).ConfigureAwait(false);
             Fail(error, cancellationToken);
             // The scan's own groups held back are reported as they are, once the compare stage can hold no more.
             await Task.WhenAny(compare).ConfigureAwait(false);
-            return TakeHeld();
+            return held ?? TakeHeld();
         }
         finally
         {
