@@ -74,7 +74,11 @@ internal static class ParallelInOrder
     private static TState Take<TState>(ConcurrentBag<TState> states, Func<TState> make) =>
         states.TryTake(out var state) ? state : make();
 
-    /// <summary>One mapping: batches claimed in order by the workers and the consumer, results in a ring of slots.</summary>
+    /// <summary>
+    /// One mapping: batches claimed in order by the workers and the consumer, results in a ring of slots. A worker never
+    /// waits: with no batch it may claim (the ring full, or none left) it ends, and the consumer starts one again as it
+    /// frees a slot; so a consumer that stops enumerating without disposing leaves no thread blocked.
+    /// </summary>
     private sealed class Run<TIn, TOut, TState>
     {
         private readonly IReadOnlyList<TIn> _items;
@@ -83,10 +87,11 @@ internal static class ParallelInOrder
         private readonly Func<TState, TIn, TOut> _map;
         private readonly TOut[][] _slots;
         private readonly int[] _ready; // the batch whose results a slot holds, -1 for none
-        private readonly Task[] _workers;
+        private readonly int _workers;
         private readonly object _gate = new();
         private int _next; // the next batch to claim
         private int _consumed; // batches the consumer is done with
+        private int _running; // workers started and not ended
         private bool _stopped;
         private ExceptionDispatchInfo? _failure;
         private TState? _consumerState;
@@ -107,10 +112,10 @@ internal static class ParallelInOrder
             }
 
             // The consumer maps too while its next results are not ready: one worker fewer than the degree.
-            _workers = new Task[degree - 1];
-            for (var i = 0; i < _workers.Length; i++)
+            _workers = degree - 1;
+            lock (_gate)
             {
-                _workers[i] = Task.Run(Work);
+                StartWorkers();
             }
         }
 
@@ -136,9 +141,8 @@ internal static class ParallelInOrder
                             return _slots[slot];
                         }
 
-                        if (_next < Batches && _next < _consumed + _slots.Length)
+                        if (TryClaim(out claimed))
                         {
-                            claimed = _next++;
                             break;
                         }
 
@@ -155,14 +159,14 @@ internal static class ParallelInOrder
             }
         }
 
-        /// <summary>The consumer took <paramref name="batch"/>'s results: its slot is free for a later batch.</summary>
+        /// <summary>The consumer took <paramref name="batch"/>'s results: its slot is free for a later batch, and ended workers start again.</summary>
         public void Consumed(int batch)
         {
             lock (_gate)
             {
                 _ready[batch % _slots.Length] = -1;
                 _consumed = batch + 1;
-                Monitor.PulseAll(_gate);
+                StartWorkers();
             }
         }
 
@@ -172,16 +176,10 @@ internal static class ParallelInOrder
             lock (_gate)
             {
                 _stopped = true;
-                Monitor.PulseAll(_gate);
-            }
-
-            try
-            {
-                Task.WaitAll(_workers);
-            }
-            catch (AggregateException)
-            {
-                // A worker's failure was recorded and thrown to the consumer; a worker never fails elsewhere.
+                while (_running > 0)
+                {
+                    Monitor.Wait(_gate);
+                }
             }
 
             if (_hasConsumerState)
@@ -189,6 +187,29 @@ internal static class ParallelInOrder
                 _states.Add(_consumerState!);
                 _hasConsumerState = false;
             }
+        }
+
+        /// <summary>Starts workers up to their number while there is a batch one could claim (under the lock).</summary>
+        private void StartWorkers()
+        {
+            while (!_stopped && _failure is null && _running < _workers && _next < Batches && _next < _consumed + _slots.Length)
+            {
+                _running++;
+                _ = Task.Run(Work);
+            }
+        }
+
+        /// <summary>The next batch, if one may be mapped now: not past the last, nor past the ring (under the lock).</summary>
+        private bool TryClaim(out int batch)
+        {
+            batch = _next;
+            if (_stopped || _failure is not null || _next >= Batches || _next >= _consumed + _slots.Length)
+            {
+                return false;
+            }
+
+            _next++;
+            return true;
         }
 
         private void Work()
@@ -201,38 +222,30 @@ internal static class ParallelInOrder
                     int batch;
                     lock (_gate)
                     {
-                        while (!_stopped && _failure is null && _next < Batches && _next >= _consumed + _slots.Length)
-                        {
-                            Monitor.Wait(_gate);
-                        }
-
-                        if (_stopped || _failure is not null || _next >= Batches)
+                        if (!TryClaim(out batch))
                         {
                             return;
                         }
-
-                        batch = _next++;
                     }
 
-                    try
-                    {
-                        Fill(state, batch);
-                    }
-                    catch (Exception error)
-                    {
-                        lock (_gate)
-                        {
-                            _failure ??= ExceptionDispatchInfo.Capture(error);
-                            Monitor.PulseAll(_gate);
-                        }
-
-                        return;
-                    }
+                    Fill(state, batch);
+                }
+            }
+            catch (Exception error)
+            {
+                lock (_gate)
+                {
+                    _failure ??= ExceptionDispatchInfo.Capture(error);
                 }
             }
             finally
             {
                 _states.Add(state);
+                lock (_gate)
+                {
+                    _running--;
+                    Monitor.PulseAll(_gate);
+                }
             }
         }
 

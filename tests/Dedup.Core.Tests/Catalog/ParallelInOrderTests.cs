@@ -96,6 +96,43 @@ public sealed class ParallelInOrderTests
         Assert.All(states, state => Assert.False(state.Overlapped));
     }
 
+    [Fact]
+    public void A_consumer_that_stops_without_disposing_leaves_no_worker_running()
+    {
+        var items = Enumerable.Range(0, 100_000).ToArray();
+        var states = new ConcurrentBag<State>();
+        var made = 0;
+        var mapped = 0;
+
+        var results = ParallelInOrder.Map(
+            items,
+            3,
+            states,
+            () => { Interlocked.Increment(ref made); return new State(); },
+            (state, item) => { Interlocked.Increment(ref mapped); return state.Map(item); }).GetEnumerator();
+        for (var i = 0; i < 500; i++)
+        {
+            Assert.True(results.MoveNext());
+            Assert.Equal(i * 3, results.Current);
+        }
+
+        // Abandoned, not disposed: the workers end once the batches they may map ahead are done (no thread waits on the
+        // consumer) and give their states back; the consumer's own is the one still out. Settled: the same counts in
+        // three looks 50 ms apart.
+        var deadline = DateTime.UtcNow.AddSeconds(30);
+        var (seen, steady) = ((-1, -1, -1), 0);
+        while (steady < 3 && DateTime.UtcNow < deadline)
+        {
+            Thread.Sleep(50);
+            var now = (Volatile.Read(ref made), states.Count, Volatile.Read(ref mapped));
+            steady = now == seen && now.Item2 == now.Item1 - 1 ? steady + 1 : 0;
+            seen = now;
+        }
+
+        Assert.Equal(3, steady);
+        Assert.InRange(Volatile.Read(ref mapped), 500, 500 + (3 * 2 * 64)); // no more than the ring ahead of the consumer
+    }
+
     private sealed class State(bool slow = false)
     {
         private int _inUse;
