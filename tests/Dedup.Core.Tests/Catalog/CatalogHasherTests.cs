@@ -136,7 +136,9 @@ public sealed class CatalogHasherTests
 
             Feed(0, 0, 1000);
             Feed(0, 2000, 3000); // a gap: given up, hashed later by a read of its own
+            Feed(0, 3000, bytes[0].Length); // the rest after the gap completes nothing
             Feed(1, 0, 1000);
+            Feed(1, 0, 500); // read again: hashed once
             Feed(2, 0, 2500); // 1 and 2 in progress at once
             Feed(1, 1000, bytes[1].Length);
             Feed(2, 2500, bytes[2].Length);

@@ -41,6 +41,34 @@ public sealed class ParallelInOrderTests
         Assert.All(states, state => Assert.False(state.Overlapped));
     }
 
+    [Theory]
+    [InlineData(2)]
+    [InlineData(3)]
+    public void Workers_map_beside_the_consumer_never_more_threads_at_once_than_the_degree(int degree)
+    {
+        // Slow items (~0.2 s in all): a worker started at once maps beside the consumer, and the consumer's thread, the
+        // workers' and their states never exceed the degree at any moment.
+        var items = Enumerable.Range(0, 20_000).ToArray();
+        var threads = new ConcurrentDictionary<int, bool>();
+        var (inUse, most) = (0, 0);
+        var results = ParallelInOrder.Map(items, degree, new ConcurrentBag<object>(), () => new object(), (_, item) =>
+        {
+            var now = Interlocked.Increment(ref inUse);
+            for (var seen = Volatile.Read(ref most); now > seen && Interlocked.CompareExchange(ref most, now, seen) != seen; seen = Volatile.Read(ref most))
+            {
+            }
+
+            threads.TryAdd(Environment.CurrentManagedThreadId, true);
+            Thread.SpinWait(2_000);
+            Interlocked.Decrement(ref inUse);
+            return item;
+        }).ToList();
+
+        Assert.Equal(items, results);
+        Assert.InRange(threads.Count, 2, int.MaxValue);
+        Assert.InRange(most, 2, degree);
+    }
+
     [Fact]
     public void A_result_is_let_go_once_taken_even_in_the_middle_of_a_window()
     {
