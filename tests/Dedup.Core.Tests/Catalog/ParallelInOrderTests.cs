@@ -46,10 +46,12 @@ public sealed class ParallelInOrderTests
     [InlineData(3)]
     public void Workers_map_beside_the_consumer_never_more_threads_at_once_than_the_degree(int degree)
     {
-        // Slow items (~0.2 s in all): a worker started at once maps beside the consumer, and the consumer's thread, the
-        // workers' and their states never exceed the degree at any moment.
+        // A worker maps beside the consumer, and the consumer's thread, the workers' and their states never exceed the
+        // degree at any moment. The first thread to map waits for a second one (a pool thread may start late when the
+        // test host's pool is busy: up to 30 s), so two map at once without depending on timing.
         var items = Enumerable.Range(0, 20_000).ToArray();
         var threads = new ConcurrentDictionary<int, bool>();
+        using var second = new ManualResetEventSlim();
         var (inUse, most) = (0, 0);
         var results = ParallelInOrder.Map(items, degree, new ConcurrentBag<object>(), () => new object(), (_, item) =>
         {
@@ -59,7 +61,16 @@ public sealed class ParallelInOrderTests
             }
 
             threads.TryAdd(Environment.CurrentManagedThreadId, true);
-            Thread.SpinWait(2_000);
+            if (threads.Count >= 2)
+            {
+                second.Set();
+            }
+            else
+            {
+                second.Wait(TimeSpan.FromSeconds(30));
+            }
+
+            Thread.SpinWait(200);
             Interlocked.Decrement(ref inUse);
             return item;
         }).ToList();
