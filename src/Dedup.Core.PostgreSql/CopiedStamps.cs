@@ -18,6 +18,9 @@ internal sealed class CopiedStamps
     private const int ChunkShift = 10;
     private const int ChunkSize = 1 << ChunkShift;
     private readonly List<Entry[]> _chunks = [];
+    // Each chunk's first identity: a lookup searches these few (in cache) first, then one chunk, instead of every step
+    // of one search going through the chunk list to a far entry (a search of all 250k was ~0.17 s of a first scan's CPU).
+    private readonly List<FileIdentity> _heads = [];
     private int _count;
     private bool _sorted = true;
     private HashSet<FileStamp>? _set;
@@ -43,6 +46,7 @@ internal sealed class CopiedStamps
             }
 
             _chunks.Clear();
+            _heads.Clear();
             _count = 0;
             _set.Add(stamp);
             return;
@@ -51,6 +55,7 @@ internal sealed class CopiedStamps
         if ((_count & (ChunkSize - 1)) == 0)
         {
             _chunks.Add(new Entry[ChunkSize]);
+            _heads.Add(stamp.Identity);
         }
 
         _chunks[_count >> ChunkShift][_count & (ChunkSize - 1)].Stamp = stamp;
@@ -66,18 +71,15 @@ internal sealed class CopiedStamps
         }
 
         // The first entry of the identity (the rows of a hard-linked file's names are adjacent): it holds the "taken" mark.
-        int low = 0, high = _count;
-        while (low < high)
+        // It lies in the chunk before the first whose head is not below the identity (the chunk's entries may all be
+        // below it: the first entry of the next chunk then), or at 0.
+        int chunk = LowerBound(_heads, stamp.Identity);
+        int low = 0;
+        if (chunk > 0)
         {
-            int middle = (int)((uint)(low + high) >> 1);
-            if (KeyOrder(At(middle).Stamp.Identity, stamp.Identity) < 0)
-            {
-                low = middle + 1;
-            }
-            else
-            {
-                high = middle;
-            }
+            var entries = _chunks[chunk - 1];
+            int inChunk = LowerBound(entries, chunk == _chunks.Count ? _count - ((chunk - 1) << ChunkShift) : ChunkSize, stamp.Identity);
+            low = ((chunk - 1) << ChunkShift) + inChunk;
         }
 
         for (int i = low; i < _count && At(i).Stamp.Identity == stamp.Identity; i++)
@@ -96,6 +98,46 @@ internal sealed class CopiedStamps
         }
 
         return false;
+    }
+
+    /// <summary>The first of the chunks' heads not below <paramref name="identity"/> (their count if none).</summary>
+    private static int LowerBound(List<FileIdentity> heads, FileIdentity identity)
+    {
+        int low = 0, high = heads.Count;
+        while (low < high)
+        {
+            int middle = (int)((uint)(low + high) >> 1);
+            if (KeyOrder(heads[middle], identity) < 0)
+            {
+                low = middle + 1;
+            }
+            else
+            {
+                high = middle;
+            }
+        }
+
+        return low;
+    }
+
+    /// <summary>The first of the chunk's <paramref name="count"/> entries not below <paramref name="identity"/> (<paramref name="count"/> if none).</summary>
+    private static int LowerBound(Entry[] entries, int count, FileIdentity identity)
+    {
+        int low = 0, high = count;
+        while (low < high)
+        {
+            int middle = (int)((uint)(low + high) >> 1);
+            if (KeyOrder(entries[middle].Stamp.Identity, identity) < 0)
+            {
+                low = middle + 1;
+            }
+            else
+            {
+                high = middle;
+            }
+        }
+
+        return low;
     }
 
     private ref Entry At(int index) => ref _chunks[index >> ChunkShift][index & (ChunkSize - 1)];
