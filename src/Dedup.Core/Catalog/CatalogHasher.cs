@@ -20,7 +20,7 @@ namespace Dedup.Core.Catalog;
 /// scan: the checks by path were ~8% of the client's CPU, #19 session 13). A checked digest goes to the catalog at
 /// once, which stores it while the compare stage runs.</para>
 /// </remarks>
-internal sealed class CatalogHasher : IReadObserver
+internal sealed partial class CatalogHasher : IReadObserver
 {
     private const int ReadSize = 256 * 1024;
 
@@ -47,7 +47,12 @@ internal sealed class CatalogHasher : IReadObserver
     /// <summary>Stops hashing (the catalog failed): later reads are not looked at.</summary>
     public void Stop() => _stopped = true;
 
-    public void OnRead(FileNode node, long offset, ReadOnlySpan<byte> bytes, OpenedFile file)
+    public bool TakesCopies => true;
+
+    /// <summary>Bytes hashed so far (a copy that took its class's digest hashed none).</summary>
+    internal long BytesHashed => Interlocked.Read(ref _bytesHashed);
+
+    public void OnRead(FileNode node, long offset, ReadOnlySpan<byte> bytes, OpenedFile file, FileNode? sameAs)
     {
         if (_stopped || Volatile.Read(ref _known) is not { } known)
         {
@@ -55,10 +60,21 @@ internal sealed class CatalogHasher : IReadObserver
         }
 
         var identity = node.Primary.Identity;
+        if (!_following.IsEmpty && _following.TryGetValue(identity, out var follow))
+        {
+            FollowOn(node, follow, offset, bytes.Length, sameAs, file);
+            return;
+        }
+
         if (_partial.IsEmpty || !_partial.TryGetValue(identity, out var progress))
         {
             // Only a read from the start begins a digest; a file with a digest stored under its stamp needs none.
             if (offset != 0 || Contains(known, node.Primary.Stamp))
+            {
+                return;
+            }
+
+            if (sameAs is not null && TryFollow(node, bytes.Length, sameAs, file))
             {
                 return;
             }
@@ -78,12 +94,15 @@ internal sealed class CatalogHasher : IReadObserver
 
             if (bytes.Length == length)
             {
-                // One-shot hashing, no hash object.
-                OnCompleted(node, Sha256(bytes), file);
+                // One-shot hashing, no hash object; its copies read next take it (TryFollow).
+                var whole = Sha256(bytes);
+                Interlocked.Add(ref _bytesHashed, bytes.Length);
+                t_lastWhole = (_id, identity, whole);
+                OnCompleted(node, whole, file);
                 return;
             }
 
-            progress = _partial.GetOrAdd(identity, static (_, length) => new Progress(length), length);
+            progress = _partial.GetOrAdd(identity, static (_, state) => new Progress(state.length, state.hasher), (length, hasher: this));
         }
 
         if (progress.Feed(offset, bytes) is { } sha)
@@ -120,6 +139,8 @@ internal sealed class CatalogHasher : IReadObserver
         }
 
         _partial.Clear();
+        _following.Clear(); // copies whose class's first file was not read to its end: read and hashed on their own
+
         return _complete; // the compare stage ended: no read adds to it any more
     }
 
@@ -247,19 +268,30 @@ internal sealed class CatalogHasher : IReadObserver
     }
 
     /// <summary>One file's digest as its bytes arrive in order; bytes read again (a strategy going over a file twice) are skipped.</summary>
-    private sealed class Progress(long length) : IDisposable
+    private sealed class Progress(long length, CatalogHasher hasher) : IDisposable
     {
         private IncrementalHash? _hash;
         private long _next;
+        private long _lastFed = -1; // where the bytes of the last call began, when it hashed them; -1 when it did not
 
         /// <summary>The whole file's SHA-256, once every byte was fed in order.</summary>
         public byte[]? Sha { get; private set; }
+
+        /// <summary>Whether the last bytes given were hashed, and were <paramref name="count"/> bytes at <paramref name="offset"/>, in order from the start.</summary>
+        public bool JustFed(long offset, int count)
+        {
+            lock (this)
+            {
+                return _lastFed == offset && _next == offset + count;
+            }
+        }
 
         /// <summary>Hashes the bytes; the digest when they completed it.</summary>
         public byte[]? Feed(long offset, ReadOnlySpan<byte> bytes)
         {
             lock (this)
             {
+                _lastFed = -1;
                 if (Sha is not null || _next < 0 || offset < _next)
                 {
                     return null; // done, given up, or bytes already hashed
@@ -279,6 +311,8 @@ internal sealed class CatalogHasher : IReadObserver
 #else
                 _hash.AppendData(bytes.ToArray());
 #endif
+                Interlocked.Add(ref hasher._bytesHashed, bytes.Length);
+                _lastFed = offset;
                 _next += bytes.Length;
                 if (_next == length)
                 {

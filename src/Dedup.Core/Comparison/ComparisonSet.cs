@@ -58,6 +58,24 @@ public abstract class ComparisonSet
     /// <param name="verifiedByBytes"><see langword="false"/> when equality rests on hashes alone.</param>
     public abstract void AddGroup(ReadOnlySpan<int> indices, bool verifiedByBytes);
 
+    /// <summary>Whether the scan is shown which bytes equal another file's (<see cref="Observe"/>); if not, reads show themselves.</summary>
+    internal virtual bool ObservesCopies => false;
+
+    /// <summary>
+    /// As <see cref="TryRead"/>, for a built-in strategy that shows the scan the bytes itself once it compared them
+    /// (<see cref="Observe"/>); a set that observes nothing reads as <see cref="TryRead"/> does.
+    /// </summary>
+    internal virtual bool TryReadUnobserved(int index, long offset, Span<byte> destination) => TryRead(index, offset, destination);
+
+    /// <summary>
+    /// Shows the scan the bytes a built-in strategy read by <see cref="TryReadUnobserved"/> at <paramref name="offset"/> of
+    /// file <paramref name="index"/>, found equal byte for byte to those of file <paramref name="sameAs"/> there, shown
+    /// just before (-1: none): a catalog scan then hashes a class of equal files' bytes once.
+    /// </summary>
+    internal virtual void Observe(int index, long offset, ReadOnlySpan<byte> bytes, int sameAs)
+    {
+    }
+
     /// <summary>A built-in strategy hashed file <paramref name="index"/> whole with <see cref="HashAlgorithm"/> (kept by a scan's cache).</summary>
     internal virtual void OnContentDigest(int index, Hashing.ContentHash digest)
     {

@@ -60,6 +60,9 @@ internal sealed partial class FileReader : IDisposable
     /// <param name="table">The table once past the size barrier: only the candidates are left in it.</param>
     public void OpenBusiestFolders(FileTable table) => BusiestFolders.Open(_folders, table);
 
+    /// <summary>Whether the observer takes copies (<see cref="IReadObserver.TakesCopies"/>): the comparer then shows it the bytes itself (<see cref="Observe"/>).</summary>
+    public bool ObservesCopies => _observer is { TakesCopies: true };
+
     /// <summary>Bytes read from files so far, by every stage of the scan.</summary>
     public long BytesRead => Volatile.Read(ref _bytesRead);
 
@@ -93,7 +96,9 @@ internal sealed partial class FileReader : IDisposable
     /// open. Returns the open file, the caller's to close or keep (its last check can then go through it);
     /// <see cref="OpenedFile.None"/> on failure (reported; nothing left open).
     /// </summary>
-    public OpenedFile TryReadWhole(FileNode node, Span<byte> destination, IContentMap? map = null)
+    /// <remarks>With <paramref name="observe"/> off the caller shows the bytes to the observer itself while the file is
+    /// still open, once it compared them (<see cref="Observe"/>).</remarks>
+    public OpenedFile TryReadWhole(FileNode node, Span<byte> destination, IContentMap? map = null, bool observe = true)
     {
         var file = TryOpen(node);
         if (!file.IsOpen)
@@ -107,11 +112,11 @@ internal sealed partial class FileReader : IDisposable
             return OpenedFile.None;
         }
 
-        if (map is null && _observer is not null)
+        if (map is null && observe && _observer is not null)
         {
             try
             {
-                _observer.OnRead(node, 0, destination, file);
+                _observer.OnRead(node, 0, destination, file, sameAs: null);
             }
             catch
             {
@@ -155,20 +160,29 @@ internal sealed partial class FileReader : IDisposable
     /// Reads exactly <paramref name="destination"/> at an offset of an open file: a file offset, or a content offset
     /// of <paramref name="map"/>. The observer sees file bytes at file offsets only, so mapped reads are not shown to it.
     /// </summary>
-    public bool TryRead(in OpenedFile file, long offset, Span<byte> destination, IContentMap? map = null)
+    /// <remarks>With <paramref name="observe"/> off the caller shows the bytes to the observer itself, once it compared
+    /// them (<see cref="Observe"/>).</remarks>
+    public bool TryRead(in OpenedFile file, long offset, Span<byte> destination, IContentMap? map = null, bool observe = true)
     {
         if (!ReadExactly(file, map, offset, destination))
         {
             return false;
         }
 
-        if (map is null)
+        if (map is null && observe)
         {
-            _observer?.OnRead(file.Node!, offset, destination, file);
+            _observer?.OnRead(file.Node!, offset, destination, file, sameAs: null);
         }
 
         return true;
     }
+
+    /// <summary>
+    /// Shows the observer bytes read at a file offset of <paramref name="file"/> (still open) by <see cref="TryRead"/>
+    /// without it, with the file whose bytes there the caller found equal to them (<see cref="IReadObserver.OnRead"/>).
+    /// </summary>
+    public void Observe(in OpenedFile file, long offset, ReadOnlySpan<byte> bytes, FileNode? sameAs) =>
+        _observer?.OnRead(file.Node!, offset, bytes, file, sameAs);
 
     /// <summary>
     /// Reads at a file offset until <paramref name="destination"/> is full or the file ends, and returns the bytes

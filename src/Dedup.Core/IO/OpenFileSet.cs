@@ -62,14 +62,26 @@ internal sealed class OpenFileSet : IDisposable
     }
 
     /// <summary>Reads exactly <paramref name="destination"/> at a content offset of file <paramref name="index"/>, opening it first if needed.</summary>
-    public bool TryRead(int index, long offset, Span<byte> destination, IContentMap? map)
+    public bool TryRead(int index, long offset, Span<byte> destination, IContentMap? map, bool observe = true)
     {
         if (!_files[index].IsOpen && !TryOpen(index))
         {
             return false;
         }
 
-        return _reader.TryRead(_files[index], offset, destination, map);
+        return _reader.TryRead(_files[index], offset, destination, map, observe);
+    }
+
+    /// <summary>
+    /// Shows the reader's observer bytes of file <paramref name="index"/> read without it, equal to those of file
+    /// <paramref name="sameAs"/> (-1: none) at that offset (<see cref="FileReader.Observe"/>); nothing for a file not open.
+    /// </summary>
+    public void Observe(int index, long offset, ReadOnlySpan<byte> bytes, int sameAs)
+    {
+        if (_files[index].IsOpen)
+        {
+            _reader.Observe(_files[index], offset, bytes, sameAs >= 0 ? _nodes[sameAs] : null);
+        }
     }
 
     /// <summary>The reader's last check of file <paramref name="index"/>, through the open file while there is one, else by path.</summary>

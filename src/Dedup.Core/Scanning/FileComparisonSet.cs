@@ -81,9 +81,11 @@ internal sealed class FileComparisonSet : ComparisonSet, IDisposable
     /// from these bytes then makes its last check through the descriptor that read them, not by a lookup of each
     /// file's name (for sets read on one thread). No file is marked failed here.
     /// </summary>
-    public bool TryReadWhole(int index, Span<byte> destination, bool keepOpen)
+    /// <remarks>With <paramref name="observe"/> off (and <paramref name="keepOpen"/> on) the caller shows the bytes to
+    /// the scan once it compared them, before <see cref="CloseKept"/> (<see cref="Observe"/>).</remarks>
+    public bool TryReadWhole(int index, Span<byte> destination, bool keepOpen, bool observe = true)
     {
-        var file = _context.Reader.TryReadWhole(_files[index], destination, _maps?[index]);
+        var file = _context.Reader.TryReadWhole(_files[index], destination, _maps?[index], observe || !keepOpen);
         return Settle(index, file, keepOpen);
     }
 
@@ -157,6 +159,33 @@ internal sealed class FileComparisonSet : ComparisonSet, IDisposable
 
         MarkFailed(index);
         return false;
+    }
+
+    internal override bool ObservesCopies => _maps is null && _context.Reader.ObservesCopies;
+
+    internal override bool TryReadUnobserved(int index, long offset, Span<byte> destination)
+    {
+        if (_context.Live.IsDropped(_files[index]))
+        {
+            return false;
+        }
+
+        if (_open.TryRead(index, offset, destination, _maps?[index], observe: false))
+        {
+            return true;
+        }
+
+        MarkFailed(index);
+        return false;
+    }
+
+    // Mapped reads are never shown to the observer (FileReader.TryRead).
+    internal override void Observe(int index, long offset, ReadOnlySpan<byte> bytes, int sameAs)
+    {
+        if (_maps is null)
+        {
+            _open.Observe(index, offset, bytes, sameAs);
+        }
     }
 
     public override void Release(int index) => _open.Release(index);

@@ -94,13 +94,16 @@ internal static class ProbeStage
         // check then is a stat of the descriptor that read the bytes, not a lookup of the file's name (the name lookups
         // were ~7 % of a warm scan's CPU, perf). No more than a thread's share of open files (OpenFileSet.MaxOpen).
         var keepOpen = OperatingSystem.IsLinux() && arena is not null && set.Count <= KeepOpenMax && set.CanKeepOpen;
+        // Kept open, the files' bytes are shown to the scan once settled, each copy with its class's first file: a
+        // catalog scan then hashes each class's bytes once (CatalogHasher.Copies).
+        var sameAs = keepOpen && set.ObservesCopies ? new int[set.Count] : null;
         try
         {
             ForEachFile(set, keepOpen ? ReaderFanOut.Single : readers, cancellationToken, i =>
             {
                 var buffer = arena is null ? set.Buffers.Rent(Math.Max(1, length)) : null;
                 var data = arena is null ? buffer.AsSpan(0, length) : arena.AsSpan(i * length, length);
-                ok[i] = set.TryReadWhole(i, data, keepOpen);
+                ok[i] = set.TryReadWhole(i, data, keepOpen, observe: sameAs is null);
                 if (ok[i])
                 {
                     hashes[i] = XxHash3.HashToUInt64(data);
@@ -113,7 +116,16 @@ internal static class ProbeStage
                 }
             });
 
-            Classify(set, ok, hashes, arena, length, unsettled);
+            if (sameAs is not null)
+            {
+                sameAs.AsSpan().Fill(-1);
+            }
+
+            Classify(set, ok, hashes, arena, length, unsettled, sameAs);
+            if (sameAs is not null)
+            {
+                ObserveSettled(set, ok, sameAs, arena!, length);
+            }
         }
         finally
         {
@@ -155,16 +167,40 @@ internal static class ProbeStage
             }
         });
 
-        Classify(set, ok, keys, arena: null, 0, unsettled);
+        Classify(set, ok, keys, arena: null, 0, unsettled, sameAs: null);
+    }
+
+    /// <summary>
+    /// Shows the scan the bytes of the files read whole and kept open: each class's first file (and each file alone),
+    /// then right after it the files equal to it byte for byte (<paramref name="sameAs"/>, -1 for none).
+    /// </summary>
+    private static void ObserveSettled(FileComparisonSet set, bool[] ok, int[] sameAs, byte[] arena, int length)
+    {
+        for (var i = 0; i < set.Count; i++)
+        {
+            if (!ok[i] || sameAs[i] >= 0)
+            {
+                continue;
+            }
+
+            set.Observe(i, 0, arena.AsSpan(i * length, length), -1);
+            for (var k = 0; k < set.Count; k++)
+            {
+                if (sameAs[k] == i)
+                {
+                    set.Observe(k, 0, arena.AsSpan(k * length, length), i);
+                }
+            }
+        }
     }
 
     /// <summary>
     /// Groups the files read without error by key: their indices are sorted by key and runs of equal keys are
     /// walked, so no per-set dictionary or list of lists is built (most sets are pairs). With the bytes at hand
     /// (<paramref name="arena"/>), a run is settled here by comparing bytes with a representative; otherwise it
-    /// goes to <paramref name="unsettled"/> for the comparer strategy. Failed files are marked failed.
+    /// goes to <paramref name="unsettled"/> for the comparer strategy. Failed files are marked failed; with <paramref name="sameAs"/>, each settled file after its class's first gets that first's index.
     /// </summary>
-    private static void Classify(FileComparisonSet set, bool[] ok, ulong[] keys, byte[]? arena, int length, List<List<int>> unsettled)
+    private static void Classify(FileComparisonSet set, bool[] ok, ulong[] keys, byte[]? arena, int length, List<List<int>> unsettled, int[]? sameAs)
     {
         var order = new int[set.Count];
         var count = 0;
@@ -199,7 +235,7 @@ internal static class ProbeStage
                 }
                 else
                 {
-                    SettleByBytes(set, order, start, end, arena, length);
+                    SettleByBytes(set, order, start, end, arena, length, sameAs);
                 }
             }
 
@@ -209,9 +245,9 @@ internal static class ProbeStage
 
     /// <summary>
     /// Splits a run of equal hashes into classes of equal bytes (nearly always one): the members equal to the first
-    /// are swapped to the front and reported as a group, and the rest is split again.
+    /// are swapped to the front and reported as a group (each given the first's index in sameAs, when given), and the rest is split again.
     /// </summary>
-    private static void SettleByBytes(FileComparisonSet set, int[] order, int start, int end, byte[] arena, int length)
+    private static void SettleByBytes(FileComparisonSet set, int[] order, int start, int end, byte[] arena, int length, int[]? sameAs)
     {
         while (end - start >= 2)
         {
@@ -223,6 +259,14 @@ internal static class ProbeStage
                 {
                     (order[equalEnd], order[k]) = (order[k], order[equalEnd]);
                     equalEnd++;
+                }
+            }
+
+            if (sameAs is not null)
+            {
+                for (var k = start + 1; k < equalEnd; k++)
+                {
+                    sameAs[order[k]] = order[start];
                 }
             }
 

@@ -133,10 +133,12 @@ internal sealed class ScanRun
     /// <summary>Two observers of the same reads (media's PNG walk and the catalog's hashing).</summary>
     private sealed class BothObservers(IReadObserver first, IReadObserver second) : IReadObserver
     {
-        public void OnRead(FileNode node, long offset, ReadOnlySpan<byte> bytes, OpenedFile file)
+        public bool TakesCopies => first.TakesCopies || second.TakesCopies;
+
+        public void OnRead(FileNode node, long offset, ReadOnlySpan<byte> bytes, OpenedFile file, FileNode? sameAs)
         {
-            first.OnRead(node, offset, bytes, file);
-            second.OnRead(node, offset, bytes, file);
+            first.OnRead(node, offset, bytes, file, sameAs);
+            second.OnRead(node, offset, bytes, file, sameAs);
         }
     }
 }

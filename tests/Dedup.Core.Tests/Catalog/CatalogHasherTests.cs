@@ -30,7 +30,7 @@ public sealed class CatalogHasherTests
         foreach (var node in nodes)
         {
             using var handle = File.OpenHandle(node.Primary.Path.ToString());
-            hasher.OnRead(node, 0, ReadAll(handle, node), OpenedFile.Of(node, handle));
+            hasher.OnRead(node, 0, ReadAll(handle, node), OpenedFile.Of(node, handle), sameAs: null);
             Assert.Equal(node.Primary.Stamp, handed[^1].Stamp); // handed on by the read that completed it
         }
 
@@ -69,12 +69,12 @@ public sealed class CatalogHasherTests
             }
 
             File.SetLastWriteTimeUtc(path, written);
-            hasher.OnRead(first, 0, bytes, byDescriptor ? OpenedFile.Of(first, (int)handle.DangerousGetHandle()) : OpenedFile.Of(first, handle));
+            hasher.OnRead(first, 0, bytes, byDescriptor ? OpenedFile.Of(first, (int)handle.DangerousGetHandle()) : OpenedFile.Of(first, handle), sameAs: null);
         }
 
         using (var handle = File.OpenHandle(nodes[1].Primary.Path.ToString()))
         {
-            hasher.OnRead(nodes[1], 0, ReadAll(handle, nodes[1]), OpenedFile.Of(nodes[1], handle));
+            hasher.OnRead(nodes[1], 0, ReadAll(handle, nodes[1]), OpenedFile.Of(nodes[1], handle), sameAs: null);
         }
 
         Assert.Equal([nodes[1].Primary.Stamp], handed.Select(digest => digest.Stamp));
@@ -99,12 +99,12 @@ public sealed class CatalogHasherTests
             var bytes = ReadAll(handle, node);
             Directory.Move(tree.PathOf("d"), tree.PathOf("e"));
             // Fed in two reads: the second completes the digest and is checked.
-            hasher.OnRead(node, 0, bytes.AsSpan(0, 1000), OpenedFile.Of(node, (int)handle.DangerousGetHandle()));
+            hasher.OnRead(node, 0, bytes.AsSpan(0, 1000), OpenedFile.Of(node, (int)handle.DangerousGetHandle()), sameAs: null);
             Assert.Empty(handed);
-            hasher.OnRead(node, 1000, bytes.AsSpan(1000), OpenedFile.Of(node, (int)handle.DangerousGetHandle()));
+            hasher.OnRead(node, 1000, bytes.AsSpan(1000), OpenedFile.Of(node, (int)handle.DangerousGetHandle()), sameAs: null);
             // Read again, whole or in pieces: hashed once.
-            hasher.OnRead(node, 0, bytes, OpenedFile.Of(node, (int)handle.DangerousGetHandle()));
-            hasher.OnRead(node, 0, bytes.AsSpan(0, 1000), OpenedFile.Of(node, (int)handle.DangerousGetHandle()));
+            hasher.OnRead(node, 0, bytes, OpenedFile.Of(node, (int)handle.DangerousGetHandle()), sameAs: null);
+            hasher.OnRead(node, 0, bytes.AsSpan(0, 1000), OpenedFile.Of(node, (int)handle.DangerousGetHandle()), sameAs: null);
         }
 
         Assert.Equal([node.Primary.Stamp], handed.Select(digest => digest.Stamp));
@@ -132,7 +132,7 @@ public sealed class CatalogHasherTests
         try
         {
             var bytes = files.Select(file => ReadAll(file.Handle, file.Node)).ToList();
-            void Feed(int i, int from, int to) => hasher.OnRead(files[i].Node, from, bytes[i].AsSpan(from, to - from), OpenedFile.Of(files[i].Node, files[i].Handle));
+            void Feed(int i, int from, int to) => hasher.OnRead(files[i].Node, from, bytes[i].AsSpan(from, to - from), OpenedFile.Of(files[i].Node, files[i].Handle), sameAs: null);
 
             Feed(0, 0, 1000);
             Feed(0, 2000, 3000); // a gap: given up, hashed later by a read of its own
@@ -158,6 +158,141 @@ public sealed class CatalogHasherTests
             System.Security.Cryptography.SHA256.HashData(File.ReadAllBytes(nodes.Single(node => node.Primary.Stamp == digest.Stamp).Primary.Path.ToString())),
             digest.Sha256.ToArray()));
     }
+
+    [Fact]
+    public async Task Copies_take_their_class_first_files_digest_and_hash_nothing_themselves()
+    {
+        // As the comparison shows them: per chunk the class's first file, then its copies (sameAs), in step; and small
+        // files read whole, each copy right after the file it equals.
+        using var tree = new TempTree();
+        var large = TempTree.RandomBytes(10_000, 600);
+        var small = TempTree.RandomBytes(300, 601);
+        foreach (var name in new[] { "a.bin", "b.bin", "c.bin" })
+        {
+            tree.Write(name, large);
+        }
+
+        tree.Write("x.bin", small);
+        tree.Write("y.bin", small);
+        var (nodes, state) = await NodesAsync(tree); // a, b, c, x, y
+        var handed = new List<CatalogDigest>();
+        var hasher = new CatalogHasher();
+        hasher.Start([], state, handed.Add);
+        WithOpen(hasher, nodes, feed =>
+        {
+            foreach (var (from, to) in new[] { (0, 4000), (4000, 8000), (8000, 10_000) })
+            {
+                feed(0, from, to, null);
+                feed(1, from, to, 0);
+                feed(2, from, to, 0);
+            }
+
+            feed(3, 0, 300, null);
+            feed(4, 0, 300, 3);
+        });
+
+        Assert.Equal(large.Length + small.Length, hasher.BytesHashed);
+        Assert.True(nodes.Select(node => node.Primary.Stamp).ToHashSet().SetEquals(handed.Select(digest => digest.Stamp)));
+        Assert.Equal(nodes.Count, handed.Count);
+        AssertDigestsAreTheFiles(nodes, handed);
+        Assert.Equal(5, hasher.TakeReadWhole().Count);
+    }
+
+    [Fact]
+    public async Task A_copy_that_leaves_its_class_or_follows_bytes_not_just_hashed_gets_no_digest_from_the_compare()
+    {
+        using var tree = new TempTree();
+        var content = TempTree.RandomBytes(9_000, 610);
+        var other = (byte[])content.Clone();
+        other[5_000] ^= 0xFF;
+        tree.Write("a.bin", content);
+        tree.Write("b.bin", other); // equal to a's first 4,000 bytes only
+        tree.Write("c.bin", content);
+        tree.Write("d.bin", content);
+        tree.Write("e.bin", content);
+        var (nodes, state) = await NodesAsync(tree); // a, b, c, d, e
+        var handed = new List<CatalogDigest>();
+        var hasher = new CatalogHasher();
+        hasher.Start([], state, handed.Add);
+        WithOpen(hasher, nodes, feed =>
+        {
+            feed(0, 0, 4000, null);
+            feed(1, 0, 4000, 0);
+            feed(2, 0, 4000, 0);
+            feed(3, 0, 4000, 0);
+            feed(0, 4000, 8000, null);
+            feed(1, 4000, 8000, null); // b differs from a here: a class of its own
+            feed(2, 4000, 8000, 1); // told it equals b, which a's class did not hash: c gives up
+            feed(0, 0, 4000, null); // a read again: its hash skips bytes it already took
+            feed(3, 4000, 8000, 0); // d says it equals a's bytes, but a's last call hashed none: d gives up
+            feed(4, 0, 4000, 1); // e's first bytes equal to b's, which follows a and hashes nothing: e hashes its own
+            feed(0, 8000, 9000, null);
+            feed(1, 8000, 9000, null); // b, c and d to their end: none takes a digest any more
+            feed(2, 8000, 9000, 0);
+            feed(3, 8000, 9000, 0);
+            feed(4, 4000, 9000, null);
+        });
+
+        // a and e hashed their bytes; b, c and d only their first 4,000 (none: they followed), so the catalog reads them again.
+        Assert.Equal(2 * content.Length, hasher.BytesHashed);
+        Assert.Equal([nodes[0].Primary.Stamp, nodes[4].Primary.Stamp], handed.Select(digest => digest.Stamp));
+        AssertDigestsAreTheFiles(nodes, handed);
+        Assert.Equal(2, hasher.TakeReadWhole().Count);
+    }
+
+    [Fact]
+    public async Task A_copy_rewritten_before_its_last_bytes_are_checked_gets_no_digest_though_its_class_first_file_does()
+    {
+        using var tree = new TempTree();
+        var content = TempTree.RandomBytes(6_000, 620);
+        tree.Write("a.bin", content);
+        var b = tree.Write("b.bin", content);
+        var (nodes, state) = await NodesAsync(tree);
+        var handed = new List<CatalogDigest>();
+        var hasher = new CatalogHasher();
+        hasher.Start([], state, handed.Add);
+        await WithOpenAsync(hasher, nodes, async feed =>
+        {
+            feed(0, 0, 3000, null);
+            feed(1, 0, 3000, 0);
+            feed(0, 3000, 6000, null);
+            var written = File.GetLastWriteTimeUtc(b);
+            await Task.Delay(50); // past the kernel's coarse clock: the change time moves
+            await File.WriteAllBytesAsync(b, TempTree.RandomBytes(6_000, 621));
+            File.SetLastWriteTimeUtc(b, written);
+            feed(1, 3000, 6000, 0); // its own check, through its own descriptor, sees the change time move
+        });
+
+        Assert.Equal([nodes[0].Primary.Stamp], handed.Select(digest => digest.Stamp));
+        AssertDigestsAreTheFiles(nodes, handed);
+    }
+
+    /// <summary>Runs <paramref name="body"/> with each node's file open and a feed (file, from, to, the file it equals or null) that shows the hasher its bytes.</summary>
+    private static async Task WithOpenAsync(CatalogHasher hasher, List<FileNode> nodes, Func<Action<int, int, int, int?>, Task> body)
+    {
+        var files = nodes.Select(node => (Node: node, Handle: File.OpenHandle(node.Primary.Path.ToString()))).ToList();
+        try
+        {
+            var bytes = files.Select(file => ReadAll(file.Handle, file.Node)).ToList();
+            await body((i, from, to, sameAs) => hasher.OnRead(files[i].Node, from, bytes[i].AsSpan(from, to - from), OpenedFile.Of(files[i].Node, files[i].Handle), sameAs is { } k ? nodes[k] : null));
+        }
+        finally
+        {
+            files.ForEach(file => file.Handle.Dispose());
+        }
+    }
+
+    private static void WithOpen(CatalogHasher hasher, List<FileNode> nodes, Action<Action<int, int, int, int?>> body) =>
+        WithOpenAsync(hasher, nodes, feed =>
+        {
+            body(feed);
+            return Task.CompletedTask;
+        }).GetAwaiter().GetResult();
+
+    private static void AssertDigestsAreTheFiles(List<FileNode> nodes, List<CatalogDigest> handed) =>
+        Assert.All(handed, digest => Assert.Equal(
+            System.Security.Cryptography.SHA256.HashData(File.ReadAllBytes(nodes.Single(node => node.Primary.Stamp == digest.Stamp).Primary.Path.ToString())),
+            digest.Sha256.ToArray()));
 
     private static byte[] ReadAll(Microsoft.Win32.SafeHandles.SafeFileHandle handle, FileNode node)
     {

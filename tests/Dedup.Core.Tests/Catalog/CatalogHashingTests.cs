@@ -123,6 +123,56 @@ public sealed class CatalogHashingTests(PostgresFixture postgres)
     }
 
     [PostgresFact]
+    public async Task Copies_in_a_local_group_take_their_class_digest_and_every_digest_stored_is_its_files_sha256()
+    {
+        string database = postgres.NewDatabase("copies");
+        await using var catalog = new PostgresCatalog(database);
+        using var alpha = new TempTree();
+        // Copies read whole by the probe (three), read in one chunk by the comparison (two), read in several chunks
+        // (three); and two copies of one file beside a file the probes cannot tell from them (same size, first and last
+        // 4 KiB), which differs from them in the comparison's second chunk: it leaves their class there.
+        var medium = TempTree.RandomBytes(100_000, 61);
+        var twin = (byte[])Large.Clone();
+        twin[200_000] ^= 0x5A;
+        var contents = new Dictionary<string, byte[]>
+        {
+            ["s/1.bin"] = Small, ["s/2.bin"] = Small, ["s/3.bin"] = Small,
+            ["m/1.bin"] = medium, ["m/2.bin"] = medium,
+            ["l/1.bin"] = Large, ["l/2.bin"] = Large, ["l/3.bin"] = Large,
+            ["t/1.bin"] = twin, ["t/2.bin"] = twin, ["t/0.bin"] = Large,
+        };
+        foreach (var (name, bytes) in contents)
+        {
+            alpha.Write(name, bytes);
+        }
+
+        var (groups, summary) = await ScanAsync(catalog, "alpha", alpha);
+
+        Assert.Null(summary.Catalog!.Error);
+        Assert.Equal(contents.Count, summary.Catalog.FilesHashed);
+        Assert.Equal([2, 2, 3, 4], groups.Select(group => group.Files.Count).Order());
+        // Each stored digest is the SHA-256 of its file's bytes (by inode: one file system; every file is in a group).
+        var inodes = groups.SelectMany(group => group.Files).ToDictionary(file => file.Path.ToString(), file => unchecked((long)file.Identity.FileId));
+        var shaByInode = new Dictionary<long, byte[]>();
+        await using (var connection = new Npgsql.NpgsqlConnection(database))
+        {
+            await connection.OpenAsync();
+            await using var command = new Npgsql.NpgsqlCommand("SELECT d.inode, d.sha256 FROM dedup.digests d JOIN dedup.machines m ON m.id = d.machine_id WHERE m.name = 'alpha'", connection);
+            await using var reader = await command.ExecuteReaderAsync();
+            while (await reader.ReadAsync())
+            {
+                shaByInode[reader.GetInt64(0)] = reader.GetFieldValue<byte[]>(1);
+            }
+        }
+
+        Assert.Equal(contents.Count, shaByInode.Count);
+        foreach (var (name, bytes) in contents)
+        {
+            Assert.True(SHA256.HashData(bytes).AsSpan().SequenceEqual(shaByInode[inodes[alpha.PathOf(name)]]), name);
+        }
+    }
+
+    [PostgresFact]
     public async Task A_file_gone_after_the_listing_is_one_error_not_one_per_read()
     {
         await using var store = postgres.NewCatalog("vanished");

@@ -75,7 +75,7 @@ public sealed class LiveFilesTests
             using var handle = File.OpenHandle(node.Primary.Path.ToString());
             var bytes = new byte[node.Primary.Length];
             Assert.Equal(bytes.Length, RandomAccess.Read(handle, bytes, 0));
-            hasher.OnRead(node, 0, bytes, OpenedFile.Of(node, handle));
+            hasher.OnRead(node, 0, bytes, OpenedFile.Of(node, handle), sameAs: null);
         }
 
         Assert.Equal([nodes[1].Primary.Stamp], handed.Select(digest => digest.Stamp));

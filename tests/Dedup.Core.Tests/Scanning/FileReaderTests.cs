@@ -104,6 +104,8 @@ public sealed class FileReaderTests
     {
         public List<(long Offset, int Length)> Reads { get; } = [];
 
-        public void OnRead(FileNode node, long offset, ReadOnlySpan<byte> bytes, OpenedFile file) => Reads.Add((offset, bytes.Length));
+        public bool TakesCopies => false;
+
+        public void OnRead(FileNode node, long offset, ReadOnlySpan<byte> bytes, OpenedFile file, FileNode? sameAs) => Reads.Add((offset, bytes.Length));
     }
 }

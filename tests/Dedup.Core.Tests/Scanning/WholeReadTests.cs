@@ -196,6 +196,8 @@ public sealed class WholeReadTests
 
     private sealed class Hook(Action<FileNode, long> onRead) : IReadObserver
     {
-        public void OnRead(FileNode node, long offset, ReadOnlySpan<byte> bytes, OpenedFile file) => onRead(node, offset);
+        public bool TakesCopies => false;
+
+        public void OnRead(FileNode node, long offset, ReadOnlySpan<byte> bytes, OpenedFile file, FileNode? sameAs) => onRead(node, offset);
     }
 }

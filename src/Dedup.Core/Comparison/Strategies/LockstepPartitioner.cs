@@ -39,6 +39,9 @@ internal static class LockstepPartitioner
         var hashAlgorithm = trusted ? set.HashAlgorithm : DuplicateHashAlgorithm.XxHash3;
         var chunk = (int)Math.Min(Math.Min(set.ChunkSize, MaxChunk), Math.Max(1, set.Length));
         var classes = new List<List<int>> { members };
+        // Shown to the scan once compared, with the class's first file when the bytes equal its own (not when a hash
+        // stood for them): a catalog scan then hashes each class's bytes once, not once per copy.
+        var copies = set.ObservesCopies;
         var reps = new List<Representative>();
         long offset = 0;
         while (classes.Count > 0 && offset < set.Length)
@@ -53,13 +56,17 @@ internal static class LockstepPartitioner
                 {
                     var buffer = set.Buffers.Rent(length);
                     var data = buffer.AsSpan(0, length);
-                    if (!set.TryRead(index, offset, data))
+                    if (!(copies ? set.TryReadUnobserved(index, offset, data) : set.TryRead(index, offset, data)))
                     {
                         set.Buffers.Return(buffer);
                         continue;
                     }
 
                     var match = FindMatch(reps, data, mode, trusted, hashAlgorithm, out var hash);
+                    if (copies)
+                    {
+                        set.Observe(index, offset, data, match >= 0 && !trusted ? reps[match].Members[0] : -1);
+                    }
                     if (match >= 0)
                     {
                         reps[match].Members.Add(index);

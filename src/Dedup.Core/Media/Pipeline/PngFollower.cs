@@ -19,7 +19,9 @@ internal sealed class PngFollower(MediaOptions options) : IReadObserver
 
     private readonly MediaOptions _options = options;
 
-    public void OnRead(FileNode node, long offset, ReadOnlySpan<byte> bytes, OpenedFile file)
+    public bool TakesCopies => false;
+
+    public void OnRead(FileNode node, long offset, ReadOnlySpan<byte> bytes, OpenedFile file, FileNode? sameAs)
     {
         if (!_streams.TryGetValue(node, out var stream))
         {
