@@ -36,6 +36,12 @@ internal sealed class FileNode
     /// <summary>The change time the last check before reporting saw (Linux), for reports; <see cref="DateTime.MinValue"/> until then.</summary>
     public DateTime LastChangeTimeUtc { get; set; }
 
+    /// <summary>
+    /// Whether a check through the file's descriptor found it unchanged and nothing was read of it since: a catalog scan's
+    /// digest check and its group's last check then make one <c>statx</c>, not two (each is a check after the last read).
+    /// </summary>
+    public bool CheckedSinceRead { get; set; }
+
     /// <summary>Owner, group and permission bits as that check saw them (Linux), for <see cref="DuplicateFile.OwnerId"/>; <see langword="null"/> until then.</summary>
     public (uint Owner, uint Group, int Mode)? Access { get; set; }
 

@@ -190,6 +190,11 @@ internal sealed partial class FileReader : IDisposable
     /// </summary>
     public int ReadFull(in OpenedFile file, Span<byte> destination, long offset)
     {
+        if (file.Node is { } node)
+        {
+            node.CheckedSinceRead = false; // the media locators read through handles of no node
+        }
+
         var total = 0;
         while (total < destination.Length)
         {
@@ -221,7 +226,17 @@ internal sealed partial class FileReader : IDisposable
             return IsUnchangedPortable(node.Primary);
         }
 
-        return IsUnchangedLinux(node, file.IsOpen ? file.Descriptor : -1);
+        if (!file.IsOpen)
+        {
+            return IsUnchangedLinux(node, -1);
+        }
+
+        if (node.CheckedSinceRead)
+        {
+            return true; // checked through a descriptor since its last read: the same answer
+        }
+
+        return node.CheckedSinceRead = IsUnchangedLinux(node, file.Descriptor);
     }
 
     /// <summary>As <see cref="IsUnchanged(in OpenedFile)"/> for a file not open: by its path.</summary>
@@ -237,7 +252,8 @@ internal sealed partial class FileReader : IDisposable
     /// </summary>
     private bool ReadExactly(in OpenedFile opened, IContentMap? map, long offset, Span<byte> destination)
     {
-        var file = opened.Node!.Primary;
+        opened.Node!.CheckedSinceRead = false;
+        var file = opened.Node.Primary;
         if (map is null && OperatingSystem.IsLinux())
         {
             return ReadExactlyLinux(file, opened.Descriptor, offset, destination);

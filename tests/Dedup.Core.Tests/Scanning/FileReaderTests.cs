@@ -50,6 +50,40 @@ public sealed class FileReaderTests
         Assert.Equal(0, errors.Count);
     }
 
+    [LinuxFact]
+    public async Task A_check_through_the_descriptor_stands_until_the_next_read_of_the_file()
+    {
+        using var tree = new TempTree();
+        var bytes = TempTree.RandomBytes(5_000, 11);
+        var path = tree.Write("a.bin", bytes);
+        var node = new FileNode(await ScanOneAsync(tree));
+        var errors = new ScanErrorSink();
+        using var reader = new FileReader(BufferPool.Shared, errors, trustedIdentities: true);
+        var file = reader.TryReadWhole(node, new byte[bytes.Length]);
+        try
+        {
+            Assert.True(reader.IsUnchanged(file));
+
+            // Rewritten in place (the same descriptor sees it): a second check with no read between gives the first's
+            // answer (both are checks after the last read: the bytes read were the file's as listed) ...
+            await File.WriteAllBytesAsync(path, TempTree.RandomBytes(5_000, 12));
+            File.SetLastWriteTimeUtc(path, DateTime.UtcNow.AddMinutes(1));
+            Assert.True(reader.IsUnchanged(file));
+            Assert.Equal(0, errors.Count);
+
+            // ... a read since makes the next check look again; and a check by path always looks.
+            Assert.True(reader.TryRead(file, 0, new byte[100]));
+            Assert.False(reader.IsUnchanged(file));
+            Assert.False(reader.IsUnchanged(node));
+        }
+        finally
+        {
+            file.Close();
+        }
+
+        Assert.Equal(2, errors.Count);
+    }
+
     [Fact]
     public async Task Reads_through_a_content_map_are_counted_but_not_shown_to_the_observer()
     {
