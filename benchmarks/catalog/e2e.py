@@ -3,7 +3,10 @@
 
 Each round, alternated: a plain scan; a catalog scan into a new database (the machine's first scan) that holds only
 machine 'peer', the same tree scanned just before (so every file has a copy on another machine and every group is
-read back; --no-peer: an empty database); the same catalog scan again (an unchanged rescan). Prints wall time, peak RSS and CPU time of the client (GNU time), CPU time of the server's processes, exit code, load average, the
+read back; --no-peer: an empty database); the same catalog scan again (an unchanged rescan). The peer's rows are
+settled before the timed runs (VACUUM ANALYZE, as autovacuum leaves them a minute after its scan: otherwise that
+maintenance of the set-up's 500k rows lands in a timed run, seen as +0.6 s of server CPU in some rounds), and the
+round before's database is dropped (its maintenance would land in this round's runs). Prints wall time, peak RSS and CPU time of the client (GNU time), CPU time of the server's processes, exit code, load average, the
 catalog's rows and hashed files (from the JSON summary) and the ingest rate (rows / catalog scan time, and rows / the
 time the catalog adds to a plain scan). A failed run is reported and makes the script exit non-zero.
 
@@ -63,6 +66,15 @@ class Cluster:
     def create_database(self, name):
         env = dict(os.environ, PGPASSWORD=PASSWORD)
         subprocess.run([os.path.join(self.bin, "createdb"), "-h", self.folder, "-p", str(self.port), "-U", "postgres", name], check=True, env=env)
+
+    def drop_database(self, name):
+        env = dict(os.environ, PGPASSWORD=PASSWORD)
+        subprocess.run([os.path.join(self.bin, "dropdb"), "-h", self.folder, "-p", str(self.port), "-U", "postgres", "--if-exists", name], check=True, env=env)
+
+    def settle(self, name):
+        """VACUUM ANALYZE: the set-up's rows as the server's own maintenance leaves them, before the timed runs."""
+        env = dict(os.environ, PGPASSWORD=PASSWORD)
+        subprocess.run([os.path.join(self.bin, "psql"), "-h", self.folder, "-p", str(self.port), "-U", "postgres", "-d", name, "-qc", "VACUUM ANALYZE"], check=True, env=env)
 
     def cpu_seconds(self):
         """User + system CPU seconds of the cluster's processes so far (the postmaster's children that have ended, and
@@ -142,6 +154,7 @@ def main():
         print(f"{'round':>5} {'run':<7} {'exit':>4} {'wall s':>7} {'RSS MiB':>8} {'rows':>8} {'hashed':>7} {'rows/s':>8} {'marg.':>8} {'x plain':>7} {'CPU s':>6} {'srv s':>6}  load")
         for round_ in range(1, args.rounds + 1):
             database = f"e2e_{round_}"
+            cluster.drop_database(f"e2e_{round_ - 1}")
             cluster.create_database(database)
             plain = [args.dedup, "find", "--format", "json", "--summary", "-o", report, args.tree]
             catalog = plain + ["--catalog", cluster.connection(database), "--machine", "bench"]
@@ -150,7 +163,8 @@ def main():
                 peer = [args.dedup, "find", "--format", "json", "--summary", "-o", report, args.tree, "--catalog", cluster.connection(database), "--machine", "peer"]
                 code, wall, _, _, _, _ = timed(peer, report)
                 failures += code != 0
-                print(f"{round_:>5} {'(peer)':<7} {code:>4} {wall:>7.2f}  untimed: the same tree as another machine")
+                cluster.settle(database)
+                print(f"{round_:>5} {'(peer)':<7} {code:>4} {wall:>7.2f}  untimed: the same tree as another machine (then VACUUM ANALYZE)")
             for name, command in (("plain", plain), ("first", catalog), ("rescan", catalog)):
                 server_before = cluster.cpu_seconds()
                 code, wall, rss, summary, load_span, cpu = timed(command, report)
