@@ -198,7 +198,8 @@ internal static class ProbeStage
     /// Groups the files read without error by key: their indices are sorted by key and runs of equal keys are
     /// walked, so no per-set dictionary or list of lists is built (most sets are pairs). With the bytes at hand
     /// (<paramref name="arena"/>), a run is settled here by comparing bytes with a representative; otherwise it
-    /// goes to <paramref name="unsettled"/> for the comparer strategy. Failed files are marked failed; with <paramref name="sameAs"/>, each settled file after its class's first gets that first's index.
+    /// goes to <paramref name="unsettled"/> for the comparer strategy. Failed files are marked failed; with
+    /// <paramref name="sameAs"/>, each settled file after its class's first gets that first's index.
     /// </summary>
     private static void Classify(FileComparisonSet set, bool[] ok, ulong[] keys, byte[]? arena, int length, List<List<int>> unsettled, int[]? sameAs)
     {
@@ -245,7 +246,8 @@ internal static class ProbeStage
 
     /// <summary>
     /// Splits a run of equal hashes into classes of equal bytes (nearly always one): the members equal to the first
-    /// are swapped to the front and reported as a group (each given the first's index in sameAs, when given), and the rest is split again.
+    /// are swapped to the front and reported as a group (each given the first's index in sameAs, when given), and the
+    /// rest is split again.
     /// </summary>
     private static void SettleByBytes(FileComparisonSet set, int[] order, int start, int end, byte[] arena, int length, int[]? sameAs)
     {

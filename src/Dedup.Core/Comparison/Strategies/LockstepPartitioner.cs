@@ -67,6 +67,7 @@ internal static class LockstepPartitioner
                     {
                         set.Observe(index, offset, data, match >= 0 && !trusted ? reps[match].Members[0] : -1);
                     }
+
                     if (match >= 0)
                     {
                         reps[match].Members.Add(index);
