@@ -172,11 +172,14 @@ public sealed class CatalogHasherTests
             tree.Write(name, large);
         }
 
+        tree.Write("w.bin", TempTree.RandomBytes(300, 602));
         tree.Write("x.bin", small);
         tree.Write("y.bin", small);
-        var (nodes, state) = await NodesAsync(tree); // a, b, c, x, y
+        tree.Write("z.bin", small);
+        var (nodes, state) = await NodesAsync(tree); // a, b, c, w, x, y, z
         var handed = new List<CatalogDigest>();
         var hasher = new CatalogHasher();
+        Assert.True(hasher.TakesCopies);
         hasher.Start([], state, handed.Add);
         WithOpen(hasher, nodes, feed =>
         {
@@ -187,15 +190,17 @@ public sealed class CatalogHasherTests
                 feed(2, from, to, 0);
             }
 
+            feed(4, 0, 300, null);
+            feed(5, 0, 300, 4);
             feed(3, 0, 300, null);
-            feed(4, 0, 300, 3);
+            feed(6, 0, 300, 4); // a copy of x shown after w was hashed: it hashes its own bytes
         });
 
-        Assert.Equal(large.Length + small.Length, hasher.BytesHashed);
+        Assert.Equal(large.Length + (3 * small.Length), hasher.BytesHashed);
         Assert.True(nodes.Select(node => node.Primary.Stamp).ToHashSet().SetEquals(handed.Select(digest => digest.Stamp)));
         Assert.Equal(nodes.Count, handed.Count);
         AssertDigestsAreTheFiles(nodes, handed);
-        Assert.Equal(5, hasher.TakeReadWhole().Count);
+        Assert.Equal(7, hasher.TakeReadWhole().Count);
     }
 
     [Fact]
@@ -210,7 +215,10 @@ public sealed class CatalogHasherTests
         tree.Write("c.bin", content);
         tree.Write("d.bin", content);
         tree.Write("e.bin", content);
-        var (nodes, state) = await NodesAsync(tree); // a, b, c, d, e
+        var last = (byte[])content.Clone();
+        last[8_500] ^= 0xFF;
+        tree.Write("f.bin", last); // equal to a but in its last 1,000 bytes
+        var (nodes, state) = await NodesAsync(tree); // a, b, c, d, e, f
         var handed = new List<CatalogDigest>();
         var hasher = new CatalogHasher();
         hasher.Start([], state, handed.Add);
@@ -220,13 +228,16 @@ public sealed class CatalogHasherTests
             feed(1, 0, 4000, 0);
             feed(2, 0, 4000, 0);
             feed(3, 0, 4000, 0);
+            feed(5, 0, 4000, 0);
             feed(0, 4000, 8000, null);
+            feed(5, 4000, 8000, 0);
             feed(1, 4000, 8000, null); // b differs from a here: a class of its own
             feed(2, 4000, 8000, 1); // told it equals b, which a's class did not hash: c gives up
             feed(0, 0, 4000, null); // a read again: its hash skips bytes it already took
             feed(3, 4000, 8000, 0); // d says it equals a's bytes, but a's last call hashed none: d gives up
             feed(4, 0, 4000, 1); // e's first bytes equal to b's, which follows a and hashes nothing: e hashes its own
             feed(0, 8000, 9000, null);
+            feed(5, 8000, 9000, null); // f leaves a's class at its last bytes: no digest, not a's
             feed(1, 8000, 9000, null); // b, c and d to their end: none takes a digest any more
             feed(2, 8000, 9000, 0);
             feed(3, 8000, 9000, 0);
