@@ -145,32 +145,20 @@ internal sealed class FileComparisonSet : ComparisonSet, IDisposable
         _open.Release(index);
     }
 
-    public override bool TryRead(int index, long offset, Span<byte> destination)
-    {
-        if (_context.Live.IsDropped(_files[index]))
-        {
-            return false;
-        }
-
-        if (_open.TryRead(index, offset, destination, _maps?[index]))
-        {
-            return true;
-        }
-
-        MarkFailed(index);
-        return false;
-    }
+    public override bool TryRead(int index, long offset, Span<byte> destination) => TryRead(index, offset, destination, observe: true);
 
     internal override bool ObservesCopies => _maps is null && _context.Reader.ObservesCopies;
 
-    internal override bool TryReadUnobserved(int index, long offset, Span<byte> destination)
+    internal override bool TryReadUnobserved(int index, long offset, Span<byte> destination) => TryRead(index, offset, destination, observe: false);
+
+    private bool TryRead(int index, long offset, Span<byte> destination, bool observe)
     {
         if (_context.Live.IsDropped(_files[index]))
         {
             return false;
         }
 
-        if (_open.TryRead(index, offset, destination, _maps?[index], observe: false))
+        if (_open.TryRead(index, offset, destination, _maps?[index], observe))
         {
             return true;
         }

@@ -28,7 +28,11 @@ public sealed class CopiesObservedTests
         tree.Write("d.bin", other);
         tree.Write("e.bin", TempTree.RandomBytes(100, 22));
         var seen = new List<(string Name, string? SameAs, int Open)>();
-        var observer = new Recorder((node, _, sameAs) => seen.Add((NameOf(node), sameAs is null ? null : NameOf(sameAs), OpenDescriptors.Under(tree.Root, includeRoot: false).Count)));
+        var observer = new Recorder((node, _, bytes, sameAs) =>
+        {
+            Assert.Equal(File.ReadAllBytes(node.Primary.Path.ToString()), bytes); // the file's own bytes
+            seen.Add((NameOf(node), sameAs is null ? null : NameOf(sameAs), OpenDescriptors.Under(tree.Root, includeRoot: false).Count));
+        });
         var (set, _) = await SetAsync(tree, observer);
         using (set)
         {
@@ -65,7 +69,11 @@ public sealed class CopiesObservedTests
         tree.Write("c.bin", apart);
         tree.Write("d.bin", content);
         var seen = new List<(string Name, long Offset, string? SameAs)>();
-        var observer = new Recorder((node, offset, sameAs) => seen.Add((NameOf(node), offset, sameAs is null ? null : NameOf(sameAs))));
+        var observer = new Recorder((node, offset, bytes, sameAs) =>
+        {
+            Assert.Equal(File.ReadAllBytes(node.Primary.Path.ToString()).AsSpan((int)offset, bytes.Length).ToArray(), bytes);
+            seen.Add((NameOf(node), offset, sameAs is null ? null : NameOf(sameAs)));
+        });
         var (set, _) = await SetAsync(tree, observer, builder => trusted ? builder.UseHashAlgorithm(DuplicateHashAlgorithm.Sha256).TrustHashes() : builder);
         using (set)
         {
@@ -99,10 +107,10 @@ public sealed class CopiesObservedTests
         return (new FileComparisonSet(nodes, nodes[0].Primary.Length, state), state);
     }
 
-    private sealed class Recorder(Action<FileNode, long, FileNode?> onRead) : IReadObserver
+    private sealed class Recorder(Action<FileNode, long, byte[], FileNode?> onRead) : IReadObserver
     {
         public bool TakesCopies => true;
 
-        public void OnRead(FileNode node, long offset, ReadOnlySpan<byte> bytes, OpenedFile file, FileNode? sameAs) => onRead(node, offset, sameAs);
+        public void OnRead(FileNode node, long offset, ReadOnlySpan<byte> bytes, OpenedFile file, FileNode? sameAs) => onRead(node, offset, bytes.ToArray(), sameAs);
     }
 }
