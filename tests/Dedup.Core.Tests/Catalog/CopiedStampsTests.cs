@@ -40,6 +40,7 @@ public sealed class CopiedStampsTests
             asked.Add(row with { Identity = new FileIdentity(row.Identity.Device, row.Identity.FileId - 1) });
         }
 
+        asked.Add(default); // no row is the zero stamp (an entry never written)
         asked.Add(new FileStamp(new FileIdentity(0, 0), 1, 1, 1));
         asked.Add(new FileStamp(new FileIdentity(ulong.MaxValue, ulong.MaxValue), 1, 1, 1));
         asked.Add(new FileStamp(new FileIdentity(long.MaxValue, long.MaxValue), 1, 1, 1));
@@ -78,6 +79,17 @@ public sealed class CopiedStampsTests
         Assert.True(stamps.TryTake(new FileStamp(new FileIdentity(5, 2001), 10, 100, 200)));
         Assert.True(stamps.TryTake(new FileStamp(new FileIdentity(5, 1022), 10, 100, 200)));
         Assert.False(stamps.TryTake(new FileStamp(new FileIdentity(5, 1999), 10, 100, 200)));
+    }
+
+    [Fact]
+    public void The_key_order_is_the_catalogs_device_then_inode_each_a_signed_bigint()
+    {
+        Assert.True(CopiedStamps.KeyOrder(new FileIdentity(1, 500), new FileIdentity(2, 1)) < 0);
+        Assert.True(CopiedStamps.KeyOrder(new FileIdentity(2, 1), new FileIdentity(1, 500)) > 0);
+        Assert.True(CopiedStamps.KeyOrder(new FileIdentity(3, 7), new FileIdentity(3, 8)) < 0);
+        Assert.Equal(0, CopiedStamps.KeyOrder(new FileIdentity(3, 7), new FileIdentity(3, 7)));
+        Assert.True(CopiedStamps.KeyOrder(new FileIdentity(ulong.MaxValue, 1), new FileIdentity(0, 1)) < 0); // -1 as a bigint
+        Assert.True(CopiedStamps.KeyOrder(new FileIdentity(5, 0x8000_0000_0000_0000), new FileIdentity(5, 1)) < 0);
     }
 
     /// <summary>
