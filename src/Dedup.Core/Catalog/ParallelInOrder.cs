@@ -192,18 +192,21 @@ internal static class ParallelInOrder
         /// <summary>Starts workers up to their number while there is a batch one could claim (under the lock).</summary>
         private void StartWorkers()
         {
-            while (!_stopped && _failure is null && _running < _workers && _next < Batches && _next < _consumed + _slots.Length)
+            while (_running < _workers && Claimable)
             {
                 _running++;
                 _ = Task.Run(Work);
             }
         }
 
-        /// <summary>The next batch, if one may be mapped now: not past the last, nor past the ring (under the lock).</summary>
+        /// <summary>Whether the next batch may be mapped now: not stopped or failed, not past the last, nor past the ring (under the lock).</summary>
+        private bool Claimable => !_stopped && _failure is null && _next < Batches && _next < _consumed + _slots.Length;
+
+        /// <summary>The next batch, if one may be mapped now (<see cref="Claimable"/>; under the lock).</summary>
         private bool TryClaim(out int batch)
         {
             batch = _next;
-            if (_stopped || _failure is not null || _next >= Batches || _next >= _consumed + _slots.Length)
+            if (!Claimable)
             {
                 return false;
             }

@@ -97,6 +97,7 @@ internal static class ProbeStage
         // Kept open, the files' bytes are shown to the scan once settled, each copy with its class's first file: a
         // catalog scan then hashes each class's bytes once (CatalogHasher.Copies).
         var sameAs = keepOpen && set.ObservesCopies ? new int[set.Count] : null;
+        sameAs?.AsSpan().Fill(-1); // -1: no file it equals (yet)
         try
         {
             ForEachFile(set, keepOpen ? ReaderFanOut.Single : readers, cancellationToken, i =>
@@ -115,11 +116,6 @@ internal static class ProbeStage
                     set.Buffers.Return(buffer);
                 }
             });
-
-            if (sameAs is not null)
-            {
-                sameAs.AsSpan().Fill(-1);
-            }
 
             Classify(set, ok, hashes, arena, length, unsettled, sameAs);
             if (sameAs is not null)

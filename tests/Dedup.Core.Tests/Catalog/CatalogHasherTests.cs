@@ -22,10 +22,7 @@ public sealed class CatalogHasherTests
             tree.Write($"f{i}.bin", TempTree.RandomBytes(1000, 100 + i));
         }
 
-        var (nodes, state) = await NodesAsync(tree);
-        var handed = new List<CatalogDigest>();
-        var hasher = new CatalogHasher();
-        hasher.Start([], state, handed.Add);
+        var (nodes, state, hasher, handed) = await StartedAsync(tree);
 
         foreach (var node in nodes)
         {
@@ -36,9 +33,7 @@ public sealed class CatalogHasherTests
 
         Assert.Equal(nodes.Select(node => node.Primary.Stamp), handed.Select(digest => digest.Stamp));
         Assert.Equal(5, hasher.TakeReadWhole().Count);
-        Assert.All(handed, digest => Assert.Equal(
-            System.Security.Cryptography.SHA256.HashData(File.ReadAllBytes(nodes.Single(node => node.Primary.Stamp == digest.Stamp).Primary.Path.ToString())),
-            digest.Sha256.ToArray()));
+        AssertDigestsAreTheFiles(nodes, handed);
         Assert.Equal(0, state.Errors.Count);
     }
 
@@ -50,10 +45,7 @@ public sealed class CatalogHasherTests
         using var tree = new TempTree();
         tree.Write("a.bin", TempTree.RandomBytes(1000, 200));
         tree.Write("b.bin", TempTree.RandomBytes(1000, 201));
-        var (nodes, state) = await NodesAsync(tree);
-        var handed = new List<CatalogDigest>();
-        var hasher = new CatalogHasher();
-        hasher.Start([], state, handed.Add);
+        var (nodes, state, hasher, handed) = await StartedAsync(tree);
 
         var first = nodes[0];
         var path = first.Primary.Path.ToString();
@@ -88,10 +80,7 @@ public sealed class CatalogHasherTests
         // file's, so its digest stands; a check by path would have found nothing there and reported the file.
         using var tree = new TempTree();
         tree.Write("d/a.bin", TempTree.RandomBytes(3000, 400));
-        var (nodes, state) = await NodesAsync(tree);
-        var handed = new List<CatalogDigest>();
-        var hasher = new CatalogHasher();
-        hasher.Start([], state, handed.Add);
+        var (nodes, state, hasher, handed) = await StartedAsync(tree);
 
         var node = nodes[0];
         using (var handle = File.OpenHandle(node.Primary.Path.ToString()))
@@ -124,39 +113,26 @@ public sealed class CatalogHasherTests
             tree.Write($"f{i}.bin", TempTree.RandomBytes(5000 + i, 500 + i));
         }
 
-        var (nodes, state) = await NodesAsync(tree);
-        var handed = new List<CatalogDigest>();
-        var hasher = new CatalogHasher();
-        hasher.Start([], state, handed.Add);
-        var files = nodes.Select(node => (Node: node, Handle: File.OpenHandle(node.Primary.Path.ToString()))).ToList();
-        try
+        var (nodes, state, hasher, handed) = await StartedAsync(tree);
+        WithOpen(hasher, nodes, feed =>
         {
-            var bytes = files.Select(file => ReadAll(file.Handle, file.Node)).ToList();
-            void Feed(int i, int from, int to) => hasher.OnRead(files[i].Node, from, bytes[i].AsSpan(from, to - from), OpenedFile.Of(files[i].Node, files[i].Handle), sameAs: null);
-
-            Feed(0, 0, 1000);
-            Feed(0, 2000, 3000); // a gap: given up, hashed later by a read of its own
-            Feed(0, 3000, bytes[0].Length); // the rest after the gap completes nothing
-            Feed(1, 0, 1000);
-            Feed(1, 0, 500); // read again: hashed once
-            Feed(2, 0, 2500); // 1 and 2 in progress at once
-            Feed(1, 1000, bytes[1].Length);
-            Feed(2, 2500, bytes[2].Length);
-            for (var i = 3; i < files.Count; i++)
+            feed(0, 0, 1000, null);
+            feed(0, 2000, 3000, null); // a gap: given up, hashed later by a read of its own
+            feed(0, 3000, (int)nodes[0].Primary.Length, null); // the rest after the gap completes nothing
+            feed(1, 0, 1000, null);
+            feed(1, 0, 500, null); // read again: hashed once
+            feed(2, 0, 2500, null); // 1 and 2 in progress at once
+            feed(1, 1000, (int)nodes[1].Primary.Length, null);
+            feed(2, 2500, (int)nodes[2].Primary.Length, null);
+            for (var i = 3; i < nodes.Count; i++)
             {
-                Feed(i, 0, 100);
-                Feed(i, 100, bytes[i].Length);
+                feed(i, 0, 100, null);
+                feed(i, 100, (int)nodes[i].Primary.Length, null);
             }
-        }
-        finally
-        {
-            files.ForEach(file => file.Handle.Dispose());
-        }
+        });
 
         Assert.Equal(nodes.Skip(1).Select(node => node.Primary.Stamp), handed.Select(digest => digest.Stamp));
-        Assert.All(handed, digest => Assert.Equal(
-            System.Security.Cryptography.SHA256.HashData(File.ReadAllBytes(nodes.Single(node => node.Primary.Stamp == digest.Stamp).Primary.Path.ToString())),
-            digest.Sha256.ToArray()));
+        AssertDigestsAreTheFiles(nodes, handed);
     }
 
     [Fact]
@@ -176,11 +152,8 @@ public sealed class CatalogHasherTests
         tree.Write("x.bin", small);
         tree.Write("y.bin", small);
         tree.Write("z.bin", small);
-        var (nodes, state) = await NodesAsync(tree); // a, b, c, w, x, y, z
-        var handed = new List<CatalogDigest>();
-        var hasher = new CatalogHasher();
+        var (nodes, state, hasher, handed) = await StartedAsync(tree); // a, b, c, w, x, y, z
         Assert.True(hasher.TakesCopies);
-        hasher.Start([], state, handed.Add);
         WithOpen(hasher, nodes, feed =>
         {
             foreach (var (from, to) in new[] { (0, 4000), (4000, 8000), (8000, 10_000) })
@@ -218,10 +191,7 @@ public sealed class CatalogHasherTests
         var last = (byte[])content.Clone();
         last[8_500] ^= 0xFF;
         tree.Write("f.bin", last); // equal to a but in its last 1,000 bytes
-        var (nodes, state) = await NodesAsync(tree); // a, b, c, d, e, f
-        var handed = new List<CatalogDigest>();
-        var hasher = new CatalogHasher();
-        hasher.Start([], state, handed.Add);
+        var (nodes, state, hasher, handed) = await StartedAsync(tree); // a, b, c, d, e, f
         WithOpen(hasher, nodes, feed =>
         {
             feed(0, 0, 4000, null);
@@ -258,10 +228,7 @@ public sealed class CatalogHasherTests
         var content = TempTree.RandomBytes(6_000, 620);
         tree.Write("a.bin", content);
         var b = tree.Write("b.bin", content);
-        var (nodes, state) = await NodesAsync(tree);
-        var handed = new List<CatalogDigest>();
-        var hasher = new CatalogHasher();
-        hasher.Start([], state, handed.Add);
+        var (nodes, state, hasher, handed) = await StartedAsync(tree);
         await WithOpenAsync(hasher, nodes, async feed =>
         {
             feed(0, 0, 3000, null);
@@ -310,6 +277,16 @@ public sealed class CatalogHasherTests
         var bytes = new byte[node.Primary.Length];
         Assert.Equal(bytes.Length, RandomAccess.Read(handle, bytes, 0));
         return bytes;
+    }
+
+    /// <summary>The tree's files as nodes (<see cref="NodesAsync"/>) and a hasher started on them, handing its digests to a list.</summary>
+    private static async Task<(List<FileNode> Nodes, ScanContext State, CatalogHasher Hasher, List<CatalogDigest> Handed)> StartedAsync(TempTree tree)
+    {
+        var (nodes, state) = await NodesAsync(tree);
+        var handed = new List<CatalogDigest>();
+        var hasher = new CatalogHasher();
+        hasher.Start([], state, handed.Add);
+        return (nodes, state, hasher, handed);
     }
 
     /// <summary>The tree's files as compare-stage nodes, in name order, and a scan state to check them with.</summary>
