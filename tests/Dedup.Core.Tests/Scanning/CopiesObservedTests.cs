@@ -1,6 +1,5 @@
 using Dedup.Core.Comparison;
 using Dedup.Core.Comparison.Strategies;
-using Dedup.Core.Enumeration;
 using Dedup.Core.IO;
 using Dedup.Core.Scanning;
 using Dedup.Core.Tests.Infrastructure;
@@ -33,7 +32,7 @@ public sealed class CopiesObservedTests
             Assert.Equal(File.ReadAllBytes(node.Primary.Path.ToString()), bytes); // the file's own bytes
             seen.Add((NameOf(node), sameAs is null ? null : NameOf(sameAs), OpenDescriptors.Under(tree.Root, includeRoot: false).Count));
         });
-        var (set, _) = await SetAsync(tree, observer);
+        var (set, _) = await WholeReadTests.SetAsync(tree, observer);
         using (set)
         {
             ProbeStage.Run(set, ReaderFanOut.Single, [], CancellationToken.None);
@@ -74,7 +73,7 @@ public sealed class CopiesObservedTests
             Assert.Equal(File.ReadAllBytes(node.Primary.Path.ToString()).AsSpan((int)offset, bytes.Length).ToArray(), bytes);
             seen.Add((NameOf(node), offset, sameAs is null ? null : NameOf(sameAs)));
         });
-        var (set, _) = await SetAsync(tree, observer, builder => trusted ? builder.UseHashAlgorithm(DuplicateHashAlgorithm.Sha256).TrustHashes() : builder);
+        var (set, _) = await WholeReadTests.SetAsync(tree, observer, builder => trusted ? builder.UseHashAlgorithm(DuplicateHashAlgorithm.Sha256).TrustHashes() : builder);
         using (set)
         {
             LockstepPartitioner.Partition(set, [0, 1, 2, 3], trusted ? ChunkMatchMode.HashIndexed : ChunkMatchMode.Vectorized, CancellationToken.None);
@@ -92,20 +91,6 @@ public sealed class CopiesObservedTests
     }
 
     private static string NameOf(FileNode node) => Path.GetFileNameWithoutExtension(node.Primary.Path.ToString());
-
-    private static async Task<(FileComparisonSet Set, ScanContext State)> SetAsync(TempTree tree, IReadObserver observer, Func<DuplicateFinderBuilder, DuplicateFinderBuilder>? configure = null)
-    {
-        var finder = (configure ?? (builder => builder))(new DuplicateFinderBuilder().AddRoot(tree.Root)).Build();
-        var files = new List<ScannedFile>();
-        await foreach (var scanned in new ParallelFileEnumerator().EnumerateAsync(EnumerationContexts.Create(finder.Options, new Dedup.Core.Diagnostics.ScanErrorSink())))
-        {
-            files.Add(scanned);
-        }
-
-        var nodes = files.OrderBy(f => f.Path.ToString(), StringComparer.Ordinal).Select(f => new FileNode(f)).ToList();
-        var state = new ScanContext(finder.Options, new Dedup.Core.Diagnostics.ScanErrorSink(), observer);
-        return (new FileComparisonSet(nodes, nodes[0].Primary.Length, state), state);
-    }
 
     private sealed class Recorder(Action<FileNode, long, byte[], FileNode?> onRead) : IReadObserver
     {

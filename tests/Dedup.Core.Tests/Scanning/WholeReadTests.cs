@@ -180,9 +180,10 @@ public sealed class WholeReadTests
         }
     }
 
-    private static async Task<(FileComparisonSet Set, ScanContext State)> SetAsync(TempTree tree, IReadObserver observer)
+    /// <summary>The tree's files (all of one size) as one comparison set of a scan with <paramref name="observer"/>, in name order.</summary>
+    internal static async Task<(FileComparisonSet Set, ScanContext State)> SetAsync(TempTree tree, IReadObserver observer, Func<DuplicateFinderBuilder, DuplicateFinderBuilder>? configure = null)
     {
-        var finder = new DuplicateFinderBuilder().AddRoot(tree.Root).Build();
+        var finder = (configure ?? (builder => builder))(new DuplicateFinderBuilder().AddRoot(tree.Root)).Build();
         var files = new List<ScannedFile>();
         await foreach (var scanned in new ParallelFileEnumerator().EnumerateAsync(EnumerationContexts.Create(finder.Options, new Dedup.Core.Diagnostics.ScanErrorSink())))
         {
